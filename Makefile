@@ -1,0 +1,72 @@
+# sockbench: one Makefile. `make`, `make run`, `make test`, `make SAN=1 test`, `make install`.
+CC      ?= cc
+PREFIX  ?= /usr/local
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+ifeq ($(SAN),1)
+BUILD   := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD   := build
+SANFLAGS :=
+endif
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) \
+	   -DSB_VERSION='"$(VERSION)"' -MMD -MP
+LDFLAGS += -pthread $(SANFLAGS)
+LIBS    := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson) -lm
+CMOCKA  := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+SRC  := $(wildcard src/*.c)
+OBJ  := $(SRC:src/%.c=$(BUILD)/%.o)
+LIBOBJ := $(filter-out $(BUILD)/main.o,$(OBJ))
+UNIT := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+.PHONY: all run test unit install clean deps bench
+all: $(BUILD)/sockbench
+
+$(BUILD)/%.o: src/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/sockbench: $(OBJ)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBOBJ)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -Isrc -DFIXTURES='"$(CURDIR)/tests/fixtures/"' -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LIBS) $(CMOCKA)
+
+# Sets up a fresh Debian machine (root), builds, runs the default job for a few seconds.
+run: deps
+	$(MAKE) all
+	./$(BUILD)/sockbench udp-rr --duration 3 --warmup 1
+
+deps:
+	@scripts/deps
+
+unit: $(UNIT)
+
+test: all $(UNIT)
+	@SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench tests/run.sh $(UNIT)
+
+bench: all
+	bench/udp_rr_vs_sockperf.sh
+
+install: all
+	install -D -m 0755 $(BUILD)/sockbench $(DESTDIR)$(PREFIX)/bin/sockbench
+	install -D -m 0644 docs/sockbench.1 $(DESTDIR)$(PREFIX)/share/man/man1/sockbench.1
+
+clean:
+	rm -rf build build-san
+
+-include $(OBJ:.o=.d)

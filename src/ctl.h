@@ -1,0 +1,63 @@
+/* ctl.h: the control protocol between a coordinator and a `serve` agent.
+ *
+ * Every message is a frame: a 12-byte header (magic, version, type, payload length, all in
+ * network byte order) and a payload of at most CTL_MAX_PAYLOAD bytes of JSON text. Magic,
+ * version, type and length are checked on every receive, before the payload is read.
+ * Sequence: HELLO -> ACK, SETUP -> READY | ERROR, BEGIN, END -> RESULT, BYE.
+ * The codec (ctl_encode_hdr, ctl_decode_hdr, ctl_parse_frame) is pure, so it is unit tested
+ * and fuzzed; ctl_send/ctl_recv add the socket I/O with timeouts.
+ */
+#ifndef SB_CTL_H
+#define SB_CTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTL_MAGIC 0x534b424eu /* "SKBN" */
+#define CTL_VERSION 1
+#define CTL_HDR_LEN 12
+#define CTL_MAX_PAYLOAD 65536
+
+enum ctl_type {
+	CTL_MSG_HELLO = 1,
+	CTL_MSG_ACK,
+	CTL_MSG_ERROR,
+	CTL_MSG_SETUP,
+	CTL_MSG_READY,
+	CTL_MSG_BEGIN,
+	CTL_MSG_END,
+	CTL_MSG_RESULT,
+	CTL_MSG_BYE,
+	CTL_MSG_MAX_ = CTL_MSG_BYE,
+};
+
+struct ctl_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint32_t len;
+};
+
+/* Name of a message type ("HELLO"), "?" if unknown. */
+const char *ctl_type_name(unsigned type);
+/* Write the header of a frame into out. 0, or -EMSGSIZE / -EINVAL for a bad len / type. */
+int ctl_encode_hdr(uint8_t out[CTL_HDR_LEN], unsigned type, size_t len);
+/* Decode and validate a header from n bytes. 0; -ENODATA if n is short; -EBADMSG bad magic;
+ * -EPROTONOSUPPORT other version; -EINVAL unknown type; -EMSGSIZE payload over the limit. */
+int ctl_decode_hdr(const uint8_t *buf, size_t n, struct ctl_hdr *h);
+/* Parse one whole frame at buf: on success the payload is at buf + CTL_HDR_LEN and the
+ * return value is the frame's total length; -ENODATA if the payload is truncated; else as
+ * ctl_decode_hdr. */
+int ctl_parse_frame(const uint8_t *buf, size_t n, struct ctl_hdr *h);
+
+/* Send one frame. 0 or -errno. */
+int ctl_send(int fd, unsigned type, const char *payload, size_t len);
+/* Receive one frame into buf (cap bytes, NUL-terminated), waiting at most timeout_ms.
+ * Returns the payload length and sets *type; -ETIMEDOUT, -EPIPE (peer closed), or a
+ * ctl_decode_hdr error. A frame with a bad header leaves the stream unusable. */
+int ctl_recv(int fd, unsigned *type, char *buf, size_t cap, int timeout_ms);
+/* Receive and require a given type: an ERROR frame gives -EREMOTEIO with its payload in buf,
+ * another type -EPROTO. */
+int ctl_expect(int fd, unsigned type, char *buf, size_t cap, int timeout_ms);
+
+#endif

@@ -1,0 +1,38 @@
+/* hist.h: log-linear latency histogram (HDR-style): fixed memory, O(1) record, mergeable.
+ *
+ * Values are nanoseconds. Below 256 every value has its own bucket; above, each power of two
+ * is split into 128 buckets, so a bucket is at most 1/128 of its lowest value wide and the
+ * midpoint we report is within 0.4% of any value in it. Values past HIST_MAX_NS are clamped
+ * (and still counted; max stays exact).
+ */
+#ifndef SB_HIST_H
+#define SB_HIST_H
+
+#include <stdint.h>
+
+#define HIST_SUB_BITS 8
+#define HIST_HALF (1u << (HIST_SUB_BITS - 1))
+#define HIST_MAX_SHIFT 34 /* values up to 2^(34+8) ns, about 73 minutes */
+#define HIST_BUCKETS ((HIST_MAX_SHIFT + 2) * HIST_HALF)
+
+struct hist {
+	uint64_t count;
+	uint64_t min, max;
+	double sum;
+	uint64_t buckets[HIST_BUCKETS];
+};
+
+/* Empty the histogram. */
+void hist_reset(struct hist *h);
+/* Record one value in ns: O(1), no allocation. */
+void hist_record(struct hist *h, uint64_t v);
+/* Add all of src into dst. */
+void hist_merge(struct hist *dst, const struct hist *src);
+/* Value at percentile p (0..100], as the midpoint of its bucket clamped to [min,max]; 0 if empty. */
+uint64_t hist_percentile(const struct hist *h, double p);
+/* Mean of the recorded values (exact), 0 if empty. */
+double hist_mean(const struct hist *h);
+/* Bucket index of a value, exposed for tests. */
+unsigned hist_index(uint64_t v);
+
+#endif

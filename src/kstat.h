@@ -1,0 +1,40 @@
+/* kstat.h: the kernel's own figures, read before and after the window: the machine-wide CPU
+ * split from /proc/stat and the protocol counters of /proc/net/snmp. */
+#ifndef SB_KSTAT_H
+#define SB_KSTAT_H
+
+#include <stdint.h>
+
+enum { CPU_USER, CPU_NICE, CPU_SYSTEM, CPU_IDLE, CPU_IOWAIT, CPU_IRQ, CPU_SOFTIRQ, CPU_STEAL,
+       CPU_NFIELDS };
+
+struct cpu_stat {
+	uint64_t t[CPU_NFIELDS]; /* clock ticks, all CPUs */
+};
+
+/* Percent of all CPU time between two samples. */
+struct cpu_split {
+	double user, system, softirq, irq, idle, steal;
+};
+
+#define SNMP_MAX 32
+
+struct snmp {
+	int n;
+	char name[SNMP_MAX][32];
+	uint64_t v[SNMP_MAX];
+};
+
+/* Read the "cpu" line of a /proc/stat file (path NULL: /proc/stat). 0 or -errno. */
+int kstat_cpu_read(const char *path, struct cpu_stat *s);
+/* Split b - a into percentages (user includes nice; idle includes iowait). */
+void kstat_cpu_split(const struct cpu_stat *a, const struct cpu_stat *b, struct cpu_split *out);
+/* Read the counters of one protocol ("Udp", "Tcp") from a /proc/net/snmp file (NULL: the real
+ * one). 0 or -errno (-ENOENT when the protocol is absent). */
+int kstat_snmp_read(const char *path, const char *proto, struct snmp *s);
+/* out = b - a, by name. */
+void kstat_snmp_delta(const struct snmp *a, const struct snmp *b, struct snmp *out);
+/* Value of a counter by name, or -1 if absent. */
+int64_t kstat_snmp_get(const struct snmp *s, const char *name);
+
+#endif

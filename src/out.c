@@ -1,0 +1,262 @@
+/* out.c: see out.h. Every figure printed here comes from struct result. */
+#include "out.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SB_VERSION
+#define SB_VERSION "unknown"
+#endif
+
+double out_rate(uint64_t count, double seconds)
+{
+	return seconds > 0 ? (double)count / seconds : 0.0;
+}
+
+double out_cpu_us_per(double user_s, double sys_s, uint64_t count)
+{
+	return count ? (user_s + sys_s) * 1e6 / (double)count : 0.0;
+}
+
+double out_diff_pct(uint64_t ours, uint64_t kernel)
+{
+	if (!kernel)
+		return ours ? 100.0 : 0.0;
+	return 100.0 * ((double)ours - (double)kernel) / (double)kernel;
+}
+
+/* Round for printing: JSON readers get figures, not 17-digit noise. */
+static double r3(double v)
+{
+	return round(v * 1000.0) / 1000.0;
+}
+
+static double r6(double v)
+{
+	return round(v * 1e6) / 1e6;
+}
+
+/* The headline packet rate: what the server received per second (each of its recvmsg and
+ * sendmsg, as the report counted), or the client's answers when the server did not report. */
+static double packets_per_s(const struct result *r)
+{
+	if (r->server.present)
+		return out_rate(r->server.c.rx_packets, r->duration_s);
+	return out_rate(r->client.c.rx_packets, r->duration_s);
+}
+
+/* Our own count of datagrams in and out of this machine's UDP stack, for the cross-check. */
+static void our_udp_counts(const struct result *r, uint64_t *in, uint64_t *out)
+{
+	*in = r->client.c.rx_packets;
+	*out = r->client.c.tx_packets;
+	if (r->server_local && r->server.present) {
+		*in += r->server.c.rx_packets;
+		*out += r->server.c.tx_packets;
+	}
+}
+
+static cJSON *side_json(const struct side_result *s, const struct result *r)
+{
+	if (!s->present)
+		return cJSON_CreateNull();
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(j, "processes", s->processes);
+	cJSON_AddNumberToObject(j, "user_s", r6(s->user_s));
+	cJSON_AddNumberToObject(j, "sys_s", r6(s->sys_s));
+	cJSON_AddNumberToObject(j, "cpu_us_per_transaction",
+				r3(out_cpu_us_per(s->user_s, s->sys_s, r->client.c.transactions)));
+	cJSON_AddNumberToObject(j, "packets_sent", (double)s->c.tx_packets);
+	cJSON_AddNumberToObject(j, "packets_received", (double)s->c.rx_packets);
+	cJSON_AddNumberToObject(j, "packets_sent_per_s", r3(out_rate(s->c.tx_packets, r->duration_s)));
+	cJSON_AddNumberToObject(j, "packets_received_per_s",
+				r3(out_rate(s->c.rx_packets, r->duration_s)));
+	cJSON_AddNumberToObject(j, "errors", (double)s->c.errors);
+	return j;
+}
+
+static cJSON *latency_json(const struct hist *h)
+{
+	cJSON *j = cJSON_CreateObject();
+	static const struct {
+		const char *key;
+		double p;
+	} pct[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p999", 99.9}};
+
+	cJSON_AddNumberToObject(j, "count", (double)h->count);
+	cJSON_AddNumberToObject(j, "min", h->count ? r3((double)h->min / 1e3) : 0);
+	cJSON_AddNumberToObject(j, "mean", r3(hist_mean(h) / 1e3));
+	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+		cJSON_AddNumberToObject(j, pct[i].key, r3((double)hist_percentile(h, pct[i].p) / 1e3));
+	cJSON_AddNumberToObject(j, "max", r3((double)h->max / 1e3));
+	return j;
+}
+
+static cJSON *machine_json(const struct cpu_split *m)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(j, "user", r3(m->user));
+	cJSON_AddNumberToObject(j, "system", r3(m->system));
+	cJSON_AddNumberToObject(j, "softirq", r3(m->softirq));
+	cJSON_AddNumberToObject(j, "irq", r3(m->irq));
+	cJSON_AddNumberToObject(j, "idle", r3(m->idle));
+	cJSON_AddNumberToObject(j, "steal", r3(m->steal));
+	return j;
+}
+
+static cJSON *kernel_check_json(const struct result *r)
+{
+	cJSON *j = cJSON_CreateObject();
+	uint64_t in, out;
+
+	our_udp_counts(r, &in, &out);
+	cJSON_AddStringToObject(j, "scope", r->server_local ? "client+server" : "client");
+	cJSON_AddNumberToObject(j, "in_ours", (double)in);
+	cJSON_AddNumberToObject(j, "in_kernel", (double)kstat_snmp_get(&r->kernel, "InDatagrams"));
+	cJSON_AddNumberToObject(j, "out_ours", (double)out);
+	cJSON_AddNumberToObject(j, "out_kernel", (double)kstat_snmp_get(&r->kernel, "OutDatagrams"));
+	cJSON_AddNumberToObject(
+		j, "in_diff_pct",
+		r3(out_diff_pct(in, (uint64_t)kstat_snmp_get(&r->kernel, "InDatagrams"))));
+	cJSON_AddNumberToObject(
+		j, "out_diff_pct",
+		r3(out_diff_pct(out, (uint64_t)kstat_snmp_get(&r->kernel, "OutDatagrams"))));
+	return j;
+}
+
+void out_json(const struct result *r, FILE *f)
+{
+	cJSON *j = cJSON_CreateObject();
+	const struct side_counters *c = &r->client.c;
+
+	cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
+	cJSON_AddStringToObject(j, "tool", "sockbench");
+	cJSON_AddStringToObject(j, "version", SB_VERSION);
+	cJSON_AddStringToObject(j, "workload", r->wl->name);
+	cJSON_AddItemToObject(j, "config", opts_to_json(r->wl->opts, r->cfg));
+	cJSON_AddBoolToObject(j, "partial", r->partial);
+	if (r->partial)
+		cJSON_AddStringToObject(j, "partial_reason", r->partial_reason);
+	else
+		cJSON_AddNullToObject(j, "partial_reason");
+	cJSON_AddNumberToObject(j, "duration_s", r6(r->duration_s));
+	cJSON_AddNumberToObject(j, "warmup_s", r3(r->warmup_s));
+	cJSON_AddNumberToObject(j, "transactions", (double)c->transactions);
+	cJSON_AddNumberToObject(j, "transactions_per_s", r3(out_rate(c->transactions, r->duration_s)));
+	cJSON_AddNumberToObject(j, "packets_per_s", r3(packets_per_s(r)));
+	cJSON_AddNumberToObject(j, "lost", (double)c->lost);
+	cJSON_AddNumberToObject(j, "late", (double)c->late);
+	cJSON_AddNumberToObject(j, "errors", (double)(c->errors + r->server.c.errors));
+	cJSON_AddItemToObject(j, "latency_us", latency_json(r->lat));
+	cJSON *sides = cJSON_AddObjectToObject(j, "sides");
+
+	cJSON_AddItemToObject(sides, "client", side_json(&r->client, r));
+	cJSON_AddItemToObject(sides, "server", side_json(&r->server, r));
+	cJSON_AddItemToObject(j, "machine_cpu",
+			      r->machine_ok ? machine_json(&r->machine) : cJSON_CreateNull());
+	if (r->kernel_ok) {
+		cJSON *k = cJSON_AddObjectToObject(j, "kernel");
+
+		for (int i = 0; i < r->kernel.n; i++)
+			cJSON_AddNumberToObject(k, r->kernel.name[i], (double)r->kernel.v[i]);
+		cJSON_AddItemToObject(j, "kernel_check", kernel_check_json(r));
+	} else {
+		cJSON_AddNullToObject(j, "kernel");
+	}
+	char *txt = cJSON_Print(j);
+
+	fprintf(f, "%s\n", txt);
+	free(txt);
+	cJSON_Delete(j);
+}
+
+static void side_row(FILE *f, const char *label, const struct side_result *cl,
+		     const struct side_result *sv, const char *fmt, double a, double b)
+{
+	char ca[32] = "-", cb[32] = "-";
+
+	if (cl->present)
+		snprintf(ca, sizeof(ca), fmt, a);
+	if (sv->present)
+		snprintf(cb, sizeof(cb), fmt, b);
+	fprintf(f, "  %-28s %14s %14s\n", label, ca, cb);
+}
+
+static void table_sides(const struct result *r, FILE *f)
+{
+	const struct side_result *c = &r->client, *s = &r->server;
+	double d = r->duration_s;
+	uint64_t tr = r->client.c.transactions;
+
+	fprintf(f, "\n  %-28s %14s %14s\n", "per side", "client", "server");
+	side_row(f, "processes", c, s, "%.0f", c->processes, s->processes);
+	side_row(f, "packets sent/s", c, s, "%.0f", out_rate(c->c.tx_packets, d),
+		 out_rate(s->c.tx_packets, d));
+	side_row(f, "packets received/s", c, s, "%.0f", out_rate(c->c.rx_packets, d),
+		 out_rate(s->c.rx_packets, d));
+	side_row(f, "user CPU (s)", c, s, "%.3f", c->user_s, s->user_s);
+	side_row(f, "system CPU (s)", c, s, "%.3f", c->sys_s, s->sys_s);
+	side_row(f, "CPU us per transaction", c, s, "%.2f", out_cpu_us_per(c->user_s, c->sys_s, tr),
+		 out_cpu_us_per(s->user_s, s->sys_s, tr));
+	side_row(f, "errors", c, s, "%.0f", (double)c->c.errors, (double)s->c.errors);
+}
+
+static void table_kernel(const struct result *r, FILE *f)
+{
+	uint64_t in, out;
+
+	if (r->machine_ok)
+		fprintf(f, "\n  machine CPU: user %.1f%%  system %.1f%%  softirq %.1f%%  irq %.1f%%  "
+			   "idle %.1f%%  steal %.1f%%\n",
+			r->machine.user, r->machine.system, r->machine.softirq, r->machine.irq,
+			r->machine.idle, r->machine.steal);
+	if (!r->kernel_ok)
+		return;
+	our_udp_counts(r, &in, &out);
+	fprintf(f, "\n  kernel %s counters over the window (%s)\n", r->wl->snmp_proto,
+		r->server_local ? "client and server on this machine" : "this machine: client side");
+	for (int i = 0; i < r->kernel.n; i++) {
+		const char *n = r->kernel.name[i];
+
+		fprintf(f, "    %-22s %12llu", n, (unsigned long long)r->kernel.v[i]);
+		if (!strcmp(n, "InDatagrams") || !strcmp(n, "OutDatagrams")) {
+			uint64_t ours = n[0] == 'I' ? in : out;
+
+			fprintf(f, "   sockbench %llu (%+.2f%%)", (unsigned long long)ours,
+				out_diff_pct(ours, r->kernel.v[i]));
+		}
+		fputc('\n', f);
+	}
+}
+
+void out_table(const struct result *r, FILE *f)
+{
+	const struct opts *o = r->cfg;
+	const struct hist *h = r->lat;
+	const struct side_counters *c = &r->client.c;
+
+	fprintf(f, "sockbench %s: %ld client%s x %ld outstanding, %ld-byte packets, %ld peer%s, "
+		   "unconnected sendmsg/recvmsg + poll, checksums %s\n",
+		r->wl->name, o->clients, o->clients > 1 ? "s" : "", o->window, o->size, o->peers,
+		o->peers > 1 ? "s" : "", o->no_check ? "off" : "on");
+	if (r->partial)
+		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
+	fprintf(f, "measured %.2f s after %.2f s of warm-up\n\n", r->duration_s, r->warmup_s);
+	fprintf(f, "  %-28s %14llu  (%.0f/s)\n", "transactions", (unsigned long long)c->transactions,
+		out_rate(c->transactions, r->duration_s));
+	fprintf(f, "  %-28s %14.0f\n", "packets/s (server recvmsg)", packets_per_s(r));
+	fprintf(f, "  %-28s %14llu  late %llu\n", "lost (unanswered)", (unsigned long long)c->lost,
+		(unsigned long long)c->late);
+	fprintf(f, "  round trip (us)              min %.1f  mean %.1f  p50 %.1f  p90 %.1f  p99 %.1f  "
+		   "p99.9 %.1f  max %.1f\n",
+		h->count ? (double)h->min / 1e3 : 0, hist_mean(h) / 1e3,
+		(double)hist_percentile(h, 50) / 1e3, (double)hist_percentile(h, 90) / 1e3,
+		(double)hist_percentile(h, 99) / 1e3, (double)hist_percentile(h, 99.9) / 1e3,
+		(double)h->max / 1e3);
+	table_sides(r, f);
+	table_kernel(r, f);
+}

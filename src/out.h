@@ -1,0 +1,49 @@
+/* out.h: the result of a run and the only code that prints it (table or JSON). */
+#ifndef SB_OUT_H
+#define SB_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hist.h"
+#include "kstat.h"
+#include "workload.h"
+
+#define RESULT_SCHEMA 1
+
+struct side_result {
+	bool present;  /* false when that side never reported (it died, or the run was cut) */
+	int processes; /* processes that reported */
+	double user_s, sys_s;
+	struct side_counters c;
+};
+
+struct result {
+	const struct workload *wl;
+	const struct opts *cfg;
+	bool partial;
+	char partial_reason[200];
+	double duration_s; /* the measured window, as the coordinator timed it */
+	double warmup_s;
+	struct hist *lat;
+	struct side_result client, server;
+	bool server_local; /* same machine: the kernel counters include the server's packets */
+	bool machine_ok;
+	struct cpu_split machine;
+	bool kernel_ok;
+	struct snmp kernel; /* counter deltas over the window */
+};
+
+/* count / seconds, 0 when seconds is 0. */
+double out_rate(uint64_t count, double seconds);
+/* (user + sys) in microseconds per unit, 0 when count is 0. */
+double out_cpu_us_per(double user_s, double sys_s, uint64_t count);
+/* Percent by which ours differs from the kernel's count (0 when both are 0). */
+double out_diff_pct(uint64_t ours, uint64_t kernel);
+/* The human report. */
+void out_table(const struct result *r, FILE *f);
+/* The versioned JSON document (docs/json.md). */
+void out_json(const struct result *r, FILE *f);
+
+#endif

@@ -1,0 +1,537 @@
+/* run.c: the coordinator. It starts (or reaches) the serve agent, forks the client processes,
+ * opens and closes the measured window for both sides, reads the kernel's figures at the
+ * window's edges, gathers every side's result and hands it to out.c.
+ *
+ *   setup -> warm-up (traffic, nothing counted) -> window (BEGIN .. END) -> results -> BYE
+ *
+ * Clients follow a phase word in shared memory; the agent follows BEGIN/END on the control
+ * connection. Every wait is bounded, and Ctrl-C, a dying agent or a dying client end the
+ * window early with a report marked partial.
+ */
+#include "run.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "kstat.h"
+#include "out.h"
+#include "util.h"
+
+#define CTL_PORT_DEFAULT "12866"
+#define STEP_MS 50
+#define START_MS 10000	/* agent start, handshake, clients opening their sockets */
+#define REPORT_MS 10000 /* for each side's result after END */
+
+struct shared {
+	_Atomic int phase;
+	_Atomic int ready;
+};
+
+struct run {
+	const struct workload *wl;
+	struct opts *o;
+	pid_t server_pid;
+	int ctl;
+	char *buf;
+	struct sockaddr_storage data;
+	socklen_t data_len;
+	struct shared *sh;
+	int nclients;
+	pid_t *cpid;
+	int *cpipe;
+	struct result res;
+	bool failed; /* a side died: exit 1 after the partial report */
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* In a child: die with the coordinator, leave Ctrl-C to it. */
+static void child_setup(void)
+{
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+/* Start `sockbench serve` on loopback and return the control port it listens on. */
+static int spawn_local_agent(struct run *r)
+{
+	int p[2];
+	char line[16] = "";
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		die("pipe: %s", strerror(errno));
+	r->server_pid = fork();
+	if (r->server_pid < 0)
+		die("fork: %s", strerror(errno));
+	if (r->server_pid == 0) {
+		child_setup();
+		if (p[1] == 3)
+			fcntl(3, F_SETFD, 0);
+		else if (dup2(p[1], 3) < 0)
+			_exit(127);
+		execl("/proc/self/exe", "sockbench", "serve", "--listen", "127.0.0.1", "--port", "0",
+		      "--once", "--ready-fd", "3", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	for (size_t n = 0; n < sizeof(line) - 1; n++) {
+		if (read_full(p[0], line + n, 1, START_MS) || line[n] == '\n')
+			break;
+	}
+	close(p[0]);
+	int port = atoi(line);
+
+	if (port <= 0)
+		die("the local serve agent did not start (see the message above)");
+	return port;
+}
+
+/* Split "HOST[:PORT]" or "[V6]:PORT". */
+static void split_hostport(const char *s, char *host, size_t hlen, char *port, size_t plen)
+{
+	const char *colon = strrchr(s, ':');
+
+	snprintf(port, plen, "%s", CTL_PORT_DEFAULT);
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+
+		if (!end)
+			die_usage("--server %s: missing ']'", s);
+		snprintf(host, hlen, "%.*s", (int)(end - s - 1), s + 1);
+		if (end[1] == ':')
+			snprintf(port, plen, "%s", end + 2);
+		return;
+	}
+	if (colon && strchr(s, ':') == colon) {
+		snprintf(host, hlen, "%.*s", (int)(colon - s), s);
+		snprintf(port, plen, "%s", colon + 1);
+		return;
+	}
+	snprintf(host, hlen, "%s", s);
+}
+
+static int connect_agent(const char *host, const char *port)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai, *a;
+	struct timeval tv = {.tv_sec = 5};
+	int fd = -1, r = getaddrinfo(host, port, &hints, &ai);
+
+	if (r)
+		die_usage("--server %s:%s: %s", host, port, gai_strerror(r));
+	for (a = ai; a; a = a->ai_next) {
+		fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		/* Bounds connect() too. */
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+			break;
+		r = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	if (fd < 0)
+		die("cannot reach the serve agent at %s port %s: %s (is `sockbench serve` running "
+		    "there?)",
+		    host, port, strerror(r));
+	return fd;
+}
+
+/* An ERROR frame from the agent: a usage error (bad value, busy port) exits 2. */
+static void __attribute__((noreturn)) agent_refused(const char *payload)
+{
+	cJSON *j = cJSON_Parse(payload);
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "error");
+	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(j, "usage");
+	char text[300];
+
+	snprintf(text, sizeof(text), "%s", cJSON_IsString(msg) ? msg->valuestring : payload);
+	bool is_usage = cJSON_IsTrue(usage);
+
+	cJSON_Delete(j);
+	if (is_usage)
+		die_usage("%s", text);
+	die("the serve agent refused the test: %s", text);
+}
+
+static void handshake(struct run *r)
+{
+	static const char hello[] = "{\"protocol\":1}";
+	int ret;
+
+	if (ctl_send(r->ctl, CTL_MSG_HELLO, hello, strlen(hello)) < 0)
+		die("control connection: %s", strerror(errno));
+	ret = ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
+	if (ret == -EREMOTEIO)
+		agent_refused(r->buf);
+	if (ret < 0)
+		die("the serve agent did not answer HELLO: %s", strerror(-ret));
+
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(j, "workload", r->wl->name);
+	cJSON_AddItemToObject(j, "config", opts_to_json(r->wl->opts, r->o));
+	char *txt = cJSON_PrintUnformatted(j);
+
+	ret = ctl_send(r->ctl, CTL_MSG_SETUP, txt, strlen(txt));
+	free(txt);
+	cJSON_Delete(j);
+	if (ret == 0)
+		ret = ctl_expect(r->ctl, CTL_MSG_READY, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
+	if (ret == -EREMOTEIO)
+		agent_refused(r->buf);
+	if (ret < 0)
+		die("the serve agent did not answer SETUP: %s", strerror(-ret));
+
+	j = cJSON_Parse(r->buf);
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(j, "port");
+
+	if (!cJSON_IsNumber(port) || port->valueint <= 0 || port->valueint > 65535)
+		die("the serve agent sent a READY without a port");
+	/* Data goes to the address the control connection reached, on the port it named. */
+	r->data_len = sizeof(r->data);
+	getpeername(r->ctl, (struct sockaddr *)&r->data, &r->data_len);
+	((struct sockaddr_in *)&r->data)->sin_port = htons((uint16_t)port->valueint);
+	cJSON_Delete(j);
+}
+
+static void run_client(struct run *r, int i, int fd)
+{
+	struct client_report *rep = xcalloc(1, sizeof(*rep));
+	long per = r->o->peers / r->nclients, extra = r->o->peers % r->nclients;
+	struct client_ctx c = {
+		.o = r->o,
+		.index = i,
+		.nsock = (int)(per + (i < extra)),
+		.server = r->data,
+		.server_len = r->data_len,
+		.phase = &r->sh->phase,
+		.ready = &r->sh->ready,
+		.rep = rep,
+	};
+
+	hist_reset(&rep->lat);
+	int ret = r->wl->client(&c);
+
+	rep->err = -ret;
+	write_full(fd, rep, sizeof(*rep));
+	_exit(ret ? 1 : 0);
+}
+
+static void fork_clients(struct run *r)
+{
+	r->nclients = (int)r->o->clients;
+	r->cpid = xcalloc((size_t)r->nclients, sizeof(*r->cpid));
+	r->cpipe = xcalloc((size_t)r->nclients, sizeof(*r->cpipe));
+	for (int i = 0; i < r->nclients; i++) {
+		int p[2];
+
+		if (pipe2(p, O_CLOEXEC) < 0)
+			die("pipe: %s", strerror(errno));
+		fflush(NULL);
+		r->cpid[i] = fork();
+		if (r->cpid[i] < 0)
+			die("fork client %d: %s", i + 1, strerror(errno));
+		if (r->cpid[i] == 0) {
+			child_setup();
+			close(p[0]);
+			close(r->ctl);
+			run_client(r, i, p[1]);
+		}
+		close(p[1]);
+		r->cpipe[i] = p[0];
+	}
+}
+
+/* The first client that has exited, or -1. */
+static int dead_client(struct run *r)
+{
+	for (int i = 0; i < r->nclients; i++) {
+		if (r->cpid[i] > 0 && waitpid(r->cpid[i], NULL, WNOHANG) == r->cpid[i]) {
+			r->cpid[i] = 0;
+			return i;
+		}
+	}
+	return -1;
+}
+
+/* A client that failed at setup left its reason in its report. */
+static void __attribute__((noreturn)) client_failed(struct run *r, int i)
+{
+	struct client_report *rep = xcalloc(1, sizeof(*rep));
+
+	if (read_full(r->cpipe[i], rep, sizeof(*rep), 1000) == 0 && rep->err)
+		die("client %d: %s", i + 1, rep->msg[0] ? rep->msg : strerror(rep->err));
+	die("client %d exited during setup", i + 1);
+}
+
+static void wait_ready(struct run *r)
+{
+	uint64_t deadline = now_ns() + (uint64_t)START_MS * 1000000;
+	struct timespec step = {0, 1000000};
+
+	while (atomic_load(&r->sh->ready) < r->nclients) {
+		int dead = dead_client(r);
+
+		if (dead >= 0)
+			client_failed(r, dead);
+		if (interrupted)
+			die("interrupted during setup");
+		if (now_ns() > deadline)
+			die("the clients did not open their sockets within %d s", START_MS / 1000);
+		nanosleep(&step, NULL);
+	}
+}
+
+/* Let `seconds` pass unless something ends the run first: returns NULL, or why it ended. */
+static const char *watch(struct run *r, double seconds)
+{
+	uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
+	struct pollfd p = {.fd = r->ctl, .events = POLLIN};
+	static char why[120];
+
+	for (uint64_t t = now_ns(); t < deadline; t = now_ns()) {
+		int ms = (int)((deadline - t) / 1000000) + 1;
+
+		if (interrupted)
+			return "interrupted by a signal";
+		if (poll(&p, 1, ms < STEP_MS ? ms : STEP_MS) > 0) {
+			r->failed = true;
+			return "the serve agent closed the control connection";
+		}
+		int dead = dead_client(r);
+
+		if (dead >= 0) {
+			r->failed = true;
+			snprintf(why, sizeof(why), "client %d exited before the end", dead + 1);
+			return why;
+		}
+	}
+	return interrupted ? "interrupted by a signal" : NULL;
+}
+
+static void set_phase(struct run *r, int ph)
+{
+	atomic_store_explicit(&r->sh->phase, ph, memory_order_release);
+}
+
+static void mark_partial(struct run *r, const char *why)
+{
+	if (r->res.partial)
+		return;
+	r->res.partial = true;
+	snprintf(r->res.partial_reason, sizeof(r->res.partial_reason), "%s", why);
+}
+
+/* Warm-up, then the window; kernel figures are read right at its edges. */
+static void run_window(struct run *r)
+{
+	struct cpu_stat c0, c1;
+	struct snmp k0, k1;
+	const char *why;
+
+	set_phase(r, PH_WARMUP);
+	why = watch(r, r->o->warmup);
+	if (why) {
+		mark_partial(r, why);
+		return;
+	}
+	bool cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
+	bool snmp_ok = kstat_snmp_read(NULL, r->wl->snmp_proto, &k0) == 0;
+	uint64_t t0 = now_ns();
+
+	if (ctl_send(r->ctl, CTL_MSG_BEGIN, NULL, 0) < 0) {
+		r->failed = true;
+		mark_partial(r, "the serve agent closed the control connection");
+	}
+	set_phase(r, PH_MEASURE);
+	why = watch(r, r->o->duration);
+	r->res.duration_s = ns_to_s(now_ns() - t0);
+	r->res.machine_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
+	r->res.kernel_ok = snmp_ok && kstat_snmp_read(NULL, r->wl->snmp_proto, &k1) == 0;
+	if (r->res.machine_ok)
+		kstat_cpu_split(&c0, &c1, &r->res.machine);
+	if (r->res.kernel_ok)
+		kstat_snmp_delta(&k0, &k1, &r->res.kernel);
+	if (why)
+		mark_partial(r, why);
+}
+
+static void collect_server(struct run *r)
+{
+	int ret = ctl_send(r->ctl, CTL_MSG_END, NULL, 0);
+
+	if (ret == 0)
+		ret = ctl_expect(r->ctl, CTL_MSG_RESULT, r->buf, CTL_MAX_PAYLOAD + 1, REPORT_MS);
+	if (ret < 0) {
+		r->failed = true;
+		mark_partial(r, "the serve agent sent no result");
+		return;
+	}
+	cJSON *j = cJSON_Parse(r->buf);
+	struct side_result *s = &r->res.server;
+	const cJSON *it;
+
+#define NUM(key) ((it = cJSON_GetObjectItemCaseSensitive(j, key)) && cJSON_IsNumber(it) ? it->valuedouble : 0)
+	s->present = j != NULL;
+	s->processes = 1;
+	s->user_s = NUM("user_s");
+	s->sys_s = NUM("sys_s");
+	s->c.tx_packets = (uint64_t)NUM("packets_sent");
+	s->c.rx_packets = (uint64_t)NUM("packets_received");
+	s->c.transactions = (uint64_t)NUM("transactions");
+	s->c.errors = (uint64_t)NUM("errors");
+#undef NUM
+	cJSON_Delete(j);
+	ctl_send(r->ctl, CTL_MSG_BYE, NULL, 0);
+}
+
+static void add_client(struct result *res, const struct client_report *rep)
+{
+	struct side_result *s = &res->client;
+	double user, sys, wall;
+
+	s->present = true;
+	s->processes++;
+	if (rep->began && rep->ended) {
+		cpu_mark_delta(&rep->begin, &rep->end, &user, &sys, &wall);
+		s->user_s += user;
+		s->sys_s += sys;
+	}
+	s->c.tx_packets += rep->c.tx_packets;
+	s->c.rx_packets += rep->c.rx_packets;
+	s->c.transactions += rep->c.transactions;
+	s->c.lost += rep->c.lost;
+	s->c.late += rep->c.late;
+	s->c.errors += rep->c.errors;
+	hist_merge(res->lat, &rep->lat);
+}
+
+static void collect_clients(struct run *r)
+{
+	struct client_report *rep = xmalloc(sizeof(*rep));
+
+	for (int i = 0; i < r->nclients; i++) {
+		if (read_full(r->cpipe[i], rep, sizeof(*rep), REPORT_MS) == 0) {
+			add_client(&r->res, rep);
+		} else {
+			r->failed = true;
+			mark_partial(r, "a client sent no result");
+		}
+		close(r->cpipe[i]);
+		if (r->cpid[i] > 0) {
+			kill(r->cpid[i], SIGKILL); /* it has reported or is stuck: either way, done */
+			waitpid(r->cpid[i], NULL, 0);
+		}
+	}
+	free(rep);
+}
+
+static void reap_agent(struct run *r)
+{
+	close(r->ctl);
+	if (r->server_pid <= 0)
+		return;
+	for (int i = 0; i < 100; i++) {
+		if (waitpid(r->server_pid, NULL, WNOHANG) == r->server_pid)
+			return;
+		struct timespec step = {0, 20000000};
+
+		nanosleep(&step, NULL);
+	}
+	kill(r->server_pid, SIGKILL);
+	waitpid(r->server_pid, NULL, 0);
+}
+
+static void parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o)
+{
+	char err[256];
+	int ret = opts_parse(wl->opts, argc, argv, o, err, sizeof(err));
+
+	if (ret == 1) {
+		opts_usage(wl->opts, wl->name, wl->summary, stdout);
+		exit(0);
+	}
+	if (ret || wl->check(o, err, sizeof(err)))
+		die_usage("%s: %s", wl->name, err);
+}
+
+int cmd_workload(const struct workload *wl, int argc, char **argv)
+{
+	struct opts o;
+	struct run r = {.wl = wl, .o = &o, .ctl = -1};
+	char host[256], port[32];
+
+	opts_defaults(&o);
+	parse_or_exit(wl, argc, argv, &o);
+	install_signals();
+	r.buf = xmalloc(CTL_MAX_PAYLOAD + 1);
+	if (o.server) {
+		split_hostport(o.server, host, sizeof(host), port, sizeof(port));
+	} else {
+		snprintf(host, sizeof(host), "127.0.0.1");
+		snprintf(port, sizeof(port), "%d", spawn_local_agent(&r));
+	}
+	r.ctl = connect_agent(host, port);
+	handshake(&r);
+	r.sh = mmap(NULL, sizeof(*r.sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r.sh == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	fork_clients(&r);
+	wait_ready(&r);
+
+	r.res = (struct result){.wl = wl, .cfg = &o, .warmup_s = o.warmup, .server_local = !o.server};
+	r.res.lat = xmalloc(sizeof(*r.res.lat));
+	hist_reset(r.res.lat);
+	run_window(&r);
+	set_phase(&r, PH_STOP);
+	collect_server(&r);
+	collect_clients(&r);
+	reap_agent(&r);
+	if (o.json)
+		out_json(&r.res, stdout);
+	else
+		out_table(&r.res, stdout);
+	fflush(stdout);
+
+	int rc = r.failed ? 1 : 0;
+
+	free(r.res.lat);
+	free(r.buf);
+	free(r.cpid);
+	free(r.cpipe);
+	munmap(r.sh, sizeof(*r.sh));
+	opts_free(&o);
+	return rc;
+}

@@ -1,0 +1,19 @@
+/* rusage.h: per-process CPU time marks, taken at the edges of the measured window. */
+#ifndef SB_RUSAGE_H
+#define SB_RUSAGE_H
+
+#include <stdint.h>
+
+struct cpu_mark {
+	uint64_t ns;   /* CLOCK_MONOTONIC */
+	double user_s; /* getrusage(RUSAGE_SELF): all threads of this process */
+	double sys_s;
+};
+
+/* Take a mark now. */
+void cpu_mark_take(struct cpu_mark *m);
+/* CPU and wall time between two marks. */
+void cpu_mark_delta(const struct cpu_mark *a, const struct cpu_mark *b, double *user_s,
+		    double *sys_s, double *wall_s);
+
+#endif

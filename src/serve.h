@@ -1,0 +1,8 @@
+/* serve.h: the `serve` agent, which runs the server side of a test for a controller. */
+#ifndef SB_SERVE_H
+#define SB_SERVE_H
+
+/* `sockbench serve [options]`: returns the exit code. */
+int cmd_serve(int argc, char **argv);
+
+#endif

@@ -1,0 +1,43 @@
+# Shared helpers for the end-to-end tests (sourced). Exit codes: 0 pass, 1 fail, 77 skip.
+set -u
+SB=${SOCKBENCH:?}
+TMP=$(mktemp -d)
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+need() { command -v "$1" >/dev/null || skip "$1 is not installed"; }
+
+# jq expression on a JSON file, printed raw.
+jget() { jq -r "$2" "$1"; }
+
+# Assert a jq boolean expression holds on a file.
+jassert() {
+	jq -e "$2" "$1" >/dev/null || fail "$1: expected $2, got: $(jq -c "${3:-.}" "$1")"
+}
+
+# Run sockbench expecting a usage error: exit 2 and a message containing $1.
+expect_usage() {
+	local needle=$1 rc
+	shift
+	"$SB" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 2 ] || fail "sockbench $* exited $rc, not 2 ($(cat "$TMP/err"))"
+	grep -qF -- "$needle" "$TMP/err" || fail "sockbench $*: message '$(cat "$TMP/err")' lacks '$needle'"
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "sockbench $*: error is not one line: $(cat "$TMP/err")"
+}
+
+# Start a standalone agent on a free control port; sets AGENT_PID and AGENT_PORT.
+start_agent() {
+	exec {rfd}<> <(:)
+	mkfifo "$TMP/ready"
+	"$SB" serve --port 0 --ready-fd 9 "$@" 9>"$TMP/ready" 2>"$TMP/agent.log" &
+	AGENT_PID=$!
+	PIDS+=("$AGENT_PID")
+	read -r -t 5 AGENT_PORT <"$TMP/ready" || fail "serve did not start: $(cat "$TMP/agent.log")"
+}

@@ -1,0 +1,38 @@
+# The agent standalone: a controller over TCP, garbage on the control port, and an agent that
+# dies mid-run (the client reports what it measured, partial, and exits 1 within seconds).
+. "$(dirname "$0")/lib.sh"
+need jq
+start_agent
+"$SB" udp-rr --server 127.0.0.1:$AGENT_PORT --duration 1 --warmup 0.2 --json >"$TMP/a.json" \
+	|| fail "run against the agent failed"
+jassert "$TMP/a.json" '.transactions > 0 and .sides.server.processes == 1 and .kernel_check.scope == "client"'
+
+# Garbage, a wrong magic and a truncated frame: the agent keeps serving.
+exec 3<>/dev/tcp/127.0.0.1/$AGENT_PORT; printf 'GET / HTTP/1.0\r\n\r\n' >&3; exec 3>&-
+exec 3<>/dev/tcp/127.0.0.1/$AGENT_PORT; printf 'SKBN\0\1\0\1\0\0\0\50{"tru' >&3; exec 3>&-
+"$SB" udp-rr --server 127.0.0.1:$AGENT_PORT --duration 0.5 --warmup 0 --json >"$TMP/b.json" \
+	|| fail "agent did not survive bad frames: $(cat "$TMP/agent.log")"
+jassert "$TMP/b.json" '.transactions > 0'
+
+# A data port that is busy on the agent's side: its refusal comes back as a usage error.
+port=$((20000 + RANDOM % 20000))
+"$SB" udp-rr --port $port --duration 20 --warmup 0 --clients 1 --window 1 >/dev/null 2>&1 &
+holder=$!
+PIDS+=("$holder")
+for _ in $(seq 50); do ss -Hlun "sport = :$port" | grep -q . && break; sleep 0.1; done
+expect_usage "UDP port $port is busy" udp-rr --server 127.0.0.1:$AGENT_PORT --port $port --duration 0.5
+kill -INT $holder
+
+# Kill the agent mid-run.
+"$SB" udp-rr --server 127.0.0.1:$AGENT_PORT --duration 30 --warmup 0.2 --json >"$TMP/c.json" 2>"$TMP/c.err" &
+pid=$!
+PIDS+=("$pid")
+sleep 1
+kill -9 "$AGENT_PID"
+for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$pid" 2>/dev/null && fail "client still running 3 s after the agent died"
+wait "$pid"
+rc=$?
+[ $rc -eq 1 ] || fail "exit $rc, not 1, when the agent died"
+jassert "$TMP/c.json" '.partial == true and (.partial_reason | test("agent")) and .transactions > 0 and .sides.server == null'
+echo ok

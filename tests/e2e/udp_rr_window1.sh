@@ -1,0 +1,12 @@
+# One client, one request outstanding (the sockperf ping-pong shape), and a many-peer variant.
+. "$(dirname "$0")/lib.sh"
+need jq
+"$SB" udp-rr --clients 1 --window 1 --duration 1 --warmup 0.2 --json >"$TMP/a.json" || fail "window 1 run failed"
+jassert "$TMP/a.json" '.transactions > 0 and .sides.client.processes == 1 and .partial == false'
+# With one request in flight, client packets sent = answers + lost + at most 1 in flight.
+jassert "$TMP/a.json" '(.sides.client.packets_sent - .transactions - .lost) | (. >= 0 and . <= 1)' '.sides.client'
+
+"$SB" udp-rr --clients 2 --window 50 --peers 40 --no-check --size 1400 --duration 1 --warmup 0.2 --json >"$TMP/b.json" \
+	|| fail "peers run failed"
+jassert "$TMP/b.json" '.transactions > 0 and .config.peers == 40 and .config.no_check == true and .config.size == 1400'
+echo ok

@@ -1,0 +1,142 @@
+/* Control codec: round trip, and rejection of truncated, oversized, wrong-magic frames. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ctl.h"
+
+static void frame(uint8_t *buf, unsigned type, const char *payload)
+{
+	size_t n = strlen(payload);
+
+	assert_int_equal(ctl_encode_hdr(buf, type, n), 0);
+	memcpy(buf + CTL_HDR_LEN, payload, n);
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	uint8_t buf[128];
+	struct ctl_hdr h;
+
+	frame(buf, CTL_MSG_SETUP, "{\"a\":1}");
+	assert_int_equal(ctl_parse_frame(buf, CTL_HDR_LEN + 7, &h), CTL_HDR_LEN + 7);
+	assert_int_equal(h.type, CTL_MSG_SETUP);
+	assert_int_equal(h.len, 7);
+	assert_int_equal(h.version, CTL_VERSION);
+	assert_memory_equal(buf + CTL_HDR_LEN, "{\"a\":1}", 7);
+	assert_string_equal(ctl_type_name(CTL_MSG_RESULT), "RESULT");
+	assert_string_equal(ctl_type_name(999), "?");
+}
+
+static void test_truncated(void **state)
+{
+	(void)state;
+	uint8_t buf[64];
+	struct ctl_hdr h;
+
+	frame(buf, CTL_MSG_HELLO, "0123456789");
+	for (size_t n = 0; n < CTL_HDR_LEN; n++)
+		assert_int_equal(ctl_decode_hdr(buf, n, &h), -ENODATA);
+	for (size_t n = CTL_HDR_LEN; n < CTL_HDR_LEN + 10; n++)
+		assert_int_equal(ctl_parse_frame(buf, n, &h), -ENODATA);
+}
+
+static void test_bad_magic_version_type(void **state)
+{
+	(void)state;
+	uint8_t buf[64];
+	struct ctl_hdr h;
+
+	frame(buf, CTL_MSG_HELLO, "x");
+	buf[0] ^= 0xff;
+	assert_int_equal(ctl_decode_hdr(buf, sizeof(buf), &h), -EBADMSG);
+	frame(buf, CTL_MSG_HELLO, "x");
+	buf[5] = 2; /* version 2 */
+	assert_int_equal(ctl_decode_hdr(buf, sizeof(buf), &h), -EPROTONOSUPPORT);
+	frame(buf, CTL_MSG_HELLO, "x");
+	buf[7] = 0; /* type 0 */
+	assert_int_equal(ctl_decode_hdr(buf, sizeof(buf), &h), -EINVAL);
+	buf[7] = CTL_MSG_MAX_ + 1;
+	assert_int_equal(ctl_decode_hdr(buf, sizeof(buf), &h), -EINVAL);
+	assert_int_equal(ctl_encode_hdr(buf, 0, 1), -EINVAL);
+}
+
+static void test_oversized(void **state)
+{
+	(void)state;
+	uint8_t buf[CTL_HDR_LEN];
+	struct ctl_hdr h;
+
+	assert_int_equal(ctl_encode_hdr(buf, CTL_MSG_RESULT, CTL_MAX_PAYLOAD + 1), -EMSGSIZE);
+	assert_int_equal(ctl_encode_hdr(buf, CTL_MSG_RESULT, CTL_MAX_PAYLOAD), 0);
+	buf[8] = 0x7f; /* length 2 GB */
+	assert_int_equal(ctl_decode_hdr(buf, sizeof(buf), &h), -EMSGSIZE);
+}
+
+static void test_socket_round_trip_and_limits(void **state)
+{
+	(void)state;
+	int sv[2];
+	char buf[64];
+	unsigned type;
+	uint8_t raw[CTL_HDR_LEN];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(ctl_send(sv[0], CTL_MSG_READY, "{\"port\":9}", 10), 0);
+	assert_int_equal(ctl_recv(sv[1], &type, buf, sizeof(buf), 1000), 10);
+	assert_int_equal(type, CTL_MSG_READY);
+	assert_string_equal(buf, "{\"port\":9}");
+	/* Larger than the caller's buffer: refused before reading the payload. */
+	assert_int_equal(ctl_send(sv[0], CTL_MSG_RESULT, "0123456789012345678901234567890123456789"
+							 "0123456789012345678901234567890123456789", 80), 0);
+	assert_int_equal(ctl_recv(sv[1], &type, buf, sizeof(buf), 1000), -EMSGSIZE);
+	close(sv[0]);
+	close(sv[1]);
+
+	/* Header only, then silence: a timeout, not a hang. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ctl_encode_hdr(raw, CTL_MSG_HELLO, 5);
+	assert_int_equal(write(sv[0], raw, sizeof(raw)), (ssize_t)sizeof(raw));
+	assert_int_equal(ctl_recv(sv[1], &type, buf, sizeof(buf), 100), -ETIMEDOUT);
+	/* Peer gone: -EPIPE. */
+	close(sv[0]);
+	assert_int_equal(ctl_recv(sv[1], &type, buf, sizeof(buf), 100), -EPIPE);
+	close(sv[1]);
+}
+
+static void test_expect(void **state)
+{
+	(void)state;
+	int sv[2];
+	char buf[64];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ctl_send(sv[0], CTL_MSG_ERROR, "{\"error\":\"no\"}", 14);
+	assert_int_equal(ctl_expect(sv[1], CTL_MSG_READY, buf, sizeof(buf), 1000), -EREMOTEIO);
+	assert_string_equal(buf, "{\"error\":\"no\"}");
+	ctl_send(sv[0], CTL_MSG_ACK, NULL, 0);
+	assert_int_equal(ctl_expect(sv[1], CTL_MSG_READY, buf, sizeof(buf), 1000), -EPROTO);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_bad_magic_version_type),
+		cmocka_unit_test(test_oversized),
+		cmocka_unit_test(test_socket_round_trip_and_limits),
+		cmocka_unit_test(test_expect),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,153 @@
+/* Histogram: percentiles within 1% of the exact ones on random data, merge, edges. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "hist.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Exact percentile with the same rank rule as hist_percentile: the ceil(p/100*n)-th value. */
+static uint64_t exact(const uint64_t *sorted, size_t n, double p)
+{
+	size_t rank = (size_t)ceil(p / 100.0 * (double)n);
+
+	if (rank < 1)
+		rank = 1;
+	return sorted[rank - 1];
+}
+
+static void check_data(uint64_t *v, size_t n)
+{
+	struct hist *h = malloc(sizeof(*h));
+	static const double ps[] = {1, 10, 25, 50, 75, 90, 99, 99.9, 99.99, 100};
+	double sum = 0;
+
+	hist_reset(h);
+	for (size_t i = 0; i < n; i++) {
+		hist_record(h, v[i]);
+		sum += (double)v[i];
+	}
+	qsort(v, n, sizeof(*v), cmp_u64);
+	assert_int_equal(h->count, n);
+	assert_int_equal(h->min, v[0]);
+	assert_int_equal(h->max, v[n - 1]);
+	assert_true(fabs(hist_mean(h) - sum / (double)n) < 1e-6 * sum / (double)n);
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		double want = (double)exact(v, n, ps[i]);
+		double got = (double)hist_percentile(h, ps[i]);
+
+		if (fabs(got - want) > 0.01 * want)
+			fail_msg("p%g: histogram %.0f, exact %.0f", ps[i], got, want);
+	}
+	free(h);
+}
+
+static void test_lognormal_latencies(void **state)
+{
+	(void)state;
+	size_t n = 200000;
+	uint64_t *v = malloc(n * sizeof(*v));
+
+	srand(42);
+	for (size_t i = 0; i < n; i++) {
+		/* Sum of uniforms ~ normal; exp of it spans several decades (ns .. s). */
+		double z = 0;
+
+		for (int k = 0; k < 12; k++)
+			z += (double)rand() / RAND_MAX;
+		v[i] = (uint64_t)exp(11.0 + 2.5 * (z - 6.0)) + 1;
+	}
+	check_data(v, n);
+	free(v);
+}
+
+static void test_uniform_small_and_large(void **state)
+{
+	(void)state;
+	size_t n = 50000;
+	uint64_t *v = malloc(n * sizeof(*v));
+
+	srand(7);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint64_t)rand() % 1000; /* exact region and first octaves */
+	check_data(v, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = 1000000000ULL + (uint64_t)rand() * 10ULL; /* ~1 s */
+	check_data(v, n);
+	free(v);
+}
+
+static void test_index_monotonic_and_bounded(void **state)
+{
+	(void)state;
+	unsigned prev = 0;
+
+	for (uint64_t v = 1; v < (1ULL << 50); v = v * 1.01 + 1) {
+		unsigned i = hist_index(v);
+
+		assert_true(i >= prev);
+		assert_true(i < HIST_BUCKETS);
+		prev = i;
+	}
+	assert_int_equal(hist_index(UINT64_MAX), HIST_BUCKETS - 1);
+}
+
+static void test_merge_equals_combined(void **state)
+{
+	(void)state;
+	struct hist *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b)), *all = malloc(sizeof(*all));
+
+	hist_reset(a);
+	hist_reset(b);
+	hist_reset(all);
+	for (uint64_t v = 1; v < 100000; v += 7) {
+		hist_record(v % 2 ? a : b, v * 13);
+		hist_record(all, v * 13);
+	}
+	hist_merge(a, b);
+	assert_int_equal(a->count, all->count);
+	assert_int_equal(a->min, all->min);
+	assert_int_equal(a->max, all->max);
+	assert_memory_equal(a->buckets, all->buckets, sizeof(a->buckets));
+	free(a);
+	free(b);
+	free(all);
+}
+
+static void test_empty_and_single(void **state)
+{
+	(void)state;
+	struct hist *h = malloc(sizeof(*h));
+
+	hist_reset(h);
+	assert_int_equal(hist_percentile(h, 50), 0);
+	assert_true(hist_mean(h) == 0.0);
+	hist_record(h, 123456);
+	assert_int_equal(hist_percentile(h, 50), 123456); /* clamped to min/max */
+	assert_int_equal(hist_percentile(h, 100), 123456);
+	free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lognormal_latencies),
+		cmocka_unit_test(test_uniform_small_and_large),
+		cmocka_unit_test(test_index_monotonic_and_bounded),
+		cmocka_unit_test(test_merge_equals_combined),
+		cmocka_unit_test(test_empty_and_single),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
