@@ -31,6 +31,7 @@ static void opt_default_INT(long *p, long v) { *p = v; }
 static void opt_default_DBL(double *p, double v) { *p = v; }
 static void opt_default_BOOL(bool *p, bool v) { *p = v; }
 static void opt_default_STR(char **p, const char *v) { *p = v ? xstrdup(v) : NULL; }
+static void opt_default_ENUM(char **p, const char *v) { opt_default_STR(p, v); }
 
 void opts_defaults(struct opts *o)
 {
@@ -49,6 +50,7 @@ static void opt_free_STR(char **p)
 	free(*p);
 	*p = NULL;
 }
+static void opt_free_ENUM(char **p) { opt_free_STR(p); }
 
 void opts_free(struct opts *o)
 {
@@ -78,6 +80,24 @@ static int range_err(const struct opt_def *d, const char *val, char *err, size_t
 	return -EINVAL;
 }
 
+/* Is val one of the |-separated words of choices? */
+static bool is_choice(const char *choices, const char *val)
+{
+	size_t n = strlen(val);
+
+	for (const char *p = choices; *p;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (n && len == n && !strncmp(p, val, n))
+			return true;
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	return false;
+}
+
 /* Set one option from its text value. */
 static int set_value(const struct opt_def *d, const char *val, struct opts *o, char *err,
 		     size_t errlen)
@@ -88,6 +108,12 @@ static int set_value(const struct opt_def *d, const char *val, struct opts *o, c
 	case OPT_BOOL:
 		*(bool *)field(o, d) = true;
 		return 0;
+	case OPT_ENUM:
+		if (!is_choice(d->metavar, val)) {
+			snprintf(err, errlen, "--%s %s is not one of %s", d->name, val, d->metavar);
+			return -EINVAL;
+		}
+		/* fall through */
 	case OPT_STR:
 		if (!*val) {
 			snprintf(err, errlen, "--%s needs a non-empty value", d->name);
@@ -222,6 +248,7 @@ static void default_text(const struct opt_def *d, char *buf, size_t len)
 		snprintf(buf, len, "%g", *(const double *)p);
 		break;
 	case OPT_STR:
+	case OPT_ENUM:
 		snprintf(buf, len, "%s", *(char *const *)p ? *(char *const *)p : "none");
 		break;
 	case OPT_BOOL:
@@ -266,6 +293,7 @@ struct cJSON *opts_to_json(const struct opt_def *defs, const struct opts *o)
 			cJSON_AddBoolToObject(obj, defs->field, *(const bool *)p);
 			break;
 		case OPT_STR:
+		case OPT_ENUM:
 			if (*(char *const *)p)
 				cJSON_AddStringToObject(obj, defs->field, *(char *const *)p);
 			else
@@ -296,8 +324,8 @@ static int apply_json(const struct opt_def *d, const cJSON *it, struct opts *o, 
 		*(bool *)field(o, d) = cJSON_IsTrue(it);
 		return 0;
 	}
-	if (d->type == OPT_STR) {
-		if (cJSON_IsNull(it)) {
+	if (d->type == OPT_STR || d->type == OPT_ENUM) {
+		if (cJSON_IsNull(it) && d->type == OPT_STR) {
 			free(*(char **)field(o, d));
 			*(char **)field(o, d) = NULL;
 			return 0;

@@ -34,7 +34,9 @@ struct cJSON;
 	X(BOOL, no_check, false, 0, "no-check", 0, 1, "",                                          \
 	  "turn UDP checksums off on every socket (SO_NO_CHECK)")                                  \
 	X(INT, timeout, 200, 't', "timeout", 1, 60000, "MS",                                       \
-	  "a request unanswered this long is counted lost and replaced")
+	  "a request unanswered this long is counted lost and replaced")                           \
+	X(ENUM, wait, "poll", 0, "wait", 0, 0, "poll|block",                                       \
+	  "client: poll() when no answer is waiting, or block in recvmsg() (one socket per client)")
 
 #define SERVE_OPTS(X)                                                                              \
 	X(STR, listen, "127.0.0.1", 'L', "listen", 0, 0, "ADDR",                                   \
@@ -48,6 +50,7 @@ struct cJSON;
 #define OPT_CTYPE_DBL double
 #define OPT_CTYPE_BOOL bool
 #define OPT_CTYPE_STR char *
+#define OPT_CTYPE_ENUM char *
 #define OPT_FIELD_(t, f, d, s, n, lo, hi, mv, h) OPT_CTYPE_##t f;
 
 struct opts {
@@ -56,7 +59,7 @@ struct opts {
 	SERVE_OPTS(OPT_FIELD_)
 };
 
-enum opt_type { OPT_INT, OPT_DBL, OPT_BOOL, OPT_STR };
+enum opt_type { OPT_INT, OPT_DBL, OPT_BOOL, OPT_STR, OPT_ENUM /* a string, one of metavar's |-separated words */ };
 
 struct opt_def {
 	const char *name; /* long flag, without "--"; NULL ends a table */
@@ -65,7 +68,7 @@ struct opt_def {
 	enum opt_type type;
 	size_t off;
 	double min, max;
-	const char *metavar;
+	const char *metavar; /* for OPT_ENUM: the choices, "a|b|c" */
 	const char *help;
 };
 

@@ -240,9 +240,9 @@ void out_table(const struct result *r, FILE *f)
 	const struct side_counters *c = &r->client.c;
 
 	fprintf(f, "sockbench %s: %ld client%s x %ld outstanding, %ld-byte packets, %ld peer%s, "
-		   "unconnected sendmsg/recvmsg + poll, checksums %s\n",
+		   "unconnected sendmsg/recvmsg, wait: %s, checksums %s\n",
 		r->wl->name, o->clients, o->clients > 1 ? "s" : "", o->window, o->size, o->peers,
-		o->peers > 1 ? "s" : "", o->no_check ? "off" : "on");
+		o->peers > 1 ? "s" : "", o->wait, o->no_check ? "off" : "on");
 	if (r->partial)
 		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
 	fprintf(f, "measured %.2f s after %.2f s of warm-up\n\n", r->duration_s, r->warmup_s);

@@ -9,4 +9,7 @@ jassert "$TMP/a.json" '(.sides.client.packets_sent - .transactions - .lost) | (.
 "$SB" udp-rr --clients 2 --window 50 --peers 40 --no-check --size 1400 --duration 1 --warmup 0.2 --json >"$TMP/b.json" \
 	|| fail "peers run failed"
 jassert "$TMP/b.json" '.transactions > 0 and .config.peers == 40 and .config.no_check == true and .config.size == 1400'
+# --wait block: same counts, blocking recvmsg instead of poll.
+"$SB" udp-rr --clients 2 --window 10 --wait block --duration 1 --warmup 0.2 --json >"$TMP/c.json" || fail "wait block failed"
+jassert "$TMP/c.json" '.transactions > 0 and .config.wait == "block" and (.kernel_check.in_diff_pct | fabs) < 2'
 echo ok
