@@ -3,7 +3,7 @@
  * Every message is a frame: a 12-byte header (magic, version, type, payload length, all in
  * network byte order) and a payload of at most CTL_MAX_PAYLOAD bytes of JSON text. Magic,
  * version, type and length are checked on every receive, before the payload is read.
- * Sequence: HELLO -> ACK, SETUP -> READY | ERROR, BEGIN, END -> RESULT, BYE.
+ * Sequence: HELLO -> ACK, SETUP -> READY | ERROR, BEGIN -> ACK, END -> RESULT, BYE.
  * The codec (ctl_encode_hdr, ctl_decode_hdr, ctl_parse_frame) is pure, so it is unit tested
  * and fuzzed; ctl_send/ctl_recv add the socket I/O with timeouts.
  */

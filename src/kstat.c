@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,8 @@ static int split_words(char *line, char **w, int max)
 int kstat_snmp_read(const char *path, const char *proto, struct snmp *s)
 {
 	FILE *f = fopen(path ? path : "/proc/net/snmp", "re");
-	char head[1024], vals[1024], prefix[40];
+	static __thread char head[8192], vals[8192];
+	char prefix[40];
 	int ret = -ENOENT;
 
 	if (!f)
@@ -104,11 +106,18 @@ int64_t kstat_snmp_get(const struct snmp *s, const char *name)
 
 void kstat_snmp_delta(const struct snmp *a, const struct snmp *b, struct snmp *out)
 {
+	/* Gauges and constants, not counters: a difference of them means nothing. */
+	static const char *const gauges[] = {"RtoAlgorithm", "RtoMin", "RtoMax", "MaxConn",
+					     "CurrEstab"};
+
 	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < b->n; i++) {
 		int64_t before = kstat_snmp_get(a, b->name[i]);
+		bool gauge = false;
 
-		if (before < 0)
+		for (size_t g = 0; g < sizeof(gauges) / sizeof(gauges[0]); g++)
+			gauge |= !strcmp(b->name[i], gauges[g]);
+		if (before < 0 || gauge)
 			continue;
 		snprintf(out->name[out->n], sizeof(out->name[0]), "%s", b->name[i]);
 		out->v[out->n++] = b->v[i] - (uint64_t)before;

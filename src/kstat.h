@@ -17,11 +17,11 @@ struct cpu_split {
 	double user, system, softirq, irq, idle, steal;
 };
 
-#define SNMP_MAX 32
+#define SNMP_MAX 160 /* TcpExt has ~130 */
 
 struct snmp {
 	int n;
-	char name[SNMP_MAX][32];
+	char name[SNMP_MAX][40];
 	uint64_t v[SNMP_MAX];
 };
 

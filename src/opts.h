@@ -21,22 +21,60 @@ struct cJSON;
 	  "server data port (0: any free port)")                                                   \
 	X(STR, server, NULL, 's', "server", 0, 0, "HOST[:PORT]",                                   \
 	  "drive a running `sockbench serve` agent instead of a local one")                        \
-	X(BOOL, json, false, 'j', "json", 0, 1, "", "print one JSON document instead of the table")
+	X(BOOL, json, false, 'j', "json", 0, 1, "", "print one JSON document instead of the table") \
+	X(INT, clients, 2, 'c', "clients", 1, 256, "N", "client processes")                        \
+	X(INT, timeout, 200, 't', "timeout", 1, 600000, "MS",                                      \
+	  "a request unanswered this long is counted lost and replaced")
+
+/* Fields several workloads share, each with its own default and help (struct opt_override). */
+#define SIZE_OPT(X)                                                                                \
+	X(INT, size, 100, 'm', "size", 1, 1 << 30, "BYTES",                                        \
+	  "request payload; the server answers with the same size")
+#define WINDOW_OPT(X)                                                                              \
+	X(INT, window, 100, 'W', "window", 1, 65536, "N",                                          \
+	  "requests outstanding per client (a burst, then one new request per answer)")
+#define REQUEST_OPT(X)                                                                             \
+	X(INT, request, 0, 'q', "request", 0, 1 << 30, "BYTES", "bytes the client sends first")
 
 #define UDP_RR_OPTS(X)                                                                             \
-	X(INT, clients, 2, 'c', "clients", 1, 256, "N", "client processes")                        \
-	X(INT, window, 100, 'W', "window", 1, 65536, "N",                                          \
-	  "requests outstanding per client (a burst, then one new request per answer)")            \
-	X(INT, size, 100, 'm', "size", 1, 65507, "BYTES",                                          \
-	  "request payload; the server answers with the same size")                                \
 	X(INT, peers, 0, 'P', "peers", 0, 10000, "N",                                              \
 	  "client sockets in all, spread over the clients (0: one per client)")                    \
 	X(BOOL, no_check, false, 0, "no-check", 0, 1, "",                                          \
 	  "turn UDP checksums off on every socket (SO_NO_CHECK)")                                  \
-	X(INT, timeout, 200, 't', "timeout", 1, 60000, "MS",                                       \
-	  "a request unanswered this long is counted lost and replaced")                           \
 	X(ENUM, wait, "poll", 0, "wait", 0, 0, "poll|block",                                       \
 	  "client: poll() when no answer is waiting, or block in recvmsg() (one socket per client)")
+
+#define TCP_OPTS(X)                                                                                \
+	X(ENUM, recv, "recv", 0, "recv", 0, 0, "recv|read|recvmsg|readv|waitall",                  \
+	  "receive call (waitall: recv with MSG_WAITALL)")                                         \
+	X(INT, read_size, 0, 0, "read-size", 0, 1 << 30, "BYTES",                                  \
+	  "bytes asked of each receive call (0: one message)")                                     \
+	X(INT, rcvbuf, 0, 0, "rcvbuf", 0, 1 << 30, "BYTES", "SO_RCVBUF on every socket (0: the kernel's)") \
+	X(INT, sndbuf, 0, 0, "sndbuf", 0, 1 << 30, "BYTES", "SO_SNDBUF on every socket (0: the kernel's)") \
+	X(BOOL, nodelay, false, 0, "nodelay", 0, 1, "", "TCP_NODELAY on every socket")             \
+	X(BOOL, quickack, false, 0, "quickack", 0, 1, "", "TCP_QUICKACK before each receive")
+
+#define TCP_CRR_OPTS(X)                                                                            \
+	X(INT, conns, 100000, 'n', "conns", 0, 100000000, "N",                                     \
+	  "connections in the measured window (a count-based run; --duration makes it time-based)") \
+	X(INT, warmup_conns, 1000, 0, "warmup-conns", 0, 100000000, "N",                           \
+	  "connections before the window, not counted")                                            \
+	X(INT, concurrency, 1, 'C', "concurrency", 1, 256, "N", "connections in flight per client") \
+	X(INT, msgs, 2, 'k', "msgs", 1, 1000000, "K", "messages the server sends on each connection") \
+	X(ENUM, close, "server", 0, "close", 0, 0, "server|client|reset",                          \
+	  "who closes first (TIME_WAIT lands there); reset: the client aborts with SO_LINGER {1,0}") \
+	X(INT, src_addrs, 0, 0, "src-addrs", 0, 254, "N",                                          \
+	  "spread client source addresses over 127.0.0.1..N (0: 1, or 16 with --close client)")    \
+	X(INT, backlog, 1024, 0, "backlog", 1, 65535, "N", "server listen() backlog")              \
+	X(DBL, time_limit, 600, 0, "time-limit", 1, 86400, "S",                                    \
+	  "stop a count-based window after this long, marked partial")                             \
+	X(ENUM, server_fault, "none", 0, "server-fault", 0, 0, "none|short|reset",                 \
+	  "make the server misbehave, to see how errors are counted: short closes after half "     \
+	  "the bytes, reset aborts the connection")
+
+#define TCP_RR_OPTS(X)                                                                             \
+	X(INT, flows, 1, 'F', "flows", 1, 1024, "N", "persistent connections per client")          \
+	X(INT, response, 1, 'r', "response", 1, 1 << 30, "BYTES", "bytes the server answers each request with")
 
 #define SERVE_OPTS(X)                                                                              \
 	X(STR, listen, "127.0.0.1", 'L', "listen", 0, 0, "ADDR",                                   \
@@ -46,6 +84,17 @@ struct cJSON;
 	X(INT, ready_fd, -1, 0, "ready-fd", -1, 1023, "FD",                                        \
 	  "once listening, write the control port and a newline to this fd")
 
+#define ALL_OPTS(X)                                                                                \
+	COMMON_OPTS(X)                                                                             \
+	SIZE_OPT(X)                                                                                \
+	WINDOW_OPT(X)                                                                              \
+	REQUEST_OPT(X)                                                                             \
+	UDP_RR_OPTS(X)                                                                             \
+	TCP_OPTS(X)                                                                                \
+	TCP_CRR_OPTS(X)                                                                            \
+	TCP_RR_OPTS(X)                                                                             \
+	SERVE_OPTS(X)
+
 #define OPT_CTYPE_INT long
 #define OPT_CTYPE_DBL double
 #define OPT_CTYPE_BOOL bool
@@ -53,17 +102,23 @@ struct cJSON;
 #define OPT_CTYPE_ENUM char *
 #define OPT_FIELD_(t, f, d, s, n, lo, hi, mv, h) OPT_CTYPE_##t f;
 
+#define OPT_ID_(t, f, d, s, n, lo, hi, mv, h) OPT_ID_##f,
+enum opt_id { ALL_OPTS(OPT_ID_) OPT_ID_COUNT };
+
 struct opts {
-	COMMON_OPTS(OPT_FIELD_)
-	UDP_RR_OPTS(OPT_FIELD_)
-	SERVE_OPTS(OPT_FIELD_)
+	ALL_OPTS(OPT_FIELD_)
+	bool set[OPT_ID_COUNT]; /* given on the command line or in a config */
 };
+
+/* Was option f given (not a default)? */
+#define OPT_IS_SET(o, f) ((o)->set[OPT_ID_##f])
 
 enum opt_type { OPT_INT, OPT_DBL, OPT_BOOL, OPT_STR, OPT_ENUM /* a string, one of metavar's |-separated words */ };
 
 struct opt_def {
 	const char *name; /* long flag, without "--"; NULL ends a table */
 	const char *field;
+	enum opt_id id;
 	int shortc;
 	enum opt_type type;
 	size_t off;
@@ -72,25 +127,37 @@ struct opt_def {
 	const char *help;
 };
 
+/* A workload's own default and help for a shared option. NULL field ends a table. */
+struct opt_override {
+	const char *field;
+	const char *def;  /* as typed on the command line */
+	const char *help; /* NULL: the option's own */
+	double min, max;  /* both 0: the option's own range */
+};
+
 /* The option tables of each subcommand, each ending with {0}. */
 extern const struct opt_def opts_udp_rr[];
+extern const struct opt_def opts_tcp_crr[];
+extern const struct opt_def opts_tcp_rr[];
 extern const struct opt_def opts_serve[];
 
-/* Fill o with every default (strings are duplicated; opts_free frees them). */
-void opts_defaults(struct opts *o);
+/* Fill o with every default, then the overrides (may be NULL). Strings are duplicated;
+ * opts_free frees them. Nothing is marked set. */
+void opts_defaults(struct opts *o, const struct opt_override *ov);
 /* Free the strings of o. */
 void opts_free(struct opts *o);
 /* Parse argv (argv[0] is the subcommand) against defs into o, which holds defaults.
  * 0 ok, 1 when --help was asked, -EINVAL with a one-line reason in err. */
-int opts_parse(const struct opt_def *defs, int argc, char **argv, struct opts *o, char *err,
-	       size_t errlen);
-/* Print the usage of a subcommand generated from its table. */
-void opts_usage(const struct opt_def *defs, const char *cmd, const char *summary, void *file);
+int opts_parse(const struct opt_def *defs, const struct opt_override *ov, int argc, char **argv,
+	       struct opts *o, char *err, size_t errlen);
+/* Print the usage of a subcommand generated from its table and overrides. */
+void opts_usage(const struct opt_def *defs, const struct opt_override *ov, const char *cmd,
+		const char *summary, void *file);
 /* The options of defs as a JSON object keyed by field name (caller frees). */
 struct cJSON *opts_to_json(const struct opt_def *defs, const struct opts *o);
 /* Apply the keys of a JSON object (as opts_to_json writes) to o, with the same range checks as
  * the command line. Unknown keys are an error. 0 or -EINVAL with err. */
-int opts_from_json(const struct opt_def *defs, const struct cJSON *obj, struct opts *o, char *err,
-		   size_t errlen);
+int opts_from_json(const struct opt_def *defs, const struct opt_override *ov,
+		   const struct cJSON *obj, struct opts *o, char *err, size_t errlen);
 
 #endif

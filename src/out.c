@@ -10,6 +10,8 @@
 #define SB_VERSION "unknown"
 #endif
 
+#define MAX_PAIRS 4
+
 double out_rate(uint64_t count, double seconds)
 {
 	return seconds > 0 ? (double)count / seconds : 0.0;
@@ -38,6 +40,11 @@ static double r6(double v)
 	return round(v * 1e6) / 1e6;
 }
 
+static bool is_udp(const struct result *r)
+{
+	return !strcmp(r->wl->snmp_proto, "Udp");
+}
+
 /* The headline packet rate: what the server received per second (each of its recvmsg and
  * sendmsg, as the report counted), or the client's answers when the server did not report. */
 static double packets_per_s(const struct result *r)
@@ -47,15 +54,18 @@ static double packets_per_s(const struct result *r)
 	return out_rate(r->client.c.rx_packets, r->duration_s);
 }
 
-/* Our own count of datagrams in and out of this machine's UDP stack, for the cross-check. */
-static void our_udp_counts(const struct result *r, uint64_t *in, uint64_t *out)
+static uint64_t units(const struct result *r)
 {
-	*in = r->client.c.rx_packets;
-	*out = r->client.c.tx_packets;
-	if (r->server_local && r->server.present) {
-		*in += r->server.c.rx_packets;
-		*out += r->server.c.tx_packets;
-	}
+	return r->client.c.transactions;
+}
+
+static cJSON *errors_json(const struct side_counters *c)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	for (int k = 0; k < ERR_KINDS; k++)
+		cJSON_AddNumberToObject(j, err_kind_names[k], (double)c->err[k]);
+	return j;
 }
 
 static cJSON *side_json(const struct side_result *s, const struct result *r)
@@ -63,18 +73,32 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	if (!s->present)
 		return cJSON_CreateNull();
 	cJSON *j = cJSON_CreateObject();
+	char key[64];
 
 	cJSON_AddNumberToObject(j, "processes", s->processes);
+	cJSON_AddNumberToObject(j, "real_s", r6(r->duration_s));
 	cJSON_AddNumberToObject(j, "user_s", r6(s->user_s));
 	cJSON_AddNumberToObject(j, "sys_s", r6(s->sys_s));
 	cJSON_AddNumberToObject(j, "cpu_us_per_transaction",
-				r3(out_cpu_us_per(s->user_s, s->sys_s, r->client.c.transactions)));
+				r3(out_cpu_us_per(s->user_s, s->sys_s, units(r))));
+	if (strcmp(r->wl->unit, "transaction")) {
+		snprintf(key, sizeof(key), "cpu_us_per_%s", r->wl->unit);
+		cJSON_AddNumberToObject(j, key, r3(out_cpu_us_per(s->user_s, s->sys_s, units(r))));
+		snprintf(key, sizeof(key), "user_us_per_%s", r->wl->unit);
+		cJSON_AddNumberToObject(j, key, r3(out_cpu_us_per(s->user_s, 0, units(r))));
+		snprintf(key, sizeof(key), "sys_us_per_%s", r->wl->unit);
+		cJSON_AddNumberToObject(j, key, r3(out_cpu_us_per(0, s->sys_s, units(r))));
+	}
 	cJSON_AddNumberToObject(j, "packets_sent", (double)s->c.tx_packets);
 	cJSON_AddNumberToObject(j, "packets_received", (double)s->c.rx_packets);
 	cJSON_AddNumberToObject(j, "packets_sent_per_s", r3(out_rate(s->c.tx_packets, r->duration_s)));
 	cJSON_AddNumberToObject(j, "packets_received_per_s",
 				r3(out_rate(s->c.rx_packets, r->duration_s)));
+	cJSON_AddNumberToObject(j, "bytes_sent", (double)s->c.tx_bytes);
+	cJSON_AddNumberToObject(j, "bytes_received", (double)s->c.rx_bytes);
+	cJSON_AddNumberToObject(j, "connections", (double)s->c.connects);
 	cJSON_AddNumberToObject(j, "errors", (double)s->c.errors);
+	cJSON_AddItemToObject(j, "errors_by_kind", errors_json(&s->c));
 	return j;
 }
 
@@ -110,28 +134,51 @@ static cJSON *machine_json(const struct cpu_split *m)
 
 static cJSON *kernel_check_json(const struct result *r)
 {
-	cJSON *j = cJSON_CreateObject();
-	uint64_t in, out;
+	struct kernel_pair p[MAX_PAIRS];
+	int n = r->wl->kernel_pairs(r, p);
+	cJSON *j = cJSON_CreateObject(), *c = cJSON_CreateObject();
 
-	our_udp_counts(r, &in, &out);
 	cJSON_AddStringToObject(j, "scope", r->server_local ? "client+server" : "client");
-	cJSON_AddNumberToObject(j, "in_ours", (double)in);
-	cJSON_AddNumberToObject(j, "in_kernel", (double)kstat_snmp_get(&r->kernel, "InDatagrams"));
-	cJSON_AddNumberToObject(j, "out_ours", (double)out);
-	cJSON_AddNumberToObject(j, "out_kernel", (double)kstat_snmp_get(&r->kernel, "OutDatagrams"));
-	cJSON_AddNumberToObject(
-		j, "in_diff_pct",
-		r3(out_diff_pct(in, (uint64_t)kstat_snmp_get(&r->kernel, "InDatagrams"))));
-	cJSON_AddNumberToObject(
-		j, "out_diff_pct",
-		r3(out_diff_pct(out, (uint64_t)kstat_snmp_get(&r->kernel, "OutDatagrams"))));
+	for (int i = 0; i < n; i++) {
+		cJSON *e = cJSON_CreateObject();
+		int64_t k = kstat_snmp_get(&r->kernel, p[i].name);
+
+		cJSON_AddNumberToObject(e, "ours", (double)p[i].ours);
+		cJSON_AddNumberToObject(e, "kernel", (double)k);
+		cJSON_AddNumberToObject(e, "diff_pct", r3(out_diff_pct(p[i].ours, (uint64_t)k)));
+		cJSON_AddItemToObject(c, p[i].name, e);
+	}
+	cJSON_AddItemToObject(j, "counters", c);
 	return j;
+}
+
+static void add_headline(cJSON *j, const struct result *r)
+{
+	const struct side_counters *c = &r->client.c;
+	char key[64];
+
+	cJSON_AddNumberToObject(j, "transactions", (double)c->transactions);
+	cJSON_AddNumberToObject(j, "transactions_per_s", r3(out_rate(c->transactions, r->duration_s)));
+	if (strcmp(r->wl->unit, "transaction")) {
+		snprintf(key, sizeof(key), "%ss", r->wl->unit);
+		cJSON_AddNumberToObject(j, key, (double)c->transactions);
+		snprintf(key, sizeof(key), "%ss_per_s", r->wl->unit);
+		cJSON_AddNumberToObject(j, key, r3(out_rate(c->transactions, r->duration_s)));
+	}
+	if (is_udp(r))
+		cJSON_AddNumberToObject(j, "packets_per_s", r3(packets_per_s(r)));
+	cJSON_AddNumberToObject(j, "bytes_received", (double)c->rx_bytes);
+	cJSON_AddNumberToObject(j, "lost", (double)c->lost);
+	cJSON_AddNumberToObject(j, "late", (double)c->late);
+	cJSON_AddNumberToObject(j, "errors", (double)(c->errors + r->server.c.errors));
+	cJSON_AddItemToObject(j, "latency_us", latency_json(r->lat));
+	if (r->lat2->count)
+		cJSON_AddItemToObject(j, "connect_latency_us", latency_json(r->lat2));
 }
 
 void out_json(const struct result *r, FILE *f)
 {
 	cJSON *j = cJSON_CreateObject();
-	const struct side_counters *c = &r->client.c;
 
 	cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
 	cJSON_AddStringToObject(j, "tool", "sockbench");
@@ -145,13 +192,7 @@ void out_json(const struct result *r, FILE *f)
 		cJSON_AddNullToObject(j, "partial_reason");
 	cJSON_AddNumberToObject(j, "duration_s", r6(r->duration_s));
 	cJSON_AddNumberToObject(j, "warmup_s", r3(r->warmup_s));
-	cJSON_AddNumberToObject(j, "transactions", (double)c->transactions);
-	cJSON_AddNumberToObject(j, "transactions_per_s", r3(out_rate(c->transactions, r->duration_s)));
-	cJSON_AddNumberToObject(j, "packets_per_s", r3(packets_per_s(r)));
-	cJSON_AddNumberToObject(j, "lost", (double)c->lost);
-	cJSON_AddNumberToObject(j, "late", (double)c->late);
-	cJSON_AddNumberToObject(j, "errors", (double)(c->errors + r->server.c.errors));
-	cJSON_AddItemToObject(j, "latency_us", latency_json(r->lat));
+	add_headline(j, r);
 	cJSON *sides = cJSON_AddObjectToObject(j, "sides");
 
 	cJSON_AddItemToObject(sides, "client", side_json(&r->client, r));
@@ -174,14 +215,14 @@ void out_json(const struct result *r, FILE *f)
 	cJSON_Delete(j);
 }
 
-static void side_row(FILE *f, const char *label, const struct side_result *cl,
-		     const struct side_result *sv, const char *fmt, double a, double b)
+static void side_row(FILE *f, const char *label, const struct result *r, const char *fmt,
+		     double a, double b)
 {
 	char ca[32] = "-", cb[32] = "-";
 
-	if (cl->present)
+	if (r->client.present)
 		snprintf(ca, sizeof(ca), fmt, a);
-	if (sv->present)
+	if (r->server.present)
 		snprintf(cb, sizeof(cb), fmt, b);
 	fprintf(f, "  %-28s %14s %14s\n", label, ca, cb);
 }
@@ -190,24 +231,44 @@ static void table_sides(const struct result *r, FILE *f)
 {
 	const struct side_result *c = &r->client, *s = &r->server;
 	double d = r->duration_s;
-	uint64_t tr = r->client.c.transactions;
+	uint64_t n = units(r);
+	char label[64];
 
 	fprintf(f, "\n  %-28s %14s %14s\n", "per side", "client", "server");
-	side_row(f, "processes", c, s, "%.0f", c->processes, s->processes);
-	side_row(f, "packets sent/s", c, s, "%.0f", out_rate(c->c.tx_packets, d),
-		 out_rate(s->c.tx_packets, d));
-	side_row(f, "packets received/s", c, s, "%.0f", out_rate(c->c.rx_packets, d),
-		 out_rate(s->c.rx_packets, d));
-	side_row(f, "user CPU (s)", c, s, "%.3f", c->user_s, s->user_s);
-	side_row(f, "system CPU (s)", c, s, "%.3f", c->sys_s, s->sys_s);
-	side_row(f, "CPU us per transaction", c, s, "%.2f", out_cpu_us_per(c->user_s, c->sys_s, tr),
-		 out_cpu_us_per(s->user_s, s->sys_s, tr));
-	side_row(f, "errors", c, s, "%.0f", (double)c->c.errors, (double)s->c.errors);
+	side_row(f, "processes", r, "%.0f", c->processes, s->processes);
+	if (is_udp(r)) {
+		side_row(f, "packets sent/s", r, "%.0f", out_rate(c->c.tx_packets, d),
+			 out_rate(s->c.tx_packets, d));
+		side_row(f, "packets received/s", r, "%.0f", out_rate(c->c.rx_packets, d),
+			 out_rate(s->c.rx_packets, d));
+	} else {
+		side_row(f, "MB sent", r, "%.1f", (double)c->c.tx_bytes / 1e6,
+			 (double)s->c.tx_bytes / 1e6);
+		side_row(f, "MB received", r, "%.1f", (double)c->c.rx_bytes / 1e6,
+			 (double)s->c.rx_bytes / 1e6);
+	}
+	side_row(f, "real (s)", r, "%.3f", d, d);
+	side_row(f, "user (s)", r, "%.3f", c->user_s, s->user_s);
+	side_row(f, "sys (s)", r, "%.3f", c->sys_s, s->sys_s);
+	snprintf(label, sizeof(label), "user us per %s", r->wl->unit);
+	side_row(f, label, r, "%.2f", out_cpu_us_per(c->user_s, 0, n), out_cpu_us_per(s->user_s, 0, n));
+	snprintf(label, sizeof(label), "sys us per %s", r->wl->unit);
+	side_row(f, label, r, "%.2f", out_cpu_us_per(0, c->sys_s, n), out_cpu_us_per(0, s->sys_s, n));
+	snprintf(label, sizeof(label), "CPU us per %s", r->wl->unit);
+	side_row(f, label, r, "%.2f", out_cpu_us_per(c->user_s, c->sys_s, n),
+		 out_cpu_us_per(s->user_s, s->sys_s, n));
+	side_row(f, "errors", r, "%.0f", (double)c->c.errors, (double)s->c.errors);
+	for (int k = 0; k < ERR_KINDS; k++) {
+		if (!c->c.err[k] && !s->c.err[k])
+			continue;
+		snprintf(label, sizeof(label), "  %s", err_kind_names[k]);
+		side_row(f, label, r, "%.0f", (double)c->c.err[k], (double)s->c.err[k]);
+	}
 }
 
 static void table_kernel(const struct result *r, FILE *f)
 {
-	uint64_t in, out;
+	struct kernel_pair p[MAX_PAIRS];
 
 	if (r->machine_ok)
 		fprintf(f, "\n  machine CPU: user %.1f%%  system %.1f%%  softirq %.1f%%  irq %.1f%%  "
@@ -216,47 +277,55 @@ static void table_kernel(const struct result *r, FILE *f)
 			r->machine.idle, r->machine.steal);
 	if (!r->kernel_ok)
 		return;
-	our_udp_counts(r, &in, &out);
-	fprintf(f, "\n  kernel %s counters over the window (%s)\n", r->wl->snmp_proto,
+	int np = r->wl->kernel_pairs(r, p);
+
+	fprintf(f, "\n  kernel counters over the window (%s)\n",
 		r->server_local ? "client and server on this machine" : "this machine: client side");
 	for (int i = 0; i < r->kernel.n; i++) {
 		const char *n = r->kernel.name[i];
 
 		fprintf(f, "    %-22s %12llu", n, (unsigned long long)r->kernel.v[i]);
-		if (!strcmp(n, "InDatagrams") || !strcmp(n, "OutDatagrams")) {
-			uint64_t ours = n[0] == 'I' ? in : out;
-
-			fprintf(f, "   sockbench %llu (%+.2f%%)", (unsigned long long)ours,
-				out_diff_pct(ours, r->kernel.v[i]));
-		}
+		for (int k = 0; k < np; k++)
+			if (!strcmp(n, p[k].name))
+				fprintf(f, "   sockbench %llu (%+.2f%%)", (unsigned long long)p[k].ours,
+					out_diff_pct(p[k].ours, r->kernel.v[i]));
 		fputc('\n', f);
 	}
 }
 
-void out_table(const struct result *r, FILE *f)
+static void table_latency(FILE *f, const char *label, const struct hist *h)
 {
-	const struct opts *o = r->cfg;
-	const struct hist *h = r->lat;
-	const struct side_counters *c = &r->client.c;
-
-	fprintf(f, "sockbench %s: %ld client%s x %ld outstanding, %ld-byte packets, %ld peer%s, "
-		   "unconnected sendmsg/recvmsg, wait: %s, checksums %s\n",
-		r->wl->name, o->clients, o->clients > 1 ? "s" : "", o->window, o->size, o->peers,
-		o->peers > 1 ? "s" : "", o->wait, o->no_check ? "off" : "on");
-	if (r->partial)
-		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
-	fprintf(f, "measured %.2f s after %.2f s of warm-up\n\n", r->duration_s, r->warmup_s);
-	fprintf(f, "  %-28s %14llu  (%.0f/s)\n", "transactions", (unsigned long long)c->transactions,
-		out_rate(c->transactions, r->duration_s));
-	fprintf(f, "  %-28s %14.0f\n", "packets/s (server recvmsg)", packets_per_s(r));
-	fprintf(f, "  %-28s %14llu  late %llu\n", "lost (unanswered)", (unsigned long long)c->lost,
-		(unsigned long long)c->late);
-	fprintf(f, "  round trip (us)              min %.1f  mean %.1f  p50 %.1f  p90 %.1f  p99 %.1f  "
-		   "p99.9 %.1f  max %.1f\n",
-		h->count ? (double)h->min / 1e3 : 0, hist_mean(h) / 1e3,
+	fprintf(f, "  %-28s min %.1f  mean %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f\n",
+		label, h->count ? (double)h->min / 1e3 : 0, hist_mean(h) / 1e3,
 		(double)hist_percentile(h, 50) / 1e3, (double)hist_percentile(h, 90) / 1e3,
 		(double)hist_percentile(h, 99) / 1e3, (double)hist_percentile(h, 99.9) / 1e3,
 		(double)h->max / 1e3);
+}
+
+void out_table(const struct result *r, FILE *f)
+{
+	const struct side_counters *c = &r->client.c;
+	char desc[300], label[64];
+
+	r->wl->describe(r->cfg, desc, sizeof(desc));
+	fprintf(f, "sockbench %s: %s\n", r->wl->name, desc);
+	if (r->partial)
+		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
+	fprintf(f, "measured %.3f s after the warm-up\n\n", r->duration_s);
+	snprintf(label, sizeof(label), "%ss", r->wl->unit);
+	fprintf(f, "  %-28s %14llu  (%.0f/s)\n", label, (unsigned long long)c->transactions,
+		out_rate(c->transactions, r->duration_s));
+	if (is_udp(r)) {
+		fprintf(f, "  %-28s %14.0f\n", "packets/s (server recvmsg)", packets_per_s(r));
+		fprintf(f, "  %-28s %14llu  late %llu\n", "lost (unanswered)",
+			(unsigned long long)c->lost, (unsigned long long)c->late);
+	} else {
+		fprintf(f, "  %-28s %14llu\n", "bytes received", (unsigned long long)c->rx_bytes);
+	}
+	snprintf(label, sizeof(label), "%s (us)", r->wl->latency_label);
+	table_latency(f, label, r->lat);
+	if (r->lat2->count)
+		table_latency(f, "connect() (us)", r->lat2);
 	table_sides(r, f);
 	table_kernel(r, f);
 }

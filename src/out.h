@@ -26,9 +26,10 @@ struct result {
 	char partial_reason[200];
 	double duration_s; /* the measured window, as the coordinator timed it */
 	double warmup_s;
-	struct hist *lat;
+	struct hist *lat;  /* per unit (round trip / connection), all clients */
+	struct hist *lat2; /* connect() alone */
 	struct side_result client, server;
-	bool server_local; /* same machine: the kernel counters include the server's packets */
+	bool server_local; /* same machine: the kernel counters include the server's side */
 	bool machine_ok;
 	struct cpu_split machine;
 	bool kernel_ok;

@@ -35,11 +35,6 @@
 #define START_MS 10000	/* agent start, handshake, clients opening their sockets */
 #define REPORT_MS 10000 /* for each side's result after END */
 
-struct shared {
-	_Atomic int phase;
-	_Atomic int ready;
-};
-
 struct run {
 	const struct workload *wl;
 	struct opts *o;
@@ -53,7 +48,11 @@ struct run {
 	pid_t *cpid;
 	int *cpipe;
 	struct result res;
-	bool failed; /* a side died: exit 1 after the partial report */
+	bool count_based;
+	bool failed;	  /* a side died or a fatal error: exit 1 after the partial report */
+	char fatal[300];  /* what to tell the user on stderr after the report */
+	struct snmp ext0; /* TcpExt at the window's start, for the accept-queue watch */
+	bool ext_ok;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -161,6 +160,10 @@ static int connect_agent(const char *host, const char *port)
 		fd = -1;
 	}
 	freeaddrinfo(ai);
+	if (fd < 0 && r == EADDRNOTAVAIL)
+		die("cannot reach the serve agent at %s port %s: no local port is free (TIME_WAIT "
+		    "from an earlier run with --close client? see `ss -tan state time-wait`)",
+		    host, port);
 	if (fd < 0)
 		die("cannot reach the serve agent at %s port %s: %s (is `sockbench serve` running "
 		    "there?)",
@@ -236,12 +239,12 @@ static void run_client(struct run *r, int i, int fd)
 		.nsock = (int)(per + (i < extra)),
 		.server = r->data,
 		.server_len = r->data_len,
-		.phase = &r->sh->phase,
-		.ready = &r->sh->ready,
+		.sh = r->sh,
 		.rep = rep,
 	};
 
 	hist_reset(&rep->lat);
+	hist_reset(&rep->lat2);
 	int ret = r->wl->client(&c);
 
 	rep->err = -ret;
@@ -314,22 +317,70 @@ static void wait_ready(struct run *r)
 	}
 }
 
-/* Let `seconds` pass unless something ends the run first: returns NULL, or why it ended. */
-static const char *watch(struct run *r, double seconds)
+/* A fatal data-path error a client raised: the run cannot go on, and the user must know why. */
+static const char *check_fatal(struct run *r)
+{
+	int e = atomic_load(&r->sh->fatal);
+
+	if (!e)
+		return NULL;
+	r->failed = true;
+	if (e == EADDRNOTAVAIL)
+		snprintf(r->fatal, sizeof(r->fatal),
+			 "connect() failed with EADDRNOTAVAIL after %ld connections: the client ran out "
+			 "of local ports (TIME_WAIT holds them). Use --close server (the default) or "
+			 "--close reset, or --src-addrs 16 to spread over more source addresses",
+			 atomic_load(&r->sh->fatal_after));
+	else
+		snprintf(r->fatal, sizeof(r->fatal), "a client stopped the run: %s", strerror(e));
+	return "a client hit a fatal error";
+}
+
+/* The server's accept queue overflowing makes connect() wait for SYN retransmits: stop. */
+static const char *check_listen_overflow(struct run *r)
+{
+	struct snmp now, d;
+
+	if (!r->ext_ok || kstat_snmp_read("/proc/net/netstat", "TcpExt", &now))
+		return NULL;
+	kstat_snmp_delta(&r->ext0, &now, &d);
+	int64_t over = kstat_snmp_get(&d, "ListenOverflows");
+
+	if (over <= 0)
+		return NULL;
+	r->failed = true;
+	snprintf(r->fatal, sizeof(r->fatal),
+		 "the server's accept queue overflowed %lld times (TcpExt ListenOverflows): raise "
+		 "--backlog (now %ld) or lower --concurrency",
+		 (long long)over, r->o->backlog);
+	return "the server's accept queue overflowed";
+}
+
+/* Let `seconds` pass, or until `*count` reaches `target` (count-based phases), unless something
+ * ends the run first: returns NULL, or why it ended. */
+static const char *watch(struct run *r, double seconds, _Atomic int *count, int target)
 {
 	uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
 	struct pollfd p = {.fd = r->ctl, .events = POLLIN};
+	int step = count ? 1 : STEP_MS, ticks = 0;
 	static char why[120];
 
 	for (uint64_t t = now_ns(); t < deadline; t = now_ns()) {
 		int ms = (int)((deadline - t) / 1000000) + 1;
+		const char *fatal;
 
 		if (interrupted)
 			return "interrupted by a signal";
-		if (poll(&p, 1, ms < STEP_MS ? ms : STEP_MS) > 0) {
+		if (count && atomic_load(count) >= target)
+			return NULL;
+		if ((fatal = check_fatal(r)))
+			return fatal;
+		if (poll(&p, 1, ms < step ? ms : step) > 0) {
 			r->failed = true;
 			return "the serve agent closed the control connection";
 		}
+		if (++ticks % (STEP_MS / step) && count)
+			continue; /* the checks below every STEP_MS */
 		int dead = dead_client(r);
 
 		if (dead >= 0) {
@@ -337,8 +388,17 @@ static const char *watch(struct run *r, double seconds)
 			snprintf(why, sizeof(why), "client %d exited before the end", dead + 1);
 			return why;
 		}
+		if ((fatal = check_listen_overflow(r)))
+			return fatal;
 	}
-	return interrupted ? "interrupted by a signal" : NULL;
+	if (interrupted)
+		return "interrupted by a signal";
+	if (count && atomic_load(count) < target) {
+		snprintf(why, sizeof(why), "--time-limit %.0f s reached before every %s was done",
+			 seconds, r->wl->unit);
+		return why;
+	}
+	return NULL;
 }
 
 static void set_phase(struct run *r, int ph)
@@ -354,36 +414,81 @@ static void mark_partial(struct run *r, const char *why)
 	snprintf(r->res.partial_reason, sizeof(r->res.partial_reason), "%s", why);
 }
 
-/* Warm-up, then the window; kernel figures are read right at its edges. */
+/* The kernel's counters of the workload's protocol, plus the TcpExt ones it names. */
+static bool read_kernel(const struct workload *wl, struct snmp *k, struct snmp *ext)
+{
+	bool ok = kstat_snmp_read(NULL, wl->snmp_proto, k) == 0;
+
+	if (!strcmp(wl->snmp_proto, "Tcp"))
+		ok &= kstat_snmp_read("/proc/net/netstat", "TcpExt", ext) == 0;
+	else
+		memset(ext, 0, sizeof(*ext));
+	return ok;
+}
+
+/* The deltas of the protocol's row, then the few TcpExt counters that explain TCP failures. */
+static void kernel_delta(struct run *r, const struct snmp *k0, const struct snmp *k1,
+			 const struct snmp *e0, const struct snmp *e1)
+{
+	static const char *const ext_keys[] = {"ListenOverflows", "ListenDrops", "TW",
+					       "TWRecycled", "TCPAbortOnData", "TCPTimeouts"};
+	struct snmp ed;
+
+	kstat_snmp_delta(k0, k1, &r->res.kernel);
+	kstat_snmp_delta(e0, e1, &ed);
+	for (size_t i = 0; i < ARRAY_SIZE(ext_keys) && r->res.kernel.n < SNMP_MAX; i++) {
+		int64_t v = kstat_snmp_get(&ed, ext_keys[i]);
+
+		if (v < 0)
+			continue;
+		snprintf(r->res.kernel.name[r->res.kernel.n], sizeof(r->res.kernel.name[0]), "%s",
+			 ext_keys[i]);
+		r->res.kernel.v[r->res.kernel.n++] = (uint64_t)v;
+	}
+}
+
+/* Warm-up, then the window; kernel figures are read right at its edges. A count-based run
+ * waits for every client to finish its share of each phase, bounded by --time-limit. */
 static void run_window(struct run *r)
 {
 	struct cpu_stat c0, c1;
-	struct snmp k0, k1;
+	static struct snmp k0, k1, e0, e1;
 	const char *why;
+	double limit = r->o->time_limit;
 
 	set_phase(r, PH_WARMUP);
-	why = watch(r, r->o->warmup);
+	if (r->count_based)
+		why = watch(r, limit, &r->sh->warm_done, r->nclients);
+	else
+		why = watch(r, r->o->warmup, NULL, 0);
 	if (why) {
 		mark_partial(r, why);
 		return;
 	}
 	bool cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
-	bool snmp_ok = kstat_snmp_read(NULL, r->wl->snmp_proto, &k0) == 0;
+	bool k_ok = read_kernel(r->wl, &k0, &e0);
+
+	r->ext0 = e0;
+	r->ext_ok = k_ok && e0.n > 0;
 	uint64_t t0 = now_ns();
 
-	if (ctl_send(r->ctl, CTL_MSG_BEGIN, NULL, 0) < 0) {
+	if (ctl_send(r->ctl, CTL_MSG_BEGIN, NULL, 0) < 0 ||
+	    ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS) < 0) {
 		r->failed = true;
-		mark_partial(r, "the serve agent closed the control connection");
+		mark_partial(r, "the serve agent did not acknowledge the window's start");
 	}
 	set_phase(r, PH_MEASURE);
-	why = watch(r, r->o->duration);
+	if (r->count_based)
+		why = watch(r, limit, &r->sh->done, r->nclients);
+	else
+		why = watch(r, r->o->duration, NULL, 0);
 	r->res.duration_s = ns_to_s(now_ns() - t0);
 	r->res.machine_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
-	r->res.kernel_ok = snmp_ok && kstat_snmp_read(NULL, r->wl->snmp_proto, &k1) == 0;
+	r->res.kernel_ok = k_ok && read_kernel(r->wl, &k1, &e1);
 	if (r->res.machine_ok)
 		kstat_cpu_split(&c0, &c1, &r->res.machine);
 	if (r->res.kernel_ok)
-		kstat_snmp_delta(&k0, &k1, &r->res.kernel);
+		kernel_delta(r, &k0, &k1, &e0, &e1);
 	if (why)
 		mark_partial(r, why);
 }
@@ -403,17 +508,18 @@ static void collect_server(struct run *r)
 	struct side_result *s = &r->res.server;
 	const cJSON *it;
 
-#define NUM(key) ((it = cJSON_GetObjectItemCaseSensitive(j, key)) && cJSON_IsNumber(it) ? it->valuedouble : 0)
-	s->present = j != NULL;
+	s->present = j && side_counters_from_json(cJSON_GetObjectItemCaseSensitive(j, "counters"),
+						  &s->c) == 0;
 	s->processes = 1;
-	s->user_s = NUM("user_s");
-	s->sys_s = NUM("sys_s");
-	s->c.tx_packets = (uint64_t)NUM("packets_sent");
-	s->c.rx_packets = (uint64_t)NUM("packets_received");
-	s->c.transactions = (uint64_t)NUM("transactions");
-	s->c.errors = (uint64_t)NUM("errors");
-#undef NUM
+	it = cJSON_GetObjectItemCaseSensitive(j, "user_s");
+	s->user_s = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	it = cJSON_GetObjectItemCaseSensitive(j, "sys_s");
+	s->sys_s = cJSON_IsNumber(it) ? it->valuedouble : 0;
 	cJSON_Delete(j);
+	if (!s->present) {
+		r->failed = true;
+		mark_partial(r, "the serve agent sent a malformed result");
+	}
 	ctl_send(r->ctl, CTL_MSG_BYE, NULL, 0);
 }
 
@@ -429,13 +535,9 @@ static void add_client(struct result *res, const struct client_report *rep)
 		s->user_s += user;
 		s->sys_s += sys;
 	}
-	s->c.tx_packets += rep->c.tx_packets;
-	s->c.rx_packets += rep->c.rx_packets;
-	s->c.transactions += rep->c.transactions;
-	s->c.lost += rep->c.lost;
-	s->c.late += rep->c.late;
-	s->c.errors += rep->c.errors;
+	side_counters_add(&s->c, &rep->c);
 	hist_merge(res->lat, &rep->lat);
+	hist_merge(res->lat2, &rep->lat2);
 }
 
 static void collect_clients(struct run *r)
@@ -477,10 +579,10 @@ static void reap_agent(struct run *r)
 static void parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o)
 {
 	char err[256];
-	int ret = opts_parse(wl->opts, argc, argv, o, err, sizeof(err));
+	int ret = opts_parse(wl->opts, wl->overrides, argc, argv, o, err, sizeof(err));
 
 	if (ret == 1) {
-		opts_usage(wl->opts, wl->name, wl->summary, stdout);
+		opts_usage(wl->opts, wl->overrides, wl->name, wl->summary, stdout);
 		exit(0);
 	}
 	if (ret || wl->check(o, err, sizeof(err)))
@@ -493,8 +595,9 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 	struct run r = {.wl = wl, .o = &o, .ctl = -1};
 	char host[256], port[32];
 
-	opts_defaults(&o);
+	opts_defaults(&o, wl->overrides);
 	parse_or_exit(wl, argc, argv, &o);
+	r.count_based = wl->count_based && wl->count_based(&o);
 	install_signals();
 	r.buf = xmalloc(CTL_MAX_PAYLOAD + 1);
 	if (o.server) {
@@ -513,7 +616,9 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 
 	r.res = (struct result){.wl = wl, .cfg = &o, .warmup_s = o.warmup, .server_local = !o.server};
 	r.res.lat = xmalloc(sizeof(*r.res.lat));
+	r.res.lat2 = xmalloc(sizeof(*r.res.lat2));
 	hist_reset(r.res.lat);
+	hist_reset(r.res.lat2);
 	run_window(&r);
 	set_phase(&r, PH_STOP);
 	collect_server(&r);
@@ -524,10 +629,13 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 	else
 		out_table(&r.res, stdout);
 	fflush(stdout);
+	if (r.fatal[0])
+		fprintf(stderr, "sockbench: %s\n", r.fatal);
 
 	int rc = r.failed ? 1 : 0;
 
 	free(r.res.lat);
+	free(r.res.lat2);
 	free(r.buf);
 	free(r.cpid);
 	free(r.cpipe);

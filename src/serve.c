@@ -1,5 +1,6 @@
 /* serve.c: the agent. It accepts one controller at a time on the control port and runs the
- * server side of its test: HELLO -> ACK, SETUP -> READY (or ERROR), BEGIN, END -> RESULT, BYE.
+ * server side of its test: HELLO -> ACK, SETUP -> READY (or ERROR), BEGIN -> ACK, END -> RESULT,
+ * BYE.
  * The data loop runs in a thread of its own so the control connection is always answered;
  * the CPU marks are taken for the whole process (the control thread sleeps in recv). A local
  * run starts this same agent as a child on loopback, so every run takes the remote path.
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "ctl.h"
@@ -69,13 +69,10 @@ static void *data_thread(void *arg)
 	return NULL;
 }
 
+/* The data loops read the phase at least every 50 ms (a receive timeout), so no wake-up. */
 static void set_phase(struct session *ss, int ph)
 {
-	uint64_t one = 1;
-
 	atomic_store_explicit(&ss->s.phase, ph, memory_order_release);
-	if (write(ss->s.wake_fd, &one, sizeof(one)) < 0)
-		return; /* the counter cannot overflow here; nothing to do */
 }
 
 static void stop_data(struct session *ss)
@@ -95,13 +92,15 @@ static int do_setup(struct session *ss, const char *payload)
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "workload");
 	int ret = -EINVAL;
 
-	opts_defaults(&ss->o);
+	opts_defaults(&ss->o, NULL);
 	if (!cJSON_IsString(name) || !(ss->wl = workload_find(name->valuestring))) {
 		send_error(ss, "SETUP names no known workload", EINVAL, true);
 		goto out;
 	}
-	if (opts_from_json(ss->wl->opts, cJSON_GetObjectItemCaseSensitive(j, "config"), &ss->o, err,
-			   sizeof(err)) ||
+	opts_free(&ss->o);
+	opts_defaults(&ss->o, ss->wl->overrides);
+	if (opts_from_json(ss->wl->opts, ss->wl->overrides,
+			   cJSON_GetObjectItemCaseSensitive(j, "config"), &ss->o, err, sizeof(err)) ||
 	    ss->wl->check(&ss->o, err, sizeof(err))) {
 		send_error(ss, err, EINVAL, true);
 		goto out;
@@ -118,9 +117,8 @@ static int do_setup(struct session *ss, const char *payload)
 		send_error(ss, err, -ret, ret == -EADDRINUSE || ret == -EACCES);
 		goto out;
 	}
-	ss->s.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	atomic_store(&ss->s.phase, PH_WARMUP);
-	if (ss->s.wake_fd < 0 || pthread_create(&ss->thread, NULL, data_thread, ss)) {
+	if (pthread_create(&ss->thread, NULL, data_thread, ss)) {
 		ret = -EAGAIN;
 		send_error(ss, "cannot start the data thread", EAGAIN, false);
 		goto out;
@@ -143,10 +141,7 @@ static void send_result(struct session *ss)
 	cJSON_AddNumberToObject(j, "window_s", wall);
 	cJSON_AddNumberToObject(j, "user_s", user);
 	cJSON_AddNumberToObject(j, "sys_s", sys);
-	cJSON_AddNumberToObject(j, "packets_sent", (double)c->tx_packets);
-	cJSON_AddNumberToObject(j, "packets_received", (double)c->rx_packets);
-	cJSON_AddNumberToObject(j, "transactions", (double)c->transactions);
-	cJSON_AddNumberToObject(j, "errors", (double)c->errors);
+	cJSON_AddItemToObject(j, "counters", side_counters_to_json(c));
 	char *txt = cJSON_PrintUnformatted(j);
 
 	ctl_send(ss->fd, CTL_MSG_RESULT, txt, strlen(txt));
@@ -169,6 +164,10 @@ static int run_window(struct session *ss)
 			cpu_mark_take(&ss->begin);
 			ss->began = true;
 			set_phase(ss, PH_MEASURE);
+			/* The coordinator opens the clients' window only after this, so nothing the
+			 * clients count can reach us before we count too. */
+			if (ctl_send(ss->fd, CTL_MSG_ACK, NULL, 0) < 0)
+				return -EPIPE;
 		} else if (type == CTL_MSG_END) {
 			cpu_mark_take(&ss->end);
 			if (!ss->began)
@@ -185,7 +184,7 @@ static int run_window(struct session *ss)
 
 static void session(int fd, bool verbose)
 {
-	struct session ss = {.fd = fd, .verbose = verbose, .s.wake_fd = -1};
+	struct session ss = {.fd = fd, .verbose = verbose};
 	unsigned type;
 	int ret;
 
@@ -215,8 +214,6 @@ out:
 	stop_data(&ss);
 	if (ss.wl)
 		ss.wl->server_close(&ss.s);
-	if (ss.s.wake_fd >= 0)
-		close(ss.s.wake_fd);
 	opts_free(&ss.o);
 	free(ss.buf);
 }
@@ -258,10 +255,10 @@ int cmd_serve(int argc, char **argv)
 	char err[256];
 	int port, lfd, ret;
 
-	opts_defaults(&o);
-	ret = opts_parse(opts_serve, argc, argv, &o, err, sizeof(err));
+	opts_defaults(&o, NULL);
+	ret = opts_parse(opts_serve, NULL, argc, argv, &o, err, sizeof(err));
 	if (ret == 1) {
-		opts_usage(opts_serve, "serve",
+		opts_usage(opts_serve, NULL, "serve",
 			   "Run the server side of tests for a controller (sockbench WORKLOAD --server).",
 			   stdout);
 		return 0;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "out.h"
 #include "util.h"
 #include "workload.h"
 
@@ -140,7 +141,7 @@ static void send_req(struct udp_client *u, uint32_t i, uint64_t now)
 		/* Socket buffer full or a transient error: retried by the scan, not counted lost. */
 		s->unsent = true;
 		u->retry_pending = true;
-		u->rep->c.errors += u->measuring;
+		count_err(&u->rep->c, ERR_SEND, u->measuring);
 		return;
 	}
 	s->unsent = false;
@@ -151,7 +152,7 @@ static void on_answer(struct udp_client *u, size_t n, uint64_t now)
 {
 	u->rep->c.rx_packets += u->measuring;
 	if (n != u->size) {
-		u->rep->c.errors += u->measuring;
+		count_err(&u->rep->c, ERR_RECV, u->measuring);
 		return;
 	}
 	uint64_t tag = get_tag(u->rx, u->size);
@@ -218,7 +219,7 @@ static bool read_answers(struct udp_client *u, uint64_t *now, int *got)
 				if (errno == EINTR)
 					continue;
 				if (errno != EAGAIN)
-					u->rep->c.errors += u->measuring;
+					count_err(&u->rep->c, ERR_RECV, u->measuring);
 				break;
 			}
 			*now = now_ns();
@@ -241,23 +242,12 @@ static void wait_readable_socks(struct udp_client *u, uint64_t now)
 }
 
 /* Follow the coordinator's phase; false once the run is over. */
-static bool follow_phase(struct udp_client *u, _Atomic int *phase)
+static bool follow_phase(struct udp_client *u, struct client_ctx *c)
 {
-	int ph = atomic_load_explicit(phase, memory_order_acquire);
+	int ph = client_follow_phase(c);
 
-	if (ph == PH_MEASURE && !u->rep->began) {
-		cpu_mark_take(&u->rep->begin);
-		u->rep->began = true;
-		u->measuring = true;
-	} else if (ph == PH_STOP) {
-		if (u->measuring) {
-			cpu_mark_take(&u->rep->end);
-			u->rep->ended = true;
-		}
-		u->measuring = false;
-		return false;
-	}
-	return true;
+	u->measuring = ph == PH_MEASURE;
+	return ph != PH_STOP;
 }
 
 static int client_open(struct udp_client *u, const struct client_ctx *c)
@@ -321,16 +311,14 @@ static void client_close(struct udp_client *u)
 static int udp_rr_client(struct client_ctx *c)
 {
 	struct udp_client u = {0};
-	struct timespec ms1 = {0, 1000000};
 	int ret = client_open(&u, c);
 
-	atomic_fetch_add(c->ready, 1);
+	atomic_fetch_add(&c->sh->ready, 1);
 	if (ret) {
 		client_close(&u);
 		return ret;
 	}
-	while (atomic_load(c->phase) == PH_SETUP)
-		nanosleep(&ms1, NULL);
+	client_wait_phase(c, PH_WARMUP);
 
 	uint64_t now = now_ns();
 
@@ -338,7 +326,7 @@ static int udp_rr_client(struct client_ctx *c)
 	for (uint32_t i = 0; i < u.window; i++)
 		send_req(&u, i, now);
 	u.next_scan = now + 1000000;
-	while (follow_phase(&u, c->phase)) {
+	while (follow_phase(&u, c)) {
 		int got;
 		bool drained = read_answers(&u, &now, &got);
 
@@ -421,13 +409,13 @@ static void udp_rr_server_loop(struct server_ctx *s)
 
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EINTR)
-				c->errors += measuring;
+				count_err(c, ERR_RECV, measuring);
 			continue;
 		}
 		c->rx_packets += measuring;
 		v.iov_len = (size_t)n; /* the answer is exactly as large as the request */
 		if (sendmsg(u->fd, &m, 0) < 0) {
-			c->errors += measuring;
+			count_err(c, ERR_SEND, measuring);
 			continue;
 		}
 		c->tx_packets += measuring;
@@ -448,13 +436,48 @@ static void udp_rr_server_close(struct server_ctx *s)
 	s->priv = NULL;
 }
 
+static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "%ld client%s x %ld outstanding, %ld-byte packets, %ld peer%s, unconnected "
+		 "sendmsg/recvmsg, wait: %s, checksums %s",
+		 o->clients, o->clients > 1 ? "s" : "", o->window, o->size, o->peers,
+		 o->peers > 1 ? "s" : "", o->wait, o->no_check ? "off" : "on");
+}
+
+/* Every datagram in and out of this machine's UDP stack: the clients', and the server's when
+ * it runs here (loopback counts both ends). */
+static int udp_rr_kernel_pairs(const struct result *r, struct kernel_pair *out)
+{
+	uint64_t in = r->client.c.rx_packets, sent = r->client.c.tx_packets;
+
+	if (r->server_local && r->server.present) {
+		in += r->server.c.rx_packets;
+		sent += r->server.c.tx_packets;
+	}
+	out[0] = (struct kernel_pair){"InDatagrams", in};
+	out[1] = (struct kernel_pair){"OutDatagrams", sent};
+	return 2;
+}
+
+/* 65,507: the largest UDP payload over IPv4. */
+static const struct opt_override udp_rr_overrides[] = {
+	{.field = "size", .def = "100", .min = 1, .max = 65507},
+	{0},
+};
+
 const struct workload wl_udp_rr = {
 	.name = "udp-rr",
 	.summary = "UDP request/response, many requests outstanding, unconnected sockets "
 		   "(defaults: the classic report, 2 clients x 100 outstanding, 100-byte packets).",
 	.opts = opts_udp_rr,
+	.overrides = udp_rr_overrides,
 	.snmp_proto = "Udp",
+	.unit = "transaction",
+	.latency_label = "round trip",
 	.check = udp_rr_check,
+	.describe = udp_rr_describe,
+	.kernel_pairs = udp_rr_kernel_pairs,
 	.server_open = udp_rr_server_open,
 	.server_loop = udp_rr_server_loop,
 	.server_close = udp_rr_server_close,

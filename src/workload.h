@@ -17,13 +17,55 @@
 /* Phases of a run; both sides count only in PH_MEASURE. */
 enum phase { PH_SETUP, PH_WARMUP, PH_MEASURE, PH_STOP };
 
+/* Errors on the data path, counted by kind (wrk: errors.connect/read/write/timeout). */
+enum err_kind {
+	ERR_CONNECT,	   /* connect() refused or failed */
+	ERR_ADDRNOTAVAIL,  /* connect(): no local port or address left */
+	ERR_RESET,	   /* ECONNRESET / EPIPE */
+	ERR_SHORT,	   /* the peer closed before sending everything */
+	ERR_TIMEOUT,	   /* nothing came within --timeout */
+	ERR_SEND,	   /* a send call failed */
+	ERR_RECV,	   /* a receive call failed otherwise, or the data was malformed */
+	ERR_KINDS,
+};
+
+/* Names of the kinds, as in the JSON: "connect", "addrnotavail", ... */
+extern const char *const err_kind_names[ERR_KINDS];
+
 /* Counted by one side during the measured window only. */
 struct side_counters {
-	uint64_t tx_packets, rx_packets;
-	uint64_t transactions; /* client: answered requests; server: answers sent */
+	uint64_t tx_packets, rx_packets; /* datagrams, or send/receive calls that moved data */
+	uint64_t tx_bytes, rx_bytes;
+	uint64_t transactions; /* client: completed units (answers, connections); server: its own */
 	uint64_t lost;	       /* client: requests unanswered after --timeout */
 	uint64_t late;	       /* client: answers to requests already counted lost */
-	uint64_t errors;       /* failed calls and malformed answers */
+	uint64_t connects;     /* connect() calls (client) or accepted connections (server) */
+	uint64_t errors;       /* sum of err[] */
+	uint64_t err[ERR_KINDS];
+};
+
+struct cJSON;
+
+/* Add b into a. */
+void side_counters_add(struct side_counters *a, const struct side_counters *b);
+/* The counters as a JSON object (caller frees), and back: 0 or -EINVAL. */
+struct cJSON *side_counters_to_json(const struct side_counters *c);
+int side_counters_from_json(const struct cJSON *j, struct side_counters *c);
+/* Count one error of a kind (only while measuring). */
+static inline void count_err(struct side_counters *c, enum err_kind k, bool measuring)
+{
+	c->err[k] += measuring;
+	c->errors += measuring;
+}
+
+/* Shared memory between the coordinator and the client processes. */
+struct shared {
+	_Atomic int phase;     /* written by the coordinator */
+	_Atomic int ready;     /* clients whose sockets are open */
+	_Atomic int warm_done; /* count-based runs: clients done with their warm-up share */
+	_Atomic int done;      /* count-based runs: clients done with their window share */
+	_Atomic int fatal;     /* an errno that ends the run (e.g. EADDRNOTAVAIL), 0 if none */
+	_Atomic long fatal_after; /* connections completed when it happened */
 };
 
 /* What one client process sends back to the coordinator through its pipe. */
@@ -33,17 +75,17 @@ struct client_report {
 	bool began, ended; /* saw the window open / close */
 	struct cpu_mark begin, end;
 	struct side_counters c;
-	struct hist lat; /* round-trip times, ns */
+	struct hist lat;  /* per unit: round trip, or connect start to last byte; ns */
+	struct hist lat2; /* connect() alone, where the workload connects; ns */
 };
 
 struct client_ctx {
 	const struct opts *o;
 	int index; /* 0 .. clients-1 */
-	int nsock; /* this client's share of --peers */
+	int nsock; /* udp-rr: this client's share of --peers */
 	struct sockaddr_storage server;
 	socklen_t server_len;
-	_Atomic int *phase; /* written by the coordinator, shared memory */
-	_Atomic int *ready; /* clients increment it once their sockets are open */
+	struct shared *sh;
 	struct client_report *rep;
 };
 
@@ -51,22 +93,38 @@ struct server_ctx {
 	const struct opts *o;
 	struct sockaddr_storage local; /* address to serve on; its port is --port */
 	socklen_t local_len;
-	int port;	    /* the bound data port, set by server_open */
-	_Atomic int phase;  /* written by the agent's control thread */
-	int wake_fd;	    /* eventfd, written after each phase change */
+	int port;	   /* the bound data port, set by server_open */
+	_Atomic int phase; /* written by the agent's control thread */
 	struct side_counters c;
 	void *priv;
 };
+
+/* Our count of a kernel counter, for the cross-check printed beside the kernel's. */
+struct kernel_pair {
+	const char *name; /* the /proc name */
+	uint64_t ours;
+};
+
+struct result;
 
 struct workload {
 	const char *name; /* the subcommand */
 	const char *summary;
 	const struct opt_def *opts;
-	const char *snmp_proto; /* the /proc/net/snmp row to cross-check */
+	const struct opt_override *overrides; /* this workload's defaults for shared options */
+	const char *unit;		      /* "transaction", "connection" */
+	const char *latency_label;	      /* what lat measures */
+	const char *snmp_proto;		      /* the /proc/net/snmp row to cross-check */
 	/* Checks across options; may fill derived defaults. 0 or -EINVAL with err. */
 	int (*check)(struct opts *o, char *err, size_t errlen);
+	/* Count-based window (N units) rather than --duration? NULL: never. */
+	bool (*count_based)(const struct opts *o);
+	/* Header line of the report. */
+	void (*describe)(const struct opts *o, char *buf, size_t len);
+	/* Our counts for the kernel counters we cross-check (up to 4); returns how many. */
+	int (*kernel_pairs)(const struct result *r, struct kernel_pair *out);
 	/* Server side, in the agent: open the data socket(s) (0 or -errno with err), serve until
-	 * the phase is PH_STOP (in a thread of its own), close. */
+	 * the phase is PH_STOP (in a thread of the agent; it may start and join its own), close. */
 	int (*server_open)(struct server_ctx *s, char *err, size_t errlen);
 	void (*server_loop)(struct server_ctx *s);
 	void (*server_close)(struct server_ctx *s);
@@ -74,10 +132,43 @@ struct workload {
 	int (*client)(struct client_ctx *c);
 };
 
-extern const struct workload wl_udp_rr;
+extern const struct workload wl_udp_rr, wl_tcp_crr, wl_tcp_rr;
 /* NULL-terminated table of every workload. */
 extern const struct workload *const workloads[];
 /* The workload of that name, or NULL. */
 const struct workload *workload_find(const char *name);
+
+/* Workloads whose client process runs several threads (TCP: one per connection in flight or
+ * per flow). Each thread counts on its own; the process's main thread follows the phase,
+ * takes the CPU marks, and tells the coordinator when every thread is done with a share. */
+struct client_thread {
+	struct client_ctx *c;
+	int index;
+	long warm_share, share; /* count-based runs: units before and in the window */
+	struct side_counters cnt;
+	struct hist lat, lat2;
+	_Atomic int *warm_done, *done; /* the group's counters */
+	void *priv;		       /* the workload's per-thread state */
+};
+
+/* Split total units into parts; the share of part i. */
+long share_of(long total, int parts, int i);
+/* Run fn in n threads (t[i] filled by the caller, index and shares set here from the counts
+ * of this client), follow the phase until PH_STOP, join, and add every thread's counts to the
+ * report. 0 or -errno if a thread could not start. */
+int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, long warm_units,
+		       long units, void *(*fn)(void *));
+/* In a thread: the current phase (no marks), and sleep until it is at least ph. */
+int thread_phase(const struct client_thread *t);
+int thread_wait_phase(const struct client_thread *t, int ph);
+/* In a thread of a count-based run: this thread has finished its warm-up / window share. */
+void thread_warm_done(struct client_thread *t);
+void thread_done(struct client_thread *t);
+
+/* In a client process: follow the coordinator's phase, taking the CPU marks at the window's
+ * edges. Returns the phase now. Cheap: one shared-memory load when nothing changed. */
+int client_follow_phase(struct client_ctx *c);
+/* Block (sleeping 1 ms at a time) until the phase is at least ph, following it. */
+int client_wait_phase(struct client_ctx *c, int ph);
 
 #endif

@@ -1,11 +1,25 @@
-/* workloads.c: the table of workloads; adding one is one line here. */
+/* workloads.c: the table of workloads (adding one is one line here), and what their client
+ * sides share. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "workload.h"
 
 const struct workload *const workloads[] = {
 	&wl_udp_rr,
+	&wl_tcp_crr,
+	&wl_tcp_rr,
 	NULL,
+};
+
+const char *const err_kind_names[ERR_KINDS] = {
+	[ERR_CONNECT] = "connect", [ERR_ADDRNOTAVAIL] = "addrnotavail", [ERR_RESET] = "reset",
+	[ERR_SHORT] = "short",	   [ERR_TIMEOUT] = "timeout",		[ERR_SEND] = "send",
+	[ERR_RECV] = "recv",
 };
 
 const struct workload *workload_find(const char *name)
@@ -14,4 +28,171 @@ const struct workload *workload_find(const char *name)
 		if (!strcmp(workloads[i]->name, name))
 			return workloads[i];
 	return NULL;
+}
+
+void side_counters_add(struct side_counters *a, const struct side_counters *b)
+{
+	a->tx_packets += b->tx_packets;
+	a->rx_packets += b->rx_packets;
+	a->tx_bytes += b->tx_bytes;
+	a->rx_bytes += b->rx_bytes;
+	a->transactions += b->transactions;
+	a->lost += b->lost;
+	a->late += b->late;
+	a->connects += b->connects;
+	a->errors += b->errors;
+	for (int k = 0; k < ERR_KINDS; k++)
+		a->err[k] += b->err[k];
+}
+
+int client_follow_phase(struct client_ctx *c)
+{
+	int ph = atomic_load_explicit(&c->sh->phase, memory_order_acquire);
+	struct client_report *rep = c->rep;
+
+	if (ph >= PH_MEASURE && !rep->began) {
+		cpu_mark_take(&rep->begin);
+		rep->began = true;
+	}
+	if (ph == PH_STOP && rep->began && !rep->ended) {
+		cpu_mark_take(&rep->end);
+		rep->ended = true;
+	}
+	return ph;
+}
+
+long share_of(long total, int parts, int i)
+{
+	return total / parts + (i < total % parts);
+}
+
+int thread_phase(const struct client_thread *t)
+{
+	return atomic_load_explicit(&t->c->sh->phase, memory_order_acquire);
+}
+
+int thread_wait_phase(const struct client_thread *t, int ph)
+{
+	struct timespec ms1 = {0, 1000000};
+	int now;
+
+	while ((now = thread_phase(t)) < ph)
+		nanosleep(&ms1, NULL);
+	return now;
+}
+
+void thread_warm_done(struct client_thread *t)
+{
+	atomic_fetch_add(t->warm_done, 1);
+}
+
+void thread_done(struct client_thread *t)
+{
+	atomic_fetch_add(t->done, 1);
+}
+
+int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, long warm_units,
+		       long units, void *(*fn)(void *))
+{
+	_Atomic int warm = 0, done = 0;
+	pthread_t *tid = calloc((size_t)n, sizeof(*tid));
+	struct timespec step = {0, 200000};
+	bool warm_told = false, done_told = false;
+	int started = 0, ret = 0;
+	long my_warm = share_of(warm_units, (int)c->o->clients, c->index);
+	long mine = share_of(units, (int)c->o->clients, c->index);
+
+	if (!tid)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		t[i].c = c;
+		t[i].index = i;
+		t[i].warm_share = share_of(my_warm, n, i);
+		t[i].share = share_of(mine, n, i);
+		t[i].warm_done = &warm;
+		t[i].done = &done;
+		hist_reset(&t[i].lat);
+		hist_reset(&t[i].lat2);
+	}
+	for (; started < n; started++) {
+		if (pthread_create(&tid[started], NULL, fn, &t[started])) {
+			ret = -EAGAIN;
+			atomic_store(&c->sh->fatal, EAGAIN);
+			break;
+		}
+	}
+	/* 0.2 ms steps: the window's CPU marks land within that of the coordinator's signal. */
+	while (client_follow_phase(c) != PH_STOP) {
+		if (!warm_told && atomic_load(&warm) >= n) {
+			atomic_fetch_add(&c->sh->warm_done, 1);
+			warm_told = true;
+		}
+		if (!done_told && atomic_load(&done) >= n) {
+			atomic_fetch_add(&c->sh->done, 1);
+			done_told = true;
+		}
+		nanosleep(&step, NULL);
+	}
+	for (int i = 0; i < started; i++) {
+		pthread_join(tid[i], NULL);
+		side_counters_add(&c->rep->c, &t[i].cnt);
+		hist_merge(&c->rep->lat, &t[i].lat);
+		hist_merge(&c->rep->lat2, &t[i].lat2);
+	}
+	free(tid);
+	return ret;
+}
+
+int client_wait_phase(struct client_ctx *c, int ph)
+{
+	struct timespec ms1 = {0, 1000000};
+	int now;
+
+	while ((now = client_follow_phase(c)) < ph)
+		nanosleep(&ms1, NULL);
+	return now;
+}
+
+/* One table for both directions, so a counter added to the struct is added here once. */
+#define COUNTER_FIELDS(X)                                                                          \
+	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
+	X(connects) X(errors)
+
+cJSON *side_counters_to_json(const struct side_counters *c)
+{
+	cJSON *j = cJSON_CreateObject(), *e = cJSON_CreateObject();
+
+#define TO_JSON_(f) cJSON_AddNumberToObject(j, #f, (double)c->f);
+	COUNTER_FIELDS(TO_JSON_)
+#undef TO_JSON_
+	for (int k = 0; k < ERR_KINDS; k++)
+		cJSON_AddNumberToObject(e, err_kind_names[k], (double)c->err[k]);
+	cJSON_AddItemToObject(j, "err", e);
+	return j;
+}
+
+static int get_u64(const cJSON *j, const char *key, uint64_t *v)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	if (!cJSON_IsNumber(it) || it->valuedouble < 0)
+		return -EINVAL;
+	*v = (uint64_t)it->valuedouble;
+	return 0;
+}
+
+int side_counters_from_json(const cJSON *j, struct side_counters *c)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "err");
+	int bad = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!cJSON_IsObject(j) || !cJSON_IsObject(e))
+		return -EINVAL;
+#define FROM_JSON_(f) bad |= get_u64(j, #f, &c->f);
+	COUNTER_FIELDS(FROM_JSON_)
+#undef FROM_JSON_
+	for (int k = 0; k < ERR_KINDS; k++)
+		bad |= get_u64(e, err_kind_names[k], &c->err[k]);
+	return bad ? -EINVAL : 0;
 }

@@ -13,7 +13,7 @@ jassert "$f" '.sides.client.sys_s > 0 and .sides.server.sys_s > 0 and .sides.cli
 jassert "$f" '.machine_cpu | (.user + .system + .softirq + .irq + .idle + .steal) > 99'
 jassert "$f" '.kernel.InDatagrams > 0 and .kernel.OutDatagrams > 0'
 # Cross-check: every datagram we count in or out, the kernel counts too (within 2%).
-jassert "$f" '.kernel_check | (.in_diff_pct | fabs) < 2 and (.out_diff_pct | fabs) < 2' '.kernel_check'
+jassert "$f" '.kernel_check.counters | (.InDatagrams.diff_pct | fabs) < 2 and (.OutDatagrams.diff_pct | fabs) < 2' '.kernel_check'
 # Our own arithmetic holds together.
 jassert "$f" '((.transactions / .duration_s) - .transactions_per_s | fabs) < 1'
 jassert "$f" '(.lost <= .kernel.RcvbufErrors + .kernel.SndbufErrors + .kernel.InErrors + 10)' '{lost,kernel}'

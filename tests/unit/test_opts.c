@@ -15,22 +15,41 @@
 static char err[256];
 
 /* Parse a NULL-terminated list of words after the subcommand; run the workload's check too. */
+static int vparse(const struct workload *wl, struct opts *o, va_list ap)
+{
+	char *argv[32] = {(char *)wl->name};
+	int argc = 1;
+
+	for (char *w; (w = va_arg(ap, char *));)
+		argv[argc++] = w;
+	opts_defaults(o, wl->overrides);
+	err[0] = '\0';
+	int ret = opts_parse(wl->opts, wl->overrides, argc, argv, o, err, sizeof(err));
+
+	if (ret == 0)
+		ret = wl->check(o, err, sizeof(err));
+	return ret;
+}
+
 static int parse(struct opts *o, ...)
 {
-	char *argv[32] = {"udp-rr"};
-	int argc = 1;
 	va_list ap;
 
 	va_start(ap, o);
-	for (char *w; (w = va_arg(ap, char *));)
-		argv[argc++] = w;
-	va_end(ap);
-	opts_defaults(o);
-	err[0] = '\0';
-	int ret = opts_parse(wl_udp_rr.opts, argc, argv, o, err, sizeof(err));
+	int ret = vparse(&wl_udp_rr, o, ap);
 
-	if (ret == 0)
-		ret = wl_udp_rr.check(o, err, sizeof(err));
+	va_end(ap);
+	return ret;
+}
+
+static int parse_wl(const struct workload *wl, struct opts *o, ...)
+{
+	va_list ap;
+
+	va_start(ap, o);
+	int ret = vparse(wl, o, ap);
+
+	va_end(ap);
 	return ret;
 }
 
@@ -125,9 +144,9 @@ static void test_help(void **state)
 	char *argv[] = {"udp-rr", "--help"};
 	FILE *f = fopen("/dev/null", "w");
 
-	opts_defaults(&o);
-	assert_int_equal(opts_parse(wl_udp_rr.opts, 2, argv, &o, err, sizeof(err)), 1);
-	opts_usage(wl_udp_rr.opts, "udp-rr", "x", f);
+	opts_defaults(&o, NULL);
+	assert_int_equal(opts_parse(wl_udp_rr.opts, NULL, 2, argv, &o, err, sizeof(err)), 1);
+	opts_usage(wl_udp_rr.opts, NULL, "udp-rr", "x", f);
 	fclose(f);
 	opts_free(&o);
 }
@@ -142,8 +161,8 @@ static void test_json_round_trip(void **state)
 			 0);
 	cJSON *j = opts_to_json(wl_udp_rr.opts, &a);
 
-	opts_defaults(&b);
-	assert_int_equal(opts_from_json(wl_udp_rr.opts, j, &b, err, sizeof(err)), 0);
+	opts_defaults(&b, NULL);
+	assert_int_equal(opts_from_json(wl_udp_rr.opts, wl_udp_rr.overrides, j, &b, err, sizeof(err)), 0);
 	assert_int_equal(b.clients, 3);
 	assert_int_equal(b.size, 1400);
 	assert_true(b.no_check);
@@ -153,19 +172,116 @@ static void test_json_round_trip(void **state)
 	opts_free(&b);
 
 	/* Out of range, wrong type, unknown key: refused as on the command line. */
-	opts_defaults(&b);
+	opts_defaults(&b, NULL);
 	j = cJSON_Parse("{\"size\":70000}");
-	expect_error("--size 70000 is out of range", opts_from_json(wl_udp_rr.opts, j, &b, err, sizeof(err)), &b);
+	expect_error("--size 70000 is out of range", opts_from_json(wl_udp_rr.opts, wl_udp_rr.overrides, j, &b, err, sizeof(err)), &b);
 	cJSON_Delete(j);
-	opts_defaults(&b);
+	opts_defaults(&b, NULL);
 	j = cJSON_Parse("{\"size\":\"big\"}");
-	expect_error("wrong type", opts_from_json(wl_udp_rr.opts, j, &b, err, sizeof(err)), &b);
+	expect_error("wrong type", opts_from_json(wl_udp_rr.opts, wl_udp_rr.overrides, j, &b, err, sizeof(err)), &b);
 	cJSON_Delete(j);
-	opts_defaults(&b);
+	opts_defaults(&b, NULL);
 	j = cJSON_Parse("{\"rm -rf\":1}");
-	expect_error("unknown config key", opts_from_json(wl_udp_rr.opts, j, &b, err, sizeof(err)), &b);
+	expect_error("unknown config key", opts_from_json(wl_udp_rr.opts, wl_udp_rr.overrides, j, &b, err, sizeof(err)), &b);
 	cJSON_Delete(j);
 	opts_free(&a);
+}
+
+static void test_tcp_crr_defaults_are_scenario_a(void **state)
+{
+	(void)state;
+	struct opts o;
+
+	assert_int_equal(parse_wl(&wl_tcp_crr, &o, NULL), 0);
+	assert_int_equal(o.conns, 100000);
+	assert_int_equal(o.msgs, 2);
+	assert_int_equal(o.size, 10000);
+	assert_int_equal(o.request, 0);
+	assert_int_equal(o.clients, 1);
+	assert_int_equal(o.concurrency, 1);
+	assert_string_equal(o.recv, "recv");
+	assert_string_equal(o.close, "server");
+	assert_int_equal(o.src_addrs, 1);
+	assert_true(wl_tcp_crr.count_based(&o));
+	opts_free(&o);
+	/* --duration alone: a time-based window. */
+	assert_int_equal(parse_wl(&wl_tcp_crr, &o, "--duration", "3", NULL), 0);
+	assert_int_equal(o.conns, 0);
+	assert_false(wl_tcp_crr.count_based(&o));
+	opts_free(&o);
+	assert_int_equal(parse_wl(&wl_tcp_crr, &o, "--duration", "3", "--conns", "50", NULL), 0);
+	assert_int_equal(o.conns, 50);
+	opts_free(&o);
+	/* Closing from the client spreads over source addresses on loopback. */
+	assert_int_equal(parse_wl(&wl_tcp_crr, &o, "--close", "client", NULL), 0);
+	assert_int_equal(o.src_addrs, 16);
+	opts_free(&o);
+	assert_int_equal(parse_wl(&wl_tcp_crr, &o, "--size", "70000", "--recv", "waitall", "--nodelay",
+				  "--quickack", "--rcvbuf", "65536", "--close", "reset", NULL),
+			 0);
+	assert_int_equal(o.size, 70000); /* no UDP limit here */
+	assert_true(o.nodelay && o.quickack);
+	opts_free(&o);
+}
+
+static void test_tcp_crr_errors(void **state)
+{
+	(void)state;
+	struct opts o;
+
+	expect_error("--recv recvfrom is not one of recv|read|recvmsg|readv|waitall",
+		     parse_wl(&wl_tcp_crr, &o, "--recv", "recvfrom", NULL), &o);
+	expect_error("--close later is not one of server|client|reset",
+		     parse_wl(&wl_tcp_crr, &o, "--close", "later", NULL), &o);
+	expect_error("--concurrency 0 is out of range", parse_wl(&wl_tcp_crr, &o, "--concurrency", "0", NULL), &o);
+	expect_error("--msgs 0 is out of range", parse_wl(&wl_tcp_crr, &o, "--msgs", "0", NULL), &o);
+	expect_error("--size 0 is out of range", parse_wl(&wl_tcp_crr, &o, "--size", "0", NULL), &o);
+	expect_error("--conns -1 is out of range", parse_wl(&wl_tcp_crr, &o, "--conns", "-1", NULL), &o);
+	expect_error("--src-addrs 255 is out of range", parse_wl(&wl_tcp_crr, &o, "--src-addrs", "255", NULL), &o);
+	expect_error("--src-addrs needs a loopback server",
+		     parse_wl(&wl_tcp_crr, &o, "--src-addrs", "4", "--server", "198.18.0.2", NULL), &o);
+	expect_error("--backlog 0 is out of range", parse_wl(&wl_tcp_crr, &o, "--backlog", "0", NULL), &o);
+	expect_error("--read-size -5 is out of range", parse_wl(&wl_tcp_crr, &o, "--read-size", "-5", NULL), &o);
+	expect_error("--server-fault maybe is not one of", parse_wl(&wl_tcp_crr, &o, "--server-fault", "maybe", NULL), &o);
+	expect_error("unknown option '--window'", parse_wl(&wl_tcp_crr, &o, "--window", "3", NULL), &o);
+	expect_error("unknown option '--no-check'", parse_wl(&wl_tcp_crr, &o, "--no-check", NULL), &o);
+}
+
+static void test_tcp_rr(void **state)
+{
+	(void)state;
+	struct opts o;
+
+	assert_int_equal(parse_wl(&wl_tcp_rr, &o, NULL), 0);
+	assert_int_equal(o.flows, 1);
+	assert_int_equal(o.window, 1);
+	assert_int_equal(o.request, 1);
+	assert_int_equal(o.response, 1);
+	opts_free(&o);
+	expect_error("--request 0: tcp-rr needs requests", parse_wl(&wl_tcp_rr, &o, "--request", "0", NULL), &o);
+	expect_error("--response 0 is out of range", parse_wl(&wl_tcp_rr, &o, "--response", "0", NULL), &o);
+	expect_error("--flows 0 is out of range", parse_wl(&wl_tcp_rr, &o, "--flows", "0", NULL), &o);
+	expect_error("at most 4096 connections",
+		     parse_wl(&wl_tcp_rr, &o, "--clients", "8", "--flows", "1000", NULL), &o);
+	expect_error("unknown option '--conns'", parse_wl(&wl_tcp_rr, &o, "--conns", "5", NULL), &o);
+}
+
+/* Every workload's overrides name real options with valid defaults (else opts_defaults aborts),
+ * and its usage prints. */
+static void test_every_workload_table(void **state)
+{
+	(void)state;
+	FILE *f = fopen("/dev/null", "w");
+
+	for (int i = 0; workloads[i]; i++) {
+		struct opts o;
+
+		opts_defaults(&o, workloads[i]->overrides);
+		assert_int_equal(workloads[i]->check(&o, err, sizeof(err)), 0);
+		opts_usage(workloads[i]->opts, workloads[i]->overrides, workloads[i]->name, "", f);
+		opts_free(&o);
+	}
+	fclose(f);
 }
 
 int main(void)
@@ -178,6 +294,10 @@ int main(void)
 		cmocka_unit_test(test_cross_checks),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_tcp_crr_defaults_are_scenario_a),
+		cmocka_unit_test(test_tcp_crr_errors),
+		cmocka_unit_test(test_tcp_rr),
+		cmocka_unit_test(test_every_workload_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

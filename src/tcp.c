@@ -1,0 +1,234 @@
+/* tcp.c: see tcp.h. */
+#include "tcp.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define LISTEN_POLL_NS (50 * 1000000ULL)
+
+static ssize_t call_recv(int fd, void *buf, size_t len)
+{
+	return recv(fd, buf, len, 0);
+}
+
+static ssize_t call_read(int fd, void *buf, size_t len)
+{
+	return read(fd, buf, len);
+}
+
+static ssize_t call_recvmsg(int fd, void *buf, size_t len)
+{
+	struct iovec v = {.iov_base = buf, .iov_len = len};
+	struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1};
+
+	return recvmsg(fd, &m, 0);
+}
+
+static ssize_t call_readv(int fd, void *buf, size_t len)
+{
+	struct iovec v = {.iov_base = buf, .iov_len = len};
+
+	return readv(fd, &v, 1);
+}
+
+static ssize_t call_waitall(int fd, void *buf, size_t len)
+{
+	return recv(fd, buf, len, MSG_WAITALL);
+}
+
+static const struct {
+	const char *name;
+	recv_fn fn;
+} recv_calls[] = {
+	{"recv", call_recv},	     {"read", call_read},	{"recvmsg", call_recvmsg},
+	{"readv", call_readv},	     {"waitall", call_waitall},
+};
+
+recv_fn tcp_recv_fn(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(recv_calls); i++)
+		if (!strcmp(recv_calls[i].name, name))
+			return recv_calls[i].fn;
+	return NULL;
+}
+
+int tcp_sockopts(int fd, const struct opts *o)
+{
+	int one = 1, v;
+
+	if (o->rcvbuf) {
+		v = (int)o->rcvbuf;
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)) < 0)
+			return -errno;
+	}
+	if (o->sndbuf) {
+		v = (int)o->sndbuf;
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)) < 0)
+			return -errno;
+	}
+	if (o->nodelay && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+		return -errno;
+	return 0;
+}
+
+int tcp_timeouts(int fd, uint64_t ns)
+{
+	struct timeval tv = {.tv_sec = (time_t)(ns / NSEC_PER_SEC),
+			     .tv_usec = (suseconds_t)(ns % NSEC_PER_SEC / 1000)};
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+		return -errno;
+	return 0;
+}
+
+enum err_kind tcp_err_kind(int err)
+{
+	switch (err) {
+	case ECONNRESET:
+	case EPIPE:
+		return ERR_RESET;
+	case EAGAIN:
+	case ETIMEDOUT:
+		return ERR_TIMEOUT;
+	case ECONNREFUSED:
+		return ERR_CONNECT;
+	case EADDRNOTAVAIL:
+		return ERR_ADDRNOTAVAIL;
+	default:
+		return ERR_RECV;
+	}
+}
+
+/* After a timed-out wait: stop, give up, or wait again? */
+static int on_wait_timeout(struct tcp_io *io, uint64_t since)
+{
+	if (io->phase && atomic_load_explicit(io->phase, memory_order_relaxed) == PH_STOP)
+		return TCP_STOPPED;
+	if (now_ns() - since >= io->timeout_ns) {
+		io->why = ERR_TIMEOUT;
+		return TCP_FAIL;
+	}
+	return TCP_OK;
+}
+
+int tcp_recv_n(struct tcp_io *io, int fd, char *buf, size_t n)
+{
+	uint64_t since = 0;
+	int one = 1;
+
+	while (n) {
+		size_t ask = n < io->chunk ? n : io->chunk;
+
+		if (io->quickack)
+			setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+		ssize_t got = io->recv(fd, buf, ask);
+
+		if (got > 0) {
+			io->calls++;
+			n -= (size_t)got;
+			since = 0;
+			continue;
+		}
+		if (got == 0) {
+			io->why = ERR_SHORT;
+			return TCP_FAIL;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN) {
+			io->why = tcp_err_kind(errno);
+			return TCP_FAIL;
+		}
+		if (!since)
+			since = now_ns();
+		int r = on_wait_timeout(io, since);
+
+		if (r)
+			return r;
+	}
+	return TCP_OK;
+}
+
+int tcp_send_n(struct tcp_io *io, int fd, const char *buf, size_t n)
+{
+	uint64_t since = 0;
+
+	while (n) {
+		ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
+
+		if (w > 0) {
+			io->calls++;
+			n -= (size_t)w;
+			buf += w;
+			since = 0;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno != EAGAIN) {
+			io->why = errno == EPIPE || errno == ECONNRESET ? ERR_RESET : ERR_SEND;
+			return TCP_FAIL;
+		}
+		if (!since)
+			since = now_ns();
+		int r = on_wait_timeout(io, since);
+
+		if (r)
+			return r;
+	}
+	return TCP_OK;
+}
+
+void tcp_drain_to_eof(struct tcp_io *io, int fd, char *buf, size_t cap)
+{
+	uint64_t since = now_ns();
+
+	for (;;) {
+		ssize_t got = recv(fd, buf, cap, 0);
+
+		if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
+			return;
+		if (got < 0 && on_wait_timeout(io, since))
+			return;
+	}
+}
+
+int tcp_listen(struct server_ctx *s, int backlog, char *err, size_t errlen)
+{
+	struct sockaddr_storage a = s->local;
+	socklen_t alen = s->local_len;
+	int one = 1, fd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "server socket: %s", strerror(errno));
+		return -errno;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	((struct sockaddr_in *)&a)->sin_port = htons((uint16_t)s->o->port);
+	if (bind(fd, (struct sockaddr *)&a, alen) < 0 || listen(fd, backlog) < 0 ||
+	    tcp_timeouts(fd, LISTEN_POLL_NS) < 0) {
+		int e = errno;
+
+		close(fd);
+		if (e == EADDRINUSE)
+			snprintf(err, errlen,
+				 "TCP port %ld is busy on the server: choose another with --port (0 picks a free one)",
+				 s->o->port);
+		else
+			snprintf(err, errlen, "listen on TCP port %ld: %s", s->o->port, strerror(e));
+		return -e;
+	}
+	getsockname(fd, (struct sockaddr *)&a, &alen);
+	s->port = ntohs(((struct sockaddr_in *)&a)->sin_port);
+	return fd;
+}
+

@@ -1,0 +1,49 @@
+/* tcp.h: what the TCP workloads share: the receive-call table (--recv), socket options, and
+ * exact-length send/receive that classify failures by kind and notice the end of a test. */
+#ifndef SB_TCP_H
+#define SB_TCP_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "opts.h"
+#include "workload.h"
+
+/* One receive call: recv, read, recvmsg, readv or recv(MSG_WAITALL). */
+typedef ssize_t (*recv_fn)(int fd, void *buf, size_t len);
+
+/* The call named by --recv, or NULL. */
+recv_fn tcp_recv_fn(const char *name);
+/* --rcvbuf, --sndbuf, --nodelay on a socket. 0 or -errno. */
+int tcp_sockopts(int fd, const struct opts *o);
+/* SO_RCVTIMEO and SO_SNDTIMEO. 0 or -errno. */
+int tcp_timeouts(int fd, uint64_t ns);
+/* The error kind of a failed call's errno. */
+enum err_kind tcp_err_kind(int err);
+
+enum { TCP_OK = 0, TCP_FAIL = -1, TCP_STOPPED = -2 };
+
+struct tcp_io {
+	recv_fn recv;
+	size_t chunk;	     /* the most asked of one receive call */
+	bool quickack;	     /* TCP_QUICKACK before each receive */
+	_Atomic int *phase;  /* give up at PH_STOP, seen between timed-out waits; may be NULL */
+	uint64_t timeout_ns; /* no progress this long: ERR_TIMEOUT */
+	uint64_t calls;	     /* receive or send calls that moved data, added up */
+	enum err_kind why;   /* set when TCP_FAIL */
+};
+
+/* Receive exactly n bytes. TCP_OK, TCP_FAIL (io->why), or TCP_STOPPED. */
+int tcp_recv_n(struct tcp_io *io, int fd, char *buf, size_t n);
+/* Send exactly n bytes. Same returns. */
+int tcp_send_n(struct tcp_io *io, int fd, const char *buf, size_t n);
+/* Read until the peer closes (or resets, or timeout): before closing our end second. */
+void tcp_drain_to_eof(struct tcp_io *io, int fd, char *buf, size_t cap);
+
+/* Listen on the agent's address and --port (with a 50 ms accept timeout, so accept loops see
+ * the end of a test); sets s->port. The fd, or -errno with err. */
+int tcp_listen(struct server_ctx *s, int backlog, char *err, size_t errlen);
+
+#endif

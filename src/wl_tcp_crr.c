@@ -1,0 +1,398 @@
+/* wl_tcp_crr.c: TCP connect, receive, close, over and over (SCENARIOS.md A).
+ *
+ * Each connection: the client connects, optionally sends --request bytes, the server sends
+ * --msgs messages of --size bytes, the client receives every byte with the --recv call, and
+ * the connection is closed in the --close order. By default the window is a count of
+ * connections (100,000 after 1,000 of warm-up), as in the report; --duration makes it a time.
+ *
+ * TIME_WAIT lands on the side that closes first. The default, --close server, keeps it off the
+ * client's ephemeral ports, so 100,000 connections in a row do not run out of them; --close
+ * client spreads the client over 16 source addresses on loopback; if connect() still fails
+ * with EADDRNOTAVAIL the run stops and says so (never a silent short count).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "out.h"
+#include "tcp.h"
+#include "util.h"
+#include "workload.h"
+
+#define POLL_NS (50 * 1000000ULL) /* receive timeout between checks of the phase */
+#define MAX_SERVER_THREADS 256
+
+static const struct opt_override crr_overrides[] = {
+	{.field = "clients", .def = "1", .help = NULL},
+	{.field = "size", .def = "10000", .help = "bytes in each message the server sends"},
+	{.field = "request", .def = "0", .help = "bytes the client sends first (0: the server writes on accept)"},
+	{.field = "timeout", .def = "5000", .help = "a connection making no progress this long is an error (timeout)"},
+	{0},
+};
+
+static bool crr_count_based(const struct opts *o)
+{
+	return o->conns > 0;
+}
+
+static bool server_is_loopback(const struct opts *o)
+{
+	return !o->server || !strncmp(o->server, "127.", 4) || !strncmp(o->server, "localhost", 9);
+}
+
+static int crr_check(struct opts *o, char *err, size_t errlen)
+{
+	/* --duration without --conns: a time-based window. */
+	if (OPT_IS_SET(o, duration) && !OPT_IS_SET(o, conns))
+		o->conns = 0;
+	if (!tcp_recv_fn(o->recv)) {
+		snprintf(err, errlen, "--recv %s is not a known call", o->recv);
+		return -EINVAL;
+	}
+	if (o->src_addrs > 1 && !server_is_loopback(o)) {
+		snprintf(err, errlen, "--src-addrs needs a loopback server (127.0.0.0/8)");
+		return -EINVAL;
+	}
+	if (!o->src_addrs)
+		o->src_addrs = !strcmp(o->close, "client") && server_is_loopback(o) ? 16 : 1;
+	if ((double)o->msgs * (double)o->size > 1e12) {
+		snprintf(err, errlen, "--msgs x --size is over 1 TB per connection");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void crr_describe(const struct opts *o, char *buf, size_t len)
+{
+	char what[64];
+
+	if (o->conns)
+		snprintf(what, sizeof(what), "%ld connections after %ld of warm-up", o->conns,
+			 o->warmup_conns);
+	else
+		snprintf(what, sizeof(what), "connections for %.1f s", o->duration);
+	snprintf(buf, len,
+		 "%s, %ld client%s x %ld in flight; server sends %ld x %ld bytes%s; client %s, "
+		 "close: %s",
+		 what, o->clients, o->clients > 1 ? "s" : "", o->concurrency, o->msgs, o->size,
+		 o->request ? " after a request" : "", o->recv, o->close);
+}
+
+/* ActiveOpens counts each connect() that sent a SYN; PassiveOpens each connection the server
+ * side established (its count is ours when the server runs here). */
+static int crr_kernel_pairs(const struct result *r, struct kernel_pair *out)
+{
+	const struct side_counters *c = &r->client.c;
+	int n = 0;
+
+	out[n++] = (struct kernel_pair){"ActiveOpens", c->connects + c->err[ERR_CONNECT]};
+	if (r->server_local && r->server.present)
+		out[n++] = (struct kernel_pair){"PassiveOpens", r->server.c.connects};
+	return n;
+}
+
+/* Client side. */
+struct crr_thread {
+	char *buf;
+	char *req;
+	struct tcp_io io;
+	unsigned next_src;
+};
+
+static void set_fatal(struct client_thread *t, int e)
+{
+	int zero = 0;
+
+	if (atomic_compare_exchange_strong(&t->c->sh->fatal, &zero, e))
+		atomic_store(&t->c->sh->fatal_after, (long)t->cnt.transactions);
+}
+
+/* One socket, bound to the next source address when spreading over several. */
+static int crr_socket(struct client_thread *t, struct crr_thread *x)
+{
+	const struct opts *o = t->c->o;
+	int fd = socket(t->c->server.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd < 0)
+		return -errno;
+	if (tcp_sockopts(fd, o) || tcp_timeouts(fd, POLL_NS)) {
+		close(fd);
+		return -errno;
+	}
+	if (o->src_addrs > 1 && t->c->server.ss_family == AF_INET) {
+		struct sockaddr_in a = {.sin_family = AF_INET};
+
+		/* Let connect() pick the port, per source address (Linux 4.2+). */
+		setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+		a.sin_addr.s_addr = htonl(0x7f000001u + x->next_src++ % (unsigned)o->src_addrs);
+		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+			close(fd);
+			return -errno;
+		}
+	}
+	return fd;
+}
+
+static void crr_close(const struct opts *o, int fd)
+{
+	if (!strcmp(o->close, "reset")) {
+		struct linger l = {.l_onoff = 1, .l_linger = 0};
+
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	}
+	close(fd);
+}
+
+/* One connection; counted when `measuring`. */
+static void crr_one(struct client_thread *t, struct crr_thread *x, bool measuring)
+{
+	const struct opts *o = t->c->o;
+	struct side_counters *c = &t->cnt;
+	uint64_t t0 = now_ns(), t1;
+	int fd = crr_socket(t, x);
+
+	if (fd < 0) {
+		count_err(c, fd == -EADDRNOTAVAIL ? ERR_ADDRNOTAVAIL : ERR_CONNECT, measuring);
+		if (fd == -EMFILE || fd == -ENFILE || fd == -EADDRNOTAVAIL)
+			set_fatal(t, -fd);
+		return;
+	}
+	if (connect(fd, (struct sockaddr *)&t->c->server, t->c->server_len) < 0) {
+		int e = errno;
+
+		close(fd);
+		count_err(c, tcp_err_kind(e) == ERR_TIMEOUT ? ERR_TIMEOUT : tcp_err_kind(e), measuring);
+		if (e == EADDRNOTAVAIL)
+			set_fatal(t, e);
+		return;
+	}
+	t1 = now_ns();
+	c->connects += measuring;
+	x->io.calls = 0;
+	int r = TCP_OK;
+	size_t total = (size_t)o->msgs * (size_t)o->size;
+
+	if (o->request)
+		r = tcp_send_n(&x->io, fd, x->req, (size_t)o->request);
+	if (r == TCP_OK) {
+		c->tx_bytes += measuring ? (uint64_t)o->request : 0;
+		r = tcp_recv_n(&x->io, fd, x->buf, total);
+	}
+	/* --close server: wait for its FIN, so the server closes first and keeps TIME_WAIT
+	 * (closing as soon as the bytes are in races it, and the client then gets TIME_WAIT). */
+	if (r == TCP_OK && !strcmp(o->close, "server"))
+		tcp_drain_to_eof(&x->io, fd, x->buf, x->io.chunk);
+	crr_close(o, fd);
+	if (r == TCP_FAIL)
+		count_err(c, x->io.why, measuring);
+	if (r != TCP_OK || !measuring)
+		return;
+	uint64_t t2 = now_ns();
+
+	hist_record(&t->lat, t2 - t0);
+	hist_record(&t->lat2, t1 - t0);
+	c->transactions++;
+	c->rx_bytes += total;
+	c->rx_packets += x->io.calls;
+}
+
+static void *crr_thread_main(void *arg)
+{
+	struct client_thread *t = arg;
+	struct crr_thread *x = t->priv;
+	const struct opts *o = t->c->o;
+
+	thread_wait_phase(t, PH_WARMUP);
+	if (o->conns) {
+		for (long i = 0; i < t->warm_share && thread_phase(t) == PH_WARMUP; i++)
+			crr_one(t, x, false);
+		thread_warm_done(t);
+		if (thread_wait_phase(t, PH_MEASURE) == PH_MEASURE)
+			for (long i = 0; i < t->share && thread_phase(t) == PH_MEASURE; i++)
+				crr_one(t, x, true);
+		thread_done(t);
+		return NULL;
+	}
+	for (int ph; (ph = thread_phase(t)) != PH_STOP;)
+		crr_one(t, x, ph == PH_MEASURE);
+	return NULL;
+}
+
+static int crr_client(struct client_ctx *c)
+{
+	const struct opts *o = c->o;
+	int n = (int)o->concurrency, ret;
+	struct client_thread *t = xcalloc((size_t)n, sizeof(*t));
+	struct crr_thread *x = xcalloc((size_t)n, sizeof(*x));
+	size_t chunk = o->read_size ? (size_t)o->read_size : (size_t)o->size;
+
+	for (int i = 0; i < n; i++) {
+		x[i].buf = xmalloc(chunk);
+		x[i].req = xcalloc(1, (size_t)o->request + 1);
+		x[i].io = (struct tcp_io){.recv = tcp_recv_fn(o->recv), .chunk = chunk,
+					  .quickack = o->quickack, .phase = &c->sh->phase,
+					  .timeout_ns = (uint64_t)o->timeout * 1000000};
+		t[i].priv = &x[i];
+	}
+	atomic_fetch_add(&c->sh->ready, 1);
+	ret = client_threads_run(c, t, n, o->warmup_conns, o->conns, crr_thread_main);
+	for (int i = 0; i < n; i++) {
+		free(x[i].buf);
+		free(x[i].req);
+	}
+	free(x);
+	free(t);
+	return ret;
+}
+
+/* Server side: a pool of threads blocked in accept() on one listening socket. */
+struct crr_server {
+	int lfd;
+	int nthreads;
+	pthread_t tid[MAX_SERVER_THREADS];
+	struct side_counters cnt[MAX_SERVER_THREADS];
+	struct server_ctx *s;
+	_Atomic int next;
+};
+
+static int crr_server_open(struct server_ctx *s, char *err, size_t errlen)
+{
+	struct crr_server *x = xcalloc(1, sizeof(*x));
+	long n = s->o->clients * s->o->concurrency;
+
+	s->priv = x;
+	x->s = s;
+	x->nthreads = n > MAX_SERVER_THREADS ? MAX_SERVER_THREADS : (int)n;
+	x->lfd = tcp_listen(s, (int)s->o->backlog, err, errlen);
+	return x->lfd < 0 ? x->lfd : 0;
+}
+
+/* --server-fault: half the bytes then a clean close, or an abort (RST). */
+static void serve_fault(const struct opts *o, int fd, const char *buf)
+{
+	size_t half = (size_t)(o->msgs * o->size / 2);
+
+	if (!strcmp(o->server_fault, "reset")) {
+		struct linger l = {.l_onoff = 1, .l_linger = 0};
+
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		half = 0;
+	}
+	while (half) {
+		ssize_t w = send(fd, buf, half < (size_t)o->size ? half : (size_t)o->size, MSG_NOSIGNAL);
+
+		if (w <= 0)
+			break;
+		half -= (size_t)w;
+	}
+	close(fd);
+}
+
+static void crr_serve_one(struct server_ctx *s, int fd, struct side_counters *c, char *buf,
+			  bool measuring)
+{
+	const struct opts *o = s->o;
+	struct tcp_io io = {.recv = tcp_recv_fn("recv"), .chunk = (size_t)o->size,
+			    .phase = &s->phase, .timeout_ns = (uint64_t)o->timeout * 1000000};
+	int r = tcp_sockopts(fd, o) || tcp_timeouts(fd, POLL_NS) ? TCP_FAIL : TCP_OK;
+
+	io.why = ERR_RECV;
+	c->connects += measuring;
+	if (r == TCP_OK && o->request)
+		r = tcp_recv_n(&io, fd, buf, (size_t)o->request);
+	if (r == TCP_OK && strcmp(o->server_fault, "none")) {
+		serve_fault(o, fd, buf);
+		c->transactions += measuring;
+		return;
+	}
+	for (long m = 0; r == TCP_OK && m < o->msgs; m++)
+		r = tcp_send_n(&io, fd, buf, (size_t)o->size);
+	/* The side that closes first keeps TIME_WAIT: the server, unless the client closes. */
+	if (r == TCP_OK && strcmp(o->close, "server"))
+		tcp_drain_to_eof(&io, fd, buf, (size_t)o->size);
+	close(fd);
+	if (r == TCP_FAIL) {
+		count_err(c, io.why, measuring);
+		return;
+	}
+	if (r == TCP_OK && measuring) {
+		c->transactions++;
+		c->tx_bytes += (uint64_t)(o->msgs * o->size);
+		c->rx_bytes += (uint64_t)o->request;
+		c->tx_packets += io.calls;
+	}
+}
+
+static void *crr_accept_loop(void *arg)
+{
+	struct crr_server *x = arg;
+	struct server_ctx *s = x->s;
+	int me = atomic_fetch_add(&x->next, 1);
+	char *buf = xmalloc((size_t)(s->o->size > s->o->request ? s->o->size : s->o->request) + 1);
+
+	memset(buf, 'x', (size_t)s->o->size);
+	while (atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
+		int fd = accept4(x->lfd, NULL, NULL, SOCK_CLOEXEC);
+		/* The phase once accepted (accept() may have slept across the window's start), as
+		 * the client counts a connection by when it connected. */
+		int ph = atomic_load_explicit(&s->phase, memory_order_acquire);
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+				count_err(&x->cnt[me], ERR_CONNECT, ph == PH_MEASURE);
+			continue;
+		}
+		crr_serve_one(s, fd, &x->cnt[me], buf, ph == PH_MEASURE);
+	}
+	free(buf);
+	return NULL;
+}
+
+static void crr_server_loop(struct server_ctx *s)
+{
+	struct crr_server *x = s->priv;
+	int started = 0;
+
+	while (started < x->nthreads && !pthread_create(&x->tid[started], NULL, crr_accept_loop, x))
+		started++;
+	for (int i = 0; i < started; i++) {
+		pthread_join(x->tid[i], NULL);
+		side_counters_add(&s->c, &x->cnt[i]);
+	}
+}
+
+static void crr_server_close(struct server_ctx *s)
+{
+	struct crr_server *x = s->priv;
+
+	if (!x)
+		return;
+	if (x->lfd >= 0)
+		close(x->lfd);
+	free(x);
+	s->priv = NULL;
+}
+
+const struct workload wl_tcp_crr = {
+	.name = "tcp-crr",
+	.summary = "TCP connect, receive, close, over and over (defaults: the classic report, "
+		   "100,000 connections, the server sends 2 x 10,000 bytes on each).",
+	.opts = opts_tcp_crr,
+	.overrides = crr_overrides,
+	.unit = "connection",
+	.latency_label = "connection",
+	.snmp_proto = "Tcp",
+	.check = crr_check,
+	.count_based = crr_count_based,
+	.describe = crr_describe,
+	.kernel_pairs = crr_kernel_pairs,
+	.server_open = crr_server_open,
+	.server_loop = crr_server_loop,
+	.server_close = crr_server_close,
+	.client = crr_client,
+};

@@ -1,0 +1,265 @@
+/* wl_tcp_rr.c: TCP request/response on persistent connections (netperf TCP_RR, neper tcp_rr).
+ *
+ * Each client process opens --flows connections, one thread each; a flow keeps --window
+ * requests of --request bytes in flight and the server answers each with --response bytes.
+ * A transaction's latency runs from the send of its request to the last byte of its answer.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "out.h"
+#include "tcp.h"
+#include "util.h"
+#include "workload.h"
+
+#define POLL_NS (50 * 1000000ULL)
+#define MAX_FLOWS 4096
+
+static const struct opt_override rr_overrides[] = {
+	{.field = "clients", .def = "1", .help = NULL},
+	{.field = "window", .def = "1", .help = "requests in flight per flow"},
+	{.field = "request", .def = "1", .help = "bytes in each request"},
+	{.field = "timeout", .def = "5000", .help = "a flow making no progress this long is an error (timeout)"},
+	{0},
+};
+
+static int rr_check(struct opts *o, char *err, size_t errlen)
+{
+	if (!tcp_recv_fn(o->recv)) {
+		snprintf(err, errlen, "--recv %s is not a known call", o->recv);
+		return -EINVAL;
+	}
+	if (o->request < 1) {
+		snprintf(err, errlen, "--request 0: tcp-rr needs requests of 1 byte or more");
+		return -EINVAL;
+	}
+	if (o->clients * o->flows > MAX_FLOWS) {
+		snprintf(err, errlen, "--clients x --flows is %ld: at most %d connections",
+			 o->clients * o->flows, MAX_FLOWS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void rr_describe(const struct opts *o, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "%ld client%s x %ld flow%s x %ld in flight, %ld-byte requests, %ld-byte answers, "
+		 "client %s",
+		 o->clients, o->clients > 1 ? "s" : "", o->flows, o->flows > 1 ? "s" : "", o->window,
+		 o->request, o->response, o->recv);
+}
+
+static int rr_kernel_pairs(const struct result *r, struct kernel_pair *out)
+{
+	(void)r;
+	(void)out;
+	return 0; /* connections open before the window: no Tcp counter moves with our count */
+}
+
+/* Client side: one thread per flow. */
+struct rr_flow {
+	int fd;
+	char *req, *buf;
+	uint64_t *sent; /* send times of the requests in flight, a ring */
+	struct tcp_io io;
+};
+
+static int rr_connect(struct client_ctx *c, struct rr_flow *f)
+{
+	f->fd = socket(c->server.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (f->fd < 0 || tcp_sockopts(f->fd, c->o) || tcp_timeouts(f->fd, POLL_NS) ||
+	    connect(f->fd, (struct sockaddr *)&c->server, c->server_len) < 0)
+		return -errno;
+	return 0;
+}
+
+static void *rr_thread_main(void *arg)
+{
+	struct client_thread *t = arg;
+	struct rr_flow *f = t->priv;
+	const struct opts *o = t->c->o;
+	size_t w = (size_t)o->window, head = 0;
+	uint64_t now = 0;
+	int r = TCP_OK, ph = thread_wait_phase(t, PH_WARMUP);
+
+	/* The first request of each slot goes out unmeasured; then one per answer. */
+	for (size_t i = 0; i < w && r == TCP_OK; i++) {
+		f->sent[i] = now_ns();
+		r = tcp_send_n(&f->io, f->fd, f->req, (size_t)o->request);
+	}
+	while (r == TCP_OK && (ph = thread_phase(t)) != PH_STOP) {
+		bool measuring = ph == PH_MEASURE;
+
+		f->io.calls = 0;
+		r = tcp_recv_n(&f->io, f->fd, f->buf, (size_t)o->response);
+		if (r != TCP_OK)
+			break;
+		now = now_ns();
+		if (measuring) {
+			hist_record(&t->lat, now - f->sent[head]);
+			t->cnt.transactions++;
+			t->cnt.rx_bytes += (uint64_t)o->response;
+			t->cnt.rx_packets += f->io.calls;
+		}
+		f->sent[head] = now;
+		head = (head + 1) % w;
+		f->io.calls = 0;
+		r = tcp_send_n(&f->io, f->fd, f->req, (size_t)o->request);
+		if (measuring && r == TCP_OK) {
+			t->cnt.tx_bytes += (uint64_t)o->request;
+			t->cnt.tx_packets += f->io.calls;
+		}
+	}
+	if (r == TCP_FAIL)
+		count_err(&t->cnt, f->io.why, thread_phase(t) == PH_MEASURE);
+	return NULL;
+}
+
+static int rr_client(struct client_ctx *c)
+{
+	const struct opts *o = c->o;
+	int n = (int)o->flows, ret = 0;
+	struct client_thread *t = xcalloc((size_t)n, sizeof(*t));
+	struct rr_flow *f = xcalloc((size_t)n, sizeof(*f));
+	size_t chunk = o->read_size ? (size_t)o->read_size : (size_t)o->response;
+
+	for (int i = 0; i < n; i++) {
+		f[i].fd = -1;
+		f[i].req = xcalloc(1, (size_t)o->request);
+		f[i].buf = xmalloc(chunk);
+		f[i].sent = xcalloc((size_t)o->window, sizeof(*f[i].sent));
+		f[i].io = (struct tcp_io){.recv = tcp_recv_fn(o->recv), .chunk = chunk,
+					  .quickack = o->quickack, .phase = &c->sh->phase,
+					  .timeout_ns = (uint64_t)o->timeout * 1000000};
+		t[i].priv = &f[i];
+		if (!ret && (ret = rr_connect(c, &f[i])))
+			snprintf(c->rep->msg, sizeof(c->rep->msg), "connect flow %d: %s", i + 1,
+				 strerror(-ret));
+	}
+	atomic_fetch_add(&c->sh->ready, 1);
+	if (!ret)
+		ret = client_threads_run(c, t, n, 0, 0, rr_thread_main);
+	for (int i = 0; i < n; i++) {
+		if (f[i].fd >= 0)
+			close(f[i].fd);
+		free(f[i].req);
+		free(f[i].buf);
+		free(f[i].sent);
+	}
+	free(f);
+	free(t);
+	return ret;
+}
+
+/* Server side: an accept thread, then a thread per connection answering its requests. */
+struct rr_conn {
+	struct server_ctx *s;
+	int fd;
+	pthread_t tid;
+	struct side_counters cnt;
+};
+
+struct rr_server {
+	int lfd;
+	int n;
+	struct rr_conn conn[MAX_FLOWS];
+};
+
+static void *rr_serve_conn(void *arg)
+{
+	struct rr_conn *k = arg;
+	const struct opts *o = k->s->o;
+	size_t cap = (size_t)(o->request > o->response ? o->request : o->response);
+	char *buf = xcalloc(1, cap);
+	struct tcp_io io = {.recv = tcp_recv_fn("recv"), .chunk = (size_t)o->request,
+			    .phase = &k->s->phase, .timeout_ns = UINT64_MAX / 2};
+	int r = TCP_OK;
+
+	while (r == TCP_OK) {
+		io.calls = 0;
+		r = tcp_recv_n(&io, k->fd, buf, (size_t)o->request);
+		if (r == TCP_OK)
+			r = tcp_send_n(&io, k->fd, buf, (size_t)o->response);
+		if (r == TCP_OK && atomic_load_explicit(&k->s->phase, memory_order_relaxed) == PH_MEASURE) {
+			k->cnt.transactions++;
+			k->cnt.rx_bytes += (uint64_t)o->request;
+			k->cnt.tx_bytes += (uint64_t)o->response;
+			k->cnt.tx_packets += io.calls;
+		}
+	}
+	/* The client closing its flows at the end is not an error. */
+	if (r == TCP_FAIL && io.why != ERR_SHORT && io.why != ERR_RESET)
+		count_err(&k->cnt, io.why, atomic_load(&k->s->phase) == PH_MEASURE);
+	free(buf);
+	return NULL;
+}
+
+static int rr_server_open(struct server_ctx *s, char *err, size_t errlen)
+{
+	struct rr_server *x = xcalloc(1, sizeof(*x));
+
+	s->priv = x;
+	x->lfd = tcp_listen(s, (int)(s->o->clients * s->o->flows + 16), err, errlen);
+	return x->lfd < 0 ? x->lfd : 0;
+}
+
+static void rr_server_loop(struct server_ctx *s)
+{
+	struct rr_server *x = s->priv;
+
+	while (atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
+		int fd = accept4(x->lfd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0)
+			continue; /* a 50 ms timeout: look at the phase again */
+		struct rr_conn *k = &x->conn[x->n];
+
+		*k = (struct rr_conn){.s = s, .fd = fd};
+		if (x->n >= MAX_FLOWS || tcp_sockopts(fd, s->o) || tcp_timeouts(fd, POLL_NS) ||
+		    pthread_create(&k->tid, NULL, rr_serve_conn, k)) {
+			close(fd);
+			continue;
+		}
+		x->n++;
+	}
+	for (int i = 0; i < x->n; i++) {
+		pthread_join(x->conn[i].tid, NULL);
+		close(x->conn[i].fd);
+		side_counters_add(&s->c, &x->conn[i].cnt);
+	}
+}
+
+static void rr_server_close(struct server_ctx *s)
+{
+	struct rr_server *x = s->priv;
+
+	if (!x)
+		return;
+	if (x->lfd >= 0)
+		close(x->lfd);
+	free(x);
+	s->priv = NULL;
+}
+
+const struct workload wl_tcp_rr = {
+	.name = "tcp-rr",
+	.summary = "TCP request/response on persistent connections (netperf TCP_RR).",
+	.opts = opts_tcp_rr,
+	.overrides = rr_overrides,
+	.unit = "transaction",
+	.latency_label = "round trip",
+	.snmp_proto = "Tcp",
+	.check = rr_check,
+	.describe = rr_describe,
+	.kernel_pairs = rr_kernel_pairs,
+	.server_open = rr_server_open,
+	.server_loop = rr_server_loop,
+	.server_close = rr_server_close,
+	.client = rr_client,
+};

@@ -1,0 +1,37 @@
+# tcp-crr: 2000 connections, every byte counted, the kernel's Tcp opens equal our count; back to
+# back twice; --close client/reset; concurrency; a time-based window; a server that misbehaves.
+. "$(dirname "$0")/lib.sh"
+need jq
+run() { "$SB" tcp-crr --json "$@" >"$TMP/r.json" || fail "tcp-crr $* failed: $(cat "$TMP/r.json")"; }
+
+for round in 1 2; do # back to back: no port exhaustion on the second
+	run --conns 2000 --warmup-conns 100
+	f=$TMP/r.json
+	jassert "$f" '.partial == false and .connections == 2000 and .transactions == 2000' '{connections, partial, partial_reason}'
+	jassert "$f" '.bytes_received == 2000 * 2 * 10000 and .sides.server.bytes_sent == 2000 * 20000'
+	jassert "$f" '.kernel.ActiveOpens == 2000 and .kernel.PassiveOpens == 2000' '.kernel'
+	jassert "$f" '.kernel_check.counters.ActiveOpens.diff_pct == 0 and .kernel_check.counters.PassiveOpens.diff_pct == 0' '.kernel_check'
+	jassert "$f" '.errors == 0 and .connect_latency_us.count == 2000 and .latency_us.p50 > 0'
+	jassert "$f" '.sides.client.sys_s > 0 and .sides.client.cpu_us_per_connection > 0 and .sides.server.sys_us_per_connection > 0'
+done
+
+for c in client reset; do
+	run --conns 1000 --warmup-conns 0 --close $c
+	jassert "$TMP/r.json" '.connections == 1000 and .errors == 0 and .kernel.ActiveOpens == 1000' '{connections, errors, kernel}'
+done
+# An abortive close sends a reset per connection and leaves no TIME_WAIT.
+jassert "$TMP/r.json" '.kernel.OutRsts >= 1000 and .kernel.TW < 100' '.kernel'
+
+run --conns 2000 --warmup-conns 0 --clients 2 --concurrency 4 --size 1000 --msgs 3 --request 50
+jassert "$TMP/r.json" '.connections == 2000 and .bytes_received == 2000 * 3000 and .sides.server.bytes_received == 2000 * 50 and .kernel.ActiveOpens == 2000' '{connections, bytes_received, kernel}'
+
+run --duration 1 --warmup 0.2
+jassert "$TMP/r.json" '.config.conns == 0 and .connections > 100 and (.duration_s > 0.9 and .duration_s < 1.5)' '{config, connections, duration_s}'
+jassert "$TMP/r.json" '(.kernel.ActiveOpens - .connections | fabs) <= 2' '{connections, kernel}'
+
+# The server closes early or aborts: counted by kind, no hang, every attempt accounted for.
+run --conns 200 --warmup-conns 0 --server-fault short
+jassert "$TMP/r.json" '.connections == 0 and .sides.client.errors_by_kind.short == 200' '.sides.client'
+run --conns 200 --warmup-conns 0 --server-fault reset
+jassert "$TMP/r.json" '.sides.client.errors_by_kind.reset == 200' '.sides.client'
+echo ok
