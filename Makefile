@@ -61,6 +61,8 @@ test: all $(UNIT)
 
 bench: all
 	bench/udp_rr_vs_sockperf.sh
+	bench/tcp_rr_vs_sockperf.sh
+	bench/tcp_crr_vs_peer.sh
 
 install: all
 	install -D -m 0755 $(BUILD)/sockbench $(DESTDIR)$(PREFIX)/bin/sockbench
