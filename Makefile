@@ -16,9 +16,16 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) \
 	   -DSB_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS += -pthread $(SANFLAGS)
 LIBS    := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson) -lm
+# io_uring back end when liburing is there (STYLE.md: HAVE_LIBURING).
+ifneq ($(shell pkg-config --exists liburing && echo yes),)
+CFLAGS  += -DHAVE_LIBURING
+LIBS    += $(shell pkg-config --libs liburing)
+else
+SKIP_SRC := src/io_uring.c
+endif
 CMOCKA  := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-SRC  := $(wildcard src/*.c)
+SRC  := $(filter-out $(SKIP_SRC),$(wildcard src/*.c))
 OBJ  := $(SRC:src/%.c=$(BUILD)/%.o)
 LIBOBJ := $(filter-out $(BUILD)/main.o,$(OBJ))
 UNIT := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))

@@ -41,8 +41,22 @@ struct cJSON;
 	  "client sockets in all, spread over the clients (0: one per client)")                    \
 	X(BOOL, no_check, false, 0, "no-check", 0, 1, "",                                          \
 	  "turn UDP checksums off on every socket (SO_NO_CHECK)")                                  \
-	X(ENUM, wait, "poll", 0, "wait", 0, 0, "poll|block",                                       \
-	  "client: poll() when no answer is waiting, or block in recvmsg() (one socket per client)")
+	X(ENUM, wait, "auto", 0, "wait", 0, 0, "auto|poll|epoll|busy|block",                       \
+	  "when nothing has arrived: poll(), epoll_wait(), spin on non-blocking calls, or sleep in " \
+	  "the receive call (auto: the client polls, the server blocks, as in the report)")       \
+	X(ENUM, io, "auto", 0, "io", 0, 0, "auto|msg|mmsg|uring",                                  \
+	  "system calls: sendmsg/recvmsg, sendmmsg/recvmmsg, or io_uring (auto: mmsg with --batch)") \
+	X(INT, batch, 1, 'b', "batch", 1, 1024, "N", "the most datagrams one call moves")          \
+	X(BOOL, connected, false, 0, "connected", 0, 1, "",                                        \
+	  "connect() each client socket to the server (the route is looked up once)")              \
+	X(BOOL, sqpoll, false, 0, "sqpoll", 0, 1, "", "io_uring: a kernel thread polls the submissions") \
+	X(INT, server_threads, 1, 'T', "server-threads", 1, 64, "N",                               \
+	  "server threads, each with its own socket on the port (SO_REUSEPORT)")                   \
+	X(BOOL, pin, false, 0, "pin", 0, 1, "",                                                    \
+	  "pin client processes to CPUs from the first, server threads from the last (and set "    \
+	  "SO_INCOMING_CPU)")                                                                      \
+	X(INT, busy_poll, 0, 0, "busy-poll", 0, 1000000, "USEC",                                   \
+	  "SO_BUSY_POLL on every socket: spin this long in the driver before sleeping")
 
 #define TCP_OPTS(X)                                                                                \
 	X(ENUM, recv, "recv", 0, "recv", 0, 0, "recv|read|recvmsg|readv|waitall",                  \

@@ -97,6 +97,9 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	cJSON_AddNumberToObject(j, "bytes_sent", (double)s->c.tx_bytes);
 	cJSON_AddNumberToObject(j, "bytes_received", (double)s->c.rx_bytes);
 	cJSON_AddNumberToObject(j, "connections", (double)s->c.connects);
+	cJSON_AddNumberToObject(j, "syscalls", (double)s->c.syscalls);
+	cJSON_AddNumberToObject(j, "syscalls_per_transaction",
+				units(r) ? r3((double)s->c.syscalls / (double)units(r)) : 0);
 	cJSON_AddNumberToObject(j, "errors", (double)s->c.errors);
 	cJSON_AddItemToObject(j, "errors_by_kind", errors_json(&s->c));
 	return j;
@@ -257,6 +260,11 @@ static void table_sides(const struct result *r, FILE *f)
 	snprintf(label, sizeof(label), "CPU us per %s", r->wl->unit);
 	side_row(f, label, r, "%.2f", out_cpu_us_per(c->user_s, c->sys_s, n),
 		 out_cpu_us_per(s->user_s, s->sys_s, n));
+	if (c->c.syscalls || s->c.syscalls) {
+		snprintf(label, sizeof(label), "syscalls per %s", r->wl->unit);
+		side_row(f, label, r, "%.2f", n ? (double)c->c.syscalls / (double)n : 0,
+			 n ? (double)s->c.syscalls / (double)n : 0);
+	}
 	side_row(f, "errors", r, "%.0f", (double)c->c.errors, (double)s->c.errors);
 	for (int k = 0; k < ERR_KINDS; k++) {
 		if (!c->c.err[k] && !s->c.err[k])

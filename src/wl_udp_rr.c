@@ -1,60 +1,49 @@
 /* wl_udp_rr.c: UDP request/response with many requests outstanding (SCENARIOS.md B).
  *
  * Each client keeps --window requests in flight over its sockets (a burst at the start, then
- * one new request per answer), with sendmsg()/recvmsg() on unconnected, non-blocking sockets,
- * and poll() only when no socket has anything to read. The server answers each request with a
- * packet of the same size to whichever peer sent it. A request carries a tag (slot and
- * generation) so that an answer is matched to its request, a request unanswered after
- * --timeout is counted lost and replaced (the window never shrinks), and an answer that comes
- * after that is counted late rather than as a transaction.
+ * one new request per answer) on unconnected sockets, and waits (--wait) only when nothing has
+ * arrived. The server answers each request with a packet of the same size to whichever peer
+ * sent it. A request carries a tag (slot and generation) so that an answer is matched to its
+ * request, a request unanswered after --timeout is counted lost and replaced (the window never
+ * shrinks), and an answer that comes after that is counted late, not as a transaction.
+ *
+ * Both sides move datagrams only through an io back end (io.h): one per call, batches of
+ * --batch with recvmmsg/sendmmsg, or io_uring. Answers read in one call are replaced by
+ * requests sent in one call.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "out.h"
 #include "util.h"
 #include "workload.h"
 
 #define SLOT_BITS 20
 #define SLOT_MASK ((1u << SLOT_BITS) - 1)
-#define RX_BUF 65536
-#define RX_BURST 64	/* reads per socket before visiting the next one */
-#define POLL_MAX_MS 10	/* so a phase change is seen within this even when idle */
+#define RX_BURST 64	  /* answers taken per call when not batching */
+#define POLL_MAX_MS 10	  /* so a phase change is seen within this even when idle */
+#define SERVER_WAIT_MS 50 /* the server looks at the phase at least this often */
+#define MAX_SERVER_THREADS 64
 
-struct slot {
-	uint64_t sent_ns;
-	uint32_t gen;
-	uint32_t sock;
-	bool busy, unsent;
-};
+/* ---- options ---- */
 
-struct udp_client {
-	const struct opts *o;
-	struct client_report *rep;
-	int nsock;
-	int *fds;
-	int *sock_slots; /* requests in flight on each socket */
-	struct pollfd *pfd;
-	struct slot *slots;
-	uint32_t window;
-	size_t size;
-	uint8_t *tx, *rx;
-	struct iovec txv, rxv;
-	struct msghdr txm, rxm;
-	struct sockaddr_storage from;
-	uint64_t timeout_ns, next_scan;
-	bool block; /* --wait block: recvmsg() sleeps (up to the scan interval) instead of poll() */
-	bool measuring, retry_pending;
+/* 65,507: the largest UDP payload over IPv4. */
+static const struct opt_override udp_rr_overrides[] = {
+	{.field = "size", .def = "100", .min = 1, .max = 65507},
+	{0},
 };
 
 static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 {
+	const struct io_ops *ops = io_find(o);
+	const char *why;
+
 	if (!o->peers)
 		o->peers = o->clients;
 	if (o->peers < o->clients) {
@@ -68,10 +57,28 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 			 o->peers, o->clients * o->window);
 		return -EINVAL;
 	}
+	if (!ops) {
+		snprintf(err, errlen, "--io %s is not built in (liburing was missing at build time)", o->io);
+		return -EINVAL;
+	}
+	if (ops->not_applicable && (why = ops->not_applicable(o))) {
+		snprintf(err, errlen, "--io %s is not applicable here: %s", ops->name, why);
+		return -EINVAL;
+	}
 	if (!strcmp(o->wait, "block") && o->peers != o->clients) {
 		snprintf(err, errlen,
-			 "--wait block needs one socket per client (--peers %ld > --clients %ld): use --wait poll",
+			 "--wait block is not applicable with --peers %ld > --clients %ld: a client "
+			 "blocked on one socket cannot hear the others; use poll or epoll",
 			 o->peers, o->clients);
+		return -EINVAL;
+	}
+	if (o->sqpoll && strcmp(o->io, "uring")) {
+		snprintf(err, errlen, "--sqpoll is not applicable without --io uring");
+		return -EINVAL;
+	}
+	if (!strcmp(o->io, "msg") && o->batch > 1) {
+		snprintf(err, errlen, "--batch %ld is not applicable with --io msg (one datagram per "
+			 "call): use --io mmsg or uring", o->batch);
 		return -EINVAL;
 	}
 	/* The tag lives in the first min(size, 8) bytes; one byte tells only 256 slots apart. */
@@ -81,6 +88,72 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "%ld client%s x %ld outstanding, %ld-byte packets, %ld peer%s, %s, io %s, batch %ld, "
+		 "wait %s, %ld server thread%s, checksums %s%s%s",
+		 o->clients, o->clients > 1 ? "s" : "", o->window, o->size, o->peers,
+		 o->peers > 1 ? "s" : "", o->connected ? "connected" : "unconnected",
+		 io_find(o)->name, o->batch, o->wait, o->server_threads,
+		 o->server_threads > 1 ? "s" : "", o->no_check ? "off" : "on", o->pin ? ", pinned" : "",
+		 o->busy_poll ? ", busy poll" : "");
+}
+
+/* Every datagram in and out of this machine's UDP stack: the clients', and the server's when
+ * it runs here (loopback counts both ends). */
+static int udp_rr_kernel_pairs(const struct result *r, struct kernel_pair *out)
+{
+	uint64_t in = r->client.c.rx_packets, sent = r->client.c.tx_packets;
+
+	if (r->server_local && r->server.present) {
+		in += r->server.c.rx_packets;
+		sent += r->server.c.tx_packets;
+	}
+	out[0] = (struct kernel_pair){"InDatagrams", in};
+	out[1] = (struct kernel_pair){"OutDatagrams", sent};
+	return 2;
+}
+
+/* ---- shared by both sides ---- */
+
+/* A non-blocking UDP socket of the server's family with the workload's socket options. */
+static int udp_socket(int family, const struct opts *o)
+{
+	int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1, e;
+	int usec = (int)o->busy_poll;
+
+	if (fd < 0)
+		return -errno;
+	if ((o->no_check && setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) < 0) ||
+	    (usec && setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usec, sizeof(usec)) < 0)) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+static int ncpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+}
+
+/* --pin: the n-th CPU counting from the first (clients) or from the last (server threads). */
+static int pin_self(int n, bool from_last)
+{
+	int nc = ncpus(), cpu = from_last ? nc - 1 - n % nc : n % nc;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ? -1 : cpu;
 }
 
 static void put_tag(uint8_t *buf, size_t size, uint64_t tag)
@@ -101,63 +174,97 @@ static uint64_t get_tag(const uint8_t *buf, size_t size)
 	return tag;
 }
 
-/* Open a UDP socket of the server's family, non-blocking, with the workload's options. */
-static int udp_socket(int family, const struct opts *o)
+/* Messages with buffers of their own, allocated once. */
+static struct io_msg *msgs_alloc(int n, size_t cap)
 {
-	int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int one = 1;
+	struct io_msg *m = xcalloc((size_t)n, sizeof(*m));
 
-	if (fd < 0)
-		return -errno;
-	if (o->no_check && setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
+	for (int i = 0; i < n; i++) {
+		m[i].buf = xcalloc(1, cap);
+		m[i].cap = cap;
 	}
-	return fd;
+	return m;
 }
 
-/* Make a socket blocking, with a receive timeout so the caller still runs its checks. */
-static int block_socket(int fd, uint64_t rcvtimeo_ns)
+static void msgs_free(struct io_msg *m, int n)
 {
-	struct timeval tv = {.tv_sec = (time_t)(rcvtimeo_ns / NSEC_PER_SEC),
-			     .tv_usec = (suseconds_t)(rcvtimeo_ns % NSEC_PER_SEC / 1000)};
-
-	if (fcntl(fd, F_SETFL, 0) < 0)
-		return -1;
-	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	for (int i = 0; m && i < n; i++)
+		free(m[i].buf);
+	free(m);
 }
 
-static void send_req(struct udp_client *u, uint32_t i, uint64_t now)
+/* ---- client ---- */
+
+struct slot {
+	uint64_t sent_ns;
+	uint32_t gen;
+	uint32_t sock;
+	bool busy, unsent;
+};
+
+struct udp_client {
+	struct client_ctx *c;
+	struct client_report *rep;
+	const struct io_ops *ops;
+	struct io_ctx io;
+	struct slot *slots;
+	uint32_t window;
+	size_t size;
+	struct io_msg *rx, *tx;
+	int limit; /* answers taken per recv call */
+	int ntx;   /* requests queued in tx */
+	uint32_t *tx_slot;
+	uint64_t timeout_ns, next_scan, sys_base;
+	bool measuring, retry_pending;
+};
+
+/* How often unanswered requests are looked for: a quarter of --timeout, at most 10 ms. */
+static uint64_t scan_every(const struct udp_client *u)
+{
+	return u->timeout_ns / 4 < 10000000 ? u->timeout_ns / 4 : 10000000;
+}
+
+/* Queue the next request of slot i; sent by flush(). */
+static void queue_req(struct udp_client *u, uint32_t i, uint64_t now)
 {
 	struct slot *s = &u->slots[i];
+	struct io_msg *m = &u->tx[u->ntx];
 
 	s->gen++;
 	s->sent_ns = now;
 	s->busy = true;
-	put_tag(u->tx, u->size, u->size >= 8 ? ((uint64_t)s->gen << SLOT_BITS) | i : i);
-	if (sendmsg(u->fds[s->sock], &u->txm, 0) < 0) {
-		/* Socket buffer full or a transient error: retried by the scan, not counted lost. */
-		s->unsent = true;
-		u->retry_pending = true;
-		count_err(&u->rep->c, ERR_SEND, u->measuring);
-		return;
-	}
 	s->unsent = false;
-	u->rep->c.tx_packets += u->measuring;
+	put_tag(m->buf, u->size, u->size >= 8 ? ((uint64_t)s->gen << SLOT_BITS) | i : i);
+	m->sock = (int)s->sock;
+	u->tx_slot[u->ntx++] = i;
 }
 
-static void on_answer(struct udp_client *u, size_t n, uint64_t now)
+static void flush(struct udp_client *u)
+{
+	int sent = u->ntx ? u->ops->send(&u->io, u->tx, u->ntx) : 0;
+
+	if (sent < 0)
+		sent = 0;
+	u->rep->c.tx_packets += u->measuring ? (uint64_t)sent : 0;
+	/* Socket buffer full or a transient error: retried by the scan, not counted lost. */
+	for (int k = sent; k < u->ntx; k++) {
+		u->slots[u->tx_slot[k]].unsent = true;
+		u->retry_pending = true;
+		count_err(&u->rep->c, ERR_SEND, u->measuring);
+	}
+	u->ntx = 0;
+}
+
+static void on_answer(struct udp_client *u, const struct io_msg *m, uint64_t now)
 {
 	u->rep->c.rx_packets += u->measuring;
-	if (n != u->size) {
+	if (m->len != u->size || m->trunc) {
 		count_err(&u->rep->c, ERR_RECV, u->measuring);
 		return;
 	}
-	uint64_t tag = get_tag(u->rx, u->size);
+	uint64_t tag = get_tag(m->buf, u->size);
 	uint32_t i = u->size >= 8 ? (uint32_t)(tag & SLOT_MASK) : (uint32_t)tag;
-	struct slot *s = &u->slots[i];
+	struct slot *s = &u->slots[i < u->window ? i : 0];
 
 	if (i >= u->window || !s->busy || (u->size >= 8 && (uint32_t)(tag >> SLOT_BITS) != s->gen)) {
 		u->rep->c.late += u->measuring;
@@ -167,145 +274,139 @@ static void on_answer(struct udp_client *u, size_t n, uint64_t now)
 		hist_record(&u->rep->lat, now - s->sent_ns);
 		u->rep->c.transactions++;
 	}
-	send_req(u, i, now);
+	queue_req(u, i, now);
 }
 
 /* Replace requests unanswered for longer than --timeout, retry unsent ones. */
-/* How often unanswered requests are looked for: a quarter of --timeout, at most 10 ms. */
-static uint64_t scan_every(const struct udp_client *u)
-{
-	return u->timeout_ns / 4 < 10000000 ? u->timeout_ns / 4 : 10000000;
-}
-
 static void scan_slots(struct udp_client *u, uint64_t now)
 {
-	uint64_t every = scan_every(u);
-
 	u->retry_pending = false;
 	for (uint32_t i = 0; i < u->window; i++) {
 		struct slot *s = &u->slots[i];
+		bool expired = s->busy && !s->unsent && now - s->sent_ns >= u->timeout_ns;
 
-		if (s->unsent) {
-			send_req(u, i, now);
-		} else if (s->busy && now - s->sent_ns >= u->timeout_ns) {
-			u->rep->c.lost += u->measuring;
-			send_req(u, i, now);
-		}
+		if (!s->unsent && !expired)
+			continue;
+		u->rep->c.lost += expired && u->measuring;
+		queue_req(u, i, now);
+		if (u->ntx == u->limit)
+			flush(u);
 	}
-	u->next_scan = now + (u->retry_pending ? 1000000 : every);
+	flush(u);
+	u->next_scan = now + (u->retry_pending ? 1000000 : scan_every(u));
 }
 
-/* Read every socket until it would block, or has given as many answers as it has requests in
- * flight (no more can be waiting, bar late ones: poll() will show those), or RX_BURST. Returns
- * true when the caller should poll next rather than ask each socket again. With one request
- * in flight this makes a transaction poll + recvmsg + sendmsg, without a recvmsg that fails. */
-static bool read_answers(struct udp_client *u, uint64_t *now, int *got)
+/* Take what has arrived and answer it with new requests, in one call each. Returns true when
+ * nothing more can be waiting: fewer than asked came, or as many as are in flight (so with one
+ * request outstanding a transaction is wait + receive + send, without a receive that fails). */
+static bool take_answers(struct udp_client *u, uint64_t *now)
 {
-	bool drained = true;
+	int n = u->ops->recv(&u->io, u->rx, u->limit);
 
-	*got = 0;
-
-	for (int k = 0; k < u->nsock; k++) {
-		int j, limit = u->sock_slots[k] < RX_BURST ? u->sock_slots[k] : RX_BURST;
-
-		if (u->block)
-			limit = 1; /* a blocking read returns at once while answers wait */
-
-		for (j = 0; j < limit; j++) {
-			u->rxm.msg_namelen = sizeof(u->from);
-			ssize_t n = recvmsg(u->fds[k], &u->rxm, 0);
-
-			if (n < 0) {
-				if (errno == EINTR)
-					continue;
-				if (errno != EAGAIN)
-					count_err(&u->rep->c, ERR_RECV, u->measuring);
-				break;
-			}
-			*now = now_ns();
-			on_answer(u, (size_t)n, *now);
-			(*got)++;
-		}
-		drained &= j < RX_BURST;
+	if (n <= 0) {
+		if (n < 0)
+			count_err(&u->rep->c, ERR_RECV, u->measuring);
+		*now = now_ns();
+		return true;
 	}
-	return drained && !u->block;
-}
-
-static void wait_readable_socks(struct udp_client *u, uint64_t now)
-{
-	uint64_t left = u->next_scan > now ? u->next_scan - now : 0;
-	int ms = (int)(left / 1000000) + 1;
-
-	if (ms > POLL_MAX_MS)
-		ms = POLL_MAX_MS;
-	poll(u->pfd, (nfds_t)u->nsock, ms);
+	*now = now_ns();
+	for (int k = 0; k < n; k++)
+		on_answer(u, &u->rx[k], *now);
+	flush(u);
+	return n < u->limit || (uint32_t)u->limit == u->window;
 }
 
 /* Follow the coordinator's phase; false once the run is over. */
-static bool follow_phase(struct udp_client *u, struct client_ctx *c)
+static bool follow_phase(struct udp_client *u)
 {
-	int ph = client_follow_phase(c);
+	int ph = client_follow_phase(u->c);
+	bool was = u->measuring;
 
 	u->measuring = ph == PH_MEASURE;
+	if (u->measuring && !was)
+		u->sys_base = u->io.syscalls;
+	if (u->measuring)
+		u->rep->c.syscalls = u->io.syscalls - u->sys_base;
 	return ph != PH_STOP;
 }
 
-static int client_open(struct udp_client *u, const struct client_ctx *c)
+static int open_sockets(struct udp_client *u, struct client_ctx *c)
 {
 	const struct opts *o = c->o;
+	struct sockaddr_storage any = {.ss_family = c->server.ss_family};
 
-	u->o = o;
+	for (int k = 0; k < u->io.nsock; k++) {
+		int fd = udp_socket(c->server.ss_family, o);
+
+		if (fd < 0)
+			return fd;
+		u->io.fds[k] = fd;
+		if (bind(fd, (struct sockaddr *)&any, c->server_len) < 0)
+			return -errno;
+		if (o->connected && connect(fd, (struct sockaddr *)&c->server, c->server_len) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static int client_open(struct udp_client *u, struct client_ctx *c)
+{
+	const struct opts *o = c->o;
+	char why[200] = "";
+	int ret;
+
+	u->c = c;
 	u->rep = c->rep;
-	u->nsock = c->nsock;
+	u->ops = io_find(o);
 	u->window = (uint32_t)o->window;
 	u->size = (size_t)o->size;
 	u->timeout_ns = (uint64_t)o->timeout * 1000000;
-	u->block = !strcmp(o->wait, "block");
-	u->fds = xcalloc((size_t)u->nsock, sizeof(*u->fds));
-	u->pfd = xcalloc((size_t)u->nsock, sizeof(*u->pfd));
+	u->limit = (int)(o->batch > 1 ? o->batch : RX_BURST);
+	if ((uint32_t)u->limit > u->window)
+		u->limit = (int)u->window;
+	u->io = (struct io_ctx){.o = o, .nsock = c->nsock, .connected = o->connected,
+				.wait = io_wait_of(o, false), .batch = (int)o->batch,
+				.depth = (int)o->window, .cap = u->size};
+	u->io.fds = xcalloc((size_t)c->nsock, sizeof(int));
+	for (int k = 0; k < c->nsock; k++)
+		u->io.fds[k] = -1;
 	u->slots = xcalloc(u->window, sizeof(*u->slots));
-	u->tx = xcalloc(1, u->size);
-	u->rx = xmalloc(RX_BUF);
-	for (int k = 0; k < u->nsock; k++) {
-		int fd = udp_socket(c->server.ss_family, o);
-
-		if (fd < 0) {
-			snprintf(u->rep->msg, sizeof(u->rep->msg), "client socket %d of %d: %s", k + 1,
-				 u->nsock, strerror(-fd));
-			return fd;
-		}
-		u->fds[k] = fd;
-		if (u->block && block_socket(fd, scan_every(u)) < 0) {
-			snprintf(u->rep->msg, sizeof(u->rep->msg), "client socket options: %s",
-				 strerror(errno));
-			return -errno;
-		}
-		u->pfd[k] = (struct pollfd){.fd = fd, .events = POLLIN};
+	u->tx_slot = xcalloc((size_t)u->limit, sizeof(*u->tx_slot));
+	u->rx = msgs_alloc(u->limit, u->size);
+	u->tx = msgs_alloc(u->limit, u->size);
+	for (int k = 0; k < u->limit; k++) {
+		u->tx[k].len = u->size;
+		u->tx[k].addr = c->server;
+		u->tx[k].addrlen = c->server_len;
 	}
-	u->sock_slots = xcalloc((size_t)u->nsock, sizeof(*u->sock_slots));
-	for (uint32_t i = 0; i < u->window; i++) {
-		u->slots[i].sock = i % (uint32_t)u->nsock;
-		u->sock_slots[u->slots[i].sock]++;
+	for (uint32_t i = 0; i < u->window; i++)
+		u->slots[i].sock = i % (uint32_t)c->nsock;
+	if (o->pin)
+		pin_self(c->index, false);
+	ret = open_sockets(u, c);
+	if (ret) {
+		snprintf(u->rep->msg, sizeof(u->rep->msg), "client sockets: %s", strerror(-ret));
+		return ret;
 	}
-	u->txv = (struct iovec){.iov_base = u->tx, .iov_len = u->size};
-	u->txm = (struct msghdr){.msg_name = (void *)&c->server, .msg_namelen = c->server_len,
-				 .msg_iov = &u->txv, .msg_iovlen = 1};
-	u->rxv = (struct iovec){.iov_base = u->rx, .iov_len = RX_BUF};
-	u->rxm = (struct msghdr){.msg_name = &u->from, .msg_iov = &u->rxv, .msg_iovlen = 1};
-	return 0;
+	ret = u->ops->open(&u->io, why, sizeof(why));
+	if (ret)
+		snprintf(u->rep->msg, sizeof(u->rep->msg), "%s",
+			 why[0] ? why : strerror(-ret));
+	return ret;
 }
 
 static void client_close(struct udp_client *u)
 {
-	for (int k = 0; k < u->nsock; k++)
-		if (u->fds[k] > 0)
-			close(u->fds[k]);
-	free(u->fds);
-	free(u->sock_slots);
-	free(u->pfd);
+	if (u->ops)
+		u->ops->close(&u->io);
+	for (int k = 0; k < u->io.nsock; k++)
+		if (u->io.fds[k] >= 0)
+			close(u->io.fds[k]);
+	free(u->io.fds);
 	free(u->slots);
-	free(u->tx);
-	free(u->rx);
+	free(u->tx_slot);
+	msgs_free(u->rx, u->limit);
+	msgs_free(u->tx, u->limit);
 }
 
 static int udp_rr_client(struct client_ctx *c)
@@ -322,79 +423,104 @@ static int udp_rr_client(struct client_ctx *c)
 
 	uint64_t now = now_ns();
 
-	/* Sockets are opened before the burst so the kernel sees every peer from the start. */
-	for (uint32_t i = 0; i < u.window; i++)
-		send_req(&u, i, now);
+	/* The burst: every slot's first request. */
+	for (uint32_t i = 0; i < u.window; i++) {
+		queue_req(&u, i, now);
+		if (u.ntx == u.limit)
+			flush(&u);
+	}
+	flush(&u);
 	u.next_scan = now + 1000000;
-	while (follow_phase(&u, c)) {
-		int got;
-		bool drained = read_answers(&u, &now, &got);
+	while (follow_phase(&u)) {
+		bool drained = take_answers(&u, &now);
 
-		if (!got)
-			now = now_ns(); /* else the clock was read at the last answer */
-		if (now >= u.next_scan)
+		if (now >= u.next_scan) {
 			scan_slots(&u, now);
-		else if (drained)
-			wait_readable_socks(&u, now);
+		} else if (drained) {
+			int ms = (int)((u.next_scan - now) / 1000000) + 1;
+
+			u.ops->wait(&u.io, ms < POLL_MAX_MS ? ms : POLL_MAX_MS);
+		}
 	}
 	client_close(&u);
 	return 0;
 }
 
-/* The server: one unconnected socket answering every peer. It blocks in recvmsg() as the
- * report's server did; a receive timeout lets it see the end of the test without a poll() per
- * request. */
-#define SERVER_RCVTIMEO_MS 50
+/* ---- server ---- */
 
-struct udp_server {
+/* One thread per socket; with --server-threads > 1 the sockets share the port (SO_REUSEPORT)
+ * and the kernel spreads the peers over them. */
+struct srv_thread {
+	struct server_ctx *s;
+	int index;
 	int fd;
-	uint8_t *buf;
+	pthread_t tid;
+	struct side_counters c;
 };
 
-static int udp_rr_server_open(struct server_ctx *s, char *err, size_t errlen)
-{
-	struct udp_server *u = xcalloc(1, sizeof(*u));
-	struct sockaddr_storage a = s->local;
-	socklen_t alen = s->local_len;
-	int fd = udp_socket(a.ss_family, s->o);
+struct udp_server {
+	int n;
+	struct srv_thread t[MAX_SERVER_THREADS];
+};
 
-	s->priv = u;
-	u->fd = -1;
-	if (fd < 0) {
-		snprintf(err, errlen, "server socket: %s", strerror(-fd));
-		return fd;
-	}
-	u->fd = fd;
-	if (block_socket(fd, SERVER_RCVTIMEO_MS * 1000000ULL) < 0) {
-		snprintf(err, errlen, "server socket options: %s", strerror(errno));
+static int bind_server_socket(struct server_ctx *s, int fd, int port, char *err, size_t errlen)
+{
+	struct sockaddr_storage a = s->local;
+	int one = 1;
+
+	if (s->o->server_threads > 1 &&
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0) {
+		snprintf(err, errlen, "SO_REUSEPORT: %s", strerror(errno));
 		return -errno;
 	}
-	((struct sockaddr_in *)&a)->sin_port = htons((uint16_t)s->o->port); /* same offset in v6 */
-	if (bind(fd, (struct sockaddr *)&a, alen) < 0) {
+	((struct sockaddr_in *)&a)->sin_port = htons((uint16_t)port); /* same offset in v6 */
+	if (bind(fd, (struct sockaddr *)&a, s->local_len) < 0) {
 		int e = errno;
 
 		if (e == EADDRINUSE)
 			snprintf(err, errlen,
-				 "UDP port %ld is busy on the server: choose another with --port (0 picks a free one)",
-				 s->o->port);
+				 "UDP port %d is busy on the server: choose another with --port (0 picks a free one)",
+				 port);
 		else
-			snprintf(err, errlen, "bind UDP port %ld: %s", s->o->port, strerror(e));
+			snprintf(err, errlen, "bind UDP port %d: %s", port, strerror(e));
 		return -e;
 	}
-	if (getsockname(fd, (struct sockaddr *)&a, &alen) < 0)
-		return -errno;
-	s->port = ntohs(((struct sockaddr_in *)&a)->sin_port);
-	u->buf = xmalloc(RX_BUF);
 	return 0;
 }
 
-static void udp_rr_server_loop(struct server_ctx *s)
+static int udp_rr_server_open(struct server_ctx *s, char *err, size_t errlen)
 {
-	struct udp_server *u = s->priv;
-	struct sockaddr_storage from;
-	struct iovec v = {.iov_base = u->buf, .iov_len = RX_BUF};
-	struct msghdr m = {.msg_name = &from, .msg_iov = &v, .msg_iovlen = 1};
-	struct side_counters *c = &s->c;
+	struct udp_server *x = xcalloc(1, sizeof(*x));
+	int port = (int)s->o->port, ret;
+
+	s->priv = x;
+	for (int i = 0; i < s->o->server_threads; i++) {
+		struct srv_thread *t = &x->t[x->n];
+		struct sockaddr_storage a;
+		socklen_t alen = sizeof(a);
+
+		*t = (struct srv_thread){.s = s, .index = i, .fd = udp_socket(s->local.ss_family, s->o)};
+		if (t->fd < 0) {
+			snprintf(err, errlen, "server socket: %s", strerror(-t->fd));
+			return t->fd;
+		}
+		x->n++;
+		if ((ret = bind_server_socket(s, t->fd, port, err, errlen)))
+			return ret;
+		getsockname(t->fd, (struct sockaddr *)&a, &alen);
+		port = ntohs(((struct sockaddr_in *)&a)->sin_port); /* the next ones share it */
+	}
+	s->port = port;
+	return 0;
+}
+
+static void serve_batches(struct srv_thread *t, const struct io_ops *ops, struct io_ctx *io)
+{
+	struct server_ctx *s = t->s;
+	int batch = (int)(s->o->batch > 1 ? s->o->batch : 1);
+	struct io_msg *m = msgs_alloc(batch, (size_t)s->o->size);
+	uint64_t base = 0;
+	bool was = false;
 
 	for (;;) {
 		int ph = atomic_load_explicit(&s->phase, memory_order_acquire);
@@ -403,68 +529,100 @@ static void udp_rr_server_loop(struct server_ctx *s)
 			break;
 		bool measuring = ph == PH_MEASURE;
 
-		m.msg_namelen = sizeof(from);
-		v.iov_len = RX_BUF;
-		ssize_t n = recvmsg(u->fd, &m, 0);
+		if (measuring && !was)
+			base = io->syscalls;
+		was = measuring;
+		if (measuring)
+			t->c.syscalls = io->syscalls - base;
+		int n = ops->recv(io, m, batch);
 
-		if (n < 0) {
-			if (errno != EAGAIN && errno != EINTR)
-				count_err(c, ERR_RECV, measuring);
+		if (n <= 0) {
+			if (n < 0)
+				count_err(&t->c, ERR_RECV, measuring);
+			ops->wait(io, SERVER_WAIT_MS);
 			continue;
 		}
-		c->rx_packets += measuring;
-		v.iov_len = (size_t)n; /* the answer is exactly as large as the request */
-		if (sendmsg(u->fd, &m, 0) < 0) {
-			count_err(c, ERR_SEND, measuring);
-			continue;
+		t->c.rx_packets += measuring ? (uint64_t)n : 0;
+		/* Each answer goes back as large as its request, to its sender, in one call; a
+		 * request larger than --size is not answered (nor amplified). */
+		int keep = 0;
+
+		for (int i = 0; i < n; i++) {
+			if (m[i].trunc) {
+				count_err(&t->c, ERR_RECV, measuring);
+				continue;
+			}
+			if (keep != i) {
+				void *b = m[keep].buf;
+
+				m[keep] = m[i];
+				m[i].buf = b;
+			}
+			keep++;
 		}
-		c->tx_packets += measuring;
-		c->transactions += measuring;
+		n = keep;
+		int sent = ops->send(io, m, n);
+
+		if (sent < 0)
+			sent = 0;
+		if (measuring) {
+			t->c.tx_packets += (uint64_t)sent;
+			t->c.transactions += (uint64_t)sent;
+			t->c.err[ERR_SEND] += (uint64_t)(n - sent);
+			t->c.errors += (uint64_t)(n - sent);
+		}
+	}
+	msgs_free(m, batch);
+}
+
+static void *server_thread(void *arg)
+{
+	struct srv_thread *t = arg;
+	const struct opts *o = t->s->o;
+	const struct io_ops *ops = io_find(o);
+	struct io_ctx io = {.o = o, .nsock = 1, .fds = &t->fd, .wait = io_wait_of(o, true),
+			    .batch = (int)o->batch, .depth = 4 * (int)o->batch, .cap = (size_t)o->size};
+	char err[200];
+
+	if (o->pin) {
+		int cpu = pin_self(t->index, true);
+
+		if (cpu >= 0)
+			setsockopt(t->fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, sizeof(cpu));
+	}
+	if (ops->open(&io, err, sizeof(err)) == 0)
+		serve_batches(t, ops, &io);
+	else
+		count_err(&t->c, ERR_RECV, true);
+	ops->close(&io);
+	return NULL;
+}
+
+static void udp_rr_server_loop(struct server_ctx *s)
+{
+	struct udp_server *x = s->priv;
+	int started = 0;
+
+	while (started < x->n && !pthread_create(&x->t[started].tid, NULL, server_thread, &x->t[started]))
+		started++;
+	for (int i = 0; i < started; i++) {
+		pthread_join(x->t[i].tid, NULL);
+		side_counters_add(&s->c, &x->t[i].c);
 	}
 }
 
 static void udp_rr_server_close(struct server_ctx *s)
 {
-	struct udp_server *u = s->priv;
+	struct udp_server *x = s->priv;
 
-	if (!u)
+	if (!x)
 		return;
-	if (u->fd >= 0)
-		close(u->fd);
-	free(u->buf);
-	free(u);
+	for (int i = 0; i < x->n; i++)
+		if (x->t[i].fd >= 0)
+			close(x->t[i].fd);
+	free(x);
 	s->priv = NULL;
 }
-
-static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
-{
-	snprintf(buf, len,
-		 "%ld client%s x %ld outstanding, %ld-byte packets, %ld peer%s, unconnected "
-		 "sendmsg/recvmsg, wait: %s, checksums %s",
-		 o->clients, o->clients > 1 ? "s" : "", o->window, o->size, o->peers,
-		 o->peers > 1 ? "s" : "", o->wait, o->no_check ? "off" : "on");
-}
-
-/* Every datagram in and out of this machine's UDP stack: the clients', and the server's when
- * it runs here (loopback counts both ends). */
-static int udp_rr_kernel_pairs(const struct result *r, struct kernel_pair *out)
-{
-	uint64_t in = r->client.c.rx_packets, sent = r->client.c.tx_packets;
-
-	if (r->server_local && r->server.present) {
-		in += r->server.c.rx_packets;
-		sent += r->server.c.tx_packets;
-	}
-	out[0] = (struct kernel_pair){"InDatagrams", in};
-	out[1] = (struct kernel_pair){"OutDatagrams", sent};
-	return 2;
-}
-
-/* 65,507: the largest UDP payload over IPv4. */
-static const struct opt_override udp_rr_overrides[] = {
-	{.field = "size", .def = "100", .min = 1, .max = 65507},
-	{0},
-};
 
 const struct workload wl_udp_rr = {
 	.name = "udp-rr",

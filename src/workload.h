@@ -40,6 +40,7 @@ struct side_counters {
 	uint64_t lost;	       /* client: requests unanswered after --timeout */
 	uint64_t late;	       /* client: answers to requests already counted lost */
 	uint64_t connects;     /* connect() calls (client) or accepted connections (server) */
+	uint64_t syscalls;     /* system calls made on the data path */
 	uint64_t errors;       /* sum of err[] */
 	uint64_t err[ERR_KINDS];
 };

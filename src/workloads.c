@@ -40,6 +40,7 @@ void side_counters_add(struct side_counters *a, const struct side_counters *b)
 	a->lost += b->lost;
 	a->late += b->late;
 	a->connects += b->connects;
+	a->syscalls += b->syscalls;
 	a->errors += b->errors;
 	for (int k = 0; k < ERR_KINDS; k++)
 		a->err[k] += b->err[k];
@@ -156,7 +157,7 @@ int client_wait_phase(struct client_ctx *c, int ph)
 /* One table for both directions, so a counter added to the struct is added here once. */
 #define COUNTER_FIELDS(X)                                                                          \
 	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
-	X(connects) X(errors)
+	X(connects) X(syscalls) X(errors)
 
 cJSON *side_counters_to_json(const struct side_counters *c)
 {

@@ -8,8 +8,8 @@ expect_usage "unknown option '--frobnicate'" udp-rr --frobnicate
 expect_usage "needs a value" udp-rr --size
 expect_usage "is not a whole number" udp-rr --window many
 expect_usage "fewer than --clients" udp-rr --clients 4 --peers 2
-expect_usage "--wait spin is not one of poll|block" udp-rr --wait spin
-expect_usage "--wait block needs one socket per client" udp-rr --wait block --peers 8
+expect_usage "--wait spin is not one of auto|poll|epoll|busy|block" udp-rr --wait spin
+expect_usage "--wait block is not applicable with --peers 8" udp-rr --wait block --peers 8
 expect_usage "unknown command 'udp-rrr'" udp-rrr
 expect_usage "--port 65536 is out of range" serve --port 65536
 
