@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "explore.h"
 #include "run.h"
+#include "io.h"
 #include "serve.h"
 #include "util.h"
 #include "workload.h"
@@ -18,8 +20,10 @@ static void usage(FILE *f)
 	for (int i = 0; workloads[i]; i++)
 		fprintf(f, "  %-10s %s\n", workloads[i]->name, workloads[i]->summary);
 	fprintf(f, "\nother commands:\n"
+		   "  explore    \"what can I do?\": every strategy on your workload, ranked by measured gain\n"
 		   "  serve      run the server side of tests for a controller (another host or a local run)\n"
 		   "  list       the workloads, one per line\n"
+		   "  list-io    the I/O back ends built in, one per line\n"
 		   "  version    print the version\n"
 		   "  help       this text\n");
 }
@@ -28,6 +32,13 @@ static int cmd_list(void)
 {
 	for (int i = 0; workloads[i]; i++)
 		printf("%s\n", workloads[i]->name);
+	return 0;
+}
+
+static int cmd_list_io(void)
+{
+	for (int i = 0; io_registry[i]; i++)
+		printf("%s\n", io_registry[i]->name);
 	return 0;
 }
 
@@ -44,6 +55,10 @@ int main(int argc, char **argv)
 		return cmd_workload(wl, argc - 1, argv + 1);
 	if (!strcmp(cmd, "serve"))
 		return cmd_serve(argc - 1, argv + 1);
+	if (!strcmp(cmd, "explore"))
+		return cmd_explore(argc - 1, argv + 1);
+	if (!strcmp(cmd, "list-io"))
+		return cmd_list_io();
 	if (!strcmp(cmd, "list"))
 		return cmd_list();
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

@@ -37,7 +37,7 @@
 
 struct run {
 	const struct workload *wl;
-	struct opts *o;
+	const struct opts *o;
 	pid_t server_pid;
 	int ctl;
 	char *buf;
@@ -576,11 +576,13 @@ static void reap_agent(struct run *r)
 	waitpid(r->server_pid, NULL, 0);
 }
 
-static void parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o)
+void run_parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o)
 {
 	char err[256];
-	int ret = opts_parse(wl->opts, wl->overrides, argc, argv, o, err, sizeof(err));
+	int ret;
 
+	opts_defaults(o, wl->overrides);
+	ret = opts_parse(wl->opts, wl->overrides, argc, argv, o, err, sizeof(err));
 	if (ret == 1) {
 		opts_usage(wl->opts, wl->overrides, wl->name, wl->summary, stdout);
 		exit(0);
@@ -589,19 +591,28 @@ static void parse_or_exit(const struct workload *wl, int argc, char **argv, stru
 		die_usage("%s: %s", wl->name, err);
 }
 
-int cmd_workload(const struct workload *wl, int argc, char **argv)
+bool run_interrupted(void)
 {
-	struct opts o;
-	struct run r = {.wl = wl, .o = &o, .ctl = -1};
+	return interrupted;
+}
+
+void result_free(struct result *res)
+{
+	free(res->lat);
+	free(res->lat2);
+	res->lat = res->lat2 = NULL;
+}
+
+int run_once(const struct workload *wl, const struct opts *o, struct result *res)
+{
+	struct run r = {.wl = wl, .o = o, .ctl = -1};
 	char host[256], port[32];
 
-	opts_defaults(&o, wl->overrides);
-	parse_or_exit(wl, argc, argv, &o);
-	r.count_based = wl->count_based && wl->count_based(&o);
+	r.count_based = wl->count_based && wl->count_based(o);
 	install_signals();
 	r.buf = xmalloc(CTL_MAX_PAYLOAD + 1);
-	if (o.server) {
-		split_hostport(o.server, host, sizeof(host), port, sizeof(port));
+	if (o->server) {
+		split_hostport(o->server, host, sizeof(host), port, sizeof(port));
 	} else {
 		snprintf(host, sizeof(host), "127.0.0.1");
 		snprintf(port, sizeof(port), "%d", spawn_local_agent(&r));
@@ -614,7 +625,7 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 	fork_clients(&r);
 	wait_ready(&r);
 
-	r.res = (struct result){.wl = wl, .cfg = &o, .warmup_s = o.warmup, .server_local = !o.server};
+	r.res = (struct result){.wl = wl, .cfg = o, .warmup_s = o->warmup, .server_local = !o->server};
 	r.res.lat = xmalloc(sizeof(*r.res.lat));
 	r.res.lat2 = xmalloc(sizeof(*r.res.lat2));
 	hist_reset(r.res.lat);
@@ -624,22 +635,30 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 	collect_server(&r);
 	collect_clients(&r);
 	reap_agent(&r);
-	if (o.json)
-		out_json(&r.res, stdout);
-	else
-		out_table(&r.res, stdout);
-	fflush(stdout);
 	if (r.fatal[0])
 		fprintf(stderr, "sockbench: %s\n", r.fatal);
-
-	int rc = r.failed ? 1 : 0;
-
-	free(r.res.lat);
-	free(r.res.lat2);
+	*res = r.res;
 	free(r.buf);
 	free(r.cpid);
 	free(r.cpipe);
 	munmap(r.sh, sizeof(*r.sh));
+	return r.failed ? 1 : 0;
+}
+
+int cmd_workload(const struct workload *wl, int argc, char **argv)
+{
+	struct opts o;
+	struct result res;
+
+	run_parse_or_exit(wl, argc, argv, &o);
+	int rc = run_once(wl, &o, &res);
+
+	if (o.json)
+		out_json(&res, stdout);
+	else
+		out_table(&res, stdout);
+	fflush(stdout);
+	result_free(&res);
 	opts_free(&o);
 	return rc;
 }

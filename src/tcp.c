@@ -128,12 +128,15 @@ int tcp_recv_n(struct tcp_io *io, int fd, char *buf, size_t n)
 	while (n) {
 		size_t ask = n < io->chunk ? n : io->chunk;
 
-		if (io->quickack)
+		if (io->quickack) {
+			io->syscalls++;
 			setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+		}
+		io->syscalls++;
 		ssize_t got = io->recv(fd, buf, ask);
 
 		if (got > 0) {
-			io->calls++;
+			io->rx_calls++;
 			n -= (size_t)got;
 			since = 0;
 			continue;
@@ -163,10 +166,11 @@ int tcp_send_n(struct tcp_io *io, int fd, const char *buf, size_t n)
 	uint64_t since = 0;
 
 	while (n) {
+		io->syscalls++;
 		ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
 
 		if (w > 0) {
-			io->calls++;
+			io->tx_calls++;
 			n -= (size_t)w;
 			buf += w;
 			since = 0;
@@ -193,6 +197,7 @@ void tcp_drain_to_eof(struct tcp_io *io, int fd, char *buf, size_t cap)
 	uint64_t since = now_ns();
 
 	for (;;) {
+		io->syscalls++;
 		ssize_t got = recv(fd, buf, cap, 0);
 
 		if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))

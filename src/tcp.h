@@ -31,7 +31,9 @@ struct tcp_io {
 	bool quickack;	     /* TCP_QUICKACK before each receive */
 	_Atomic int *phase;  /* give up at PH_STOP, seen between timed-out waits; may be NULL */
 	uint64_t timeout_ns; /* no progress this long: ERR_TIMEOUT */
-	uint64_t calls;	     /* receive or send calls that moved data, added up */
+	uint64_t rx_calls;   /* receive calls that moved data */
+	uint64_t tx_calls;   /* send calls that moved data */
+	uint64_t syscalls;   /* every system call made through this, moving data or not */
 	enum err_kind why;   /* set when TCP_FAIL */
 };
 

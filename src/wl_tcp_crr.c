@@ -173,7 +173,7 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 	}
 	t1 = now_ns();
 	c->connects += measuring;
-	x->io.calls = 0;
+	x->io.rx_calls = x->io.tx_calls = x->io.syscalls = 0;
 	int r = TCP_OK;
 	size_t total = (size_t)o->msgs * (size_t)o->size;
 
@@ -188,6 +188,10 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 	if (r == TCP_OK && !strcmp(o->close, "server"))
 		tcp_drain_to_eof(&x->io, fd, x->buf, x->io.chunk);
 	crr_close(o, fd);
+	/* socket, the two timeouts, connect, close; a bind and its option, a linger */
+	c->syscalls += measuring ? x->io.syscalls + 5 + (o->src_addrs > 1 ? 2 : 0) +
+					   !strcmp(o->close, "reset") + !!o->rcvbuf + !!o->sndbuf + o->nodelay
+				 : 0;
 	if (r == TCP_FAIL)
 		count_err(c, x->io.why, measuring);
 	if (r != TCP_OK || !measuring)
@@ -198,7 +202,8 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 	hist_record(&t->lat2, t1 - t0);
 	c->transactions++;
 	c->rx_bytes += total;
-	c->rx_packets += x->io.calls;
+	c->rx_packets += x->io.rx_calls;
+	c->tx_packets += x->io.tx_calls;
 }
 
 static void *crr_thread_main(void *arg)
@@ -316,6 +321,8 @@ static void crr_serve_one(struct server_ctx *s, int fd, struct side_counters *c,
 	if (r == TCP_OK && strcmp(o->close, "server"))
 		tcp_drain_to_eof(&io, fd, buf, (size_t)o->size);
 	close(fd);
+	/* accept, the two timeouts, close; the options */
+	c->syscalls += measuring ? io.syscalls + 4 + !!o->rcvbuf + !!o->sndbuf + o->nodelay : 0;
 	if (r == TCP_FAIL) {
 		count_err(c, io.why, measuring);
 		return;
@@ -324,7 +331,8 @@ static void crr_serve_one(struct server_ctx *s, int fd, struct side_counters *c,
 		c->transactions++;
 		c->tx_bytes += (uint64_t)(o->msgs * o->size);
 		c->rx_bytes += (uint64_t)o->request;
-		c->tx_packets += io.calls;
+		c->tx_packets += io.tx_calls;
+		c->rx_packets += io.rx_calls;
 	}
 }
 
@@ -378,6 +386,16 @@ static void crr_server_close(struct server_ctx *s)
 	s->priv = NULL;
 }
 
+static const struct strategy crr_strategies[] = {
+	{"abortive close (RST, no TIME_WAIT)", "close", "--close reset"},
+	{"TCP_NODELAY", "nodelay", "--nodelay"},
+	{"recv with MSG_WAITALL", "recv", "--recv waitall"},
+	{"64 KB per receive call", "readsize", "--read-size 65536"},
+	{"TCP_QUICKACK", "quickack", "--quickack"},
+	{"4 connections in flight", "concurrency", "--concurrency 4"},
+	{0},
+};
+
 const struct workload wl_tcp_crr = {
 	.name = "tcp-crr",
 	.summary = "TCP connect, receive, close, over and over (defaults: the classic report, "
@@ -395,4 +413,5 @@ const struct workload wl_tcp_crr = {
 	.server_loop = crr_server_loop,
 	.server_close = crr_server_close,
 	.client = crr_client,
+	.strategies = crr_strategies,
 };

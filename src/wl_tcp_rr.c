@@ -96,7 +96,7 @@ static void *rr_thread_main(void *arg)
 	while (r == TCP_OK && (ph = thread_phase(t)) != PH_STOP) {
 		bool measuring = ph == PH_MEASURE;
 
-		f->io.calls = 0;
+		f->io.rx_calls = f->io.tx_calls = f->io.syscalls = 0;
 		r = tcp_recv_n(&f->io, f->fd, f->buf, (size_t)o->response);
 		if (r != TCP_OK)
 			break;
@@ -105,15 +105,15 @@ static void *rr_thread_main(void *arg)
 			hist_record(&t->lat, now - f->sent[head]);
 			t->cnt.transactions++;
 			t->cnt.rx_bytes += (uint64_t)o->response;
-			t->cnt.rx_packets += f->io.calls;
 		}
 		f->sent[head] = now;
 		head = (head + 1) % w;
-		f->io.calls = 0;
 		r = tcp_send_n(&f->io, f->fd, f->req, (size_t)o->request);
-		if (measuring && r == TCP_OK) {
-			t->cnt.tx_bytes += (uint64_t)o->request;
-			t->cnt.tx_packets += f->io.calls;
+		if (measuring) {
+			t->cnt.tx_bytes += r == TCP_OK ? (uint64_t)o->request : 0;
+			t->cnt.rx_packets += f->io.rx_calls;
+			t->cnt.tx_packets += f->io.tx_calls;
+			t->cnt.syscalls += f->io.syscalls;
 		}
 	}
 	if (r == TCP_FAIL)
@@ -182,7 +182,7 @@ static void *rr_serve_conn(void *arg)
 	int r = TCP_OK;
 
 	while (r == TCP_OK) {
-		io.calls = 0;
+		io.rx_calls = io.tx_calls = io.syscalls = 0;
 		r = tcp_recv_n(&io, k->fd, buf, (size_t)o->request);
 		if (r == TCP_OK)
 			r = tcp_send_n(&io, k->fd, buf, (size_t)o->response);
@@ -190,7 +190,9 @@ static void *rr_serve_conn(void *arg)
 			k->cnt.transactions++;
 			k->cnt.rx_bytes += (uint64_t)o->request;
 			k->cnt.tx_bytes += (uint64_t)o->response;
-			k->cnt.tx_packets += io.calls;
+			k->cnt.rx_packets += io.rx_calls;
+			k->cnt.tx_packets += io.tx_calls;
+			k->cnt.syscalls += io.syscalls;
 		}
 	}
 	/* The client closing its flows at the end is not an error. */
@@ -247,6 +249,15 @@ static void rr_server_close(struct server_ctx *s)
 	s->priv = NULL;
 }
 
+static const struct strategy rr_strategies[] = {
+	{"TCP_NODELAY", "nodelay", "--nodelay"},
+	{"recv with MSG_WAITALL", "recv", "--recv waitall"},
+	{"read() instead of recv()", "recv", "--recv read"},
+	{"TCP_QUICKACK", "quickack", "--quickack"},
+	{"1 MB socket buffers", "bufs", "--rcvbuf 1048576 --sndbuf 1048576"},
+	{0},
+};
+
 const struct workload wl_tcp_rr = {
 	.name = "tcp-rr",
 	.summary = "TCP request/response on persistent connections (netperf TCP_RR).",
@@ -262,4 +273,5 @@ const struct workload wl_tcp_rr = {
 	.server_loop = rr_server_loop,
 	.server_close = rr_server_close,
 	.client = rr_client,
+	.strategies = rr_strategies,
 };

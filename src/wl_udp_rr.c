@@ -624,6 +624,26 @@ static void udp_rr_server_close(struct server_ctx *s)
 	s->priv = NULL;
 }
 
+/* The report's own ideas and today's: batching syscalls, a cached route, io_uring, other ways
+ * to wait, no checksums, more server threads, pinning, busy polling. */
+static const struct strategy udp_rr_strategies[] = {
+	{"connected sockets", "route", "--connected"},
+	{"batch 8 (recvmmsg/sendmmsg)", "calls", "--batch 8"},
+	{"batch 32 (recvmmsg/sendmmsg)", "calls", "--batch 32"},
+	{"batch 64 (recvmmsg/sendmmsg)", "calls", "--batch 64"},
+	{"io_uring", "calls", "--io uring"},
+	{"io_uring, batch 32", "calls", "--io uring --batch 32"},
+	{"io_uring, batch 32, SQPOLL", "calls", "--io uring --batch 32 --sqpoll"},
+	{"wait in epoll_wait", "wait", "--wait epoll"},
+	{"busy wait (spin)", "wait", "--wait busy"},
+	{"block in recvmsg", "wait", "--wait block"},
+	{"no UDP checksums", "csum", "--no-check"},
+	{"2 server threads (SO_REUSEPORT)", "threads", "--server-threads 2"},
+	{"pin to CPUs", "pin", "--pin"},
+	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50"},
+	{0},
+};
+
 const struct workload wl_udp_rr = {
 	.name = "udp-rr",
 	.summary = "UDP request/response, many requests outstanding, unconnected sockets "
@@ -640,4 +660,5 @@ const struct workload wl_udp_rr = {
 	.server_loop = udp_rr_server_loop,
 	.server_close = udp_rr_server_close,
 	.client = udp_rr_client,
+	.strategies = udp_rr_strategies,
 };

@@ -108,6 +108,14 @@ struct kernel_pair {
 
 struct result;
 
+/* One user-space change that explore tries: flags added to the user's own. At most one
+ * strategy of a group goes into the best combination. NULL name ends a table. */
+struct strategy {
+	const char *name;
+	const char *group;
+	const char *args;
+};
+
 struct workload {
 	const char *name; /* the subcommand */
 	const char *summary;
@@ -131,6 +139,7 @@ struct workload {
 	void (*server_close)(struct server_ctx *s);
 	/* Client side: one process each; runs until PH_STOP and fills c->rep. 0 or -errno. */
 	int (*client)(struct client_ctx *c);
+	const struct strategy *strategies; /* what explore tries */
 };
 
 extern const struct workload wl_udp_rr, wl_tcp_crr, wl_tcp_rr;

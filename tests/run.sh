@@ -27,7 +27,7 @@ for t in "$@"; do
 done
 for t in "$here"/e2e/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue
-	run_one "e2e/$(basename "$t" .sh)" 120 bash "$t"
+	run_one "e2e/$(basename "$t" .sh)" 300 bash "$t"
 done
 summary="$pass passed, $fail failed"
 [ "$skip" -gt 0 ] && summary="$summary, $skip skipped"

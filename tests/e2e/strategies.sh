@@ -1,0 +1,43 @@
+# Every strategy explore knows, of every workload, runs on loopback with counts the kernel
+# agrees with; every back end x wait combination of udp-rr runs or is refused (exit 2) with a
+# "not applicable" reason. Loops over the tables, so a new strategy or back end is covered.
+. "$(dirname "$0")/lib.sh"
+need jq
+
+check_run() { # workload, flags...: the run must succeed and agree with the kernel
+	local wl=$1 f=$TMP/s.json
+	shift
+	# shellcheck disable=SC2068
+	"$SB" $wl --duration 0.6 --warmup 0.2 --json $@ >"$f" 2>"$TMP/err" || fail "$wl $*: exit $? ($(cat "$TMP/err"))"
+	jassert "$f" '.partial == false and .transactions > 0' "{transactions, partial_reason, errors}"
+	jassert "$f" '[.kernel_check.counters[] | .diff_pct | fabs] | all(. < 2)' '.kernel_check'
+	jassert "$f" '.sides.client.syscalls > 0 and .sides.server.syscalls >= 0'
+}
+
+for wl in udp-rr tcp-rr tcp-crr; do
+	n=0
+	while IFS=$'\t' read -r name flags; do
+		check_run $wl $flags
+		n=$((n + 1))
+	done < <("$SB" explore $wl --list)
+	[ $n -ge 5 ] || fail "$wl has only $n strategies"
+	echo "$wl: $n strategies ok"
+done
+
+# Back ends x wait strategies.
+for io in $("$SB" list-io); do
+	for wait in auto poll epoll busy block; do
+		"$SB" udp-rr --io $io --wait $wait --batch 4 --duration 0.4 --warmup 0.1 --json >"$TMP/w.json" 2>"$TMP/err"
+		rc=$?
+		case $rc in
+		0) jassert "$TMP/w.json" '.transactions > 0 and ([.kernel_check.counters[] | .diff_pct | fabs] | all(. < 2))' ;;
+		2) grep -q "not applicable" "$TMP/err" || fail "--io $io --wait $wait: exit 2 without a reason: $(cat "$TMP/err")" ;;
+		*) fail "--io $io --wait $wait: exit $rc: $(cat "$TMP/err")" ;;
+		esac
+	done
+done
+# Inapplicable combinations: refused at once.
+expect_usage "not applicable" udp-rr --io msg --batch 8
+expect_usage "not applicable" udp-rr --sqpoll
+expect_usage "not applicable" udp-rr --wait block --peers 10
+echo ok
