@@ -49,6 +49,7 @@ struct run {
 	int *cpipe;
 	struct result res;
 	bool count_based;
+	bool end_sent;	  /* END went out when the window closed */
 	bool failed;	  /* a side died or a fatal error: exit 1 after the partial report */
 	char fatal[300];  /* what to tell the user on stderr after the report */
 	struct snmp ext0; /* TcpExt at the window's start, for the accept-queue watch */
@@ -362,7 +363,7 @@ static const char *watch(struct run *r, double seconds, _Atomic int *count, int 
 {
 	uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
 	struct pollfd p = {.fd = r->ctl, .events = POLLIN};
-	int step = count ? 1 : STEP_MS, ticks = 0;
+	int step = count ? 2 : STEP_MS, ticks = 0;
 	static char why[120];
 
 	for (uint64_t t = now_ns(); t < deadline; t = now_ns()) {
@@ -465,24 +466,27 @@ static void run_window(struct run *r)
 		mark_partial(r, why);
 		return;
 	}
-	bool cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
-	bool k_ok = read_kernel(r->wl, &k0, &e0);
-
-	r->ext0 = e0;
-	r->ext_ok = k_ok && e0.n > 0;
-	uint64_t t0 = now_ns();
-
+	/* The kernel's figures are read just after each edge of the window, so both edges lag the
+	 * same way and the lags cancel. */
 	if (ctl_send(r->ctl, CTL_MSG_BEGIN, NULL, 0) < 0 ||
 	    ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS) < 0) {
 		r->failed = true;
 		mark_partial(r, "the serve agent did not acknowledge the window's start");
 	}
 	set_phase(r, PH_MEASURE);
+	uint64_t t0 = now_ns();
+	bool cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
+	bool k_ok = read_kernel(r->wl, &k0, &e0);
+
+	r->ext0 = e0;
+	r->ext_ok = k_ok && e0.n > 0;
 	if (r->count_based)
 		why = watch(r, limit, &r->sh->done, r->nclients);
 	else
 		why = watch(r, r->o->duration, NULL, 0);
 	r->res.duration_s = ns_to_s(now_ns() - t0);
+	set_phase(r, PH_STOP);
+	r->end_sent = ctl_send(r->ctl, CTL_MSG_END, NULL, 0) == 0;
 	r->res.machine_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
 	r->res.kernel_ok = k_ok && read_kernel(r->wl, &k1, &e1);
 	if (r->res.machine_ok)
@@ -495,7 +499,7 @@ static void run_window(struct run *r)
 
 static void collect_server(struct run *r)
 {
-	int ret = ctl_send(r->ctl, CTL_MSG_END, NULL, 0);
+	int ret = r->end_sent ? 0 : ctl_send(r->ctl, CTL_MSG_END, NULL, 0);
 
 	if (ret == 0)
 		ret = ctl_expect(r->ctl, CTL_MSG_RESULT, r->buf, CTL_MAX_PAYLOAD + 1, REPORT_MS);

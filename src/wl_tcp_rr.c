@@ -223,7 +223,8 @@ static void rr_server_loop(struct server_ctx *s)
 		struct rr_conn *k = &x->conn[x->n];
 
 		*k = (struct rr_conn){.s = s, .fd = fd};
-		if (x->n >= MAX_FLOWS || tcp_sockopts(fd, s->o) || tcp_timeouts(fd, POLL_NS) ||
+		/* The listener's timeouts are inherited by the accepted socket. */
+		if (x->n >= MAX_FLOWS || tcp_sockopts(fd, s->o) ||
 		    pthread_create(&k->tid, NULL, rr_serve_conn, k)) {
 			close(fd);
 			continue;

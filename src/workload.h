@@ -151,26 +151,36 @@ const struct workload *workload_find(const char *name);
 /* Workloads whose client process runs several threads (TCP: one per connection in flight or
  * per flow). Each thread counts on its own; the process's main thread follows the phase,
  * takes the CPU marks, and tells the coordinator when every thread is done with a share. */
+struct thread_group {
+	int n;
+	bool count_based;
+	_Atomic int warm, done;	     /* threads done with their share */
+	_Atomic bool began, ended;   /* the process's CPU marks are taken */
+};
+
 struct client_thread {
 	struct client_ctx *c;
+	struct thread_group *g;
 	int index;
 	long warm_share, share; /* count-based runs: units before and in the window */
+	bool saw_measure;
 	struct side_counters cnt;
 	struct hist lat, lat2;
-	_Atomic int *warm_done, *done; /* the group's counters */
-	void *priv;		       /* the workload's per-thread state */
+	void *priv; /* the workload's per-thread state */
 };
 
 /* Split total units into parts; the share of part i. */
 long share_of(long total, int parts, int i);
-/* Run fn in n threads (t[i] filled by the caller, index and shares set here from the counts
- * of this client), follow the phase until PH_STOP, join, and add every thread's counts to the
- * report. 0 or -errno if a thread could not start. */
+/* Run fn in n threads (t[i].priv filled by the caller; the rest is set here, shares from the
+ * counts of this client), join them, and add every thread's counts to the report. The
+ * threads follow the phase and take the CPU marks themselves (thread_phase). 0 or -errno if
+ * a thread could not start. */
 int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, long warm_units,
 		       long units, void *(*fn)(void *));
-/* In a thread: the current phase (no marks), and sleep until it is at least ph. */
-int thread_phase(const struct client_thread *t);
-int thread_wait_phase(const struct client_thread *t, int ph);
+/* In a thread: the current phase (taking the window's CPU marks on its edges), and sleep
+ * until it is at least ph. */
+int thread_phase(struct client_thread *t);
+int thread_wait_phase(struct client_thread *t, int ph);
 /* In a thread of a count-based run: this thread has finished its warm-up / window share. */
 void thread_warm_done(struct client_thread *t);
 void thread_done(struct client_thread *t);

@@ -67,12 +67,42 @@ long share_of(long total, int parts, int i)
 	return total / parts + (i < total % parts);
 }
 
-int thread_phase(const struct client_thread *t)
+/* The CPU marks of a threaded client are taken by its threads, at the moments the window
+ * opens and closes for them, so the process's main thread can sleep in pthread_join. */
+static void mark_begin(struct client_thread *t)
 {
-	return atomic_load_explicit(&t->c->sh->phase, memory_order_acquire);
+	bool no = false;
+
+	if (atomic_compare_exchange_strong(&t->g->began, &no, true)) {
+		cpu_mark_take(&t->c->rep->begin);
+		t->c->rep->began = true;
+	}
 }
 
-int thread_wait_phase(const struct client_thread *t, int ph)
+static void mark_end(struct client_thread *t)
+{
+	bool no = false;
+
+	if (atomic_compare_exchange_strong(&t->g->ended, &no, true)) {
+		cpu_mark_take(&t->c->rep->end);
+		t->c->rep->ended = true;
+	}
+}
+
+int thread_phase(struct client_thread *t)
+{
+	int ph = atomic_load_explicit(&t->c->sh->phase, memory_order_acquire);
+
+	if (ph == PH_MEASURE && !t->saw_measure) {
+		t->saw_measure = true;
+		mark_begin(t);
+	}
+	if (ph == PH_STOP && t->saw_measure && !t->g->count_based)
+		mark_end(t);
+	return ph;
+}
+
+int thread_wait_phase(struct client_thread *t, int ph)
 {
 	struct timespec ms1 = {0, 1000000};
 	int now;
@@ -82,23 +112,27 @@ int thread_wait_phase(const struct client_thread *t, int ph)
 	return now;
 }
 
+/* The last thread of the process to finish a share tells the coordinator. */
 void thread_warm_done(struct client_thread *t)
 {
-	atomic_fetch_add(t->warm_done, 1);
+	if (atomic_fetch_add(&t->g->warm, 1) + 1 == t->g->n)
+		atomic_fetch_add(&t->c->sh->warm_done, 1);
 }
 
 void thread_done(struct client_thread *t)
 {
-	atomic_fetch_add(t->done, 1);
+	if (atomic_fetch_add(&t->g->done, 1) + 1 == t->g->n) {
+		if (t->saw_measure)
+			mark_end(t);
+		atomic_fetch_add(&t->c->sh->done, 1);
+	}
 }
 
 int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, long warm_units,
 		       long units, void *(*fn)(void *))
 {
-	_Atomic int warm = 0, done = 0;
+	struct thread_group g = {.n = n, .count_based = units > 0};
 	pthread_t *tid = calloc((size_t)n, sizeof(*tid));
-	struct timespec step = {0, 200000};
-	bool warm_told = false, done_told = false;
 	int started = 0, ret = 0;
 	long my_warm = share_of(warm_units, (int)c->o->clients, c->index);
 	long mine = share_of(units, (int)c->o->clients, c->index);
@@ -107,11 +141,10 @@ int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, lon
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
 		t[i].c = c;
+		t[i].g = &g;
 		t[i].index = i;
 		t[i].warm_share = share_of(my_warm, n, i);
 		t[i].share = share_of(mine, n, i);
-		t[i].warm_done = &warm;
-		t[i].done = &done;
 		hist_reset(&t[i].lat);
 		hist_reset(&t[i].lat2);
 	}
@@ -122,23 +155,16 @@ int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, lon
 			break;
 		}
 	}
-	/* 0.2 ms steps: the window's CPU marks land within that of the coordinator's signal. */
-	while (client_follow_phase(c) != PH_STOP) {
-		if (!warm_told && atomic_load(&warm) >= n) {
-			atomic_fetch_add(&c->sh->warm_done, 1);
-			warm_told = true;
-		}
-		if (!done_told && atomic_load(&done) >= n) {
-			atomic_fetch_add(&c->sh->done, 1);
-			done_told = true;
-		}
-		nanosleep(&step, NULL);
-	}
 	for (int i = 0; i < started; i++) {
 		pthread_join(tid[i], NULL);
 		side_counters_add(&c->rep->c, &t[i].cnt);
 		hist_merge(&c->rep->lat, &t[i].lat);
 		hist_merge(&c->rep->lat2, &t[i].lat2);
+	}
+	/* Threads that stopped early (a fatal error) still leave a closed window. */
+	if (c->rep->began && !c->rep->ended) {
+		cpu_mark_take(&c->rep->end);
+		c->rep->ended = true;
 	}
 	free(tid);
 	return ret;

@@ -27,7 +27,7 @@ done
 # Back ends x wait strategies.
 for io in $("$SB" list-io); do
 	for wait in auto poll epoll busy block; do
-		"$SB" udp-rr --io $io --wait $wait --batch 4 --duration 0.4 --warmup 0.1 --json >"$TMP/w.json" 2>"$TMP/err"
+		"$SB" udp-rr --io $io --wait $wait --batch 4 --duration 0.8 --warmup 0.1 --json >"$TMP/w.json" 2>"$TMP/err"
 		rc=$?
 		case $rc in
 		0) jassert "$TMP/w.json" '.transactions > 0 and ([.kernel_check.counters[] | .diff_pct | fabs] | all(. < 2))' ;;

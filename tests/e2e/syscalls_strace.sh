@@ -12,7 +12,7 @@ recv=$(count recvfrom) send=$(count sendto)
 [ "$send" -eq 1000 ] || fail "strace saw $send sendto, expected 2 per connection (1000)"
 theirs=$(($(count socket) + $(count connect) + recv + send + $(count setsockopt) + $(count accept4) + $(count close)))
 ours=$(jq '.sides.client.syscalls + .sides.server.syscalls' "$TMP/r.json")
-[ "$ours" -eq 7000 ] || fail "we counted $ours data-path calls, expected 14 per connection (7000)"
+[ "$ours" -eq 5500 ] || fail "we counted $ours data-path calls, expected 11 per connection (5500)"
 surplus=$((theirs - ours))
 [ $surplus -ge 0 ] && [ $surplus -le 100 ] || fail "strace counted $theirs of those calls, we $ours"
 echo "ok: ours $ours, strace $theirs (setup and control: $surplus)"
