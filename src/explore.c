@@ -517,6 +517,8 @@ int cmd_explore(int argc, char **argv)
 	if (list) {
 		for (const struct strategy *s = x->wl->strategies; s && s->name; s++)
 			printf("%s\t%s\n", s->name, s->args);
+		free(rest);
+		free(x);
 		return 0;
 	}
 	plan(x, rest, nrest);
@@ -555,5 +557,13 @@ int cmd_explore(int argc, char **argv)
 		print_json(x, ranked, n, combo && x->combo.analysed);
 	else
 		print_table(x, ranked, n, combo && x->combo.analysed);
+	for (int i = 0; i < x->nconf; i++)
+		opts_free(&x->conf[i].o);
+	if (combo) {
+		opts_free(&x->combo.o);
+		free((char *)x->combo.name);
+	}
+	free(rest);
+	free(x);
 	return 0;
 }

@@ -466,8 +466,15 @@ static void run_window(struct run *r)
 		mark_partial(r, why);
 		return;
 	}
-	/* The kernel's figures are read just after each edge of the window, so both edges lag the
-	 * same way and the lags cancel. */
+	/* With traffic flowing across the edges (a time-based window), the kernel's figures are
+	 * read just after each edge, so both lag the same way and the lags cancel. A count-based
+	 * window has no traffic between the warm-up and its start: read them before it opens. */
+	bool cpu_ok = false, k_ok = false;
+
+	if (r->count_based) {
+		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
+		k_ok = read_kernel(r->wl, &k0, &e0);
+	}
 	if (ctl_send(r->ctl, CTL_MSG_BEGIN, NULL, 0) < 0 ||
 	    ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS) < 0) {
 		r->failed = true;
@@ -475,8 +482,11 @@ static void run_window(struct run *r)
 	}
 	set_phase(r, PH_MEASURE);
 	uint64_t t0 = now_ns();
-	bool cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
-	bool k_ok = read_kernel(r->wl, &k0, &e0);
+
+	if (!r->count_based) {
+		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
+		k_ok = read_kernel(r->wl, &k0, &e0);
+	}
 
 	r->ext0 = e0;
 	r->ext_ok = k_ok && e0.n > 0;
