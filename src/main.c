@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compare.h"
 #include "explore.h"
 #include "run.h"
 #include "io.h"
@@ -21,6 +22,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", workloads[i]->name, workloads[i]->summary);
 	fprintf(f, "\nother commands:\n"
 		   "  explore    \"what can I do?\": every strategy on your workload, ranked by measured gain\n"
+		   "  compare    A/B: two configurations interleaved, or two saved --json results, with a verdict\n"
+		   "  sweep      a grid of flag values (table, CSV, JSON, gnuplot SVG), optionally B/A\n"
 		   "  serve      run the server side of tests for a controller (another host or a local run)\n"
 		   "  list       the workloads, one per line\n"
 		   "  list-io    the I/O back ends built in, one per line\n"
@@ -57,6 +60,10 @@ int main(int argc, char **argv)
 		return cmd_serve(argc - 1, argv + 1);
 	if (!strcmp(cmd, "explore"))
 		return cmd_explore(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return cmd_compare(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sweep"))
+		return cmd_sweep(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list-io"))
 		return cmd_list_io();
 	if (!strcmp(cmd, "list"))

@@ -22,6 +22,8 @@ struct cJSON;
 	X(STR, server, NULL, 's', "server", 0, 0, "HOST[:PORT]",                                   \
 	  "drive a running `sockbench serve` agent instead of a local one")                        \
 	X(BOOL, json, false, 'j', "json", 0, 1, "", "print one JSON document instead of the table") \
+	X(INT, runs, 1, 'R', "runs", 1, 1000, "N",                                                 \
+	  "measured runs: median, min, max, spread and a 95% interval of each figure")            \
 	X(INT, clients, 2, 'c', "clients", 1, 256, "N", "client processes")                        \
 	X(INT, timeout, 200, 't', "timeout", 1, 600000, "MS",                                      \
 	  "a request unanswered this long is counted lost and replaced")

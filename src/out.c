@@ -179,7 +179,7 @@ static void add_headline(cJSON *j, const struct result *r)
 		cJSON_AddItemToObject(j, "connect_latency_us", latency_json(r->lat2));
 }
 
-void out_json(const struct result *r, FILE *f)
+struct cJSON *out_result_json(const struct result *r)
 {
 	cJSON *j = cJSON_CreateObject();
 
@@ -211,10 +211,22 @@ void out_json(const struct result *r, FILE *f)
 	} else {
 		cJSON_AddNullToObject(j, "kernel");
 	}
+	return j;
+}
+
+void out_print_json(struct cJSON *j, FILE *f)
+{
 	char *txt = cJSON_Print(j);
 
 	fprintf(f, "%s\n", txt);
 	free(txt);
+}
+
+void out_json(const struct result *r, FILE *f)
+{
+	cJSON *j = out_result_json(r);
+
+	out_print_json(j, f);
 	cJSON_Delete(j);
 }
 

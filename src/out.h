@@ -44,7 +44,12 @@ double out_cpu_us_per(double user_s, double sys_s, uint64_t count);
 double out_diff_pct(uint64_t ours, uint64_t kernel);
 /* The human report. */
 void out_table(const struct result *r, FILE *f);
+struct cJSON;
+
 /* The versioned JSON document (docs/json.md). */
 void out_json(const struct result *r, FILE *f);
+/* The same document as a cJSON tree (caller frees), and printing one. */
+struct cJSON *out_result_json(const struct result *r);
+void out_print_json(struct cJSON *j, FILE *f);
 
 #endif

@@ -28,6 +28,7 @@
 #include "ctl.h"
 #include "kstat.h"
 #include "out.h"
+#include "repeat.h"
 #include "util.h"
 
 #define CTL_PORT_DEFAULT "12866"
@@ -665,6 +666,12 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 	struct result res;
 
 	run_parse_or_exit(wl, argc, argv, &o);
+	if (o.runs > 1) {
+		int rc = repeat_runs(wl, &o);
+
+		opts_free(&o);
+		return rc;
+	}
 	int rc = run_once(wl, &o, &res);
 
 	if (o.json)

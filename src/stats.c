@@ -1,6 +1,7 @@
 /* stats.c: see stats.h. */
 #include "stats.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,64 @@ void stats_paired_ratio(const double *a, const double *b, int n, int iters, uint
 	free(r);
 	free(s);
 	free(meds);
+}
+
+double stats_stddev(const double *v, int n)
+{
+	double mean = 0, ss = 0;
+
+	if (n < 2)
+		return 0;
+	for (int i = 0; i < n; i++)
+		mean += v[i] / n;
+	for (int i = 0; i < n; i++)
+		ss += (v[i] - mean) * (v[i] - mean);
+	return sqrt(ss / (n - 1));
+}
+
+static void resample(const double *v, int n, double *out, uint64_t *st)
+{
+	for (int i = 0; i < n; i++)
+		out[i] = v[next_rand(st) % (uint64_t)n];
+}
+
+void stats_median_ci(const double *v, int n, int iters, uint64_t seed, double *lo, double *hi)
+{
+	double *s = xmalloc((size_t)n * sizeof(*s)), *meds = xmalloc((size_t)iters * sizeof(*meds));
+	uint64_t st = seed ? seed : 0x9E3779B97F4A7C15ULL;
+
+	for (int it = 0; it < iters; it++) {
+		resample(v, n, s, &st);
+		meds[it] = median_inplace(s, n);
+	}
+	qsort(meds, (size_t)iters, sizeof(*meds), cmp_double);
+	*lo = meds[(int)(0.025 * (iters - 1))];
+	*hi = meds[(int)(0.975 * (iters - 1) + 0.5)];
+	free(s);
+	free(meds);
+}
+
+void stats_unpaired_ratio(const double *a, int na, const double *b, int nb, int iters,
+			  uint64_t seed, double *ratio, double *lo, double *hi)
+{
+	double *sa = xmalloc((size_t)na * sizeof(*sa)), *sb = xmalloc((size_t)nb * sizeof(*sb));
+	double *r = xmalloc((size_t)iters * sizeof(*r)), ma = stats_median(a, na);
+	uint64_t st = seed ? seed : 0x9E3779B97F4A7C15ULL;
+
+	*ratio = ma > 0 ? stats_median(b, nb) / ma : 0;
+	for (int it = 0; it < iters; it++) {
+		resample(a, na, sa, &st);
+		resample(b, nb, sb, &st);
+		double m = median_inplace(sa, na);
+
+		r[it] = m > 0 ? median_inplace(sb, nb) / m : 0;
+	}
+	qsort(r, (size_t)iters, sizeof(*r), cmp_double);
+	*lo = r[(int)(0.025 * (iters - 1))];
+	*hi = r[(int)(0.975 * (iters - 1) + 0.5)];
+	free(sa);
+	free(sb);
+	free(r);
 }
 
 enum verdict stats_verdict(double ratio, double lo, double hi, double min_gain)

@@ -16,6 +16,14 @@ double stats_spread_pct(const double *v, int n);
  * iters resamples drawn with a fixed seed: the same data give the same interval. */
 void stats_paired_ratio(const double *a, const double *b, int n, int iters, uint64_t seed,
 			double *ratio, double *lo, double *hi);
+/* Standard deviation (n - 1 in the denominator; 0 for one value). */
+double stats_stddev(const double *v, int n);
+/* A 95% bootstrap percentile interval of the median of v. */
+void stats_median_ci(const double *v, int n, int iters, uint64_t seed, double *lo, double *hi);
+/* Unpaired samples (runs that could not be interleaved: other boots, other kernels): the ratio
+ * of medians median(b) / median(a) and a 95% bootstrap interval, resampling each side. */
+void stats_unpaired_ratio(const double *a, int na, const double *b, int nb, int iters,
+			  uint64_t seed, double *ratio, double *lo, double *hi);
 /* Faster when the whole interval is above 1 and the gain is at least min_gain (0.02: 2%),
  * slower when it is all below 1 and the loss at least min_gain, otherwise the same. */
 enum verdict stats_verdict(double ratio, double lo, double hi, double min_gain);

@@ -94,6 +94,40 @@ static void test_rank(void **state)
 	assert_int_equal(order[4], 1);
 }
 
+static void test_known_samples(void **state)
+{
+	(void)state;
+	double v[] = {2, 4, 4, 4, 5, 5, 7, 9};
+	double lo, hi;
+
+	/* Sample standard deviation of this classic set: sqrt(32 / 7). */
+	assert_true(fabs(stats_stddev(v, 8) - sqrt(32.0 / 7)) < 1e-12);
+	assert_true(stats_stddev(v, 1) == 0);
+	stats_median_ci(v, 8, 4000, 42, &lo, &hi);
+	assert_true(lo >= 2 && lo <= 4.5 && hi >= 4.5 && hi <= 9);
+	assert_true(lo <= stats_median(v, 8) && stats_median(v, 8) <= hi);
+	/* All equal: the interval is the point. */
+	double c[] = {3, 3, 3, 3};
+
+	stats_median_ci(c, 4, 1000, 1, &lo, &hi);
+	assert_true(lo == 3 && hi == 3);
+}
+
+static void test_unpaired(void **state)
+{
+	(void)state;
+	double a[] = {100, 98, 103, 101, 99}, b[] = {200, 205, 197, 199, 202, 201};
+	double r, lo, hi;
+
+	stats_unpaired_ratio(a, 5, b, 6, 4000, 42, &r, &lo, &hi);
+	assert_true(fabs(r - 200.5 / 100) < 1e-9);
+	assert_true(lo > 1.9 && hi < 2.1 && lo <= r && r <= hi);
+	assert_int_equal(stats_verdict(r, lo, hi, 0.02), VERDICT_FASTER);
+	stats_unpaired_ratio(a, 5, a, 5, 4000, 42, &r, &lo, &hi);
+	assert_true(r == 1.0 && lo < 1.0 && hi > 1.0);
+	assert_int_equal(stats_verdict(r, lo, hi, 0.02), VERDICT_SAME);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +137,8 @@ int main(void)
 		cmocka_unit_test(test_bootstrap_is_reproducible),
 		cmocka_unit_test(test_schedule_interleaves),
 		cmocka_unit_test(test_rank),
+		cmocka_unit_test(test_known_samples),
+		cmocka_unit_test(test_unpaired),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

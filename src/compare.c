@@ -1,0 +1,767 @@
+/* compare.c: `compare` and `sweep`.
+ *
+ * compare runs A and B interleaved (A B A B ...) and pairs each B run with the A run before
+ * it, so drift cancels; from two saved files (other boots, other kernels) the runs cannot be
+ * paired and each side is resampled on its own. Every figure gets the ratio B/A with a 95%
+ * bootstrap interval and a verdict; the headline is the rate's.
+ *
+ * sweep runs a grid of flag values (any numeric flags, one or two with lists), each point
+ * --runs times, and writes a table, CSV, JSON and a gnuplot SVG; with --compare it sweeps A and
+ * B and plots the ratio B/A per point: where a difference narrows or widens.
+ */
+#include "compare.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "out.h"
+#include "repeat.h"
+#include "run.h"
+#include "stats.h"
+#include "util.h"
+#include "workload.h"
+
+#define MAX_WORDS 64
+#define MAX_RUNS 1000
+#define BOOT_ITERS 4000
+#define MIN_GAIN 0.02
+
+/* ---- a side of a comparison: its runs as result documents ---- */
+
+struct side {
+	const struct workload *wl;
+	char label[300];
+	struct opts o;
+	bool have_opts;
+	cJSON *file;	    /* the parsed file, when read from one */
+	cJSON *docs[MAX_RUNS];
+	int n;
+};
+
+/* Split "udp-rr --window 1" into words (no quoting: flags need none). */
+static int split_words(char *s, char **w, int max)
+{
+	int n = 0;
+
+	for (char *t = strtok(s, " \t"); t && n < max - 1; t = strtok(NULL, " \t"))
+		w[n++] = t;
+	w[n] = NULL;
+	return n;
+}
+
+static void parse_spec(const char *spec, struct side *s)
+{
+	char *copy = xstrdup(spec), *w[MAX_WORDS];
+	int n = split_words(copy, w, MAX_WORDS);
+
+	if (!n)
+		die_usage("compare: an empty configuration");
+	s->wl = workload_find(w[0]);
+	if (!s->wl)
+		die_usage("compare: '%s' does not start with a workload (udp-rr, tcp-rr, tcp-crr)", spec);
+	run_parse_or_exit(s->wl, n, w, &s->o);
+	s->have_opts = true;
+	snprintf(s->label, sizeof(s->label), "%s", spec);
+	free(copy);
+}
+
+static bool is_file_arg(const char *a)
+{
+	size_t n = strlen(a);
+
+	return n > 5 && !strcmp(a + n - 5, ".json");
+}
+
+/* A saved result: one run, or a --runs document with every run. */
+static void load_file(const char *path, struct side *s)
+{
+	FILE *f = fopen(path, "re");
+	struct stat st;
+
+	if (!f)
+		die_usage("compare: cannot read %s: %s", path, strerror(errno));
+	if (fstat(fileno(f), &st) || st.st_size > 256 << 20)
+		die_usage("compare: %s is too large to be a sockbench result", path);
+	char *txt = xcalloc(1, (size_t)st.st_size + 1);
+	size_t got = fread(txt, 1, (size_t)st.st_size, f);
+
+	fclose(f);
+	txt[got] = '\0';
+	s->file = cJSON_Parse(txt);
+	free(txt);
+	if (!s->file)
+		die_usage("compare: %s is not JSON (save results with --json)", path);
+	double schema = json_path(s->file, "schema");
+	const cJSON *tool = cJSON_GetObjectItemCaseSensitive(s->file, "tool");
+	const cJSON *wl = cJSON_GetObjectItemCaseSensitive(s->file, "workload");
+
+	if (!cJSON_IsString(tool) || strcmp(tool->valuestring, "sockbench") || !cJSON_IsString(wl))
+		die_usage("compare: %s is not a sockbench result", path);
+	if (schema != RESULT_SCHEMA)
+		die_usage("compare: %s has schema %g; this sockbench reads schema %d", path, schema,
+			  RESULT_SCHEMA);
+	s->wl = workload_find(wl->valuestring);
+	if (!s->wl)
+		die_usage("compare: %s is a result of workload '%s', unknown here", path, wl->valuestring);
+	const cJSON *results = cJSON_GetObjectItemCaseSensitive(s->file, "results");
+	const cJSON *it;
+
+	if (cJSON_IsArray(results)) {
+		cJSON_ArrayForEach(it, results) if (s->n < MAX_RUNS) s->docs[s->n++] = (cJSON *)it;
+	} else {
+		s->docs[s->n++] = s->file;
+	}
+	if (!s->n || isnan(json_path(s->docs[0], "transactions_per_s")))
+		die_usage("compare: %s holds no run", path);
+	snprintf(s->label, sizeof(s->label), "%s", path);
+}
+
+static void run_into(struct side *s, struct result *res)
+{
+	run_once(s->wl, &s->o, res);
+	s->docs[s->n++] = out_result_json(res);
+	result_free(res);
+}
+
+/* ---- the comparison of two sides ---- */
+
+struct verdict_row {
+	int f;
+	double a, b, ratio, lo, hi;
+	const char *word;
+};
+
+static const char *figure_word(const struct figure_def *fd, double ratio, double lo, double hi)
+{
+	enum verdict v = stats_verdict(ratio, lo, hi, MIN_GAIN);
+
+	if (v == VERDICT_SAME)
+		return "no significant difference";
+	if (fd->higher_better)
+		return v == VERDICT_FASTER ? "B higher (better)" : "B lower (worse)";
+	return v == VERDICT_FASTER ? "B higher (worse)" : "B lower (better)";
+}
+
+static int compare_rows(struct side *a, struct side *b, bool paired, struct verdict_row *rows)
+{
+	double *va = xmalloc(MAX_RUNS * sizeof(double)), *vb = xmalloc(MAX_RUNS * sizeof(double));
+	int nrows = 0;
+
+	for (int f = 0; f < nfigures; f++) {
+		int na = 0, nb = 0;
+
+		if (paired) {
+			int n = a->n < b->n ? a->n : b->n;
+
+			for (int i = 0; i < n; i++) {
+				double x = json_path(a->docs[i], figures[f].path);
+				double y = json_path(b->docs[i], figures[f].path);
+
+				if (!isnan(x) && !isnan(y) && x > 0) {
+					va[na++] = x;
+					vb[nb++] = y;
+				}
+			}
+		} else {
+			for (int i = 0; i < a->n; i++)
+				if (!isnan(va[na] = json_path(a->docs[i], figures[f].path)))
+					na++;
+			for (int i = 0; i < b->n; i++)
+				if (!isnan(vb[nb] = json_path(b->docs[i], figures[f].path)))
+					nb++;
+		}
+		if (!na || !nb)
+			continue;
+		struct verdict_row *r = &rows[nrows++];
+
+		r->f = f;
+		r->a = stats_median(va, na);
+		r->b = stats_median(vb, nb);
+		if (paired)
+			stats_paired_ratio(va, vb, na, BOOT_ITERS, 42, &r->ratio, &r->lo, &r->hi);
+		else
+			stats_unpaired_ratio(va, na, vb, nb, BOOT_ITERS, 42, &r->ratio, &r->lo, &r->hi);
+		r->word = figure_word(&figures[f], r->ratio, r->lo, r->hi);
+	}
+	free(va);
+	free(vb);
+	return nrows;
+}
+
+/* "B is 1.23x faster (1.18-1.29)", from the rate's row. */
+static void headline(const struct verdict_row *r, char *buf, size_t len)
+{
+	enum verdict v = stats_verdict(r->ratio, r->lo, r->hi, MIN_GAIN);
+
+	if (v == VERDICT_FASTER)
+		snprintf(buf, len, "B is %.2fx faster (%.2f-%.2f)", r->ratio, r->lo, r->hi);
+	else if (v == VERDICT_SLOWER)
+		snprintf(buf, len, "B is slower: %.2fx the rate of A (%.2f-%.2f), A is %.2fx faster",
+			 r->ratio, r->lo, r->hi, 1 / r->ratio);
+	else
+		snprintf(buf, len, "no significant difference: B/A = %.2f (%.2f-%.2f)", r->ratio, r->lo,
+			 r->hi);
+}
+
+static void print_compare(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
+			  int n, bool json)
+{
+	char head[200] = "no rate to compare";
+
+	if (n && rows[0].f == 0)
+		headline(&rows[0], head, sizeof(head));
+	if (json) {
+		cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+
+		cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
+		cJSON_AddStringToObject(j, "tool", "sockbench");
+		cJSON_AddStringToObject(j, "kind", "compare");
+		cJSON_AddStringToObject(j, "workload", a->wl->name);
+		cJSON_AddStringToObject(j, "a", a->label);
+		cJSON_AddStringToObject(j, "b", b->label);
+		cJSON_AddNumberToObject(j, "runs_a", a->n);
+		cJSON_AddNumberToObject(j, "runs_b", b->n);
+		cJSON_AddBoolToObject(j, "paired", paired);
+		cJSON_AddStringToObject(j, "verdict", head);
+		for (int i = 0; i < n; i++) {
+			cJSON *e = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(e, "key", figures[rows[i].f].key);
+			cJSON_AddStringToObject(e, "label", figures[rows[i].f].label);
+			cJSON_AddNumberToObject(e, "a_median", rows[i].a);
+			cJSON_AddNumberToObject(e, "b_median", rows[i].b);
+			cJSON_AddNumberToObject(e, "ratio", rows[i].ratio);
+			cJSON_AddNumberToObject(e, "ci_low", rows[i].lo);
+			cJSON_AddNumberToObject(e, "ci_high", rows[i].hi);
+			cJSON_AddStringToObject(e, "verdict", rows[i].word);
+			cJSON_AddItemToArray(arr, e);
+		}
+		cJSON_AddItemToObject(j, "figures", arr);
+		out_print_json(j, stdout);
+		cJSON_Delete(j);
+		return;
+	}
+	printf("sockbench compare (%s)\n  A: %s  (%d runs)\n  B: %s  (%d runs)\n\n",
+	       paired ? "interleaved runs, each B paired with the A before it"
+		      : "saved runs, not paired: each side resampled on its own",
+	       a->label, a->n, b->label, b->n);
+	printf("  %-30s %13s %13s %8s %14s   %s\n", "figure (medians)", "A", "B", "B/A",
+	       "95% CI", "verdict");
+	for (int i = 0; i < n; i++)
+		printf("  %-30s %13.3f %13.3f %8.3f %6.3f-%-7.3f   %s\n", figures[rows[i].f].label,
+		       rows[i].a, rows[i].b, rows[i].ratio, rows[i].lo, rows[i].hi, rows[i].word);
+	printf("\n%s\n", head);
+	if (a->n < 3 || b->n < 3)
+		printf("(with %d and %d runs the interval cannot show the run-to-run spread well: "
+		       "use --runs 5 or more%s)\n",
+		       a->n, b->n, paired ? "" : ", and save results made with --runs 5 --json");
+}
+
+/* compare's own flags out of argv: --runs N, --json. */
+static int take_flags(int argc, char **argv, int *runs, bool *json, char **rest)
+{
+	int n = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			*json = true;
+		} else if (!strcmp(argv[i], "--runs")) {
+			char *end;
+
+			if (i + 1 >= argc)
+				die_usage("compare: --runs needs a value");
+			long v = strtol(argv[++i], &end, 10);
+
+			if (*end || v < 2 || v > MAX_RUNS)
+				die_usage("compare: --runs %s is out of range: use 2 to %d", argv[i], MAX_RUNS);
+			*runs = (int)v;
+		} else {
+			rest[n++] = argv[i];
+		}
+	}
+	return n;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct side *a = xcalloc(1, sizeof(*a)), *b = xcalloc(1, sizeof(*b));
+	char *rest[8];
+	int runs = 5;
+	bool json = false;
+
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: sockbench compare 'WORKLOAD [flags]' 'WORKLOAD [flags]' [--runs N] [--json]\n"
+		       "       sockbench compare before.json after.json [--json]\n"
+		       "Runs A and B interleaved (--runs each, default 5), or reads two saved --json "
+		       "results, and prints every figure with B/A, a 95%% interval and a verdict.\n");
+		return 0;
+	}
+	if (argc > 10 || take_flags(argc - 1, argv + 1, &runs, &json, rest) != 2)
+		die_usage("compare: give two configurations ('udp-rr' 'udp-rr --window 1') or two "
+			  "result files (a.json b.json)");
+	bool files = is_file_arg(rest[0]) && is_file_arg(rest[1]);
+
+	if (files) {
+		load_file(rest[0], a);
+		load_file(rest[1], b);
+	} else if (is_file_arg(rest[0]) || is_file_arg(rest[1])) {
+		die_usage("compare: give two configurations or two result files, not one of each");
+	} else {
+		parse_spec(rest[0], a);
+		parse_spec(rest[1], b);
+	}
+	if (a->wl != b->wl)
+		die_usage("compare: A is %s and B is %s: compare runs of one workload", a->wl->name,
+			  b->wl->name);
+	if (!files) {
+		uint64_t t0 = now_ns();
+		struct result res;
+
+		for (int i = 0; i < runs && !run_interrupted(); i++) {
+			progress_line("compare: run", 2 * i, 2 * runs, t0);
+			run_into(a, &res);
+			if (run_interrupted())
+				break;
+			progress_line("compare: run", 2 * i + 1, 2 * runs, t0);
+			run_into(b, &res);
+		}
+		progress_clear();
+	}
+	struct verdict_row rows[64];
+	int n = compare_rows(a, b, !files, rows);
+
+	print_compare(a, b, !files, rows, n, json);
+	for (int i = 0; !files && i < a->n; i++)
+		cJSON_Delete(a->docs[i]);
+	for (int i = 0; !files && i < b->n; i++)
+		cJSON_Delete(b->docs[i]);
+	cJSON_Delete(a->file);
+	cJSON_Delete(b->file);
+	if (a->have_opts)
+		opts_free(&a->o);
+	if (b->have_opts)
+		opts_free(&b->o);
+	free(a);
+	free(b);
+	return 0;
+}
+
+/* ---- sweep ---- */
+
+#define MAX_PARAMS 2
+#define MAX_VALUES 32
+
+struct param {
+	const char *flag; /* "--size" */
+	char *values[MAX_VALUES];
+	int n;
+};
+
+struct point {
+	char *v[MAX_PARAMS];
+	double a_tps[MAX_RUNS], b_tps[MAX_RUNS];
+	int n;
+	cJSON *a_sum, *b_sum;
+	double ratio, lo, hi;
+};
+
+struct sweep {
+	const struct workload *wl;
+	char *base[MAX_WORDS];
+	int nbase;
+	char *bflags[MAX_WORDS];
+	int nb;
+	struct param p[MAX_PARAMS];
+	int np;
+	struct point *pts;
+	int npts;
+	int runs;
+	const char *csv, *plot, *compare;
+	bool json;
+};
+
+static const struct opt_def *find_flag(const struct workload *wl, const char *flag)
+{
+	if (strncmp(flag, "--", 2))
+		return NULL;
+	for (const struct opt_def *d = wl->opts; d->name; d++)
+		if (!strcmp(d->name, flag + 2))
+			return d;
+	return NULL;
+}
+
+static void add_param(struct sweep *s, const char *flag, char *list)
+{
+	const struct opt_def *d = find_flag(s->wl, flag);
+	struct param *p = &s->p[s->np];
+
+	if (!d || (d->type != OPT_INT && d->type != OPT_DBL))
+		die_usage("sweep: %s is not a numeric flag of %s", flag, s->wl->name);
+	if (s->np == MAX_PARAMS)
+		die_usage("sweep: at most %d flags with lists of values", MAX_PARAMS);
+	p->flag = flag;
+	for (char *t = strtok(list, ","); t; t = strtok(NULL, ","))
+		if (p->n < MAX_VALUES)
+			p->values[p->n++] = t;
+	if (!p->n)
+		die_usage("sweep: %s has no values", flag);
+	s->np++;
+}
+
+/* Split sweep's own flags, the swept ones (a value with a comma) and the rest. */
+static void sweep_args(struct sweep *s, int argc, char **argv)
+{
+	s->base[s->nbase++] = (char *)s->wl->name;
+	for (int i = 0; i < argc; i++) {
+		char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		char *eq = strchr(a, '=');
+
+		if (!strcmp(a, "--json")) {
+			s->json = true;
+			continue;
+		}
+		if (!strcmp(a, "--csv") || !strcmp(a, "--plot") || !strcmp(a, "--compare")) {
+			if (!val)
+				die_usage("sweep: %s needs a value", a);
+			*(a[2] == 'c' && a[3] == 's' ? &s->csv : a[2] == 'p' ? &s->plot : &s->compare) = val;
+			i++;
+			continue;
+		}
+		if (eq && strchr(eq, ',')) { /* --size=1,2 */
+			*eq = '\0';
+			add_param(s, a, eq + 1);
+			continue;
+		}
+		const struct opt_def *d = find_flag(s->wl, a);
+
+		if (d && d->type != OPT_BOOL && val && strchr(val, ',')) {
+			add_param(s, a, val);
+			i++;
+			continue;
+		}
+		if (s->nbase < MAX_WORDS - 4)
+			s->base[s->nbase++] = a;
+	}
+	if (!s->np)
+		die_usage("sweep: give at least one flag with a list of values, e.g. --size 100,1000,10000");
+}
+
+/* Options of one point (and of B with --compare). */
+static void point_opts(struct sweep *s, struct point *pt, bool b, struct opts *o)
+{
+	char *argv[MAX_WORDS * 2 + 8], err[256];
+	int argc = 0;
+
+	for (int i = 0; i < s->nbase; i++)
+		argv[argc++] = s->base[i];
+	for (int k = 0; k < s->np; k++) {
+		argv[argc++] = (char *)s->p[k].flag;
+		argv[argc++] = pt->v[k];
+	}
+	for (int i = 0; b && i < s->nb; i++)
+		argv[argc++] = s->bflags[i];
+	argv[argc] = NULL;
+	opts_defaults(o, s->wl->overrides);
+	int ret = opts_parse(s->wl->opts, s->wl->overrides, argc, argv, o, err, sizeof(err));
+
+	if (ret || s->wl->check(o, err, sizeof(err)))
+		die_usage("sweep %s: at %s %s%s%s: %s", s->wl->name, s->p[0].flag, pt->v[0],
+			  s->np > 1 ? " " : "", s->np > 1 ? pt->v[1] : "", ret == 1 ? "--help" : err);
+	o->json = false;
+	o->runs = 1;
+}
+
+static void make_grid(struct sweep *s)
+{
+	int n1 = s->p[0].n, n2 = s->np > 1 ? s->p[1].n : 1;
+
+	s->npts = n1 * n2;
+	s->pts = xcalloc((size_t)s->npts, sizeof(*s->pts));
+	for (int i = 0; i < n1; i++)
+		for (int k = 0; k < n2; k++) {
+			struct point *pt = &s->pts[k * n1 + i]; /* grouped by the second flag */
+
+			pt->v[0] = s->p[0].values[i];
+			pt->v[1] = s->np > 1 ? s->p[1].values[k] : NULL;
+		}
+}
+
+static double med(const cJSON *sum, const char *key)
+{
+	return json_path(cJSON_GetObjectItemCaseSensitive(sum, key), "median");
+}
+
+static void run_point(struct sweep *s, struct point *pt, int idx, uint64_t t0)
+{
+	struct opts oa, ob;
+	cJSON *da[MAX_RUNS], *db[MAX_RUNS];
+	bool unstable;
+	int total = s->npts * s->runs * (s->compare ? 2 : 1);
+	char what[160];
+
+	point_opts(s, pt, false, &oa);
+	if (s->compare)
+		point_opts(s, pt, true, &ob);
+	snprintf(what, sizeof(what), "sweep: %s=%s%s%s%s run", s->p[0].flag + 2, pt->v[0],
+		 s->np > 1 ? " " : "", s->np > 1 ? s->p[1].flag + 2 : "", s->np > 1 ? "=" : "");
+	for (int r = 0; r < s->runs && !run_interrupted(); r++) {
+		struct result res;
+		int done = (idx * s->runs + r) * (s->compare ? 2 : 1);
+
+		progress_line(what, done, total, t0);
+		run_once(s->wl, &oa, &res);
+		da[pt->n] = out_result_json(&res);
+		pt->a_tps[pt->n] = out_rate(res.client.c.transactions, res.duration_s);
+		result_free(&res);
+		if (s->compare) {
+			run_once(s->wl, &ob, &res);
+			db[pt->n] = out_result_json(&res);
+			pt->b_tps[pt->n] = out_rate(res.client.c.transactions, res.duration_s);
+			result_free(&res);
+		}
+		pt->n++;
+	}
+	if (pt->n) {
+		pt->a_sum = figures_summary(da, pt->n, &unstable);
+		if (s->compare) {
+			pt->b_sum = figures_summary(db, pt->n, &unstable);
+			stats_paired_ratio(pt->a_tps, pt->b_tps, pt->n, BOOT_ITERS, 42, &pt->ratio,
+					   &pt->lo, &pt->hi);
+		}
+	}
+	for (int i = 0; i < pt->n; i++) {
+		cJSON_Delete(da[i]);
+		if (s->compare)
+			cJSON_Delete(db[i]);
+	}
+	opts_free(&oa);
+	if (s->compare)
+		opts_free(&ob);
+}
+
+static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *sep, bool header)
+{
+	static const char *const keys[] = {"transactions_per_s", "latency_p50_us", "latency_p99_us",
+					   "client_cpu_us", "server_cpu_us"};
+
+	if (header) {
+		for (int k = 0; k < s->np; k++)
+			fprintf(f, "%s%s", s->p[k].flag + 2, sep);
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+			fprintf(f, "%s%s", keys[i], i + 1 < ARRAY_SIZE(keys) || s->compare ? sep : "");
+		if (s->compare)
+			fprintf(f, "b_transactions_per_s%sratio%sratio_low%sratio_high", sep, sep, sep);
+		fprintf(f, "\n");
+		return;
+	}
+	for (int k = 0; k < s->np; k++)
+		fprintf(f, "%s%s", pt->v[k], sep);
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		fprintf(f, "%.3f%s", med(pt->a_sum, keys[i]),
+			i + 1 < ARRAY_SIZE(keys) || s->compare ? sep : "");
+	if (s->compare)
+		fprintf(f, "%.3f%s%.4f%s%.4f%s%.4f", med(pt->b_sum, "transactions_per_s"), sep,
+			pt->ratio, sep, pt->lo, sep, pt->hi);
+	fprintf(f, "\n");
+}
+
+static bool spans_decades(struct param *p)
+{
+	double lo = INFINITY, hi = 0;
+
+	for (int i = 0; i < p->n; i++) {
+		double v = atof(p->values[i]);
+
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	return lo > 0 && hi / lo >= 10;
+}
+
+/* gnuplot: x = the first flag, one line per value of the second; y = the rate, or B/A. */
+static void plot(struct sweep *s)
+{
+	char dir[] = "/tmp/sockbench-plot-XXXXXX", data[64], script[64];
+
+	if (!mkdtemp(dir))
+		die("sweep: mkdtemp: %s", strerror(errno));
+	snprintf(data, sizeof(data), "%s/data", dir);
+	snprintf(script, sizeof(script), "%s/plot.gp", dir);
+	FILE *d = fopen(data, "we"), *g = fopen(script, "we");
+	int n1 = s->p[0].n, n2 = s->np > 1 ? s->p[1].n : 1;
+
+	if (!d || !g)
+		die("sweep: cannot write the plot's files in %s", dir);
+	for (int k = 0; k < n2; k++) {
+		for (int i = 0; i < n1; i++) {
+			struct point *pt = &s->pts[k * n1 + i];
+
+			if (!pt->n)
+				continue;
+			if (s->compare)
+				fprintf(d, "%s %.5f %.5f %.5f\n", pt->v[0], pt->ratio, pt->lo, pt->hi);
+			else
+				fprintf(d, "%s %.3f\n", pt->v[0], med(pt->a_sum, "transactions_per_s"));
+		}
+		fprintf(d, "\n\n");
+	}
+	fclose(d);
+	fprintf(g, "set terminal svg size 900,560 dynamic background rgb 'white'\nset output '%s'\n",
+		s->plot);
+	fprintf(g, "set title 'sockbench sweep %s%s'\nset xlabel '%s'\nset ylabel '%s'\nset grid\n",
+		s->wl->name, s->compare ? " (B/A)" : "", s->p[0].flag + 2,
+		s->compare ? "transactions/s, B / A" : "transactions/s (median)");
+	fprintf(g, "set key outside right\n");
+	if (spans_decades(&s->p[0]))
+		fprintf(g, "set logscale x\n");
+	fprintf(g, "plot ");
+	for (int k = 0; k < n2; k++) {
+		char title[80];
+
+		if (s->np > 1)
+			snprintf(title, sizeof(title), "%s=%s", s->p[1].flag + 2, s->p[1].values[k]);
+		else
+			snprintf(title, sizeof(title), "%s", s->compare ? "B/A" : "A");
+		if (s->compare)
+			fprintf(g, "%s'%s' index %d using 1:2:3:4 with yerrorlines title '%s'", k ? ", " : "",
+				data, k, title);
+		else
+			fprintf(g, "%s'%s' index %d using 1:2 with linespoints title '%s'", k ? ", " : "",
+				data, k, title);
+	}
+	if (s->compare)
+		fprintf(g, ", 1 with lines dashtype 2 lc rgb 'gray' title 'no difference'");
+	fprintf(g, "\n");
+	fclose(g);
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	int st = 0;
+
+	waitpid(pid, &st, 0);
+	unlink(data);
+	unlink(script);
+	rmdir(dir);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) == 127)
+		die("sweep: gnuplot is not installed (apt-get install gnuplot-nox): no plot written");
+	if (WEXITSTATUS(st))
+		die("sweep: gnuplot failed to write %s", s->plot);
+}
+
+static void sweep_json(struct sweep *s)
+{
+	cJSON *j = cJSON_CreateObject(), *ps = cJSON_CreateArray(), *pts = cJSON_CreateArray();
+
+	cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
+	cJSON_AddStringToObject(j, "tool", "sockbench");
+	cJSON_AddStringToObject(j, "kind", "sweep");
+	cJSON_AddStringToObject(j, "workload", s->wl->name);
+	cJSON_AddNumberToObject(j, "runs", s->runs);
+	if (s->compare)
+		cJSON_AddStringToObject(j, "compare", s->compare);
+	for (int k = 0; k < s->np; k++)
+		cJSON_AddItemToArray(ps, cJSON_CreateString(s->p[k].flag + 2));
+	cJSON_AddItemToObject(j, "params", ps);
+	for (int i = 0; i < s->npts; i++) {
+		struct point *pt = &s->pts[i];
+		cJSON *e = cJSON_CreateObject(), *v = cJSON_CreateObject();
+
+		for (int k = 0; k < s->np; k++)
+			cJSON_AddNumberToObject(v, s->p[k].flag + 2, atof(pt->v[k]));
+		cJSON_AddItemToObject(e, "values", v);
+		if (pt->a_sum)
+			cJSON_AddItemReferenceToObject(e, "a", pt->a_sum);
+		if (pt->b_sum) {
+			cJSON_AddItemReferenceToObject(e, "b", pt->b_sum);
+			cJSON_AddNumberToObject(e, "ratio", pt->ratio);
+			cJSON_AddNumberToObject(e, "ci_low", pt->lo);
+			cJSON_AddNumberToObject(e, "ci_high", pt->hi);
+		}
+		cJSON_AddItemToArray(pts, e);
+	}
+	cJSON_AddItemToObject(j, "points", pts);
+	out_print_json(j, stdout);
+	cJSON_Delete(j);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct sweep *s = xcalloc(1, sizeof(*s));
+	struct opts check;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		printf("usage: sockbench sweep WORKLOAD --FLAG v1,v2,... [--FLAG2 w1,w2,...] [flags]\n"
+		       "       [--runs N] [--csv FILE] [--plot FILE.svg] [--json] [--compare 'B flags']\n"
+		       "Runs every point of the grid --runs times (default 3) and prints the medians; "
+		       "--compare adds B's flags at each point and reports B/A.\n");
+		return argc < 2 ? 2 : 0;
+	}
+	s->wl = workload_find(argv[1]);
+	if (!s->wl)
+		die_usage("sweep: unknown workload '%s' (try 'sockbench list')", argv[1]);
+	sweep_args(s, argc - 2, argv + 2);
+	if (s->compare) {
+		char *copy = xstrdup(s->compare);
+
+		s->nb = split_words(copy, s->bflags, MAX_WORDS);
+	}
+	/* --runs from the flags (default 3 for a sweep). */
+	run_parse_or_exit(s->wl, s->nbase, s->base, &check);
+	s->runs = OPT_IS_SET(&check, runs) ? (int)check.runs : 3;
+	opts_free(&check);
+	make_grid(s);
+	for (int i = 0; i < s->npts; i++) { /* every point is valid before the first run */
+		struct opts o;
+
+		point_opts(s, &s->pts[i], false, &o);
+		opts_free(&o);
+	}
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < s->npts && !run_interrupted(); i++)
+		run_point(s, &s->pts[i], i, t0);
+	progress_clear();
+	if (s->json) {
+		sweep_json(s);
+	} else {
+		printf("sockbench sweep %s: %d point%s x %d runs%s%s (medians)\n\n", s->wl->name, s->npts,
+		       s->npts > 1 ? "s" : "", s->runs, s->compare ? ", B = A + " : "",
+		       s->compare ? s->compare : "");
+		write_row(stdout, s, NULL, "\t", true);
+		for (int i = 0; i < s->npts; i++)
+			if (s->pts[i].n)
+				write_row(stdout, s, &s->pts[i], "\t", false);
+	}
+	if (s->csv) {
+		FILE *f = fopen(s->csv, "we");
+
+		if (!f)
+			die("sweep: --csv %s: %s", s->csv, strerror(errno));
+		write_row(f, s, NULL, ",", true);
+		for (int i = 0; i < s->npts; i++)
+			if (s->pts[i].n)
+				write_row(f, s, &s->pts[i], ",", false);
+		fclose(f);
+	}
+	if (s->plot)
+		plot(s);
+	if (run_interrupted())
+		fprintf(stderr, "sockbench: sweep interrupted: the points above are what was measured\n");
+	for (int i = 0; i < s->npts; i++) {
+		cJSON_Delete(s->pts[i].a_sum);
+		cJSON_Delete(s->pts[i].b_sum);
+	}
+	free(s->pts);
+	free(s);
+	return 0;
+}

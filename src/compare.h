@@ -1,0 +1,11 @@
+/* compare.h: A/B comparisons with a verdict, and sweeps over a grid of flags. */
+#ifndef SB_COMPARE_H
+#define SB_COMPARE_H
+
+/* `sockbench compare 'A flags' 'B flags' [--runs N] [--json]` or `compare a.json b.json`. */
+int cmd_compare(int argc, char **argv);
+/* `sockbench sweep WORKLOAD --PARAM v1,v2,... [--PARAM2 ...] [--runs N] [--csv F] [--plot F.svg]
+ * [--json] [--compare 'B flags']`. */
+int cmd_sweep(int argc, char **argv);
+
+#endif

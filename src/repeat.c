@@ -1,0 +1,197 @@
+/* repeat.c: see repeat.h. A figure is read from a result's JSON document, so live runs and
+ * saved files (compare a.json b.json) go through the same code. */
+#include "repeat.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "out.h"
+#include "run.h"
+#include "stats.h"
+#include "util.h"
+
+#define BOOT_ITERS 4000
+#define UNSTABLE_CV 0.10 /* a rate whose stddev is over 10% of its median is not to be trusted */
+
+const struct figure_def figures[] = {
+	{"transactions_per_s", "transactions/s", "transactions_per_s", true},
+	{"latency_p50_us", "latency p50 (us)", "latency_us.p50", false},
+	{"latency_p90_us", "latency p90 (us)", "latency_us.p90", false},
+	{"latency_p99_us", "latency p99 (us)", "latency_us.p99", false},
+	{"latency_p999_us", "latency p99.9 (us)", "latency_us.p999", false},
+	{"connect_p50_us", "connect() p50 (us)", "connect_latency_us.p50", false},
+	{"client_cpu_us", "client CPU us/transaction", "sides.client.cpu_us_per_transaction", false},
+	{"server_cpu_us", "server CPU us/transaction", "sides.server.cpu_us_per_transaction", false},
+	{"client_user_us", "client user us/connection", "sides.client.user_us_per_connection", false},
+	{"client_sys_us", "client sys us/connection", "sides.client.sys_us_per_connection", false},
+	{"server_user_us", "server user us/connection", "sides.server.user_us_per_connection", false},
+	{"server_sys_us", "server sys us/connection", "sides.server.sys_us_per_connection", false},
+	{"client_user_s", "client user (s)", "sides.client.user_s", false},
+	{"client_sys_s", "client sys (s)", "sides.client.sys_s", false},
+	{"server_user_s", "server user (s)", "sides.server.user_s", false},
+	{"server_sys_s", "server sys (s)", "sides.server.sys_s", false},
+	{"client_syscalls", "client syscalls/transaction", "sides.client.syscalls_per_transaction", false},
+	{"server_syscalls", "server syscalls/transaction", "sides.server.syscalls_per_transaction", false},
+};
+const int nfigures = (int)ARRAY_SIZE(figures);
+
+double json_path(const cJSON *doc, const char *path)
+{
+	char key[64];
+	const char *p = path;
+	const cJSON *it = doc;
+
+	while (it && *p) {
+		size_t n = strcspn(p, ".");
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, p);
+		it = cJSON_GetObjectItemCaseSensitive(it, key);
+		p += n + (p[n] == '.');
+	}
+	return cJSON_IsNumber(it) ? it->valuedouble : NAN;
+}
+
+void figures_of(const cJSON *doc, double *out)
+{
+	for (int f = 0; f < nfigures; f++)
+		out[f] = json_path(doc, figures[f].path);
+}
+
+/* The non-NAN values of figure f over n documents; returns how many. */
+static int column(cJSON *const *docs, int n, int f, double *v)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		double x = json_path(docs[i], figures[f].path);
+
+		if (!isnan(x))
+			v[k++] = x;
+	}
+	return k;
+}
+
+cJSON *figures_summary(cJSON *const *docs, int n, bool *unstable)
+{
+	cJSON *j = cJSON_CreateObject();
+	double *v = xmalloc((size_t)n * sizeof(*v));
+
+	*unstable = false;
+	for (int f = 0; f < nfigures; f++) {
+		int k = column(docs, n, f, v);
+
+		if (!k)
+			continue;
+		double lo, hi, med = stats_median(v, k), mn = v[0], mx = v[0], sd = stats_stddev(v, k);
+		cJSON *e = cJSON_CreateObject();
+
+		for (int i = 1; i < k; i++) {
+			mn = v[i] < mn ? v[i] : mn;
+			mx = v[i] > mx ? v[i] : mx;
+		}
+		stats_median_ci(v, k, BOOT_ITERS, 42, &lo, &hi);
+		cJSON_AddNumberToObject(e, "median", med);
+		cJSON_AddNumberToObject(e, "min", mn);
+		cJSON_AddNumberToObject(e, "max", mx);
+		cJSON_AddNumberToObject(e, "stddev", sd);
+		cJSON_AddNumberToObject(e, "ci_low", lo);
+		cJSON_AddNumberToObject(e, "ci_high", hi);
+		cJSON_AddNumberToObject(e, "runs", k);
+		cJSON_AddItemToObject(j, figures[f].key, e);
+		if (f == 0 && med > 0 && sd / med > UNSTABLE_CV)
+			*unstable = true;
+	}
+	free(v);
+	return j;
+}
+
+void progress_line(const char *what, int i, int n, uint64_t t0)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	double el = ns_to_s(now_ns() - t0), left = i ? el / i * (n - i) : 0;
+
+	fprintf(stderr, "\r\033[K%s %d/%d, %.0f s elapsed, ~%.0f s left", what, i + 1, n, el, left);
+}
+
+void progress_clear(void)
+{
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\r\033[K");
+}
+
+static void print_summary(const struct workload *wl, const struct opts *o, const cJSON *sum,
+			  int runs, bool unstable, bool partial)
+{
+	char desc[300];
+
+	wl->describe(o, desc, sizeof(desc));
+	printf("sockbench %s: %s\n%d runs%s\n\n", wl->name, desc, runs,
+	       partial ? " (PARTIAL: a run was cut short)" : "");
+	printf("  %-30s %12s %12s %12s %11s   %s\n", "figure", "median", "min", "max", "stddev",
+	       "95% CI of median");
+	for (int f = 0; f < nfigures; f++) {
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(sum, figures[f].key);
+
+		if (!e)
+			continue;
+		printf("  %-30s %12.3f %12.3f %12.3f %11.3f   %.3f-%.3f\n", figures[f].label,
+		       json_path(e, "median"), json_path(e, "min"), json_path(e, "max"),
+		       json_path(e, "stddev"), json_path(e, "ci_low"), json_path(e, "ci_high"));
+	}
+	if (unstable)
+		printf("\n  SPREAD TOO WIDE: transactions/s varies by more than %.0f%% of its median "
+		       "(stddev); these runs are not stable enough to trust: quiet the machine, use "
+		       "longer --duration or more --runs\n",
+		       UNSTABLE_CV * 100);
+}
+
+int repeat_runs(const struct workload *wl, const struct opts *o)
+{
+	int n = (int)o->runs, done = 0, rc = 0;
+	cJSON **docs = xcalloc((size_t)n, sizeof(*docs));
+	uint64_t t0 = now_ns();
+	bool partial = false, unstable;
+
+	for (; done < n && !run_interrupted(); done++) {
+		struct result res;
+
+		progress_line("run", done, n, t0);
+		rc |= run_once(wl, o, &res);
+		partial |= res.partial;
+		docs[done] = out_result_json(&res);
+		result_free(&res);
+	}
+	progress_clear();
+	cJSON *sum = figures_summary(docs, done, &unstable);
+
+	if (o->json) {
+		cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+
+		cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
+		cJSON_AddStringToObject(j, "tool", "sockbench");
+		cJSON_AddStringToObject(j, "kind", "runs");
+		cJSON_AddStringToObject(j, "workload", wl->name);
+		cJSON_AddItemToObject(j, "config", opts_to_json(wl->opts, o));
+		cJSON_AddBoolToObject(j, "partial", partial || done < n);
+		cJSON_AddNumberToObject(j, "runs", done);
+		cJSON_AddBoolToObject(j, "unstable", unstable);
+		cJSON_AddItemToObject(j, "summary", sum);
+		for (int i = 0; i < done; i++)
+			cJSON_AddItemToArray(arr, docs[i]);
+		cJSON_AddItemToObject(j, "results", arr);
+		out_print_json(j, stdout);
+		cJSON_Delete(j);
+	} else {
+		print_summary(wl, o, sum, done, unstable, partial || done < n);
+		cJSON_Delete(sum);
+		for (int i = 0; i < done; i++)
+			cJSON_Delete(docs[i]);
+	}
+	free(docs);
+	return rc;
+}

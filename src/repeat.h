@@ -1,0 +1,39 @@
+/* repeat.h: the figures of a result, and repeated runs (--runs N) with their statistics. */
+#ifndef SB_REPEAT_H
+#define SB_REPEAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "workload.h"
+
+struct cJSON;
+
+/* A figure of a result, read from its JSON document by path ("sides.client.sys_s"). */
+struct figure_def {
+	const char *key;   /* its name in summaries and CSV */
+	const char *label; /* for tables */
+	const char *path;  /* in the result document */
+	bool higher_better;
+};
+
+extern const struct figure_def figures[];
+extern const int nfigures;
+
+/* The value at a dotted path of a JSON document, or NAN when absent or not a number. */
+double json_path(const struct cJSON *doc, const char *path);
+/* Every figure of one result document into out[nfigures] (NAN where the workload has none). */
+void figures_of(const struct cJSON *doc, double *out);
+/* A JSON object of every figure's median, min, max, stddev and 95% interval of the median,
+ * over n documents (caller frees). Sets *unstable when the rate's spread is too wide. */
+struct cJSON *figures_summary(struct cJSON *const *docs, int n, bool *unstable);
+
+/* Progress on stderr when it is a terminal: "what i/n, elapsed, ~left". */
+void progress_line(const char *what, int i, int n, uint64_t t0);
+void progress_clear(void);
+
+/* `WORKLOAD --runs N`: N runs, then the summary (table, or JSON with every run). Returns the
+ * exit code. */
+int repeat_runs(const struct workload *wl, const struct opts *o);
+
+#endif
