@@ -22,6 +22,13 @@ struct cJSON;
 	X(STR, server, NULL, 's', "server", 0, 0, "HOST[:PORT]",                                   \
 	  "drive a running `sockbench serve` agent instead of a local one")                        \
 	X(BOOL, json, false, 'j', "json", 0, 1, "", "print one JSON document instead of the table") \
+	X(BOOL, profile, false, 0, "profile", 0, 1, "",                                            \
+	  "sample every CPU during the window: time per side and mode, per syscall, top kernel "   \
+	  "functions")                                                                             \
+	X(INT, profile_hz, 2999, 0, "profile-hz", 10, 50000, "HZ", "samples per second per CPU")   \
+	X(INT, profile_top, 30, 0, "profile-top", 1, 1000, "N", "kernel functions to list")        \
+	X(STR, profile_folded, NULL, 0, "profile-folded", 0, 0, "FILE",                            \
+	  "write folded stacks (flamegraph.pl, speedscope) to FILE")                               \
 	X(INT, runs, 1, 'R', "runs", 1, 1000, "N",                                                 \
 	  "measured runs: median, min, max, spread and a 95% interval of each figure")            \
 	X(INT, clients, 2, 'c', "clients", 1, 256, "N", "client processes")                        \

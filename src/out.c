@@ -211,6 +211,17 @@ struct cJSON *out_result_json(const struct result *r)
 	} else {
 		cJSON_AddNullToObject(j, "kernel");
 	}
+	if (r->profile) {
+		cJSON *pj = cJSON_Duplicate(r->profile, true);
+
+		cJSON_AddBoolToObject(pj, "available", true);
+		cJSON_AddItemToObject(j, "profile", pj);
+	} else if (r->cfg->profile) {
+		cJSON *pj = cJSON_AddObjectToObject(j, "profile");
+
+		cJSON_AddBoolToObject(pj, "available", false);
+		cJSON_AddStringToObject(pj, "error", r->profile_error);
+	}
 	return j;
 }
 
@@ -322,6 +333,69 @@ static void table_latency(FILE *f, const char *label, const struct hist *h)
 		(double)h->max / 1e3);
 }
 
+static double num(const cJSON *j, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	return cJSON_IsNumber(it) ? it->valuedouble : 0;
+}
+
+static const char *str(const cJSON *j, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	return cJSON_IsString(it) ? it->valuestring : "";
+}
+
+/* The report's user-space profile: time share of each syscall, per side. */
+static void table_syscalls(const cJSON *p, FILE *f)
+{
+	static const char *const sides[] = {"client", "server"};
+	const cJSON *sys = cJSON_GetObjectItemCaseSensitive(p, "syscalls"), *e;
+
+	for (int s = 0; s < 2; s++) {
+		int shown = 0;
+
+		fprintf(f, "  %s time by syscall:", sides[s]);
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sys, sides[s]))
+		{
+			if (shown++ == 8 || num(e, "pct") < 0.5)
+				break;
+			fprintf(f, "%s %s %.1f%%", shown > 1 ? "," : "", str(e, "name"), num(e, "pct"));
+		}
+		fprintf(f, "%s\n", shown ? "" : " (no samples)");
+	}
+}
+
+static void table_profile(const struct result *r, FILE *f)
+{
+	const cJSON *p = r->profile, *m = cJSON_GetObjectItemCaseSensitive(p, "modes"), *e;
+	const cJSON *irq = cJSON_GetObjectItemCaseSensitive(p, "irq_enable");
+
+	if (!p) {
+		if (r->cfg->profile)
+			fprintf(f, "\n  profile: not available: %s\n", r->profile_error);
+		return;
+	}
+	fprintf(f, "\n  profile: %.0f samples of %s at %.0f Hz on every CPU, %.0f lost\n",
+		num(p, "samples"), str(p, "event"), num(p, "hz"), num(p, "lost"));
+	fprintf(f, "  time: client user %.1f%%, client kernel %.1f%%, server user %.1f%%, server "
+		   "kernel %.1f%%, softirq and other %.1f%%, idle %.1f%%\n",
+		num(m, "client_user"), num(m, "client_kernel"), num(m, "server_user"),
+		num(m, "server_kernel"), num(m, "softirq_and_other"), num(m, "idle"));
+	table_syscalls(p, f);
+	fprintf(f, "\n  %-44s %7s %7s %7s %7s   (%% of non-idle samples)\n", "kernel function (self)",
+		"total", "client", "server", "other");
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(p, "functions"))
+	fprintf(f, "  %-44.44s %6.2f%% %6.2f%% %6.2f%% %6.2f%%%s\n", str(e, "name"), num(e, "pct"),
+		num(e, "client"), num(e, "server"), num(e, "other"),
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "irq_enable")) ? "  *" : "");
+	fprintf(f, "  * irq-enable symbols, %.1f%% of non-idle samples in all: %s\n",
+		num(irq, "pct"), str(irq, "note"));
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "server_profiled")))
+		fprintf(f, "  (the server runs on another host: its samples are not here)\n");
+}
+
 void out_table(const struct result *r, FILE *f)
 {
 	const struct side_counters *c = &r->client.c;
@@ -348,4 +422,5 @@ void out_table(const struct result *r, FILE *f)
 		table_latency(f, "connect() (us)", r->lat2);
 	table_sides(r, f);
 	table_kernel(r, f);
+	table_profile(r, f);
 }

@@ -10,6 +10,8 @@
 #include "kstat.h"
 #include "workload.h"
 
+struct cJSON;
+
 #define RESULT_SCHEMA 1
 
 struct side_result {
@@ -34,6 +36,8 @@ struct result {
 	struct cpu_split machine;
 	bool kernel_ok;
 	struct snmp kernel; /* counter deltas over the window */
+	struct cJSON *profile;	  /* --profile: prof_json(), or NULL */
+	char profile_error[300]; /* why there is no profile, when one was asked for */
 };
 
 /* count / seconds, 0 when seconds is 0. */

@@ -28,6 +28,7 @@
 #include "ctl.h"
 #include "kstat.h"
 #include "out.h"
+#include "prof.h"
 #include "repeat.h"
 #include "util.h"
 
@@ -55,6 +56,8 @@ struct run {
 	char fatal[300];  /* what to tell the user on stderr after the report */
 	struct snmp ext0; /* TcpExt at the window's start, for the accept-queue watch */
 	bool ext_ok;
+	struct ksyms *ksyms; /* --profile */
+	struct prof *prof;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -383,6 +386,8 @@ static const char *watch(struct run *r, double seconds, _Atomic int *count, int 
 		}
 		if (++ticks % (STEP_MS / step) && count)
 			continue; /* the checks below every STEP_MS */
+		if (r->prof)
+			prof_drain(r->prof);
 		int dead = dead_client(r);
 
 		if (dead >= 0) {
@@ -482,6 +487,8 @@ static void run_window(struct run *r)
 		mark_partial(r, "the serve agent did not acknowledge the window's start");
 	}
 	set_phase(r, PH_MEASURE);
+	if (r->prof)
+		prof_enable(r->prof);
 	uint64_t t0 = now_ns();
 
 	if (!r->count_based) {
@@ -496,6 +503,8 @@ static void run_window(struct run *r)
 	else
 		why = watch(r, r->o->duration, NULL, 0);
 	r->res.duration_s = ns_to_s(now_ns() - t0);
+	if (r->prof)
+		prof_disable(r->prof);
 	set_phase(r, PH_STOP);
 	r->end_sent = ctl_send(r->ctl, CTL_MSG_END, NULL, 0) == 0;
 	r->res.machine_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
@@ -611,8 +620,47 @@ bool run_interrupted(void)
 	return interrupted;
 }
 
+/* --profile: symbols, then an event per CPU; a refusal is reported and the run goes on. */
+static void profile_open(struct run *r)
+{
+	char *err = r->res.profile_error;
+	size_t len = sizeof(r->res.profile_error);
+
+	r->ksyms = ksyms_load(NULL, err, len);
+	if (r->ksyms) {
+		r->prof = prof_create(r->ksyms, (int)r->o->profile_hz, r->o->profile_folded != NULL);
+		prof_set_pids(r->prof, r->cpid, r->nclients, r->server_pid > 0 ? r->server_pid : 0);
+		if (prof_open(r->prof, err, len) == 0)
+			return;
+		prof_destroy(r->prof);
+		r->prof = NULL;
+	}
+	fprintf(stderr, "sockbench: no profile: %s\n", err);
+}
+
+static void profile_close(struct run *r)
+{
+	if (r->prof) {
+		prof_drain(r->prof);
+		r->res.profile = prof_json(r->prof, (int)r->o->profile_top);
+		if (r->o->profile_folded) {
+			FILE *f = fopen(r->o->profile_folded, "we");
+
+			if (!f || prof_write_folded(r->prof, f) || fclose(f))
+				fprintf(stderr, "sockbench: --profile-folded %s: %s\n", r->o->profile_folded,
+					strerror(errno));
+		}
+		prof_destroy(r->prof);
+		r->prof = NULL;
+	}
+	ksyms_free(r->ksyms);
+	r->ksyms = NULL;
+}
+
 void result_free(struct result *res)
 {
+	cJSON_Delete(res->profile);
+	res->profile = NULL;
 	free(res->lat);
 	free(res->lat2);
 	res->lat = res->lat2 = NULL;
@@ -645,7 +693,10 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	r.res.lat2 = xmalloc(sizeof(*r.res.lat2));
 	hist_reset(r.res.lat);
 	hist_reset(r.res.lat2);
+	if (o->profile)
+		profile_open(&r);
 	run_window(&r);
+	profile_close(&r);
 	set_phase(&r, PH_STOP);
 	collect_server(&r);
 	collect_clients(&r);

@@ -1,0 +1,52 @@
+# --profile: names the UDP functions, puts most client kernel time in sendmsg/recvmsg, writes
+# well-formed folded stacks, agrees with `perf record` sampling the same window, and without
+# permission says why and runs on.
+. "$(dirname "$0")/lib.sh"
+need jq
+[ "$(id -u)" -eq 0 ] || skip "needs root for system-wide sampling"
+"$SB" udp-rr --duration 3 --warmup 0.5 --profile --profile-top 30 --profile-folded "$TMP/f.folded" \
+	--json >"$TMP/p.json" 2>"$TMP/err" &
+pid=$!
+PIDS+=("$pid")
+perf_ok=0
+if command -v perf >/dev/null; then
+	sleep 1.2 # inside the window: both sample the same seconds
+	perf record -e cpu-clock -a -F 2999 -o "$TMP/perf.data" -- sleep 1.5 >/dev/null 2>&1 && perf_ok=1
+fi
+wait $pid || fail "profiled run failed: $(cat "$TMP/err")"
+f=$TMP/p.json
+jassert "$f" '.profile.available == true and .profile.samples > 1000 and (.profile.event == "cpu-clock" or .profile.event == "cycles")' '.profile | {available, samples, event, error}'
+jassert "$f" '.profile.lost == 0' '.profile.lost'
+jassert "$f" '[.profile.functions[].name] | any(test("^(udp_sendmsg|udp_recvmsg|__udp_enqueue_schedule_skb|udp_send_skb|udp_rcv|__udp4_lib_rcv)$"))' '[.profile.functions[].name]'
+# The report's user-space profile: the client's time goes to sendmsg and recvmsg.
+jassert "$f" '[.profile.syscalls.client[] | select(.name == "sendmsg" or .name == "recvmsg") | .pct] | add > 60' '.profile.syscalls.client'
+jassert "$f" '.profile.modes | (.client_kernel > .client_user and .server_kernel > .server_user)'
+jassert "$f" '.profile.modes | (.client_user + .client_kernel + .server_user + .server_kernel + .softirq_and_other + .idle) > 99.9'
+# Folded stacks: non-empty, every line "side;frame;...;frame count".
+[ -s "$TMP/f.folded" ] || fail "folded file is empty"
+bad=$(grep -cvE '^(client|server|other|idle)(;[^;]+)+ [0-9]+$' "$TMP/f.folded")
+[ "$bad" -eq 0 ] || fail "$bad malformed folded lines: $(grep -vE '^(client|server|other|idle)(;[^;]+)+ [0-9]+$' "$TMP/f.folded" | head -3)"
+total=$(awk '{s += $NF} END {print s}' "$TMP/f.folded")
+jassert "$f" ".profile.samples == $total" '.profile.samples'
+
+# Cross-check with perf: each of our top 10 functions within 3 points of perf's share.
+if [ $perf_ok = 1 ]; then
+	perf report -i "$TMP/perf.data" --no-children --sort sym --stdio -q 2>/dev/null |
+		awk '{gsub("%", "", $1); print $3, $1}' >"$TMP/perf.txt"
+	jq -r '.profile.functions[:10][] | "\(.name) \(.pct_of_all)"' "$f" | while read -r name ours; do
+		theirs=$(awk -v n="$name" '$1 == n {print $2}' "$TMP/perf.txt")
+		[ -n "$theirs" ] || theirs=0
+		awk -v a="$ours" -v b="$theirs" 'BEGIN {d = a - b; exit !(d < 3 && d > -3)}' ||
+			fail "$name: ours $ours%, perf $theirs%"
+	done || exit 1
+	echo "perf agrees on the top 10"
+fi
+
+# Without permission: a clear message naming what to change; the run goes on, exit 0.
+if command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$SB" udp-rr --duration 0.5 --warmup 0.1 \
+		--profile --json >"$TMP/np.json" 2>"$TMP/np.err" || fail "unprivileged profiled run failed: $(cat "$TMP/np.err")"
+	jassert "$TMP/np.json" '.transactions > 0 and .profile.available == false and (.profile.error | test("perf_event_paranoid|kptr_restrict"))' '.profile'
+	grep -q "no profile" "$TMP/np.err" || fail "no message on stderr"
+fi
+echo ok
