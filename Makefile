@@ -15,7 +15,8 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) \
 	   -DSB_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS += -pthread $(SANFLAGS)
-LIBS    := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson) -lm
+LIBS    := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson) \
+	   $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium) -lm
 # io_uring back end when liburing is there (STYLE.md: HAVE_LIBURING).
 ifneq ($(shell pkg-config --exists liburing && echo yes),)
 CFLAGS  += -DHAVE_LIBURING

@@ -3,7 +3,8 @@
  * Every message is a frame: a 12-byte header (magic, version, type, payload length, all in
  * network byte order) and a payload of at most CTL_MAX_PAYLOAD bytes of JSON text. Magic,
  * version, type and length are checked on every receive, before the payload is read.
- * Sequence: HELLO -> ACK, SETUP -> READY | ERROR, BEGIN -> ACK, END -> RESULT, BYE.
+ * Sequence: HELLO -> ACK (with a challenge when the agent has a secret: AUTH -> ACK),
+ * SETUP -> READY | ERROR, BEGIN -> ACK, END -> RESULT, BYE. ERROR may answer anything.
  * The codec (ctl_encode_hdr, ctl_decode_hdr, ctl_parse_frame) is pure, so it is unit tested
  * and fuzzed; ctl_send/ctl_recv add the socket I/O with timeouts.
  */
@@ -28,7 +29,8 @@ enum ctl_type {
 	CTL_MSG_END,
 	CTL_MSG_RESULT,
 	CTL_MSG_BYE,
-	CTL_MSG_MAX_ = CTL_MSG_BYE,
+	CTL_MSG_AUTH,
+	CTL_MSG_MAX_ = CTL_MSG_AUTH,
 };
 
 struct ctl_hdr {

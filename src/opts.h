@@ -99,9 +99,21 @@ struct cJSON;
 	X(INT, flows, 1, 'F', "flows", 1, 1024, "N", "persistent connections per client")          \
 	X(INT, response, 1, 'r', "response", 1, 1 << 30, "BYTES", "bytes the server answers each request with")
 
+#define AUTH_OPT(X)                                                                                \
+	X(STR, auth_file, NULL, 'a', "auth-file", 0, 0, "FILE",                                    \
+	  "shared secret (16+ bytes) for the agent's challenge-response; never sent on the wire")
+
 #define SERVE_OPTS(X)                                                                              \
 	X(STR, listen, "127.0.0.1", 'L', "listen", 0, 0, "ADDR",                                   \
 	  "address to accept controllers on (loopback unless you say otherwise)")                  \
+	X(DBL, max_duration, 3600, 0, "max-duration", 1, 86400, "S",                               \
+	  "refuse tests whose warm-up and window (or --time-limit) are longer")                    \
+	X(INT, max_flows, 1024, 0, "max-flows", 1, 65536, "N",                                     \
+	  "refuse tests with more sockets or threads on the server side")                          \
+	X(INT, max_conns, 10000000, 0, "max-conns", 1, 1000000000, "N",                            \
+	  "refuse tcp-crr tests of more connections")                                              \
+	X(INT, max_buffer, 67108864, 0, "max-buffer", 1, 1 << 30, "BYTES",                         \
+	  "refuse messages or socket buffers larger than this")                                    \
 	X(INT, ctl_port, 12866, 'p', "port", 0, 65535, "PORT", "control port (0: any free port)")  \
 	X(BOOL, once, false, 0, "once", 0, 1, "", "serve one controller, then exit")               \
 	X(INT, ready_fd, -1, 0, "ready-fd", -1, 1023, "FD",                                        \
@@ -109,6 +121,7 @@ struct cJSON;
 
 #define ALL_OPTS(X)                                                                                \
 	COMMON_OPTS(X)                                                                             \
+	AUTH_OPT(X)                                                                                \
 	SIZE_OPT(X)                                                                                \
 	WINDOW_OPT(X)                                                                              \
 	REQUEST_OPT(X)                                                                             \

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "ctl.h"
 #include "kstat.h"
 #include "out.h"
@@ -186,11 +187,44 @@ static void __attribute__((noreturn)) agent_refused(const char *payload)
 
 	snprintf(text, sizeof(text), "%s", cJSON_IsString(msg) ? msg->valuestring : payload);
 	bool is_usage = cJSON_IsTrue(usage);
+	bool busy = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "busy"));
 
 	cJSON_Delete(j);
 	if (is_usage)
 		die_usage("%s", text);
+	if (busy)
+		die("the serve agent is %s", text);
 	die("the serve agent refused the test: %s", text);
+}
+
+/* The agent's ACK may carry a challenge: answer it with the secret, which stays here. */
+static void authenticate(struct run *r)
+{
+	cJSON *j = cJSON_Parse(r->buf);
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "challenge");
+	struct auth_key key;
+	char err[256], mac[2 * 32 + 1], msg[128];
+
+	if (!cJSON_IsString(ch)) {
+		cJSON_Delete(j);
+		return;
+	}
+	if (!r->o->auth_file)
+		die_usage("the serve agent requires authentication: give --auth-file with its secret");
+	if (auth_load(r->o->auth_file, &key, err, sizeof(err)))
+		die_usage("%s", err);
+	if (auth_answer(&key, ch->valuestring, mac, sizeof(mac)))
+		die("the serve agent sent a malformed challenge");
+	cJSON_Delete(j);
+	snprintf(msg, sizeof(msg), "{\"mac\":\"%s\"}", mac);
+	int ret = ctl_send(r->ctl, CTL_MSG_AUTH, msg, strlen(msg));
+
+	if (ret == 0)
+		ret = ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
+	if (ret == -EREMOTEIO)
+		agent_refused(r->buf);
+	if (ret < 0)
+		die("the serve agent did not answer the authentication: %s", strerror(-ret));
 }
 
 static void handshake(struct run *r)
@@ -205,6 +239,7 @@ static void handshake(struct run *r)
 		agent_refused(r->buf);
 	if (ret < 0)
 		die("the serve agent did not answer HELLO: %s", strerror(-ret));
+	authenticate(r);
 
 	cJSON *j = cJSON_CreateObject();
 

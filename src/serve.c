@@ -12,11 +12,13 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "ctl.h"
 #include "util.h"
 #include "workload.h"
@@ -27,6 +29,9 @@
 struct session {
 	int fd;
 	bool verbose;
+	const struct opts *so;	     /* the agent's own options: caps, secret */
+	const struct auth_key *key;  /* NULL: no authentication */
+	char who[64];		     /* the controller's address, for the log */
 	char *buf;
 	const struct workload *wl;
 	struct opts o;
@@ -41,7 +46,7 @@ static void logmsg(const struct session *ss, const char *fmt, const char *arg)
 {
 	if (!ss->verbose)
 		return;
-	fprintf(stderr, "sockbench serve: ");
+	fprintf(stderr, "sockbench serve: %s: ", ss->who);
 	fprintf(stderr, fmt, arg);
 	fputc('\n', stderr);
 }
@@ -84,6 +89,40 @@ static void stop_data(struct session *ss)
 	ss->running = false;
 }
 
+/* The agent's caps, each refusal naming the cap. 0 or -EPERM with err. */
+static int check_caps(const struct opts *so, const struct opts *o, char *err, size_t errlen)
+{
+	double secs = o->conns ? o->time_limit : o->warmup + o->duration;
+	long flows = o->clients * (o->flows > o->concurrency ? o->flows : o->concurrency);
+	long bufs[] = {o->size, o->request, o->response, o->rcvbuf, o->sndbuf, o->read_size};
+
+	flows = flows > o->peers ? flows : o->peers;
+	flows = flows > o->server_threads ? flows : o->server_threads;
+	if (secs > so->max_duration) {
+		snprintf(err, errlen, "refused: the test would run %.0f s, beyond this agent's "
+			 "--max-duration %.0f", secs, so->max_duration);
+		return -EPERM;
+	}
+	if (flows > so->max_flows) {
+		snprintf(err, errlen, "refused: %ld sockets or threads, beyond this agent's --max-flows %ld",
+			 flows, so->max_flows);
+		return -EPERM;
+	}
+	if (o->conns > so->max_conns) {
+		snprintf(err, errlen, "refused: %ld connections, beyond this agent's --max-conns %ld",
+			 o->conns, so->max_conns);
+		return -EPERM;
+	}
+	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) {
+		if (bufs[i] > so->max_buffer) {
+			snprintf(err, errlen, "refused: a message or buffer of %ld bytes, beyond this "
+				 "agent's --max-buffer %ld", bufs[i], so->max_buffer);
+			return -EPERM;
+		}
+	}
+	return 0;
+}
+
 /* SETUP: find the workload, check its config as the command line would, open the sockets. */
 static int do_setup(struct session *ss, const char *payload)
 {
@@ -105,6 +144,13 @@ static int do_setup(struct session *ss, const char *payload)
 		send_error(ss, err, EINVAL, true);
 		goto out;
 	}
+	if (check_caps(ss->so, &ss->o, err, sizeof(err))) {
+		send_error(ss, err, EPERM, false);
+		goto out;
+	}
+	socklen_t plen = sizeof(ss->s.peer);
+
+	getpeername(ss->fd, (struct sockaddr *)&ss->s.peer, &plen);
 	ss->s.o = &ss->o;
 	ss->s.local_len = sizeof(ss->s.local);
 	if (getsockname(ss->fd, (struct sockaddr *)&ss->s.local, &ss->s.local_len) < 0) {
@@ -182,9 +228,46 @@ static int run_window(struct session *ss)
 	}
 }
 
-static void session(int fd, bool verbose)
+/* ACK the HELLO; with a secret, the ACK carries a challenge and the answer must be right. */
+static int handshake_auth(struct session *ss)
 {
-	struct session ss = {.fd = fd, .verbose = verbose};
+	char ack[200], challenge[2 * AUTH_CHALLENGE_LEN + 1] = "";
+	unsigned type;
+
+	if (ss->key)
+		auth_challenge(challenge, sizeof(challenge));
+	snprintf(ack, sizeof(ack), "{\"agent\":\"sockbench\",\"protocol\":1%s%s%s}",
+		 ss->key ? ",\"challenge\":\"" : "", challenge, ss->key ? "\"" : "");
+	if (ctl_send(ss->fd, CTL_MSG_ACK, ack, strlen(ack)) < 0)
+		return -EPIPE;
+	if (!ss->key)
+		return 0;
+	int ret = ctl_recv(ss->fd, &type, ss->buf, CTL_MAX_PAYLOAD + 1, HANDSHAKE_MS);
+	cJSON *j = ret >= 0 && type == CTL_MSG_AUTH ? cJSON_Parse(ss->buf) : NULL;
+	const cJSON *mac = cJSON_GetObjectItemCaseSensitive(j, "mac");
+	bool ok = cJSON_IsString(mac) && auth_verify(ss->key, challenge, mac->valuestring);
+
+	cJSON_Delete(j);
+	if (!ok) {
+		/* Always logged: a refused controller is worth knowing about. */
+		fprintf(stderr, "sockbench serve: %s: refused: authentication failed\n", ss->who);
+		send_error(ss, "authentication failed: wrong or missing secret (--auth-file)", EACCES,
+			   false);
+		return -EACCES;
+	}
+	return ctl_send(ss->fd, CTL_MSG_ACK, NULL, 0) < 0 ? -EPIPE : 0;
+}
+
+static void session(int fd, bool verbose, const struct opts *so, const struct auth_key *key)
+{
+	struct session ss = {.fd = fd, .verbose = verbose, .so = so, .key = key};
+	struct sockaddr_storage a;
+	socklen_t alen = sizeof(a);
+	char host[48] = "?";
+
+	if (getpeername(fd, (struct sockaddr *)&a, &alen) == 0)
+		getnameinfo((struct sockaddr *)&a, alen, host, sizeof(host), NULL, 0, NI_NUMERICHOST);
+	snprintf(ss.who, sizeof(ss.who), "%s", host);
 	unsigned type;
 	int ret;
 
@@ -195,9 +278,7 @@ static void session(int fd, bool verbose)
 			send_error(&ss, "expected a HELLO frame of protocol version 1", EPROTO, false);
 		goto out;
 	}
-	static const char ack[] = "{\"agent\":\"sockbench\",\"protocol\":1}";
-
-	if (ctl_send(fd, CTL_MSG_ACK, ack, strlen(ack)) < 0)
+	if (handshake_auth(&ss))
 		goto out;
 	ret = ctl_recv(fd, &type, ss.buf, CTL_MAX_PAYLOAD + 1, HANDSHAKE_MS);
 	if (ret < 0 || type != CTL_MSG_SETUP) {
@@ -249,9 +330,71 @@ static int listen_on(const struct opts *o, int *port)
 	return fd;
 }
 
+struct agent {
+	const struct opts *o;
+	const struct auth_key *key;
+	_Atomic bool busy;
+	int fd; /* the running session's control connection */
+	pthread_t tid;
+	bool have_thread;
+};
+
+static void *session_thread(void *arg)
+{
+	struct agent *ag = arg;
+
+	session(ag->fd, !ag->o->once, ag->o, ag->key);
+	close(ag->fd);
+	atomic_store(&ag->busy, false);
+	return NULL;
+}
+
+/* One test at a time: a controller that comes while one runs is told so and let go. */
+static void refuse_busy(int fd)
+{
+	static const char msg[] = "{\"error\":\"busy: this agent is running another controller's "
+				  "test; try again when it is done\",\"errno\":16,\"usage\":false,"
+				  "\"busy\":true}";
+	struct timeval tv = {.tv_sec = 1};
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	ctl_send(fd, CTL_MSG_ERROR, msg, strlen(msg));
+	close(fd);
+}
+
+static void serve_loop(struct agent *ag, int lfd)
+{
+	for (;;) {
+		if (ag->o->once && ag->have_thread && !atomic_load(&ag->busy))
+			break;
+		if (wait_readable(lfd, 200) <= 0)
+			continue;
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0)
+			continue; /* EINTR, ECONNABORTED, EMFILE: try again */
+		if (atomic_load(&ag->busy) || (ag->o->once && ag->have_thread)) {
+			refuse_busy(fd);
+			continue;
+		}
+		if (ag->have_thread)
+			pthread_join(ag->tid, NULL);
+		ag->fd = fd;
+		atomic_store(&ag->busy, true);
+		ag->have_thread = !pthread_create(&ag->tid, NULL, session_thread, ag);
+		if (!ag->have_thread) {
+			atomic_store(&ag->busy, false);
+			close(fd);
+		}
+	}
+	if (ag->have_thread)
+		pthread_join(ag->tid, NULL);
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct opts o;
+	struct auth_key key;
 	char err[256];
 	int port, lfd, ret;
 
@@ -265,6 +408,8 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (ret)
 		die_usage("serve: %s", err);
+	if (o.auth_file && auth_load(o.auth_file, &key, err, sizeof(err)))
+		die_usage("serve: %s", err);
 	signal(SIGPIPE, SIG_IGN);
 	lfd = listen_on(&o, &port);
 	if (o.ready_fd >= 0) {
@@ -276,20 +421,11 @@ int cmd_serve(int argc, char **argv)
 		close((int)o.ready_fd);
 	}
 	if (!o.once)
-		fprintf(stderr, "sockbench serve: listening on %s port %d\n", o.listen, port);
-	for (;;) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		fprintf(stderr, "sockbench serve: listening on %s port %d%s\n", o.listen, port,
+			o.auth_file ? ", controllers must authenticate" : "");
+	struct agent ag = {.o = &o, .key = o.auth_file ? &key : NULL};
 
-		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			die("serve: accept: %s", strerror(errno));
-		}
-		session(fd, !o.once);
-		close(fd);
-		if (o.once)
-			break;
-	}
+	serve_loop(&ag, lfd);
 	close(lfd);
 	opts_free(&o);
 	return 0;

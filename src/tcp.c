@@ -237,3 +237,18 @@ int tcp_listen(struct server_ctx *s, int backlog, char *err, size_t errlen)
 	return fd;
 }
 
+
+int tcp_accept(struct server_ctx *s, int lfd, struct side_counters *c)
+{
+	struct sockaddr_storage from;
+	socklen_t len = sizeof(from);
+	int fd = accept4(lfd, (struct sockaddr *)&from, &len, SOCK_CLOEXEC);
+
+	if (fd >= 0 && !same_host(&from, &s->peer)) {
+		close(fd);
+		count_err(c, ERR_FOREIGN, true);
+		errno = EAGAIN;
+		return -1;
+	}
+	return fd;
+}

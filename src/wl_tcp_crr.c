@@ -350,7 +350,7 @@ static void *crr_accept_loop(void *arg)
 
 	memset(buf, 'x', (size_t)s->o->size);
 	while (atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
-		int fd = accept4(x->lfd, NULL, NULL, SOCK_CLOEXEC);
+		int fd = tcp_accept(s, x->lfd, &x->cnt[me]);
 		/* The phase once accepted (accept() may have slept across the window's start), as
 		 * the client counts a connection by when it connected. */
 		int ph = atomic_load_explicit(&s->phase, memory_order_acquire);

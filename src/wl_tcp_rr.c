@@ -168,6 +168,7 @@ struct rr_conn {
 struct rr_server {
 	int lfd;
 	int n;
+	struct side_counters strangers;
 	struct rr_conn conn[MAX_FLOWS];
 };
 
@@ -216,7 +217,7 @@ static void rr_server_loop(struct server_ctx *s)
 	struct rr_server *x = s->priv;
 
 	while (atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
-		int fd = accept4(x->lfd, NULL, NULL, SOCK_CLOEXEC);
+		int fd = tcp_accept(s, x->lfd, &x->strangers);
 
 		if (fd < 0)
 			continue; /* a 50 ms timeout: look at the phase again */
@@ -236,6 +237,7 @@ static void rr_server_loop(struct server_ctx *s)
 		close(x->conn[i].fd);
 		side_counters_add(&s->c, &x->conn[i].cnt);
 	}
+	side_counters_add(&s->c, &x->strangers);
 }
 
 static void rr_server_close(struct server_ctx *s)

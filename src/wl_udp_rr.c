@@ -548,6 +548,11 @@ static void serve_batches(struct srv_thread *t, const struct io_ops *ops, struct
 		int keep = 0;
 
 		for (int i = 0; i < n; i++) {
+			if (!same_host(&m[i].addr, &s->peer)) {
+				/* Not the controller's host: no answer, so no reflection. */
+				count_err(&t->c, ERR_FOREIGN, true);
+				continue;
+			}
 			if (m[i].trunc) {
 				count_err(&t->c, ERR_RECV, measuring);
 				continue;

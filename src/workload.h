@@ -26,6 +26,7 @@ enum err_kind {
 	ERR_TIMEOUT,	   /* nothing came within --timeout */
 	ERR_SEND,	   /* a send call failed */
 	ERR_RECV,	   /* a receive call failed otherwise, or the data was malformed */
+	ERR_FOREIGN,	   /* server: traffic from a host other than the controller's, ignored */
 	ERR_KINDS,
 };
 
@@ -47,6 +48,8 @@ struct side_counters {
 
 struct cJSON;
 
+/* Same host (family and address; ports aside)? The agent answers only its controller's. */
+bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
 /* Add b into a. */
 void side_counters_add(struct side_counters *a, const struct side_counters *b);
 /* The counters as a JSON object (caller frees), and back: 0 or -EINVAL. */
@@ -94,6 +97,7 @@ struct server_ctx {
 	const struct opts *o;
 	struct sockaddr_storage local; /* address to serve on; its port is --port */
 	socklen_t local_len;
+	struct sockaddr_storage peer;  /* the controller: the only host the data sockets answer */
 	int port;	   /* the bound data port, set by server_open */
 	_Atomic int phase; /* written by the agent's control thread */
 	struct side_counters c;

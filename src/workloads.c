@@ -1,6 +1,7 @@
 /* workloads.c: the table of workloads (adding one is one line here), and what their client
  * sides share. */
 #include <cjson/cJSON.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ const struct workload *const workloads[] = {
 const char *const err_kind_names[ERR_KINDS] = {
 	[ERR_CONNECT] = "connect", [ERR_ADDRNOTAVAIL] = "addrnotavail", [ERR_RESET] = "reset",
 	[ERR_SHORT] = "short",	   [ERR_TIMEOUT] = "timeout",		[ERR_SEND] = "send",
-	[ERR_RECV] = "recv",
+	[ERR_RECV] = "recv",	   [ERR_FOREIGN] = "foreign",
 };
 
 const struct workload *workload_find(const char *name)
@@ -28,6 +29,23 @@ const struct workload *workload_find(const char *name)
 		if (!strcmp(workloads[i]->name, name))
 			return workloads[i];
 	return NULL;
+}
+
+bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET) {
+		uint32_t x = ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr);
+		uint32_t y = ntohl(((const struct sockaddr_in *)b)->sin_addr.s_addr);
+
+		/* All of 127.0.0.0/8 is this machine (--src-addrs spreads over it). */
+		return x == y || (x >> 24 == 127 && y >> 24 == 127);
+	}
+	if (a->ss_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+	return false;
 }
 
 void side_counters_add(struct side_counters *a, const struct side_counters *b)
