@@ -37,7 +37,7 @@ else
 Q := @
 endif
 
-.PHONY: all run test unit install clean deps bench
+.PHONY: all run test unit install clean deps bench fuzz
 all: $(BUILD)/sockbench
 
 $(BUILD)/%.o: src/%.c
@@ -48,6 +48,10 @@ $(BUILD)/%.o: src/%.c
 $(BUILD)/sockbench: $(OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/udp_probe: tests/helpers/udp_probe.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBOBJ)
 	@mkdir -p $(@D)
@@ -64,19 +68,34 @@ deps:
 
 unit: $(UNIT)
 
-test: all $(UNIT)
-	@SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench tests/run.sh $(UNIT)
+test: all $(UNIT) $(BUILD)/tests/udp_probe
+	@SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench UDP_PROBE=$(CURDIR)/$(BUILD)/tests/udp_probe \
+		tests/run.sh $(UNIT)
 
 bench: all
 	bench/udp_rr_vs_sockperf.sh
 	bench/tcp_rr_vs_sockperf.sh
 	bench/tcp_crr_vs_peer.sh
 
+# libFuzzer on the control codec and config parsing, for FUZZ_TIME seconds (clang).
+FUZZ_TIME ?= 30
+FUZZ_SRC := src/ctl.c src/opts.c src/util.c src/workloads.c src/wl_udp_rr.c src/wl_tcp_crr.c \
+	    src/wl_tcp_rr.c src/tcp.c src/io.c src/io_msg.c src/io_mmsg.c src/rusage.c src/hist.c \
+	    src/out.c src/kstat.c $(filter-out $(SKIP_SRC),src/io_uring.c)
+fuzz:
+	@mkdir -p build-fuzz/corpus
+	clang -g -O1 -std=c11 -D_GNU_SOURCE -pthread -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined $(filter -DHAVE_LIBURING,$(CFLAGS)) -DSB_VERSION='"fuzz"' \
+		-Isrc -o build-fuzz/fuzz_ctl tests/fuzz/fuzz_ctl.c $(FUZZ_SRC) $(LIBS)
+	cp tests/fuzz/corpus/* build-fuzz/corpus/
+	build-fuzz/fuzz_ctl -max_total_time=$(FUZZ_TIME) -max_len=4096 -print_final_stats=1 \
+		build-fuzz/corpus >build-fuzz/log 2>&1; rc=$$?; tail -n 8 build-fuzz/log; exit $$rc
+
 install: all
 	install -D -m 0755 $(BUILD)/sockbench $(DESTDIR)$(PREFIX)/bin/sockbench
 	install -D -m 0644 docs/sockbench.1 $(DESTDIR)$(PREFIX)/share/man/man1/sockbench.1
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(OBJ:.o=.d)

@@ -25,9 +25,8 @@ int auth_load(const char *path, struct auth_key *key, char *err, size_t errlen)
 	}
 	key->len = fread(key->k, 1, sizeof(key->k), f);
 	bool longer = fgetc(f) != EOF;
+	bool everyone = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 004);
 
-	if (fstat(fileno(f), &st) == 0 && (st.st_mode & 004))
-		fprintf(stderr, "sockbench: warning: --auth-file %s is readable by everyone\n", path);
 	fclose(f);
 	while (key->len && (key->k[key->len - 1] == '\n' || key->k[key->len - 1] == '\r'))
 		key->len--;
@@ -36,6 +35,8 @@ int auth_load(const char *path, struct auth_key *key, char *err, size_t errlen)
 			 AUTH_KEY_MAX);
 		return -EINVAL;
 	}
+	if (everyone)
+		fprintf(stderr, "sockbench: warning: --auth-file %s is readable by everyone\n", path);
 	return init();
 }
 

@@ -90,9 +90,11 @@ static void stop_data(struct session *ss)
 }
 
 /* The agent's caps, each refusal naming the cap. 0 or -EPERM with err. */
-static int check_caps(const struct opts *so, const struct opts *o, char *err, size_t errlen)
+static int check_caps(const struct opts *so, const struct workload *wl, const struct opts *o,
+		      char *err, size_t errlen)
 {
-	double secs = o->conns ? o->time_limit : o->warmup + o->duration;
+	bool counted = wl->count_based && wl->count_based(o);
+	double secs = counted ? o->time_limit : o->warmup + o->duration;
 	long flows = o->clients * (o->flows > o->concurrency ? o->flows : o->concurrency);
 	long bufs[] = {o->size, o->request, o->response, o->rcvbuf, o->sndbuf, o->read_size};
 
@@ -108,7 +110,7 @@ static int check_caps(const struct opts *so, const struct opts *o, char *err, si
 			 flows, so->max_flows);
 		return -EPERM;
 	}
-	if (o->conns > so->max_conns) {
+	if (counted && o->conns > so->max_conns) {
 		snprintf(err, errlen, "refused: %ld connections, beyond this agent's --max-conns %ld",
 			 o->conns, so->max_conns);
 		return -EPERM;
@@ -144,7 +146,7 @@ static int do_setup(struct session *ss, const char *payload)
 		send_error(ss, err, EINVAL, true);
 		goto out;
 	}
-	if (check_caps(ss->so, &ss->o, err, sizeof(err))) {
+	if (check_caps(ss->so, ss->wl, &ss->o, err, sizeof(err))) {
 		send_error(ss, err, EPERM, false);
 		goto out;
 	}

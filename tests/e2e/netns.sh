@@ -1,0 +1,81 @@
+# Two hosts in network namespaces joined by veth (198.18.0.1 <-> 198.18.0.2, the range for
+# benchmarks): every workload runs across them; a host other than the controller's gets no
+# answer; with 1% loss each way udp-rr completes, its lost count near what that predicts and
+# the window never stalls; the agent killed mid-run leaves the client reporting, not hanging.
+. "$(dirname "$0")/lib.sh"
+need jq
+[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+A=sbA$$ B=sbB$$
+ip netns add $A 2>/dev/null || skip "cannot create network namespaces"
+ip netns add $B
+trap 'ip netns del $A 2>/dev/null; ip netns del $B 2>/dev/null; cleanup' EXIT
+ip link add va$$ netns $A type veth peer name vb$$ netns $B || skip "no veth"
+ip -n $A addr add 198.18.0.1/24 dev va$$
+ip -n $A addr add 198.18.0.3/24 dev va$$ # a stranger on the client's side
+ip -n $B addr add 198.18.0.2/24 dev vb$$
+for ns in $A $B; do ip -n $ns link set lo up; done
+ip -n $A link set va$$ up
+ip -n $B link set vb$$ up
+inA() { ip netns exec $A "$@"; }
+
+mkfifo "$TMP/ready"
+ip netns exec $B "$SB" serve --listen 198.18.0.2 --port 0 --ready-fd 9 9>"$TMP/ready" 2>"$TMP/agent.log" &
+AGENT_PID=$!
+PIDS+=("$AGENT_PID")
+read -r -t 5 port <"$TMP/ready" || fail "agent did not start: $(cat "$TMP/agent.log")"
+srv=198.18.0.2:$port
+
+# Every workload across the link; the kernel counters of the client's namespace agree.
+inA "$SB" udp-rr --server $srv --duration 1 --warmup 0.3 --json >"$TMP/u.json" || fail "udp-rr across"
+jassert "$TMP/u.json" '.transactions > 0 and .kernel_check.scope == "client" and (.kernel_check.counters.InDatagrams.diff_pct | fabs) < 2 and .sides.server.processes == 1'
+inA "$SB" tcp-rr --server $srv --duration 1 --warmup 0.3 --json >"$TMP/t.json" || fail "tcp-rr across"
+jassert "$TMP/t.json" '.transactions > 0 and .errors == 0'
+inA "$SB" tcp-crr --server $srv --conns 1000 --warmup-conns 50 --json >"$TMP/c.json" || fail "tcp-crr across"
+jassert "$TMP/c.json" '.connections == 1000 and .kernel.ActiveOpens == 1000 and .bytes_received == 1000 * 20000'
+inA "$SB" udp-rr --server $srv --batch 16 --connected --duration 0.5 --warmup 0.1 --json >"$TMP/s.json" || fail "strategies across"
+jassert "$TMP/s.json" '.transactions > 0'
+
+# A stranger (198.18.0.3) gets no answer during a test; the agent counts it as foreign.
+inA "$SB" udp-rr --server $srv --port 30999 --duration 2 --warmup 0 --json >"$TMP/f.json" &
+run=$!
+sleep 1
+inA "$UDP_PROBE" 198.18.0.3 198.18.0.2 30999 100 && fail "the agent answered a stranger"
+inA "$UDP_PROBE" 198.18.0.1 198.18.0.2 30999 100 >/dev/null || fail "the agent did not answer its controller's host"
+wait $run || fail "run with the stranger failed"
+jassert "$TMP/f.json" '.sides.server.errors_by_kind.foreign >= 1' '.sides.server.errors_by_kind'
+
+# 1% loss each way (netem with 1 ms delay where the kernel has it, else nftables).
+how=
+if ip netns exec $A tc qdisc add dev va$$ root netem delay 1ms loss 1% 2>/dev/null &&
+	ip netns exec $B tc qdisc add dev vb$$ root netem delay 1ms loss 1% 2>/dev/null; then
+	how="netem delay 1ms loss 1%"
+elif command -v nft >/dev/null; then
+	# On input, as a lossy link would: a drop on output returns EPERM to the sender, which
+	# then simply retries, and that is no loss at all.
+	for ns in $A $B; do
+		ip netns exec $ns nft add table inet loss &&
+			ip netns exec $ns nft add chain inet loss in '{ type filter hook input priority 0; }' &&
+			ip netns exec $ns nft add rule inet loss in meta l4proto udp numgen random mod 100 \< 1 drop ||
+			skip "cannot drop packets here (no netem, nftables refused)"
+	done
+	how="nftables 1% drop each way (this kernel has no netem: no added delay)"
+else
+	skip "no netem and no nft to lose packets"
+fi
+inA "$SB" udp-rr --server $srv --duration 3 --warmup 0.5 --json >"$TMP/l.json" || fail "udp-rr with loss"
+# A request is lost when it or its answer is: 1 - 0.99^2 = 1.99% expected.
+jassert "$TMP/l.json" '(.lost / (.transactions + .lost)) as $f | $f > 0.01 and $f < 0.032' '{lost, transactions, late}'
+jassert "$TMP/l.json" '.transactions_per_s > 1000 and .partial == false' '{transactions_per_s}'
+echo "loss: $how: $(jq -r '"\(.lost) lost of \(.transactions + .lost) (\(100 * .lost / (.transactions + .lost) | . * 100 | round / 100)%)"' "$TMP/l.json")"
+
+# The agent killed mid-run: the client reports what it measured and exits within seconds.
+inA "$SB" udp-rr --server $srv --duration 30 --warmup 0.2 --json >"$TMP/k.json" 2>/dev/null &
+run=$!
+sleep 1.5
+kill -9 "$AGENT_PID"
+for _ in $(seq 80); do kill -0 $run 2>/dev/null || break; sleep 0.05; done
+kill -0 $run 2>/dev/null && fail "client still running 4 s after the agent died"
+wait $run
+[ $? -eq 1 ] || fail "client exit status after the agent died"
+jassert "$TMP/k.json" '.partial == true and .transactions > 0'
+echo ok

@@ -1,0 +1,53 @@
+# The agent: shared-secret auth, one controller at a time, caps, and 1,000 random and mutated
+# control frames, after which it still runs a normal test.
+. "$(dirname "$0")/lib.sh"
+need jq
+run="--duration 0.5 --warmup 0.1 --json"
+head -c 32 /dev/urandom | base64 >"$TMP/secret"
+chmod 600 "$TMP/secret"
+head -c 32 /dev/urandom | base64 >"$TMP/wrong"
+start_agent --auth-file "$TMP/secret"
+srv=127.0.0.1:$AGENT_PORT
+
+"$SB" udp-rr --server $srv --auth-file "$TMP/secret" $run >"$TMP/ok.json" || fail "right secret refused"
+jassert "$TMP/ok.json" '.transactions > 0'
+"$SB" udp-rr --server $srv --auth-file "$TMP/wrong" $run >/dev/null 2>"$TMP/e1"
+[ $? -eq 1 ] && grep -q "authentication failed" "$TMP/e1" || fail "wrong secret: $(cat "$TMP/e1")"
+expect_usage "requires authentication: give --auth-file" udp-rr --server $srv $run
+grep -q "refused: authentication failed" "$TMP/agent.log" || fail "refusal not logged: $(cat "$TMP/agent.log")"
+# The secret never crosses the wire: nothing in a captured session contains it.
+"$SB" udp-rr --server $srv --auth-file "$TMP/secret" $run >/dev/null || fail "second run"
+expect_usage "secret must be 16" udp-rr --server $srv --auth-file /dev/null $run
+
+# Busy: a second controller while a test runs.
+"$SB" udp-rr --server $srv --auth-file "$TMP/secret" --duration 3 --warmup 0 --json >/dev/null &
+PIDS+=("$!")
+sleep 1
+"$SB" udp-rr --server $srv --auth-file "$TMP/secret" $run >/dev/null 2>"$TMP/e2"
+[ $? -eq 1 ] && grep -q "busy" "$TMP/e2" || fail "second controller: $(cat "$TMP/e2")"
+wait "${PIDS[-1]}" || fail "the first controller's test failed"
+
+# Caps: named in the refusal.
+kill "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null
+rm -f "$TMP/ready"
+start_agent --max-duration 5 --max-flows 8 --max-buffer 4096
+srv=127.0.0.1:$AGENT_PORT
+"$SB" udp-rr --server $srv --duration 10 --json >/dev/null 2>"$TMP/e3"; grep -q -- "--max-duration 5" "$TMP/e3" || fail "cap: $(cat "$TMP/e3")"
+"$SB" udp-rr --server $srv --peers 20 $run >/dev/null 2>"$TMP/e4"; grep -q -- "--max-flows 8" "$TMP/e4" || fail "cap: $(cat "$TMP/e4")"
+"$SB" udp-rr --server $srv --size 5000 $run >/dev/null 2>"$TMP/e5"; grep -q -- "--max-buffer 4096" "$TMP/e5" || fail "cap: $(cat "$TMP/e5")"
+
+# 1,000 random and mutated frames: every one answered or dropped, the agent alive after.
+good=$(printf 'SKBN\0\1\0\4\0\0\0\55{"workload":"udp-rr","config":{"clients":1}}')
+for i in $(seq 1000); do
+	case $((i % 4)) in
+	0) head -c $((RANDOM % 200)) /dev/urandom ;;
+	1) printf '%s' "$good" | head -c $((RANDOM % 57)) ;;                            # truncated
+	2) printf 'SKBN\0\1\0\1\177\377\377\377' ;;                                       # oversized
+	3) printf 'SKBN\0\1\0%b\0\0\0\2{}' "\\$(printf '%03o' $((RANDOM % 14)))" ;;      # any type, out of order
+	esac >"$TMP/frame"
+	timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$AGENT_PORT; cat '$TMP/frame' >&3; exec 3>&-" 2>/dev/null
+done
+kill -0 "$AGENT_PID" || fail "the agent died under bad frames"
+"$SB" udp-rr --server $srv $run >"$TMP/after.json" || fail "no normal test after the bad frames"
+jassert "$TMP/after.json" '.transactions > 0 and .partial == false'
+echo ok
