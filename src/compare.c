@@ -710,11 +710,10 @@ int cmd_sweep(int argc, char **argv)
 	if (!s->wl)
 		die_usage("sweep: unknown workload '%s' (try 'sockbench list')", argv[1]);
 	sweep_args(s, argc - 2, argv + 2);
-	if (s->compare) {
-		char *copy = xstrdup(s->compare);
+	char *bcopy = s->compare ? xstrdup(s->compare) : NULL;
 
-		s->nb = split_words(copy, s->bflags, MAX_WORDS);
-	}
+	if (bcopy)
+		s->nb = split_words(bcopy, s->bflags, MAX_WORDS);
 	/* --runs from the flags (default 3 for a sweep). */
 	run_parse_or_exit(s->wl, s->nbase, s->base, &check);
 	s->runs = OPT_IS_SET(&check, runs) ? (int)check.runs : 3;
@@ -763,5 +762,6 @@ int cmd_sweep(int argc, char **argv)
 	}
 	free(s->pts);
 	free(s);
+	free(bcopy);
 	return 0;
 }

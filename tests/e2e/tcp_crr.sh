@@ -27,7 +27,9 @@ jassert "$TMP/r.json" '.connections == 2000 and .bytes_received == 2000 * 3000 a
 
 run --duration 1 --warmup 0.2
 jassert "$TMP/r.json" '.config.conns == 0 and .connections > 100 and (.duration_s > 0.9 and .duration_s < 1.5)' '{config, connections, duration_s}'
-jassert "$TMP/r.json" '(.kernel.ActiveOpens - .connections | fabs) <= 2' '{connections, kernel}'
+# A time-based window: a connection straddling each edge may fall on either side for the
+# kernel and for us (count-based windows above are exact).
+jassert "$TMP/r.json" '(.kernel.ActiveOpens - .connections | fabs) <= 8' '{connections, kernel}'
 
 # The server closes early or aborts: counted by kind, no hang, every attempt accounted for.
 run --conns 200 --warmup-conns 0 --server-fault short
