@@ -4,16 +4,10 @@
 # connections/s and per-side user/sys microseconds per connection of each, the median ratio
 # of rates, and sockbench's client user share (target: under 10% of the client's CPU).
 #   usage: bench/tcp_crr_vs_peer.sh [ROUNDS] [CONNECTIONS]
-set -eu
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 rounds=${1:-5}
 conns=${2:-100000}
-SB=${SOCKBENCH:-build/sockbench}
-[ -x "$SB" ] || make -s
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 cc -O2 -o "$tmp/bare" bench/bare_tcp_crr.c
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 printf "%-5s | %9s %7s %7s %7s %7s | %9s %7s %7s %7s %7s | %6s %10s\n" round sb_conn/s c_usr c_sys s_usr s_sys \
 	bare/s c_usr c_sys s_usr s_sys ratio c_usr_share
@@ -28,7 +22,6 @@ for r in $(seq "$rounds"); do
 		"$r" "$sb" "$cu" "$cs" "$su" "$ss" "$b" "$bcu" "$bcs" "$bsu" "$bss" "$ratio" "$share"
 	echo "$sb $b $ratio $share $cu $cs $bcu $bcs" >>"$tmp/rows"
 done
-col() { cut -d' ' -f"$1" "$tmp/rows" | median; }
 echo
 printf "median connections/s: sockbench %.0f, bare loop %.0f, ratio %.3f\n" "$(col 1)" "$(col 2)" "$(col 3)"
 printf "median client us/connection: sockbench user %.2f sys %.2f, bare loop user %.2f sys %.2f\n" \

@@ -3,17 +3,11 @@
 # ping-pong --tcp (100-byte messages), alternating rounds on loopback; prints the median
 # transactions/s of each and the median ratio.
 #   usage: bench/tcp_rr_vs_sockperf.sh [ROUNDS] [SECONDS]
-set -eu
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
+need_sockperf
 rounds=${1:-7}
 secs=${2:-2}
-SB=${SOCKBENCH:-build/sockbench}
-command -v sockperf >/dev/null || { echo "sockperf is not installed (apt-get install sockperf)"; exit 77; }
-[ -x "$SB" ] || make -s
-tmp=$(mktemp -d)
-trap 'pkill -P $$ sockperf 2>/dev/null; rm -rf "$tmp"' EXIT
 port=$((30000 + RANDOM % 20000))
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 sockperf_round() {
 	sockperf sr --tcp -i 127.0.0.1 -p "$port" >/dev/null 2>&1 &
@@ -34,6 +28,5 @@ for r in $(seq "$rounds"); do
 	printf "%-6s %14.0f %14.0f %8s\n" "$r" "$sb" "$sp" "$ratio"
 	echo "$sb $sp $ratio" >>"$tmp/rows"
 done
-col() { cut -d' ' -f"$1" "$tmp/rows" | median; }
 echo
 printf "median transactions/s: sockbench %.0f, sockperf %.0f; median ratio %.3f\n" "$(col 1)" "$(col 2)" "$(col 3)"

@@ -7,19 +7,13 @@
 # program did: poll + recvmsg + sendmsg) and --wait block (recvmsg + sendmsg, the calls
 # sockperf makes), so the ratio compares like with like.
 #   usage: bench/udp_rr_vs_sockperf.sh [ROUNDS] [SECONDS]
-set -eu
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
+need_sockperf
 rounds=${1:-7}
 secs=${2:-2}
-SB=${SOCKBENCH:-build/sockbench}
-command -v sockperf >/dev/null || { echo "sockperf is not installed (apt-get install sockperf)"; exit 77; }
-[ -x "$SB" ] || make -s
-tmp=$(mktemp -d)
-trap 'pkill -P $$ sockperf 2>/dev/null; rm -rf "$tmp"' EXIT
 cc -O2 -o "$tmp/bare" bench/bare_udp_pingpong.c
 port=$((30000 + RANDOM % 20000))
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 sockperf_round() { # prints transactions/s over sockperf's valid window
 	sockperf sr -i 127.0.0.1 -p "$port" >/dev/null 2>&1 &
@@ -47,7 +41,6 @@ for r in $(seq "$rounds"); do
 	printf "%-6s %12.0f %12.0f %12.0f %10s %10s %11.3f %11.3f\n" "$r" "$pl" "$bl" "$sp" "$r1" "$r2" "$share" "$bare"
 	echo "$pl $bl $sp $r1 $r2 $share $bare" >>"$tmp/rows"
 done
-col() { cut -d' ' -f"$1" "$tmp/rows" | median; }
 echo
 printf "median transactions/s: sockbench (poll) %.0f, sockbench (--wait block) %.0f, sockperf %.0f\n" "$(col 1)" "$(col 2)" "$(col 3)"
 printf "median ratio to sockperf: poll %.3f, block %.3f\n" "$(col 4)" "$(col 5)"

@@ -24,8 +24,8 @@
 
 #define MAX_CONFIGS 32
 #define MAX_ARGS 96
-#define RUN_OVERHEAD_S 0.12 /* starting the agent and the clients, handshakes: measured */
-#define MIN_RUN_S 0.25
+#define RUN_OVERHEAD_S 0.2 /* starting the agent and the clients, handshakes: measured */
+#define MIN_RUN_S 0.15
 #define WARMUP_S 0.15
 #define BOOT_ITERS 4000
 #define MIN_GAIN 0.02
@@ -361,9 +361,24 @@ static void print_row(const struct config *c, const char *rank, bool base)
 	       base ? "" : stats_verdict_name(c->verdict));
 }
 
+/* Why there is no combination to show. */
+static const char *no_combo_reason(const struct explore *x, struct config **ranked, int n)
+{
+	int faster = 0;
+
+	for (int i = 0; i < n; i++)
+		faster += ranked[i]->verdict == VERDICT_FASTER;
+	if (run_interrupted())
+		return "interrupted before it could run";
+	if (faster >= 2 && !x->combo.name)
+		return "the faster strategies do not go together, or the budget left no time to "
+		       "measure them together: give a larger --budget";
+	return "fewer than two strategies were faster, nothing to combine";
+}
+
 static void print_table(struct explore *x, struct config **ranked, int n, bool have_combo)
 {
-	printf("sockbench explore %s: %d runs of each configuration, %.2f s each after %.1f s of "
+	printf("sockbench explore %s: %d runs of each configuration, %.2f s each after %.2f s of "
 	       "warm-up, interleaved; speedup = median of ratios to the baseline run of the same "
 	       "round, with a 95%% bootstrap interval\n\n",
 	       x->wl->name, x->rounds, x->run_s, WARMUP_S);
@@ -387,7 +402,7 @@ static void print_table(struct explore *x, struct config **ranked, int n, bool h
 		printf("\nbest combination: %s\n  flags: %s\n  ", x->combo.name, x->combo.flags);
 		print_row(&x->combo, "", false);
 	} else {
-		printf("\nbest combination: fewer than two strategies were faster, nothing to combine\n");
+		printf("\nbest combination: %s\n", no_combo_reason(x, ranked, n));
 	}
 	for (int i = 0; i < x->nskipped; i++)
 		printf("%s %s (%s): %s\n", i ? "             " : "\nnot tried:  ", x->skipped_name[i],

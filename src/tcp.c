@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -251,4 +252,16 @@ int tcp_accept(struct server_ctx *s, int lfd, struct side_counters *c)
 		return -1;
 	}
 	return fd;
+}
+
+void tcp_server_close(struct server_ctx *s)
+{
+	int *lfd = s->priv; /* the first member of the workload's server struct */
+
+	if (!lfd)
+		return;
+	if (*lfd >= 0)
+		close(*lfd);
+	free(lfd);
+	s->priv = NULL;
 }

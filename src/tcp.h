@@ -47,6 +47,9 @@ void tcp_drain_to_eof(struct tcp_io *io, int fd, char *buf, size_t cap);
 /* Listen on the agent's address and --port (with a 50 ms accept timeout, so accept loops see
  * the end of a test); sets s->port. The fd, or -errno with err. */
 int tcp_listen(struct server_ctx *s, int backlog, char *err, size_t errlen);
+/* server_close of the TCP workloads, whose priv begins with the listening fd: close it and
+ * free priv. */
+void tcp_server_close(struct server_ctx *s);
 /* accept4 that closes (and counts) connections from hosts other than the controller's.
  * The fd, or -1 (errno set; EAGAIN after a timeout or a refused stranger). */
 int tcp_accept(struct server_ctx *s, int lfd, struct side_counters *c);

@@ -261,7 +261,7 @@ static int crr_client(struct client_ctx *c)
 
 /* Server side: a pool of threads blocked in accept() on one listening socket. */
 struct crr_server {
-	int lfd;
+	int lfd; /* first: tcp_server_close */
 	int nthreads;
 	pthread_t tid[MAX_SERVER_THREADS];
 	struct side_counters cnt[MAX_SERVER_THREADS];
@@ -379,18 +379,6 @@ static void crr_server_loop(struct server_ctx *s)
 	}
 }
 
-static void crr_server_close(struct server_ctx *s)
-{
-	struct crr_server *x = s->priv;
-
-	if (!x)
-		return;
-	if (x->lfd >= 0)
-		close(x->lfd);
-	free(x);
-	s->priv = NULL;
-}
-
 static const struct strategy crr_strategies[] = {
 	{"abortive close (RST, no TIME_WAIT)", "close", "--close reset"},
 	{"TCP_NODELAY", "nodelay", "--nodelay"},
@@ -416,7 +404,7 @@ const struct workload wl_tcp_crr = {
 	.kernel_pairs = crr_kernel_pairs,
 	.server_open = crr_server_open,
 	.server_loop = crr_server_loop,
-	.server_close = crr_server_close,
+	.server_close = tcp_server_close,
 	.client = crr_client,
 	.strategies = crr_strategies,
 };

@@ -166,7 +166,7 @@ struct rr_conn {
 };
 
 struct rr_server {
-	int lfd;
+	int lfd; /* first: tcp_server_close */
 	int n;
 	struct side_counters strangers;
 	struct rr_conn conn[MAX_FLOWS];
@@ -240,18 +240,6 @@ static void rr_server_loop(struct server_ctx *s)
 	side_counters_add(&s->c, &x->strangers);
 }
 
-static void rr_server_close(struct server_ctx *s)
-{
-	struct rr_server *x = s->priv;
-
-	if (!x)
-		return;
-	if (x->lfd >= 0)
-		close(x->lfd);
-	free(x);
-	s->priv = NULL;
-}
-
 static const struct strategy rr_strategies[] = {
 	{"TCP_NODELAY", "nodelay", "--nodelay"},
 	{"recv with MSG_WAITALL", "recv", "--recv waitall"},
@@ -274,7 +262,7 @@ const struct workload wl_tcp_rr = {
 	.kernel_pairs = rr_kernel_pairs,
 	.server_open = rr_server_open,
 	.server_loop = rr_server_loop,
-	.server_close = rr_server_close,
+	.server_close = tcp_server_close,
 	.client = rr_client,
 	.strategies = rr_strategies,
 };

@@ -27,6 +27,19 @@ sleep 1
 [ $? -eq 1 ] && grep -q "busy" "$TMP/e2" || fail "second controller: $(cat "$TMP/e2")"
 wait "${PIDS[-1]}" || fail "the first controller's test failed"
 
+# A controller that vanishes mid-test (kill -9): the agent ends that test and serves the next.
+"$SB" udp-rr --server $srv --auth-file "$TMP/secret" --duration 30 --warmup 0 --json >/dev/null 2>&1 &
+ctl=$!
+sleep 1
+kill -9 $ctl
+wait $ctl 2>/dev/null
+for _ in $(seq 50); do
+	"$SB" udp-rr --server $srv --auth-file "$TMP/secret" $run >"$TMP/next.json" 2>"$TMP/e6" && break
+	grep -q busy "$TMP/e6" || fail "after a vanished controller: $(cat "$TMP/e6")"
+	sleep 0.2
+done
+jassert "$TMP/next.json" '.transactions > 0 and .partial == false'
+
 # Caps: named in the refusal.
 kill "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null
 rm -f "$TMP/ready"

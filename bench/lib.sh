@@ -1,0 +1,10 @@
+# Shared by the bench scripts (sourced): the binary, a temp dir, medians.
+set -eu
+cd "$(dirname "$0")/.."
+SB=${SOCKBENCH:-build/sockbench}
+[ -x "$SB" ] || make -s
+tmp=$(mktemp -d)
+trap 'pkill -P $$ sockperf 2>/dev/null; rm -rf "$tmp"' EXIT
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+col() { cut -d' ' -f"$1" "$tmp/rows" | median; }
+need_sockperf() { command -v sockperf >/dev/null || { echo "sockperf is not installed (apt-get install sockperf)"; exit 77; }; }
