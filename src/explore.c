@@ -364,12 +364,28 @@ static void print_row(const struct config *c, const char *rank, bool base)
 /* Why there is no combination to show. */
 static const char *no_combo_reason(const struct explore *x, struct config **ranked, int n)
 {
-	int faster = 0;
+	static char why[200];
+	const char *groups[MAX_CONFIGS];
+	int faster = 0, ngroups = 0;
 
-	for (int i = 0; i < n; i++)
-		faster += ranked[i]->verdict == VERDICT_FASTER;
+	for (int i = 0; i < n; i++) {
+		bool seen = false;
+
+		if (ranked[i]->verdict != VERDICT_FASTER)
+			continue;
+		faster++;
+		for (int g = 0; g < ngroups; g++)
+			seen |= !strcmp(groups[g], ranked[i]->group);
+		if (!seen)
+			groups[ngroups++] = ranked[i]->group;
+	}
 	if (run_interrupted())
 		return "interrupted before it could run";
+	if (faster >= 2 && ngroups == 1) {
+		snprintf(why, sizeof(why), "the %d faster strategies are alternatives of one kind (%s): "
+			 "take the first of them", faster, groups[0]);
+		return why;
+	}
 	if (faster >= 2 && !x->combo.name)
 		return "the faster strategies do not go together, or the budget left no time to "
 		       "measure them together: give a larger --budget";
