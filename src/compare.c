@@ -126,7 +126,8 @@ static void load_file(const char *path, struct side *s)
 static void run_into(struct side *s, struct result *res)
 {
 	run_once(s->wl, &s->o, res);
-	s->docs[s->n++] = out_result_json(res);
+	if (!run_interrupted()) /* a run cut by Ctrl-C is not a sample */
+		s->docs[s->n++] = out_result_json(res);
 	result_free(res);
 }
 
@@ -517,11 +518,20 @@ static void run_point(struct sweep *s, struct point *pt, int idx, uint64_t t0)
 
 		progress_line(what, done, total, t0);
 		run_once(s->wl, &oa, &res);
+		if (run_interrupted()) {
+			result_free(&res);
+			break;
+		}
 		da[pt->n] = out_result_json(&res);
 		pt->a_tps[pt->n] = out_rate(res.client.c.transactions, res.duration_s);
 		result_free(&res);
 		if (s->compare) {
 			run_once(s->wl, &ob, &res);
+			if (run_interrupted()) {
+				result_free(&res);
+				cJSON_Delete(da[pt->n]);
+				break;
+			}
 			db[pt->n] = out_result_json(&res);
 			pt->b_tps[pt->n] = out_rate(res.client.c.transactions, res.duration_s);
 			result_free(&res);

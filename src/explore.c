@@ -48,6 +48,7 @@ struct config {
 	/* analysis */
 	double tps, spread, speedup, lo, hi;
 	enum verdict verdict;
+	bool few; /* fewer than 2 runs: no verdict */
 	bool analysed;
 };
 
@@ -223,7 +224,7 @@ static bool measure(struct explore *x, const struct config *c, const char *label
 	s->sys_per_tx[1] = n ? (double)res.server.c.syscalls / (double)n : 0;
 	result_free(&res);
 	x->runs_done++;
-	return !run_interrupted();
+	return !run_interrupted(); /* a run cut by Ctrl-C is not a sample */
 }
 
 static void analyse(struct config *c, const struct sample *base, int n)
@@ -241,6 +242,9 @@ static void analyse(struct config *c, const struct sample *base, int n)
 	c->spread = stats_spread_pct(b, n);
 	stats_paired_ratio(a, b, n, BOOT_ITERS, 42, &c->speedup, &c->lo, &c->hi);
 	c->verdict = stats_verdict(c->speedup, c->lo, c->hi, MIN_GAIN);
+	c->few = n < 2; /* one ratio has no spread to judge it by */
+	if (c->few)
+		c->verdict = VERDICT_SAME;
 	c->analysed = true;
 }
 
@@ -332,7 +336,7 @@ static cJSON *config_json(const struct config *c, int rank)
 	cJSON_AddNumberToObject(j, "speedup", c->speedup);
 	cJSON_AddNumberToObject(j, "ci_low", c->lo);
 	cJSON_AddNumberToObject(j, "ci_high", c->hi);
-	cJSON_AddStringToObject(j, "verdict", stats_verdict_name(c->verdict));
+	cJSON_AddStringToObject(j, "verdict", c->few ? "not enough runs" : stats_verdict_name(c->verdict));
 	cJSON_AddItemToObject(j, "sides", sample_sides_json(c));
 	for (int i = 0; i < c->nsamples; i++)
 		cJSON_AddItemToArray(samples, cJSON_CreateNumber(c->s[i].tps));
@@ -358,7 +362,7 @@ static void print_row(const struct config *c, const char *rank, bool base)
 	printf("%-4s %-36.36s %11.0f %5.1f %7.2fx %-11s %7.2f %7.2f %6.2f %6.2f  %s\n", rank,
 	       c->name, c->tps, c->spread, base ? 1.0 : c->speedup, ci, med_of(c, 0, 0),
 	       med_of(c, 0, 1), med_of(c, 1, 0), med_of(c, 1, 1),
-	       base ? "" : stats_verdict_name(c->verdict));
+	       base ? "" : c->few ? "1 run: no verdict" : stats_verdict_name(c->verdict));
 }
 
 /* Why there is no combination to show. */
@@ -504,8 +508,9 @@ static void run_all(struct explore *x)
 	for (int i = 0; i < x->nconf * x->rounds; i++) {
 		struct config *c = &x->conf[order[i]];
 
-		if (!measure(x, c, c->name, &c->s[c->nsamples++]))
+		if (!measure(x, c, c->name, &c->s[c->nsamples]))
 			break;
+		c->nsamples++;
 	}
 	free(order);
 }
@@ -516,8 +521,9 @@ static void run_combination(struct explore *x)
 		if (!measure(x, &x->conf[0], "baseline (for the combination)", &x->combo_base[r]))
 			break;
 		x->ncombo++;
-		if (!measure(x, &x->combo, "best combination", &x->combo.s[x->combo.nsamples++]))
+		if (!measure(x, &x->combo, "best combination", &x->combo.s[x->combo.nsamples]))
 			break;
+		x->combo.nsamples++;
 	}
 	analyse(&x->combo, x->combo_base, x->ncombo);
 }

@@ -163,6 +163,10 @@ int repeat_runs(const struct workload *wl, const struct opts *o)
 		progress_line("run", done, n, t0);
 		rc |= run_once(wl, o, &res);
 		partial |= res.partial;
+		if (run_interrupted() && done) {
+			result_free(&res); /* cut by Ctrl-C: not a sample, when there are others */
+			break;
+		}
 		docs[done] = out_result_json(&res);
 		result_free(&res);
 	}
