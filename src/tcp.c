@@ -109,12 +109,15 @@ enum err_kind tcp_err_kind(int err)
 	}
 }
 
-/* After a timed-out wait: stop, give up, or wait again? */
-static int on_wait_timeout(struct tcp_io *io, uint64_t since)
+/* After a timed-out wait: stop, give up, or wait again? *since is when the waiting began
+ * (0: it begins now; the caller resets it after progress). */
+static int on_wait_timeout(struct tcp_io *io, uint64_t *since)
 {
+	if (!*since)
+		*since = now_ns();
 	if (io->phase && atomic_load_explicit(io->phase, memory_order_relaxed) == PH_STOP)
 		return TCP_STOPPED;
-	if (now_ns() - since >= io->timeout_ns) {
+	if (now_ns() - *since >= io->timeout_ns) {
 		io->why = ERR_TIMEOUT;
 		return TCP_FAIL;
 	}
@@ -152,9 +155,7 @@ int tcp_recv_n(struct tcp_io *io, int fd, char *buf, size_t n)
 			io->why = tcp_err_kind(errno);
 			return TCP_FAIL;
 		}
-		if (!since)
-			since = now_ns();
-		int r = on_wait_timeout(io, since);
+		int r = on_wait_timeout(io, &since);
 
 		if (r)
 			return r;
@@ -183,9 +184,7 @@ int tcp_send_n(struct tcp_io *io, int fd, const char *buf, size_t n)
 			io->why = errno == EPIPE || errno == ECONNRESET ? ERR_RESET : ERR_SEND;
 			return TCP_FAIL;
 		}
-		if (!since)
-			since = now_ns();
-		int r = on_wait_timeout(io, since);
+		int r = on_wait_timeout(io, &since);
 
 		if (r)
 			return r;
@@ -203,7 +202,7 @@ void tcp_drain_to_eof(struct tcp_io *io, int fd, char *buf, size_t cap)
 
 		if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
 			return;
-		if (got < 0 && on_wait_timeout(io, since))
+		if (got < 0 && on_wait_timeout(io, &since))
 			return;
 	}
 }
