@@ -716,9 +716,7 @@ int cmd_sweep(int argc, char **argv)
 		       "--compare adds B's flags at each point and reports B/A.\n");
 		return argc < 2 ? 2 : 0;
 	}
-	s->wl = workload_find(argv[1]);
-	if (!s->wl)
-		die_usage("sweep: unknown workload '%s' (try 'sockbench list')", argv[1]);
+	s->wl = workload_or_exit("sweep", argv[1]);
 	sweep_args(s, argc - 2, argv + 2);
 	char *bcopy = s->compare ? xstrdup(s->compare) : NULL;
 

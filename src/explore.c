@@ -544,9 +544,7 @@ int cmd_explore(int argc, char **argv)
 		       "  --list       print the strategies (name, flags) and exit\n");
 		return argc < 2 ? 2 : 0;
 	}
-	x->wl = workload_find(argv[1]);
-	if (!x->wl)
-		die_usage("explore: unknown workload '%s' (try 'sockbench list')", argv[1]);
+	x->wl = workload_or_exit("explore", argv[1]);
 	x->budget = 60;
 	x->rounds = 3;
 	int nrest = take_own_flags(argc - 2, argv + 2, x, &list, rest);

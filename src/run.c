@@ -635,6 +635,15 @@ static void reap_agent(struct run *r)
 	waitpid(r->server_pid, NULL, 0);
 }
 
+const struct workload *workload_or_exit(const char *cmd, const char *name)
+{
+	const struct workload *wl = workload_find(name);
+
+	if (!wl)
+		die_usage("%s: unknown workload '%s' (try 'sockbench list')", cmd, name);
+	return wl;
+}
+
 void run_parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o)
 {
 	char err[256];

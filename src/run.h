@@ -6,6 +6,8 @@
 
 struct result;
 
+/* The workload named by a subcommand's argument; exits 2 naming cmd when there is none. */
+const struct workload *workload_or_exit(const char *cmd, const char *name);
 /* Defaults, then argv (argv[0] is the subcommand), then the workload's check: exits 2 with a
  * one-line reason on a usage error, 0 after printing --help. */
 void run_parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o);
