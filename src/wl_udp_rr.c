@@ -13,13 +13,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "io.h"
+#include "udp.h"
 #include "out.h"
 #include "util.h"
 #include "workload.h"
@@ -118,80 +118,6 @@ static int udp_rr_kernel_pairs(const struct result *r, struct kernel_pair *out)
 }
 
 /* ---- shared by both sides ---- */
-
-/* A non-blocking UDP socket of the server's family with the workload's socket options. */
-static int udp_socket(int family, const struct opts *o)
-{
-	int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1, e;
-	int usec = (int)o->busy_poll;
-
-	if (fd < 0)
-		return -errno;
-	if ((o->no_check && setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) < 0) ||
-	    (usec && setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usec, sizeof(usec)) < 0)) {
-		e = errno;
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
-
-static int ncpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 1;
-	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
-}
-
-/* --pin: the n-th CPU counting from the first (clients) or from the last (server threads). */
-static int pin_self(int n, bool from_last)
-{
-	int nc = ncpus(), cpu = from_last ? nc - 1 - n % nc : n % nc;
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ? -1 : cpu;
-}
-
-static void put_tag(uint8_t *buf, size_t size, uint64_t tag)
-{
-	size_t n = size < 8 ? size : 8;
-
-	for (size_t i = 0; i < n; i++)
-		buf[i] = (uint8_t)(tag >> (8 * i));
-}
-
-static uint64_t get_tag(const uint8_t *buf, size_t size)
-{
-	size_t n = size < 8 ? size : 8;
-	uint64_t tag = 0;
-
-	for (size_t i = 0; i < n; i++)
-		tag |= (uint64_t)buf[i] << (8 * i);
-	return tag;
-}
-
-/* Messages with buffers of their own, allocated once. */
-static struct io_msg *msgs_alloc(int n, size_t cap)
-{
-	struct io_msg *m = xcalloc((size_t)n, sizeof(*m));
-
-	for (int i = 0; i < n; i++) {
-		m[i].buf = xcalloc(1, cap);
-		m[i].cap = cap;
-	}
-	return m;
-}
-
-static void msgs_free(struct io_msg *m, int n)
-{
-	for (int i = 0; m && i < n; i++)
-		free(m[i].buf);
-	free(m);
-}
 
 /* ---- client ---- */
 
@@ -462,31 +388,6 @@ struct udp_server {
 	int n;
 	struct srv_thread t[MAX_SERVER_THREADS];
 };
-
-static int bind_server_socket(struct server_ctx *s, int fd, int port, char *err, size_t errlen)
-{
-	struct sockaddr_storage a = s->local;
-	int one = 1;
-
-	if (s->o->server_threads > 1 &&
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0) {
-		snprintf(err, errlen, "SO_REUSEPORT: %s", strerror(errno));
-		return -errno;
-	}
-	((struct sockaddr_in *)&a)->sin_port = htons((uint16_t)port); /* same offset in v6 */
-	if (bind(fd, (struct sockaddr *)&a, s->local_len) < 0) {
-		int e = errno;
-
-		if (e == EADDRINUSE)
-			snprintf(err, errlen,
-				 "UDP port %d is busy on the server: choose another with --port (0 picks a free one)",
-				 port);
-		else
-			snprintf(err, errlen, "bind UDP port %d: %s", port, strerror(e));
-		return -e;
-	}
-	return 0;
-}
 
 static int udp_rr_server_open(struct server_ctx *s, char *err, size_t errlen)
 {
