@@ -118,7 +118,7 @@ static void load_file(const char *path, struct side *s)
 	} else {
 		s->docs[s->n++] = s->file;
 	}
-	if (!s->n || isnan(json_path(s->docs[0], "transactions_per_s")))
+	if (!s->n || isnan(figure_of(s->docs[0], 0)))
 		die_usage("compare: %s holds no run", path);
 	snprintf(s->label, sizeof(s->label), "%s", path);
 }
@@ -162,8 +162,8 @@ static int compare_rows(struct side *a, struct side *b, bool paired, struct verd
 			int n = a->n < b->n ? a->n : b->n;
 
 			for (int i = 0; i < n; i++) {
-				double x = json_path(a->docs[i], figures[f].path);
-				double y = json_path(b->docs[i], figures[f].path);
+				double x = figure_of(a->docs[i], f);
+				double y = figure_of(b->docs[i], f);
 
 				if (!isnan(x) && !isnan(y) && x > 0) {
 					va[na++] = x;
@@ -172,10 +172,10 @@ static int compare_rows(struct side *a, struct side *b, bool paired, struct verd
 			}
 		} else {
 			for (int i = 0; i < a->n; i++)
-				if (!isnan(va[na] = json_path(a->docs[i], figures[f].path)))
+				if (!isnan(va[na] = figure_of(a->docs[i], f)))
 					na++;
 			for (int i = 0; i < b->n; i++)
-				if (!isnan(vb[nb] = json_path(b->docs[i], figures[f].path)))
+				if (!isnan(vb[nb] = figure_of(b->docs[i], f)))
 					nb++;
 		}
 		if (!na || !nb)
@@ -214,7 +214,7 @@ static void headline(const struct verdict_row *r, char *buf, size_t len)
 static void print_compare(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
 			  int n, bool json)
 {
-	char head[200] = "no rate to compare";
+	char head[200] = "no rate to compare", lab[64];
 
 	if (n && rows[0].f == 0)
 		headline(&rows[0], head, sizeof(head));
@@ -235,7 +235,7 @@ static void print_compare(struct side *a, struct side *b, bool paired, struct ve
 			cJSON *e = cJSON_CreateObject();
 
 			cJSON_AddStringToObject(e, "key", figures[rows[i].f].key);
-			cJSON_AddStringToObject(e, "label", figures[rows[i].f].label);
+			cJSON_AddStringToObject(e, "label", figure_label(rows[i].f, a->wl, lab, sizeof(lab)));
 			cJSON_AddNumberToObject(e, "a_median", rows[i].a);
 			cJSON_AddNumberToObject(e, "b_median", rows[i].b);
 			cJSON_AddNumberToObject(e, "ratio", rows[i].ratio);
@@ -256,7 +256,8 @@ static void print_compare(struct side *a, struct side *b, bool paired, struct ve
 	printf("  %-30s %13s %13s %8s %14s   %s\n", "figure (medians)", "A", "B", "B/A",
 	       "95% CI", "verdict");
 	for (int i = 0; i < n; i++)
-		printf("  %-30s %13.3f %13.3f %8.3f %6.3f-%-7.3f   %s\n", figures[rows[i].f].label,
+		printf("  %-30s %13.3f %13.3f %8.3f %6.3f-%-7.3f   %s\n",
+		       figure_label(rows[i].f, a->wl, lab, sizeof(lab)),
 		       rows[i].a, rows[i].b, rows[i].ratio, rows[i].lo, rows[i].hi, rows[i].word);
 	printf("\n%s\n", head);
 	if (a->n < 3 || b->n < 3)
@@ -523,7 +524,7 @@ static void run_point(struct sweep *s, struct point *pt, int idx, uint64_t t0)
 			break;
 		}
 		da[pt->n] = out_result_json(&res);
-		pt->a_tps[pt->n] = out_rate(res.client.c.transactions, res.duration_s);
+		pt->a_tps[pt->n] = result_rate(&res);
 		result_free(&res);
 		if (s->compare) {
 			run_once(s->wl, &ob, &res);
@@ -533,7 +534,7 @@ static void run_point(struct sweep *s, struct point *pt, int idx, uint64_t t0)
 				break;
 			}
 			db[pt->n] = out_result_json(&res);
-			pt->b_tps[pt->n] = out_rate(res.client.c.transactions, res.duration_s);
+			pt->b_tps[pt->n] = result_rate(&res);
 			result_free(&res);
 		}
 		pt->n++;
@@ -558,7 +559,7 @@ static void run_point(struct sweep *s, struct point *pt, int idx, uint64_t t0)
 
 static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *sep, bool header)
 {
-	static const char *const keys[] = {"transactions_per_s", "latency_p50_us", "latency_p99_us",
+	static const char *const keys[] = {"rate", "latency_p50_us", "latency_p99_us",
 					   "client_cpu_us", "server_cpu_us"};
 
 	if (header) {
@@ -567,7 +568,7 @@ static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *se
 		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 			fprintf(f, "%s%s", keys[i], i + 1 < ARRAY_SIZE(keys) || s->compare ? sep : "");
 		if (s->compare)
-			fprintf(f, "b_transactions_per_s%sratio%sratio_low%sratio_high", sep, sep, sep);
+			fprintf(f, "b_rate%sratio%sratio_low%sratio_high", sep, sep, sep);
 		fprintf(f, "\n");
 		return;
 	}
@@ -577,7 +578,7 @@ static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *se
 		fprintf(f, "%.3f%s", med(pt->a_sum, keys[i]),
 			i + 1 < ARRAY_SIZE(keys) || s->compare ? sep : "");
 	if (s->compare)
-		fprintf(f, "%.3f%s%.4f%s%.4f%s%.4f", med(pt->b_sum, "transactions_per_s"), sep,
+		fprintf(f, "%.3f%s%.4f%s%.4f%s%.4f", med(pt->b_sum, "rate"), sep,
 			pt->ratio, sep, pt->lo, sep, pt->hi);
 	fprintf(f, "\n");
 }
@@ -618,16 +619,16 @@ static void plot(struct sweep *s)
 			if (s->compare)
 				fprintf(d, "%s %.5f %.5f %.5f\n", pt->v[0], pt->ratio, pt->lo, pt->hi);
 			else
-				fprintf(d, "%s %.3f\n", pt->v[0], med(pt->a_sum, "transactions_per_s"));
+				fprintf(d, "%s %.3f\n", pt->v[0], med(pt->a_sum, "rate"));
 		}
 		fprintf(d, "\n\n");
 	}
 	fclose(d);
 	fprintf(g, "set terminal svg size 900,560 dynamic background rgb 'white'\nset output '%s'\n",
 		s->plot);
-	fprintf(g, "set title 'sockbench sweep %s%s'\nset xlabel '%s'\nset ylabel '%s'\nset grid\n",
+	fprintf(g, "set title 'sockbench sweep %s%s'\nset xlabel '%s'\nset ylabel '%s%s'\nset grid\n",
 		s->wl->name, s->compare ? " (B/A)" : "", s->p[0].flag + 2,
-		s->compare ? "transactions/s, B / A" : "transactions/s (median)");
+		s->compare ? "rate, B / A" : s->wl->unit, s->compare ? "" : "s/s (median)");
 	fprintf(g, "set key outside right\n");
 	if (spans_decades(&s->p[0]))
 		fprintf(g, "set logscale x\n");

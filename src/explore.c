@@ -210,9 +210,9 @@ static bool measure(struct explore *x, const struct config *c, const char *label
 
 	progress(x, label);
 	run_once(x->wl, &c->o, &res);
-	uint64_t n = res.client.c.transactions;
+	double n = result_units(&res);
 
-	s->tps = out_rate(n, res.duration_s);
+	s->tps = result_rate(&res);
 	s->partial = res.partial;
 	s->user_s[0] = res.client.user_s;
 	s->sys_s[0] = res.client.sys_s;
@@ -220,8 +220,8 @@ static bool measure(struct explore *x, const struct config *c, const char *label
 	s->sys_s[1] = res.server.sys_s;
 	s->cpu_us[0] = out_cpu_us_per(res.client.user_s, res.client.sys_s, n);
 	s->cpu_us[1] = out_cpu_us_per(res.server.user_s, res.server.sys_s, n);
-	s->sys_per_tx[0] = n ? (double)res.client.c.syscalls / (double)n : 0;
-	s->sys_per_tx[1] = n ? (double)res.server.c.syscalls / (double)n : 0;
+	s->sys_per_tx[0] = n > 0 ? (double)res.client.c.syscalls / n : 0;
+	s->sys_per_tx[1] = n > 0 ? (double)res.server.c.syscalls / n : 0;
 	result_free(&res);
 	x->runs_done++;
 	return !run_interrupted(); /* a run cut by Ctrl-C is not a sample */
@@ -299,7 +299,7 @@ static bool plan_combination(struct explore *x, char **user, int nuser, struct c
 	return true;
 }
 
-static cJSON *sample_sides_json(const struct config *c)
+static cJSON *sample_sides_json(const struct workload *wl, const struct config *c)
 {
 	cJSON *sides = cJSON_CreateObject();
 	static const char *const side_names[] = {"client", "server"};
@@ -314,16 +314,23 @@ static cJSON *sample_sides_json(const struct config *c)
 			s[i] = c->s[i].sys_s[k];
 			sc[i] = c->s[i].sys_per_tx[k];
 		}
-		cJSON_AddNumberToObject(j, "cpu_us_per_transaction", c->nsamples ? stats_median(cpu, c->nsamples) : 0);
+		double mcpu = c->nsamples ? stats_median(cpu, c->nsamples) : 0;
+		double msc = c->nsamples ? stats_median(sc, c->nsamples) : 0;
+
+		cJSON_AddNumberToObject(j, "cpu_us_per_unit", mcpu);
+		if (!wl->units)
+			cJSON_AddNumberToObject(j, "cpu_us_per_transaction", mcpu);
 		cJSON_AddNumberToObject(j, "user_s", c->nsamples ? stats_median(u, c->nsamples) : 0);
 		cJSON_AddNumberToObject(j, "sys_s", c->nsamples ? stats_median(s, c->nsamples) : 0);
-		cJSON_AddNumberToObject(j, "syscalls_per_transaction", c->nsamples ? stats_median(sc, c->nsamples) : 0);
+		cJSON_AddNumberToObject(j, "syscalls_per_unit", msc);
+		if (!wl->units)
+			cJSON_AddNumberToObject(j, "syscalls_per_transaction", msc);
 		cJSON_AddItemToObject(sides, side_names[k], j);
 	}
 	return sides;
 }
 
-static cJSON *config_json(const struct config *c, int rank)
+static cJSON *config_json(const struct explore *x, const struct config *c, int rank)
 {
 	cJSON *j = cJSON_CreateObject(), *samples = cJSON_CreateArray();
 
@@ -331,13 +338,16 @@ static cJSON *config_json(const struct config *c, int rank)
 		cJSON_AddNumberToObject(j, "rank", rank);
 	cJSON_AddStringToObject(j, "name", c->name);
 	cJSON_AddStringToObject(j, "flags", c->flags);
-	cJSON_AddNumberToObject(j, "transactions_per_s", c->tps);
+	cJSON_AddStringToObject(j, "unit", x->wl->unit);
+	cJSON_AddNumberToObject(j, "rate", c->tps);
+	if (!x->wl->units)
+		cJSON_AddNumberToObject(j, "transactions_per_s", c->tps);
 	cJSON_AddNumberToObject(j, "spread_pct", c->spread);
 	cJSON_AddNumberToObject(j, "speedup", c->speedup);
 	cJSON_AddNumberToObject(j, "ci_low", c->lo);
 	cJSON_AddNumberToObject(j, "ci_high", c->hi);
 	cJSON_AddStringToObject(j, "verdict", c->few ? "not enough runs" : stats_verdict_name(c->verdict));
-	cJSON_AddItemToObject(j, "sides", sample_sides_json(c));
+	cJSON_AddItemToObject(j, "sides", sample_sides_json(x->wl, c));
 	for (int i = 0; i < c->nsamples; i++)
 		cJSON_AddItemToArray(samples, cJSON_CreateNumber(c->s[i].tps));
 	cJSON_AddItemToObject(j, "samples", samples);
@@ -405,8 +415,11 @@ static void print_table(struct explore *x, struct config **ranked, int n, bool h
 	if (x->rounds < 3)
 		printf("(with %d runs an interval spans just the runs' own ratios: give a larger --budget "
 		       "for firmer verdicts)\n\n", x->rounds);
+	char rate[24];
+
+	snprintf(rate, sizeof(rate), "%.7ss/s", x->wl->unit);
 	printf("%-4s %-36s %11s %5s %8s %-11s %7s %7s %6s %6s  %s\n", "rank", "strategy",
-	       "trans/s", "+-%", "speedup", "95% CI", "cli us", "srv us", "cli sc", "srv sc",
+	       rate, "+-%", "speedup", "95% CI", "cli us", "srv us", "cli sc", "srv sc",
 	       "verdict");
 	print_row(&x->conf[0], "-", true);
 	for (int i = 0; i < n; i++) {
@@ -415,7 +428,8 @@ static void print_table(struct explore *x, struct config **ranked, int n, bool h
 		snprintf(rank, sizeof(rank), "%d", i + 1);
 		print_row(ranked[i], rank, false);
 	}
-	printf("\n(us: CPU microseconds per transaction; sc: system calls per transaction)\n");
+	printf("\n(us: CPU microseconds per %s; sc: system calls per %s)\n", x->wl->unit,
+	       x->wl->unit);
 	for (int i = 0; i < n; i++)
 		printf("  %-36s %s\n", ranked[i]->name, ranked[i]->flags);
 	if (have_combo) {
@@ -443,12 +457,12 @@ static void print_json(struct explore *x, struct config **ranked, int n, bool ha
 	cJSON_AddBoolToObject(j, "partial", run_interrupted());
 	cJSON_AddNumberToObject(j, "runs", x->rounds);
 	cJSON_AddNumberToObject(j, "run_seconds", x->run_s);
-	cJSON_AddItemToObject(j, "baseline", config_json(&x->conf[0], 0));
+	cJSON_AddItemToObject(j, "baseline", config_json(x, &x->conf[0], 0));
 	for (int i = 0; i < n; i++)
-		cJSON_AddItemToArray(arr, config_json(ranked[i], i + 1));
+		cJSON_AddItemToArray(arr, config_json(x, ranked[i], i + 1));
 	cJSON_AddItemToObject(j, "strategies", arr);
 	cJSON_AddItemToObject(j, "best_combination",
-			      have_combo ? config_json(&x->combo, 0) : cJSON_CreateNull());
+			      have_combo ? config_json(x, &x->combo, 0) : cJSON_CreateNull());
 	for (int i = 0; i < x->nskipped; i++) {
 		cJSON *s = cJSON_CreateObject();
 

@@ -17,9 +17,19 @@ double out_rate(uint64_t count, double seconds)
 	return seconds > 0 ? (double)count / seconds : 0.0;
 }
 
-double out_cpu_us_per(double user_s, double sys_s, uint64_t count)
+double out_cpu_us_per(double user_s, double sys_s, double count)
 {
-	return count ? (user_s + sys_s) * 1e6 / (double)count : 0.0;
+	return count > 0 ? (user_s + sys_s) * 1e6 / count : 0.0;
+}
+
+double result_units(const struct result *r)
+{
+	return r->wl->units ? r->wl->units(r) : (double)r->client.c.transactions;
+}
+
+double result_rate(const struct result *r)
+{
+	return r->duration_s > 0 ? result_units(r) / r->duration_s : 0.0;
 }
 
 double out_diff_pct(uint64_t ours, uint64_t kernel)
@@ -54,9 +64,15 @@ static double packets_per_s(const struct result *r)
 	return out_rate(r->client.c.rx_packets, r->duration_s);
 }
 
-static uint64_t units(const struct result *r)
+static double units(const struct result *r)
 {
-	return r->client.c.transactions;
+	return result_units(r);
+}
+
+/* Workloads that count transactions (not bytes or packets of a stream). */
+static bool per_transaction(const struct result *r)
+{
+	return !r->wl->units;
 }
 
 static cJSON *errors_json(const struct side_counters *c)
@@ -79,8 +95,10 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	cJSON_AddNumberToObject(j, "real_s", r6(r->duration_s));
 	cJSON_AddNumberToObject(j, "user_s", r6(s->user_s));
 	cJSON_AddNumberToObject(j, "sys_s", r6(s->sys_s));
-	cJSON_AddNumberToObject(j, "cpu_us_per_transaction",
-				r3(out_cpu_us_per(s->user_s, s->sys_s, units(r))));
+	cJSON_AddNumberToObject(j, "cpu_us_per_unit", r3(out_cpu_us_per(s->user_s, s->sys_s, units(r))));
+	if (per_transaction(r))
+		cJSON_AddNumberToObject(j, "cpu_us_per_transaction",
+					r3(out_cpu_us_per(s->user_s, s->sys_s, units(r))));
 	if (strcmp(r->wl->unit, "transaction")) {
 		snprintf(key, sizeof(key), "cpu_us_per_%s", r->wl->unit);
 		cJSON_AddNumberToObject(j, key, r3(out_cpu_us_per(s->user_s, s->sys_s, units(r))));
@@ -98,8 +116,15 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	cJSON_AddNumberToObject(j, "bytes_received", (double)s->c.rx_bytes);
 	cJSON_AddNumberToObject(j, "connections", (double)s->c.connects);
 	cJSON_AddNumberToObject(j, "syscalls", (double)s->c.syscalls);
-	cJSON_AddNumberToObject(j, "syscalls_per_transaction",
-				units(r) ? r3((double)s->c.syscalls / (double)units(r)) : 0);
+	cJSON_AddNumberToObject(j, "syscalls_per_unit",
+				units(r) > 0 ? r3((double)s->c.syscalls / units(r)) : 0);
+	if (per_transaction(r))
+		cJSON_AddNumberToObject(j, "syscalls_per_transaction",
+					units(r) > 0 ? r3((double)s->c.syscalls / units(r)) : 0);
+	if (!strcmp(r->wl->snmp_proto, "Tcp")) {
+		cJSON_AddNumberToObject(j, "retransmits", (double)s->c.retrans);
+		cJSON_AddNumberToObject(j, "segments_sent", (double)s->c.segs_out);
+	}
 	cJSON_AddNumberToObject(j, "errors", (double)s->c.errors);
 	cJSON_AddItemToObject(j, "errors_by_kind", errors_json(&s->c));
 	return j;
@@ -160,21 +185,29 @@ static void add_headline(cJSON *j, const struct result *r)
 	const struct side_counters *c = &r->client.c;
 	char key[64];
 
-	cJSON_AddNumberToObject(j, "transactions", (double)c->transactions);
-	cJSON_AddNumberToObject(j, "transactions_per_s", r3(out_rate(c->transactions, r->duration_s)));
+	cJSON_AddStringToObject(j, "unit", r->wl->unit);
+	cJSON_AddNumberToObject(j, "rate", r3(result_rate(r)));
+	if (per_transaction(r)) {
+		cJSON_AddNumberToObject(j, "transactions", (double)c->transactions);
+		cJSON_AddNumberToObject(j, "transactions_per_s",
+					r3(out_rate(c->transactions, r->duration_s)));
+	}
 	if (strcmp(r->wl->unit, "transaction")) {
 		snprintf(key, sizeof(key), "%ss", r->wl->unit);
-		cJSON_AddNumberToObject(j, key, (double)c->transactions);
+		cJSON_AddNumberToObject(j, key, r3(units(r)));
 		snprintf(key, sizeof(key), "%ss_per_s", r->wl->unit);
-		cJSON_AddNumberToObject(j, key, r3(out_rate(c->transactions, r->duration_s)));
+		cJSON_AddNumberToObject(j, key, r3(result_rate(r)));
 	}
-	if (is_udp(r))
+	if (is_udp(r) && !cJSON_HasObjectItem(j, "packets_per_s"))
 		cJSON_AddNumberToObject(j, "packets_per_s", r3(packets_per_s(r)));
+	if (r->wl->headline)
+		r->wl->headline(r, NULL, j);
 	cJSON_AddNumberToObject(j, "bytes_received", (double)c->rx_bytes);
 	cJSON_AddNumberToObject(j, "lost", (double)c->lost);
 	cJSON_AddNumberToObject(j, "late", (double)c->late);
 	cJSON_AddNumberToObject(j, "errors", (double)(c->errors + r->server.c.errors));
-	cJSON_AddItemToObject(j, "latency_us", latency_json(r->lat));
+	if (per_transaction(r))
+		cJSON_AddItemToObject(j, "latency_us", latency_json(r->lat));
 	if (r->lat2->count)
 		cJSON_AddItemToObject(j, "connect_latency_us", latency_json(r->lat2));
 }
@@ -256,8 +289,7 @@ static void side_row(FILE *f, const char *label, const struct result *r, const c
 static void table_sides(const struct result *r, FILE *f)
 {
 	const struct side_result *c = &r->client, *s = &r->server;
-	double d = r->duration_s;
-	uint64_t n = units(r);
+	double d = r->duration_s, n = units(r);
 	char label[64];
 
 	fprintf(f, "\n  %-28s %14s %14s\n", "per side", "client", "server");
@@ -267,7 +299,8 @@ static void table_sides(const struct result *r, FILE *f)
 			 out_rate(s->c.tx_packets, d));
 		side_row(f, "packets received/s", r, "%.0f", out_rate(c->c.rx_packets, d),
 			 out_rate(s->c.rx_packets, d));
-	} else {
+	}
+	if (!is_udp(r)) {
 		side_row(f, "MB sent", r, "%.1f", (double)c->c.tx_bytes / 1e6,
 			 (double)s->c.tx_bytes / 1e6);
 		side_row(f, "MB received", r, "%.1f", (double)c->c.rx_bytes / 1e6,
@@ -285,8 +318,13 @@ static void table_sides(const struct result *r, FILE *f)
 		 out_cpu_us_per(s->user_s, s->sys_s, n));
 	if (c->c.syscalls || s->c.syscalls) {
 		snprintf(label, sizeof(label), "syscalls per %s", r->wl->unit);
-		side_row(f, label, r, "%.2f", n ? (double)c->c.syscalls / (double)n : 0,
-			 n ? (double)s->c.syscalls / (double)n : 0);
+		side_row(f, label, r, "%.2f", n > 0 ? (double)c->c.syscalls / n : 0,
+			 n > 0 ? (double)s->c.syscalls / n : 0);
+	}
+	if (!is_udp(r) && r->wl->units) {
+		side_row(f, "retransmits (TCP_INFO)", r, "%.0f", (double)c->c.retrans, (double)s->c.retrans);
+		side_row(f, "segments sent (TCP_INFO)", r, "%.0f", (double)c->c.segs_out,
+			 (double)s->c.segs_out);
 	}
 	side_row(f, "errors", r, "%.0f", (double)c->c.errors, (double)s->c.errors);
 	for (int k = 0; k < ERR_KINDS; k++) {
@@ -407,6 +445,13 @@ void out_table(const struct result *r, FILE *f)
 		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
 	fprintf(f, "measured %.3f s after the warm-up\n\n", r->duration_s);
 	snprintf(label, sizeof(label), "%ss", r->wl->unit);
+	if (r->wl->headline) {
+		r->wl->headline(r, f, NULL);
+		table_sides(r, f);
+		table_kernel(r, f);
+		table_profile(r, f);
+		return;
+	}
 	fprintf(f, "  %-28s %14llu  (%.0f/s)\n", label, (unsigned long long)c->transactions,
 		out_rate(c->transactions, r->duration_s));
 	if (is_udp(r)) {

@@ -43,7 +43,11 @@ struct result {
 /* count / seconds, 0 when seconds is 0. */
 double out_rate(uint64_t count, double seconds);
 /* (user + sys) in microseconds per unit, 0 when count is 0. */
-double out_cpu_us_per(double user_s, double sys_s, uint64_t count);
+double out_cpu_us_per(double user_s, double sys_s, double count);
+/* The units the window moved (the workload's count: transactions, megabytes, packets), and
+ * per second. */
+double result_units(const struct result *r);
+double result_rate(const struct result *r);
 /* Percent by which ours differs from the kernel's count (0 when both are 0). */
 double out_diff_pct(uint64_t ours, uint64_t kernel);
 /* The human report. */

@@ -18,24 +18,32 @@
 #define UNSTABLE_CV 0.10 /* a rate whose stddev is over 10% of its median is not to be trusted */
 
 const struct figure_def figures[] = {
-	{"transactions_per_s", "transactions/s", "transactions_per_s", true},
-	{"latency_p50_us", "latency p50 (us)", "latency_us.p50", false},
-	{"latency_p90_us", "latency p90 (us)", "latency_us.p90", false},
-	{"latency_p99_us", "latency p99 (us)", "latency_us.p99", false},
-	{"latency_p999_us", "latency p99.9 (us)", "latency_us.p999", false},
-	{"connect_p50_us", "connect() p50 (us)", "connect_latency_us.p50", false},
-	{"client_cpu_us", "client CPU us/transaction", "sides.client.cpu_us_per_transaction", false},
-	{"server_cpu_us", "server CPU us/transaction", "sides.server.cpu_us_per_transaction", false},
-	{"client_user_us", "client user us/connection", "sides.client.user_us_per_connection", false},
-	{"client_sys_us", "client sys us/connection", "sides.client.sys_us_per_connection", false},
-	{"server_user_us", "server user us/connection", "sides.server.user_us_per_connection", false},
-	{"server_sys_us", "server sys us/connection", "sides.server.sys_us_per_connection", false},
-	{"client_user_s", "client user (s)", "sides.client.user_s", false},
-	{"client_sys_s", "client sys (s)", "sides.client.sys_s", false},
-	{"server_user_s", "server user (s)", "sides.server.user_s", false},
-	{"server_sys_s", "server sys (s)", "sides.server.sys_s", false},
-	{"client_syscalls", "client syscalls/transaction", "sides.client.syscalls_per_transaction", false},
-	{"server_syscalls", "server syscalls/transaction", "sides.server.syscalls_per_transaction", false},
+	{"rate", "%ss/s", "rate", "transactions_per_s", true},
+	{"gbit_per_s", "Gbit/s", "gbit_per_s", NULL, true},
+	{"packets_sent_per_s", "packets sent/s", "packets_sent_per_s", NULL, true},
+	{"loss_pct", "loss (%%)", "loss_pct", NULL, false},
+	{"latency_p50_us", "latency p50 (us)", "latency_us.p50", NULL, false},
+	{"latency_p90_us", "latency p90 (us)", "latency_us.p90", NULL, false},
+	{"latency_p99_us", "latency p99 (us)", "latency_us.p99", NULL, false},
+	{"latency_p999_us", "latency p99.9 (us)", "latency_us.p999", NULL, false},
+	{"connect_p50_us", "connect() p50 (us)", "connect_latency_us.p50", NULL, false},
+	{"client_cpu_us", "client CPU us/%s", "sides.client.cpu_us_per_unit",
+	 "sides.client.cpu_us_per_transaction", false},
+	{"server_cpu_us", "server CPU us/%s", "sides.server.cpu_us_per_unit",
+	 "sides.server.cpu_us_per_transaction", false},
+	{"client_user_us", "client user us/connection", "sides.client.user_us_per_connection", NULL, false},
+	{"client_sys_us", "client sys us/connection", "sides.client.sys_us_per_connection", NULL, false},
+	{"server_user_us", "server user us/connection", "sides.server.user_us_per_connection", NULL, false},
+	{"server_sys_us", "server sys us/connection", "sides.server.sys_us_per_connection", NULL, false},
+	{"client_user_s", "client user (s)", "sides.client.user_s", NULL, false},
+	{"client_sys_s", "client sys (s)", "sides.client.sys_s", NULL, false},
+	{"server_user_s", "server user (s)", "sides.server.user_s", NULL, false},
+	{"server_sys_s", "server sys (s)", "sides.server.sys_s", NULL, false},
+	{"client_syscalls", "client syscalls/%s", "sides.client.syscalls_per_unit",
+	 "sides.client.syscalls_per_transaction", false},
+	{"server_syscalls", "server syscalls/%s", "sides.server.syscalls_per_unit",
+	 "sides.server.syscalls_per_transaction", false},
+	{"retransmits", "retransmits", "retransmits", NULL, false},
 };
 const int nfigures = (int)ARRAY_SIZE(figures);
 
@@ -55,10 +63,23 @@ double json_path(const cJSON *doc, const char *path)
 	return cJSON_IsNumber(it) ? it->valuedouble : NAN;
 }
 
+double figure_of(const cJSON *doc, int f)
+{
+	double v = json_path(doc, figures[f].path);
+
+	return isnan(v) && figures[f].alt ? json_path(doc, figures[f].alt) : v;
+}
+
+const char *figure_label(int f, const struct workload *wl, char *buf, size_t len)
+{
+	snprintf(buf, len, figures[f].label, wl ? wl->unit : "transaction");
+	return buf;
+}
+
 void figures_of(const cJSON *doc, double *out)
 {
 	for (int f = 0; f < nfigures; f++)
-		out[f] = json_path(doc, figures[f].path);
+		out[f] = figure_of(doc, f);
 }
 
 /* The non-NAN values of figure f over n documents; returns how many. */
@@ -67,7 +88,7 @@ static int column(cJSON *const *docs, int n, int f, double *v)
 	int k = 0;
 
 	for (int i = 0; i < n; i++) {
-		double x = json_path(docs[i], figures[f].path);
+		double x = figure_of(docs[i], f);
 
 		if (!isnan(x))
 			v[k++] = x;
@@ -127,7 +148,7 @@ void progress_clear(void)
 static void print_summary(const struct workload *wl, const struct opts *o, const cJSON *sum,
 			  int runs, bool unstable, bool partial)
 {
-	char desc[300];
+	char desc[300], lab[64];
 
 	wl->describe(o, desc, sizeof(desc));
 	printf("sockbench %s: %s\n%d runs%s\n\n", wl->name, desc, runs,
@@ -139,15 +160,16 @@ static void print_summary(const struct workload *wl, const struct opts *o, const
 
 		if (!e)
 			continue;
-		printf("  %-30s %12.3f %12.3f %12.3f %11.3f   %.3f-%.3f\n", figures[f].label,
+		printf("  %-30s %12.3f %12.3f %12.3f %11.3f   %.3f-%.3f\n",
+		       figure_label(f, wl, lab, sizeof(lab)),
 		       json_path(e, "median"), json_path(e, "min"), json_path(e, "max"),
 		       json_path(e, "stddev"), json_path(e, "ci_low"), json_path(e, "ci_high"));
 	}
 	if (unstable)
-		printf("\n  SPREAD TOO WIDE: transactions/s varies by more than %.0f%% of its median "
+		printf("\n  SPREAD TOO WIDE: %ss/s varies by more than %.0f%% of its median "
 		       "(stddev); these runs are not stable enough to trust: quiet the machine, use "
 		       "longer --duration or more --runs\n",
-		       UNSTABLE_CV * 100);
+		       wl->unit, UNSTABLE_CV * 100);
 }
 
 int repeat_runs(const struct workload *wl, const struct opts *o)

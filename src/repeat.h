@@ -12,14 +12,19 @@ struct cJSON;
 /* A figure of a result, read from its JSON document by path ("sides.client.sys_s"). */
 struct figure_def {
 	const char *key;   /* its name in summaries and CSV */
-	const char *label; /* for tables */
+	const char *label; /* for tables; a %s stands for the workload's unit */
 	const char *path;  /* in the result document */
+	const char *alt;   /* where documents of older versions had it, or NULL */
 	bool higher_better;
 };
 
 extern const struct figure_def figures[];
 extern const int nfigures;
 
+/* The label of figure f for a workload ("transactions/s", "megabytes/s"). */
+const char *figure_label(int f, const struct workload *wl, char *buf, size_t len);
+/* Figure f of a result document, or NAN. */
+double figure_of(const struct cJSON *doc, int f);
 /* The value at a dotted path of a JSON document, or NAN when absent or not a number. */
 double json_path(const struct cJSON *doc, const char *path);
 /* Every figure of one result document into out[nfigures] (NAN where the workload has none). */

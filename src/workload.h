@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #include "hist.h"
@@ -38,10 +39,16 @@ struct side_counters {
 	uint64_t tx_packets, rx_packets; /* datagrams, or send/receive calls that moved data */
 	uint64_t tx_bytes, rx_bytes;
 	uint64_t transactions; /* client: completed units (answers, connections); server: its own */
-	uint64_t lost;	       /* client: requests unanswered after --timeout */
+	uint64_t lost;	       /* requests unanswered after --timeout; udp-stream: gaps in sequence */
 	uint64_t late;	       /* client: answers to requests already counted lost */
 	uint64_t connects;     /* connect() calls (client) or accepted connections (server) */
 	uint64_t syscalls;     /* system calls made on the data path */
+	uint64_t retrans;      /* TCP: segments retransmitted (TCP_INFO) */
+	uint64_t segs_out;     /* TCP: segments sent (TCP_INFO) */
+	uint64_t zc_done;      /* MSG_ZEROCOPY sends the kernel reported complete */
+	uint64_t zc_copied;    /* ... of which it copied after all */
+	uint64_t reordered;    /* datagrams that came after a later one of their flow */
+	uint64_t dups;	       /* datagrams seen twice */
 	uint64_t errors;       /* sum of err[] */
 	uint64_t err[ERR_KINDS];
 };
@@ -125,13 +132,18 @@ struct workload {
 	const char *summary;
 	const struct opt_def *opts;
 	const struct opt_override *overrides; /* this workload's defaults for shared options */
-	const char *unit;		      /* "transaction", "connection" */
+	const char *unit; /* what the rate counts: "transaction", "connection", "megabyte" */
 	const char *latency_label;	      /* what lat measures */
 	const char *snmp_proto;		      /* the /proc/net/snmp row to cross-check */
 	/* Checks across options; may fill derived defaults. 0 or -EINVAL with err. */
 	int (*check)(struct opts *o, char *err, size_t errlen);
 	/* Count-based window (N units) rather than --duration? NULL: never. */
 	bool (*count_based)(const struct opts *o);
+	/* How many units the window moved (NULL: the client's transactions). */
+	double (*units)(const struct result *r);
+	/* The workload's own headline figures: printed to f when f is not NULL, added to the
+	 * JSON document j when j is not NULL. NULL: none. */
+	void (*headline)(const struct result *r, FILE *f, struct cJSON *j);
 	/* Header line of the report. */
 	void (*describe)(const struct opts *o, char *buf, size_t len);
 	/* Our counts for the kernel counters we cross-check (up to 4); returns how many. */

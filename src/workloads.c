@@ -59,6 +59,12 @@ void side_counters_add(struct side_counters *a, const struct side_counters *b)
 	a->late += b->late;
 	a->connects += b->connects;
 	a->syscalls += b->syscalls;
+	a->retrans += b->retrans;
+	a->segs_out += b->segs_out;
+	a->zc_done += b->zc_done;
+	a->zc_copied += b->zc_copied;
+	a->reordered += b->reordered;
+	a->dups += b->dups;
 	a->errors += b->errors;
 	for (int k = 0; k < ERR_KINDS; k++)
 		a->err[k] += b->err[k];
@@ -201,7 +207,8 @@ int client_wait_phase(struct client_ctx *c, int ph)
 /* One table for both directions, so a counter added to the struct is added here once. */
 #define COUNTER_FIELDS(X)                                                                          \
 	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
-	X(connects) X(syscalls) X(errors)
+	X(connects) X(syscalls) X(retrans) X(segs_out) X(zc_done) X(zc_copied) X(reordered)       \
+	X(dups) X(errors)
 
 cJSON *side_counters_to_json(const struct side_counters *c)
 {
