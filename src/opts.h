@@ -75,7 +75,9 @@ struct cJSON;
 	X(INT, rcvbuf, 0, 0, "rcvbuf", 0, 1 << 30, "BYTES", "SO_RCVBUF on every socket (0: the kernel's)") \
 	X(INT, sndbuf, 0, 0, "sndbuf", 0, 1 << 30, "BYTES", "SO_SNDBUF on every socket (0: the kernel's)") \
 	X(BOOL, nodelay, false, 0, "nodelay", 0, 1, "", "TCP_NODELAY on every socket")             \
-	X(BOOL, quickack, false, 0, "quickack", 0, 1, "", "TCP_QUICKACK before each receive")
+	X(BOOL, quickack, false, 0, "quickack", 0, 1, "", "TCP_QUICKACK before each receive")      \
+	X(INT, rcvlowat, 0, 0, "rcvlowat", 0, 1 << 30, "BYTES",                                    \
+	  "SO_RCVLOWAT on every socket: a receive call wakes only once this much has arrived")
 
 #define TCP_CRR_OPTS(X)                                                                            \
 	X(INT, conns, 100000, 'n', "conns", 0, 100000000, "N",                                     \
@@ -95,9 +97,30 @@ struct cJSON;
 	  "make the server misbehave, to see how errors are counted: short closes after half "     \
 	  "the bytes, reset aborts the connection")
 
+#define FLOWS_OPT(X)                                                                               \
+	X(INT, flows, 1, 'F', "flows", 1, 1024, "N", "persistent connections per client")
+
 #define TCP_RR_OPTS(X)                                                                             \
-	X(INT, flows, 1, 'F', "flows", 1, 1024, "N", "persistent connections per client")          \
 	X(INT, response, 1, 'r', "response", 1, 1 << 30, "BYTES", "bytes the server answers each request with")
+
+#define TCP_STREAM_OPTS(X)                                                                         \
+	X(ENUM, send, "send", 0, "send", 0, 0, "send|write|sendmsg|sendfile|splice",               \
+	  "send call; sendfile and splice send from a file in memory (memfd), splice through a "   \
+	  "pipe")                                                                                  \
+	X(BOOL, zerocopy, false, 'Z', "zerocopy", 0, 1, "",                                        \
+	  "MSG_ZEROCOPY: the kernel sends from our pages and reports each send's completion on "   \
+	  "the error queue (with --send send or sendmsg)")                                         \
+	X(BOOL, reverse, false, 0, "reverse", 0, 1, "", "the server sends, the client receives")   \
+	X(BOOL, bidir, false, 0, "bidir", 0, 1, "",                                                \
+	  "both ways at once: each flow is a connection each way")
+
+#define UDP_STREAM_OPTS(X)                                                                         \
+	X(INT, rate, 0, 0, "rate", 0, 100000000, "PPS",                                            \
+	  "packets per second in all, spread over the clients (0: as fast as they go)")            \
+	X(INT, gso, 0, 0, "gso", 0, 64, "SEGMENTS",                                                \
+	  "UDP_SEGMENT: hand the kernel this many packets per send, cut up by GSO (0: off)")       \
+	X(BOOL, gro, false, 0, "gro", 0, 1, "",                                                    \
+	  "UDP_GRO on the receiver: packets of a flow arrive coalesced, one receive for many")
 
 #define AUTH_OPT(X)                                                                                \
 	X(STR, auth_file, NULL, 'a', "auth-file", 0, 0, "FILE",                                    \
@@ -128,7 +151,10 @@ struct cJSON;
 	UDP_RR_OPTS(X)                                                                             \
 	TCP_OPTS(X)                                                                                \
 	TCP_CRR_OPTS(X)                                                                            \
+	FLOWS_OPT(X)                                                                               \
 	TCP_RR_OPTS(X)                                                                             \
+	TCP_STREAM_OPTS(X)                                                                         \
+	UDP_STREAM_OPTS(X)                                                                         \
 	SERVE_OPTS(X)
 
 #define OPT_CTYPE_INT long
@@ -175,6 +201,8 @@ struct opt_override {
 extern const struct opt_def opts_udp_rr[];
 extern const struct opt_def opts_tcp_crr[];
 extern const struct opt_def opts_tcp_rr[];
+extern const struct opt_def opts_tcp_stream[];
+extern const struct opt_def opts_udp_stream[];
 extern const struct opt_def opts_serve[];
 
 /* Fill o with every default, then the overrides (may be NULL). Strings are duplicated;

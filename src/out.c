@@ -202,9 +202,11 @@ static void add_headline(cJSON *j, const struct result *r)
 		cJSON_AddNumberToObject(j, "packets_per_s", r3(packets_per_s(r)));
 	if (r->wl->headline)
 		r->wl->headline(r, NULL, j);
-	cJSON_AddNumberToObject(j, "bytes_received", (double)c->rx_bytes);
-	cJSON_AddNumberToObject(j, "lost", (double)c->lost);
-	cJSON_AddNumberToObject(j, "late", (double)c->late);
+	if (per_transaction(r)) { /* the client's view; streams have their own headline */
+		cJSON_AddNumberToObject(j, "bytes_received", (double)c->rx_bytes);
+		cJSON_AddNumberToObject(j, "lost", (double)c->lost);
+		cJSON_AddNumberToObject(j, "late", (double)c->late);
+	}
 	cJSON_AddNumberToObject(j, "errors", (double)(c->errors + r->server.c.errors));
 	if (per_transaction(r))
 		cJSON_AddItemToObject(j, "latency_us", latency_json(r->lat));

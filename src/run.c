@@ -456,36 +456,50 @@ static void mark_partial(struct run *r, const char *why)
 	snprintf(r->res.partial_reason, sizeof(r->res.partial_reason), "%s", why);
 }
 
-/* The kernel's counters of the workload's protocol, plus the TcpExt ones it names. */
-static bool read_kernel(const struct workload *wl, struct snmp *k, struct snmp *ext)
+/* The kernel's counters of the workload's protocol, plus the TcpExt ones that explain TCP
+ * failures and the IP layer's byte counts (IpExt), which bulk workloads set beside theirs. */
+struct kernel_read {
+	struct snmp proto, ext, ip;
+};
+
+static bool read_kernel(const struct workload *wl, struct kernel_read *k)
 {
-	bool ok = kstat_snmp_read(NULL, wl->snmp_proto, k) == 0;
+	bool ok = kstat_snmp_read(NULL, wl->snmp_proto, &k->proto) == 0;
 
 	if (!strcmp(wl->snmp_proto, "Tcp"))
-		ok &= kstat_snmp_read("/proc/net/netstat", "TcpExt", ext) == 0;
+		ok &= kstat_snmp_read("/proc/net/netstat", "TcpExt", &k->ext) == 0;
 	else
-		memset(ext, 0, sizeof(*ext));
+		memset(&k->ext, 0, sizeof(k->ext));
+	if (kstat_snmp_read("/proc/net/netstat", "IpExt", &k->ip))
+		memset(&k->ip, 0, sizeof(k->ip));
 	return ok;
 }
 
-/* The deltas of the protocol's row, then the few TcpExt counters that explain TCP failures. */
-static void kernel_delta(struct run *r, const struct snmp *k0, const struct snmp *k1,
-			 const struct snmp *e0, const struct snmp *e1)
+static void append_delta(struct snmp *out, const struct snmp *d, const char *const *keys, size_t n)
 {
-	static const char *const ext_keys[] = {"ListenOverflows", "ListenDrops", "TW",
-					       "TWRecycled", "TCPAbortOnData", "TCPTimeouts"};
-	struct snmp ed;
-
-	kstat_snmp_delta(k0, k1, &r->res.kernel);
-	kstat_snmp_delta(e0, e1, &ed);
-	for (size_t i = 0; i < ARRAY_SIZE(ext_keys) && r->res.kernel.n < SNMP_MAX; i++) {
-		int64_t v = kstat_snmp_get(&ed, ext_keys[i]);
+	for (size_t i = 0; i < n && out->n < SNMP_MAX; i++) {
+		int64_t v = kstat_snmp_get(d, keys[i]);
 
 		if (v < 0)
 			continue;
-		snprintf(r->res.kernel.name[r->res.kernel.n], sizeof(r->res.kernel.name[0]), "%s",
-			 ext_keys[i]);
-		r->res.kernel.v[r->res.kernel.n++] = (uint64_t)v;
+		snprintf(out->name[out->n], sizeof(out->name[0]), "%s", keys[i]);
+		out->v[out->n++] = (uint64_t)v;
+	}
+}
+
+static void kernel_delta(struct run *r, const struct kernel_read *a, const struct kernel_read *b)
+{
+	static const char *const ext_keys[] = {"ListenOverflows", "ListenDrops", "TW",
+					       "TWRecycled", "TCPAbortOnData", "TCPTimeouts"};
+	static const char *const ip_keys[] = {"InOctets", "OutOctets"};
+	struct snmp d;
+
+	kstat_snmp_delta(&a->proto, &b->proto, &r->res.kernel);
+	kstat_snmp_delta(&a->ext, &b->ext, &d);
+	append_delta(&r->res.kernel, &d, ext_keys, ARRAY_SIZE(ext_keys));
+	if (r->wl->units) {
+		kstat_snmp_delta(&a->ip, &b->ip, &d);
+		append_delta(&r->res.kernel, &d, ip_keys, ARRAY_SIZE(ip_keys));
 	}
 }
 
@@ -494,7 +508,7 @@ static void kernel_delta(struct run *r, const struct snmp *k0, const struct snmp
 static void run_window(struct run *r)
 {
 	struct cpu_stat c0, c1;
-	static struct snmp k0, k1, e0, e1;
+	static struct kernel_read k0, k1;
 	const char *why;
 	double limit = r->o->time_limit;
 
@@ -514,7 +528,7 @@ static void run_window(struct run *r)
 
 	if (r->count_based) {
 		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
-		k_ok = read_kernel(r->wl, &k0, &e0);
+		k_ok = read_kernel(r->wl, &k0);
 	}
 	if (ctl_send(r->ctl, CTL_MSG_BEGIN, NULL, 0) < 0 ||
 	    ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS) < 0) {
@@ -528,11 +542,11 @@ static void run_window(struct run *r)
 
 	if (!r->count_based) {
 		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
-		k_ok = read_kernel(r->wl, &k0, &e0);
+		k_ok = read_kernel(r->wl, &k0);
 	}
 
-	r->ext0 = e0;
-	r->ext_ok = k_ok && e0.n > 0;
+	r->ext0 = k0.ext;
+	r->ext_ok = k_ok && k0.ext.n > 0;
 	if (r->count_based)
 		why = watch(r, limit, &r->sh->done, r->nclients);
 	else
@@ -543,11 +557,11 @@ static void run_window(struct run *r)
 	set_phase(r, PH_STOP);
 	r->end_sent = ctl_send(r->ctl, CTL_MSG_END, NULL, 0) == 0;
 	r->res.machine_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
-	r->res.kernel_ok = k_ok && read_kernel(r->wl, &k1, &e1);
+	r->res.kernel_ok = k_ok && read_kernel(r->wl, &k1);
 	if (r->res.machine_ok)
 		kstat_cpu_split(&c0, &c1, &r->res.machine);
 	if (r->res.kernel_ok)
-		kernel_delta(r, &k0, &k1, &e0, &e1);
+		kernel_delta(r, &k0, &k1);
 	if (why)
 		mark_partial(r, why);
 }

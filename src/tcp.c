@@ -77,6 +77,11 @@ int tcp_sockopts(int fd, const struct opts *o)
 	}
 	if (o->nodelay && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
 		return -errno;
+	if (o->rcvlowat) {
+		v = (int)o->rcvlowat;
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) < 0)
+			return -errno;
+	}
 	return 0;
 }
 

@@ -20,6 +20,9 @@ recv_fn tcp_recv_fn(const char *name);
 int tcp_sockopts(int fd, const struct opts *o);
 /* SO_RCVTIMEO and SO_SNDTIMEO. 0 or -errno. */
 int tcp_timeouts(int fd, uint64_t ns);
+/* Add (sign 1) or take away (sign -1) the socket's TCP_INFO retransmits and segments sent:
+ * called at both edges of the window, it leaves their count over the window. */
+void tcp_info_add(int fd, struct side_counters *c, int sign);
 /* The error kind of a failed call's errno. */
 enum err_kind tcp_err_kind(int err);
 

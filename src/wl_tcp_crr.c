@@ -384,6 +384,7 @@ static const struct strategy crr_strategies[] = {
 	{"TCP_NODELAY", "nodelay", "--nodelay"},
 	{"recv with MSG_WAITALL", "recv", "--recv waitall"},
 	{"64 KB per receive call", "readsize", "--read-size 65536"},
+	{"SO_RCVLOWAT: wake once a message is in", "lowat", "--rcvlowat 10000"},
 	{"TCP_QUICKACK", "quickack", "--quickack"},
 	{"4 connections in flight", "concurrency", "--concurrency 4"},
 	{0},

@@ -158,7 +158,7 @@ struct workload {
 	const struct strategy *strategies; /* what explore tries */
 };
 
-extern const struct workload wl_udp_rr, wl_tcp_crr, wl_tcp_rr;
+extern const struct workload wl_udp_rr, wl_tcp_crr, wl_tcp_rr, wl_tcp_stream, wl_udp_stream;
 /* NULL-terminated table of every workload. */
 extern const struct workload *const workloads[];
 /* The workload of that name, or NULL. */

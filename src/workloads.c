@@ -14,6 +14,7 @@ const struct workload *const workloads[] = {
 	&wl_udp_rr,
 	&wl_tcp_crr,
 	&wl_tcp_rr,
+	&wl_tcp_stream,
 	NULL,
 };
 

@@ -1,0 +1,49 @@
+# tcp-stream: 2-second runs each way whose counts agree with the kernel's (segments, bytes,
+# retransmits); every send call; --zerocopy reports a completion for every send; bad flags.
+. "$(dirname "$0")/lib.sh"
+need jq
+
+kernel_agrees() { # file: our figures beside the kernel's over the window
+	jassert "$1" '.kernel_check.counters | (.OutSegs.diff_pct | fabs) < 2 and .RetransSegs.ours == .RetransSegs.kernel' '.kernel_check'
+	# InOctets adds 52 bytes of headers per packet (0.1% here), and the edges lag a little.
+	jassert "$1" '.kernel_check.counters.InOctets.diff_pct | fabs < 2' '.kernel_check'
+}
+
+"$SB" tcp-stream --duration 2 --warmup 0.3 --json >"$TMP/a.json" || fail "tcp-stream failed"
+jassert "$TMP/a.json" '.partial == false and .errors == 0 and .gbit_per_s > 0.5 and .unit == "megabyte"'
+# Gbit/s, MB/s and the bytes counted agree with each other.
+jassert "$TMP/a.json" '((.sides.server.bytes_received * 8 / .duration_s / 1e9) - .gbit_per_s | fabs) < 0.01' '{gbit_per_s, duration_s, s: .sides.server.bytes_received}'
+jassert "$TMP/a.json" '((.megabytes_per_s * 8 / 1000) - .gbit_per_s | fabs) < 0.01'
+# What the client sent in its window is what the server received in its own (the edges lag
+# by a control message; a few MB of buffers at most).
+jassert "$TMP/a.json" '(.sides.client.bytes_sent - .sides.server.bytes_received | fabs) < 0.02 * .sides.client.bytes_sent' '.sides'
+jassert "$TMP/a.json" '.service_demand_us_per_mb | .client > 0 and .server > 0'
+jassert "$TMP/a.json" '.sides.client.cpu_us_per_unit == .service_demand_us_per_mb.client'
+kernel_agrees "$TMP/a.json"
+
+"$SB" tcp-stream --reverse --flows 2 --duration 2 --warmup 0.3 --json >"$TMP/r.json" || fail "--reverse failed"
+jassert "$TMP/r.json" '.partial == false and .errors == 0 and .gbit_per_s_by_direction.client_to_server == 0 and .gbit_per_s_by_direction.server_to_client > 0.5'
+jassert "$TMP/r.json" '.sides.client.bytes_sent == 0 and .sides.client.bytes_received > 0'
+kernel_agrees "$TMP/r.json"
+
+"$SB" tcp-stream --bidir --duration 1 --warmup 0.3 --json >"$TMP/b.json" || fail "--bidir failed"
+jassert "$TMP/b.json" '.gbit_per_s_by_direction | .client_to_server > 0.1 and .server_to_client > 0.1'
+kernel_agrees "$TMP/b.json"
+
+for call in send write sendmsg sendfile splice; do
+	"$SB" tcp-stream --send $call --size 65536 --duration 0.6 --warmup 0.2 --json >"$TMP/s.json" || fail "--send $call failed"
+	jassert "$TMP/s.json" '.partial == false and .errors == 0 and .gbit_per_s > 0.1'
+done
+
+# MSG_ZEROCOPY: every send of the window is reported complete (on loopback the kernel copies).
+for call in send sendmsg; do
+	"$SB" tcp-stream --send $call --zerocopy --duration 2 --warmup 0.3 --json >"$TMP/z.json" || fail "--zerocopy failed"
+	jassert "$TMP/z.json" '.zerocopy | .sends > 0 and .completions == .sends and .copied <= .completions' '.zerocopy'
+	kernel_agrees "$TMP/z.json"
+done
+
+expect_usage "not applicable" tcp-stream --zerocopy --send sendfile
+expect_usage "choose one" tcp-stream --reverse --bidir
+expect_usage "--send" tcp-stream --send carrier-pigeon
+expect_usage "--size" tcp-stream --size 0
+echo ok
