@@ -15,6 +15,7 @@ const struct workload *const workloads[] = {
 	&wl_tcp_crr,
 	&wl_tcp_rr,
 	&wl_tcp_stream,
+	&wl_udp_stream,
 	NULL,
 };
 

@@ -1,0 +1,620 @@
+/* wl_udp_stream.c: one-way datagrams at full speed or at --rate (netperf UDP_STREAM, iperf3
+ * -u, sockperf throughput).
+ *
+ * The clients send, the server receives. Every datagram starts with a header: its flow (the
+ * sending socket, numbered over all clients) and its sequence number in that flow, so the
+ * receiver counts loss, reordering and duplicates itself; the report sets its loss beside the
+ * kernel's RcvbufErrors. --gso hands the kernel several datagrams per send (UDP_SEGMENT);
+ * --gro lets the receiver take a flow's datagrams coalesced (UDP_GRO): since every datagram
+ * is --size bytes, a coalesced read is cut at --size. Both sides move datagrams only through
+ * an io back end (io.h), so --batch, --io uring and --wait apply as in udp-rr.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "out.h"
+#include "udp.h"
+#include "util.h"
+#include "workload.h"
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
+#define HDR_LEN 16
+#define HDR_MAGIC 0x534b4253u /* "SBKS" */
+#define MAX_UDP 65507	      /* the largest UDP payload over IPv4 */
+#define GRO_CAP 65536	      /* room for a coalesced read */
+#define RX_BURST 64
+#define SERVER_WAIT_MS 50
+#define MAX_SERVER_THREADS 64
+#define SEEN_BITS 1024 /* per flow: which of the last 1024 sequence numbers came */
+
+static const struct opt_override stream_overrides[] = {
+	{.field = "clients", .def = "1", .help = NULL},
+	{.field = "size", .def = "1472", .help = "bytes per datagram (1472: a full 1500-byte frame)",
+	 .min = HDR_LEN, .max = MAX_UDP},
+	{.field = "peers", .def = "0", .help = "sending sockets in all, spread over the clients, each a flow "
+				   "(0: one per client)"},
+	{0},
+};
+
+static int stream_check(struct opts *o, char *err, size_t errlen)
+{
+	const struct io_ops *ops = io_find(o);
+	const char *why;
+
+	if (!o->peers)
+		o->peers = o->clients;
+	if (o->peers < o->clients) {
+		snprintf(err, errlen, "--peers %ld is fewer than --clients %ld: each client needs a socket",
+			 o->peers, o->clients);
+		return -EINVAL;
+	}
+	if (!ops) {
+		snprintf(err, errlen, "--io %s is not built in (liburing was missing at build time)", o->io);
+		return -EINVAL;
+	}
+	if (ops->not_applicable && (why = ops->not_applicable(o))) {
+		snprintf(err, errlen, "--io %s is not applicable here: %s", ops->name, why);
+		return -EINVAL;
+	}
+	if (o->sqpoll && strcmp(o->io, "uring")) {
+		snprintf(err, errlen, "--sqpoll is not applicable without --io uring");
+		return -EINVAL;
+	}
+	if (!strcmp(o->io, "msg") && o->batch > 1) {
+		snprintf(err, errlen, "--batch %ld is not applicable with --io msg (one datagram per "
+			 "call): use --io mmsg or uring", o->batch);
+		return -EINVAL;
+	}
+	if (o->gso && o->gso * o->size > MAX_UDP) {
+		snprintf(err, errlen, "--gso %ld is not applicable with --size %ld: one send carries at "
+			 "most %d bytes; use --gso %ld or less", o->gso, o->size, MAX_UDP,
+			 MAX_UDP / o->size);
+		return -EINVAL;
+	}
+	if (o->rate && o->rate < o->clients) {
+		snprintf(err, errlen, "--rate %ld is below one packet per second per client (--clients %ld)",
+			 o->rate, o->clients);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void stream_describe(const struct opts *o, char *buf, size_t len)
+{
+	char rate[40] = "full speed";
+
+	if (o->rate)
+		snprintf(rate, sizeof(rate), "%ld packets/s", o->rate);
+	snprintf(buf, len,
+		 "%ld client%s, %ld flow%s, %ld-byte datagrams at %s, io %s, batch %ld, gso %ld, "
+		 "gro %s, %s, %ld server thread%s",
+		 o->clients, o->clients > 1 ? "s" : "", o->peers, o->peers > 1 ? "s" : "", o->size,
+		 rate, io_find(o)->name, o->batch, o->gso, o->gro ? "on" : "off",
+		 o->connected ? "connected" : "unconnected", o->server_threads,
+		 o->server_threads > 1 ? "s" : "");
+}
+
+/* Packets the server received in its window. */
+static double stream_units(const struct result *r)
+{
+	return (double)r->server.c.rx_packets;
+}
+
+/* The kernel counts a datagram sent with GSO once per send, and one read coalesced by GRO once
+ * per read; we count those too (syscalls aside): tx_packets / gso, and transactions (reads). */
+static int stream_kernel_pairs(const struct result *r, struct kernel_pair *out)
+{
+	uint64_t segs = r->cfg->gso ? (uint64_t)r->cfg->gso : 1;
+	uint64_t in = r->cfg->gro ? r->server.c.transactions : r->server.c.rx_packets;
+	int n = 0;
+
+	if (!r->server_local || !r->server.present) {
+		out[n++] = (struct kernel_pair){"OutDatagrams", r->client.c.tx_packets / segs};
+		return n;
+	}
+	/* Loopback: a GSO send that reaches a socket without GRO is cut up on the way in. */
+	if (r->cfg->gso && !r->cfg->gro)
+		in = r->server.c.rx_packets;
+	out[n++] = (struct kernel_pair){"InDatagrams", in};
+	out[n++] = (struct kernel_pair){"OutDatagrams", r->client.c.tx_packets / segs};
+	/* Drops: one per datagram, but one per coalesced packet with GRO, which we cannot see. */
+	if (!r->cfg->gro)
+		out[n++] = (struct kernel_pair){"RcvbufErrors", r->server.c.lost};
+	return n;
+}
+
+static void stream_headline(const struct result *r, FILE *f, cJSON *j)
+{
+	const struct side_result *c = &r->client, *s = &r->server;
+	double d = r->duration_s;
+	uint64_t rx = s->c.rx_packets, tx = c->c.tx_packets, lost = s->c.lost;
+	double loss_pct = rx + lost ? 100.0 * (double)lost / (double)(rx + lost) : 0;
+	double cpu_tx = out_cpu_us_per(c->user_s, c->sys_s, (double)tx);
+	double cpu_rx = out_cpu_us_per(s->user_s, s->sys_s, (double)rx);
+	double gb = d > 0 ? (double)s->c.rx_bytes * 8 / d / 1e9 : 0;
+
+	if (f) {
+		fprintf(f, "  %-28s %14.0f  sent %.0f/s\n", "packets received/s", out_rate(rx, d),
+			out_rate(tx, d));
+		fprintf(f, "  %-28s %14llu  (%.3f%%)  reordered %llu, duplicates %llu\n",
+			"lost (gaps in sequence)", (unsigned long long)lost, loss_pct,
+			(unsigned long long)s->c.reordered, (unsigned long long)s->c.dups);
+		fprintf(f, "  %-28s %14.3f\n", "payload Gbit/s received", gb);
+		fprintf(f, "  %-28s %14s  client %.3f per packet sent, server %.3f per packet received\n",
+			"CPU us per packet", "", cpu_tx, cpu_rx);
+	}
+	if (j) {
+		cJSON *cpu = cJSON_AddObjectToObject(j, "cpu_us_per_packet");
+
+		cJSON_AddNumberToObject(j, "packets_sent", (double)tx);
+		cJSON_AddNumberToObject(j, "packets_received", (double)rx);
+		cJSON_AddNumberToObject(j, "packets_sent_per_s", round(out_rate(tx, d) * 1e3) / 1e3);
+		cJSON_AddNumberToObject(j, "packets_per_s", round(out_rate(rx, d) * 1e3) / 1e3);
+		cJSON_AddNumberToObject(j, "loss", (double)lost);
+		cJSON_AddNumberToObject(j, "loss_pct", round(loss_pct * 1e4) / 1e4);
+		cJSON_AddNumberToObject(j, "reordered", (double)s->c.reordered);
+		cJSON_AddNumberToObject(j, "duplicates", (double)s->c.dups);
+		cJSON_AddNumberToObject(j, "gbit_per_s", round(gb * 1e4) / 1e4);
+		cJSON_AddNumberToObject(cpu, "client_per_sent", round(cpu_tx * 1e4) / 1e4);
+		cJSON_AddNumberToObject(cpu, "server_per_received", round(cpu_rx * 1e4) / 1e4);
+	}
+}
+
+/* ---- the header ---- */
+
+static void put_hdr(uint8_t *p, uint32_t flow, uint64_t seq)
+{
+	put_tag(p, 8, seq);
+	put_tag(p + 8, 4, flow);
+	put_tag(p + 12, 4, HDR_MAGIC);
+}
+
+/* ---- client: sends ---- */
+
+struct sender {
+	struct client_ctx *c;
+	const struct io_ops *ops;
+	struct io_ctx io;
+	struct io_msg *m;
+	int batch, segs, ready; /* messages per call, datagrams per message, prepared */
+	size_t size;
+	uint32_t flow0;		/* the number of this client's first socket */
+	uint64_t *seq;		/* next sequence number of each socket */
+	int next_sock;
+	double per_ns;		/* --rate: this client's packets per nanosecond (0: full speed) */
+	uint64_t t0, paced;	/* pacing: its start, and the packets sent since */
+	uint64_t sys_base;
+	bool measuring;
+};
+
+static bool follow_phase(struct sender *x)
+{
+	int ph = client_follow_phase(x->c);
+	bool was = x->measuring;
+
+	x->measuring = ph == PH_MEASURE;
+	if (x->measuring && !was)
+		x->sys_base = x->io.syscalls;
+	if (x->measuring)
+		x->c->rep->c.syscalls = x->io.syscalls - x->sys_base;
+	return ph != PH_STOP;
+}
+
+/* Fill messages up to n (each on the next socket, with its next sequence numbers). */
+static void prepare(struct sender *x, int n)
+{
+	for (; x->ready < n; x->ready++) {
+		struct io_msg *m = &x->m[x->ready];
+		int k = x->next_sock;
+
+		x->next_sock = (k + 1) % x->io.nsock;
+		m->sock = k;
+		for (int s = 0; s < x->segs; s++)
+			put_hdr((uint8_t *)m->buf + (size_t)s * x->size, x->flow0 + (uint32_t)k,
+				x->seq[k]++);
+	}
+}
+
+/* Packets due now under --rate (or a full batch without it). */
+static int due(struct sender *x)
+{
+	if (!x->per_ns)
+		return x->batch;
+	double owed = (double)(now_ns() - x->t0) * x->per_ns - (double)x->paced;
+	int msgs = (int)(owed / x->segs);
+
+	return msgs < x->batch ? msgs : x->batch;
+}
+
+/* Sleep until the next message is due. */
+static void pace_wait(struct sender *x)
+{
+	double at = (double)x->t0 + ((double)x->paced + x->segs) / x->per_ns;
+	struct timespec ts = {.tv_sec = (time_t)(at / 1e9), .tv_nsec = (long)fmod(at, 1e9)};
+
+	x->io.syscalls++;
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static void send_some(struct sender *x, int n)
+{
+	prepare(x, n);
+	int sent = x->ops->send(&x->io, x->m, n);
+
+	if (sent < 0) {
+		count_err(&x->c->rep->c, ERR_SEND, x->measuring);
+		sent = 0;
+	}
+	if (x->measuring)
+		x->c->rep->c.tx_packets += (uint64_t)sent * (uint64_t)x->segs;
+	x->paced += (uint64_t)sent * (uint64_t)x->segs;
+	/* The unsent keep their sequence numbers and go first next time. */
+	for (int i = sent; i < n; i++) {
+		struct io_msg t = x->m[i - sent];
+
+		x->m[i - sent] = x->m[i];
+		x->m[i] = t;
+	}
+	x->ready = n - sent;
+	if (sent < n) { /* the socket's buffer is full: wait until it drains */
+		struct pollfd p = {.fd = x->io.fds[x->m[0].sock], .events = POLLOUT};
+
+		x->io.syscalls++;
+		poll(&p, 1, 10);
+	}
+}
+
+static int sender_open(struct sender *x, struct client_ctx *c)
+{
+	const struct opts *o = c->o;
+	struct sockaddr_storage any = {.ss_family = c->server.ss_family};
+	char why[200] = "";
+	int ret;
+
+	x->c = c;
+	x->ops = io_find(o);
+	x->size = (size_t)o->size;
+	x->segs = o->gso ? (int)o->gso : 1;
+	x->batch = (int)o->batch;
+	for (int i = 0; i < c->index; i++)
+		x->flow0 += (uint32_t)share_of(o->peers, (int)o->clients, i);
+	x->per_ns = o->rate ? (double)share_of(o->rate, (int)o->clients, c->index) / 1e9 : 0;
+	x->io = (struct io_ctx){.o = o, .nsock = c->nsock, .connected = o->connected,
+				.wait = io_wait_of(o, false), .batch = x->batch,
+				.depth = x->batch, .cap = x->size * (size_t)x->segs};
+	x->io.fds = xcalloc((size_t)c->nsock, sizeof(int));
+	x->seq = xcalloc((size_t)c->nsock, sizeof(*x->seq));
+	x->m = msgs_alloc(x->batch, x->io.cap);
+	for (int i = 0; i < x->batch; i++) {
+		memset(x->m[i].buf, 'x', x->io.cap);
+		x->m[i].len = x->io.cap;
+		x->m[i].addr = c->server;
+		x->m[i].addrlen = c->server_len;
+	}
+	for (int k = 0; k < c->nsock; k++)
+		x->io.fds[k] = -1;
+	if (o->pin)
+		pin_self(c->index, false);
+	for (int k = 0; k < c->nsock; k++) {
+		int fd = udp_socket(c->server.ss_family, o), seg = (int)x->size;
+
+		if (fd < 0)
+			return fd;
+		x->io.fds[k] = fd;
+		if (bind(fd, (struct sockaddr *)&any, c->server_len) < 0 ||
+		    (o->connected && connect(fd, (struct sockaddr *)&c->server, c->server_len) < 0) ||
+		    (o->gso && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg)) < 0)) {
+			snprintf(c->rep->msg, sizeof(c->rep->msg), "client socket: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	ret = x->ops->open(&x->io, why, sizeof(why));
+	if (ret)
+		snprintf(c->rep->msg, sizeof(c->rep->msg), "%s", why[0] ? why : strerror(-ret));
+	return ret;
+}
+
+static void sender_close(struct sender *x)
+{
+	if (x->ops && x->io.fds)
+		x->ops->close(&x->io);
+	for (int k = 0; x->io.fds && k < x->io.nsock; k++)
+		if (x->io.fds[k] >= 0)
+			close(x->io.fds[k]);
+	free(x->io.fds);
+	free(x->seq);
+	msgs_free(x->m, x->batch);
+}
+
+static int stream_client(struct client_ctx *c)
+{
+	struct sender x = {0};
+	int ret = sender_open(&x, c);
+
+	atomic_fetch_add(&c->sh->ready, 1);
+	if (ret) {
+		sender_close(&x);
+		return ret;
+	}
+	client_wait_phase(c, PH_WARMUP);
+	x.t0 = now_ns();
+	while (follow_phase(&x)) {
+		int n = due(&x);
+
+		if (n > 0)
+			send_some(&x, n);
+		else
+			pace_wait(&x);
+	}
+	sender_close(&x);
+	return 0;
+}
+
+/* ---- server: receives ---- */
+
+struct flow {
+	uint64_t lo, hi; /* lowest and highest sequence number seen in the window */
+	uint64_t got;	 /* distinct ones seen in the window */
+	uint64_t seen[SEEN_BITS / 64];
+	bool any;
+};
+
+struct rx_thread {
+	struct server_ctx *s;
+	int index, fd;
+	pthread_t tid;
+	struct side_counters c;
+	struct flow *flows;
+	uint32_t nflows;
+};
+
+struct stream_server {
+	int n;
+	struct rx_thread t[MAX_SERVER_THREADS];
+};
+
+/* One datagram of a flow, seen while measuring. */
+static void account(struct rx_thread *t, struct flow *f, uint64_t seq)
+{
+	uint64_t bit = 1ULL << (seq % 64), *w = &f->seen[seq % SEEN_BITS / 64];
+
+	if (!f->any) {
+		f->any = true;
+		f->lo = f->hi = seq;
+		f->got = 1;
+		*w |= bit;
+		return;
+	}
+	if (seq > f->hi) {
+		/* forget what slid out of the last SEEN_BITS */
+		uint64_t gap = seq - f->hi;
+
+		if (gap >= SEEN_BITS)
+			memset(f->seen, 0, sizeof(f->seen));
+		else
+			for (uint64_t q = f->hi + 1; q < seq; q++)
+				f->seen[q % SEEN_BITS / 64] &= ~(1ULL << (q % 64));
+		f->hi = seq;
+		f->seen[seq % SEEN_BITS / 64] &= ~bit;
+		*w |= bit;
+		f->got++;
+		return;
+	}
+	if (f->hi - seq < SEEN_BITS && (*w & bit)) {
+		t->c.dups++;
+		return;
+	}
+	t->c.reordered++;
+	if (f->hi - seq < SEEN_BITS)
+		*w |= bit;
+	f->lo = seq < f->lo ? seq : f->lo;
+	f->got++;
+}
+
+static void take(struct rx_thread *t, const struct io_msg *m, bool measuring)
+{
+	size_t size = (size_t)t->s->o->size;
+
+	if (m->trunc || m->len % size) {
+		count_err(&t->c, ERR_RECV, measuring);
+		return;
+	}
+	for (size_t off = 0; off < m->len; off += size) {
+		const uint8_t *p = (const uint8_t *)m->buf + off;
+		uint32_t flow = (uint32_t)get_tag(p + 8, 4);
+
+		if ((uint32_t)get_tag(p + 12, 4) != HDR_MAGIC || flow >= t->nflows) {
+			count_err(&t->c, ERR_RECV, measuring);
+			continue;
+		}
+		if (!measuring)
+			continue;
+		t->c.rx_packets++;
+		t->c.rx_bytes += size;
+		account(t, &t->flows[flow], get_tag(p, 8));
+	}
+	t->c.transactions += measuring;
+}
+
+static void receive_loop(struct rx_thread *t, const struct io_ops *ops, struct io_ctx *io, int burst)
+{
+	struct server_ctx *s = t->s;
+	struct io_msg *m = msgs_alloc(burst, io->cap);
+	uint64_t base = 0;
+	bool was = false;
+
+	for (;;) {
+		int ph = atomic_load_explicit(&s->phase, memory_order_acquire);
+
+		if (ph == PH_STOP)
+			break;
+		bool measuring = ph == PH_MEASURE;
+
+		if (measuring && !was)
+			base = io->syscalls;
+		was = measuring;
+		if (measuring)
+			t->c.syscalls = io->syscalls - base;
+		int n = ops->recv(io, m, burst);
+
+		if (n <= 0) {
+			if (n < 0)
+				count_err(&t->c, ERR_RECV, measuring);
+			ops->wait(io, SERVER_WAIT_MS);
+			continue;
+		}
+		for (int i = 0; i < n; i++) {
+			if (!same_host(&m[i].addr, &s->peer)) {
+				count_err(&t->c, ERR_FOREIGN, true);
+				continue;
+			}
+			take(t, &m[i], measuring);
+		}
+	}
+	msgs_free(m, burst);
+	/* Loss: what the gaps between the first and last of each flow leave out. */
+	for (uint32_t i = 0; i < t->nflows; i++) {
+		const struct flow *f = &t->flows[i];
+
+		if (f->any && f->hi - f->lo + 1 > f->got)
+			t->c.lost += f->hi - f->lo + 1 - f->got;
+	}
+}
+
+static void *rx_main(void *arg)
+{
+	struct rx_thread *t = arg;
+	const struct opts *o = t->s->o;
+	const struct io_ops *ops = io_find(o);
+	int burst = (int)(o->batch > 1 ? o->batch : RX_BURST);
+	struct io_ctx io = {.o = o, .nsock = 1, .fds = &t->fd, .wait = io_wait_of(o, true),
+			    .batch = burst, .depth = 4,
+			    .cap = o->gro ? GRO_CAP : (size_t)o->size};
+	char err[200];
+
+	if (o->pin) {
+		int cpu = pin_self(t->index, true);
+
+		if (cpu >= 0)
+			setsockopt(t->fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, sizeof(cpu));
+	}
+	if (ops->open(&io, err, sizeof(err)) == 0)
+		receive_loop(t, ops, &io, burst);
+	else
+		count_err(&t->c, ERR_RECV, true);
+	ops->close(&io);
+	return NULL;
+}
+
+static int stream_server_open(struct server_ctx *s, char *err, size_t errlen)
+{
+	struct stream_server *x = xcalloc(1, sizeof(*x));
+	int port = (int)s->o->port, ret, one = 1;
+
+	s->priv = x;
+	for (int i = 0; i < s->o->server_threads; i++) {
+		struct rx_thread *t = &x->t[x->n];
+		struct sockaddr_storage a;
+		socklen_t alen = sizeof(a);
+
+		*t = (struct rx_thread){.s = s, .index = i, .fd = udp_socket(s->local.ss_family, s->o),
+					.nflows = (uint32_t)s->o->peers};
+		if (t->fd < 0) {
+			snprintf(err, errlen, "server socket: %s", strerror(-t->fd));
+			return t->fd;
+		}
+		t->flows = xcalloc(t->nflows, sizeof(*t->flows));
+		x->n++;
+		if (s->o->gro && setsockopt(t->fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0) {
+			snprintf(err, errlen, "UDP_GRO: %s (the server's kernel needs 5.0 or later)",
+				 strerror(errno));
+			return -errno;
+		}
+		if ((ret = bind_server_socket(s, t->fd, port, err, errlen)))
+			return ret;
+		getsockname(t->fd, (struct sockaddr *)&a, &alen);
+		port = ntohs(((struct sockaddr_in *)&a)->sin_port);
+	}
+	s->port = port;
+	return 0;
+}
+
+static void stream_server_loop(struct server_ctx *s)
+{
+	struct stream_server *x = s->priv;
+	int started = 0;
+
+	while (started < x->n && !pthread_create(&x->t[started].tid, NULL, rx_main, &x->t[started]))
+		started++;
+	for (int i = 0; i < started; i++) {
+		pthread_join(x->t[i].tid, NULL);
+		side_counters_add(&s->c, &x->t[i].c);
+	}
+}
+
+static void stream_server_close(struct server_ctx *s)
+{
+	struct stream_server *x = s->priv;
+
+	if (!x)
+		return;
+	for (int i = 0; i < x->n; i++) {
+		if (x->t[i].fd >= 0)
+			close(x->t[i].fd);
+		free(x->t[i].flows);
+	}
+	free(x);
+	s->priv = NULL;
+}
+
+static const struct strategy stream_strategies[] = {
+	{"batch 8 (sendmmsg/recvmmsg)", "calls", "--batch 8"},
+	{"batch 32 (sendmmsg/recvmmsg)", "calls", "--batch 32"},
+	{"io_uring, batch 32", "calls", "--io uring --batch 32"},
+	{"GSO 16 segments", "gso", "--gso 16"},
+	{"GSO 16 + GRO", "gso", "--gso 16 --gro"},
+	{"GRO on the receiver", "gro", "--gro"},
+	{"connected sockets", "route", "--connected"},
+	{"no UDP checksums", "csum", "--no-check"},
+	{"2 server threads (SO_REUSEPORT), 2 flows", "threads", "--server-threads 2 --peers 2"},
+	{"block in recvmsg", "wait", "--wait block"},
+	{0},
+};
+
+const struct workload wl_udp_stream = {
+	.name = "udp-stream",
+	.summary = "UDP datagrams one way, at full speed or at --rate, with loss counted from "
+		   "sequence numbers (netperf UDP_STREAM, iperf3 -u).",
+	.opts = opts_udp_stream,
+	.overrides = stream_overrides,
+	.unit = "packet",
+	.latency_label = "none",
+	.snmp_proto = "Udp",
+	.check = stream_check,
+	.units = stream_units,
+	.headline = stream_headline,
+	.describe = stream_describe,
+	.kernel_pairs = stream_kernel_pairs,
+	.server_open = stream_server_open,
+	.server_loop = stream_server_loop,
+	.server_close = stream_server_close,
+	.client = stream_client,
+	.strategies = stream_strategies,
+};

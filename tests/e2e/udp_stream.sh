@@ -1,0 +1,51 @@
+# udp-stream: 2-second runs whose datagram counts agree with the kernel's; our loss (gaps in
+# the sequence numbers) against RcvbufErrors; --rate 10000 delivers 10,000 +- 2% a second
+# without loss; GSO and GRO; batching; bad flags.
+. "$(dirname "$0")/lib.sh"
+need jq
+
+agrees() { # file, counter, tolerance in %: ours beside the kernel's
+	jassert "$1" ".kernel_check.counters.$2 | (.diff_pct | fabs) < $3" '.kernel_check'
+}
+
+"$SB" udp-stream --duration 2 --warmup 0.3 --json >"$TMP/a.json" || fail "udp-stream failed"
+jassert "$TMP/a.json" '.partial == false and .errors == 0 and .packets_per_s > 1000 and .unit == "packet" and .rate == .packets_per_s'
+agrees "$TMP/a.json" InDatagrams 2
+agrees "$TMP/a.json" OutDatagrams 2
+# Full speed overflows the receiver's buffer: every gap we count is a drop the kernel counted
+# (give or take the window's edges).
+jassert "$TMP/a.json" '.kernel_check.counters.RcvbufErrors | ((.ours - .kernel) | fabs) <= 0.02 * .kernel + 10' '.kernel_check'
+jassert "$TMP/a.json" '.loss == .kernel_check.counters.RcvbufErrors.ours and .packets_received == .sides.server.packets_received'
+jassert "$TMP/a.json" '(.loss_pct - 100 * .loss / (.loss + .packets_received) | fabs) < 0.001'
+jassert "$TMP/a.json" '.cpu_us_per_packet | .client_per_sent > 0 and .server_per_received > 0'
+
+# Paced: 10,000 a second, two clients of two flows each, nothing lost.
+"$SB" udp-stream --rate 10000 --clients 2 --peers 4 --duration 2 --warmup 0.3 --json >"$TMP/r.json" || fail "--rate failed"
+jassert "$TMP/r.json" '.partial == false and (.packets_per_s - 10000 | fabs) <= 200 and (.packets_sent_per_s - 10000 | fabs) <= 200' '{packets_per_s, packets_sent_per_s}'
+jassert "$TMP/r.json" '.loss == 0 and .duplicates == 0 and .kernel_check.counters.RcvbufErrors.kernel == 0' '{loss, duplicates, k: .kernel_check}'
+agrees "$TMP/r.json" InDatagrams 2
+
+# GSO: 8 datagrams per send; the kernel counts a send once. GRO: one read takes many.
+"$SB" udp-stream --gso 8 --rate 40000 --duration 1 --warmup 0.3 --json >"$TMP/g.json" || fail "--gso failed"
+jassert "$TMP/g.json" '.loss == 0 and (.packets_per_s - 40000 | fabs) <= 800 and .sides.client.syscalls_per_unit < 0.5' '{packets_per_s, loss, s: .sides.client.syscalls_per_unit}'
+agrees "$TMP/g.json" OutDatagrams 2
+agrees "$TMP/g.json" InDatagrams 2
+"$SB" udp-stream --gso 8 --gro --duration 1 --warmup 0.3 --json >"$TMP/gg.json" || fail "--gso --gro failed"
+jassert "$TMP/gg.json" '.errors == 0 and .packets_per_s > 1000 and .sides.server.syscalls_per_unit < 1'
+agrees "$TMP/gg.json" InDatagrams 2
+
+for io in $("$SB" list-io); do
+	"$SB" udp-stream --io $io --batch 16 --duration 0.6 --warmup 0.2 --json >"$TMP/b.json" 2>"$TMP/err"
+	rc=$?
+	case $rc in
+	0) jassert "$TMP/b.json" '.errors == 0 and .packets_per_s > 1000' && agrees "$TMP/b.json" InDatagrams 2 ;;
+	2) grep -q "not applicable" "$TMP/err" || fail "--io $io: exit 2 without a reason" ;;
+	*) fail "--io $io --batch 16: exit $rc: $(cat "$TMP/err")" ;;
+	esac
+done
+
+expect_usage "--size" udp-stream --size 8
+expect_usage "not applicable" udp-stream --gso 64 --size 1472
+expect_usage "not applicable" udp-stream --io msg --batch 4
+expect_usage "--rate" udp-stream --rate -5
+echo ok
