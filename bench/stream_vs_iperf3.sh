@@ -1,0 +1,69 @@
+#!/bin/bash
+# Bulk transfer against iperf3 and sockperf, alternating rounds on loopback.
+#  TCP: sockbench tcp-stream against iperf3, one flow, 128 KiB writes: Gbit/s and CPU per
+#       MB (both ends together; iperf3's own cpu_utilization_percent), each round's ratios.
+#  UDP: sockbench udp-stream, 100-byte datagrams, one flow at full speed, as it comes and
+#       with batching (--batch 32) and with GSO+GRO, against iperf3 -u -b 0 -l 100 and
+#       sockperf throughput: packets received per second (sockperf: sent, it reports no more).
+#   usage: bench/stream_vs_iperf3.sh [ROUNDS] [SECONDS]
+. "$(dirname "$0")/lib.sh"
+command -v iperf3 >/dev/null || { echo "iperf3 is not installed (apt-get install iperf3)"; exit 77; }
+rounds=${1:-5}
+secs=${2:-3}
+port=$((30000 + RANDOM % 20000))
+
+iperf3_round() { # extra client flags; prints the client's JSON
+	iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
+	local srv=$!
+	sleep 0.3
+	iperf3 -c 127.0.0.1 -p "$port" -t "$secs" --omit 1 -J "$@" >"$tmp/iperf.json" || true
+	wait "$srv" 2>/dev/null || true
+	port=$((port + 1))
+}
+
+echo "TCP, one flow, 131072-byte writes, $secs s per round"
+printf "%-6s %10s %10s %7s %12s %12s %7s\n" round sb-Gbit/s ip-Gbit/s ratio sb-us/MB ip-us/MB ratio
+: >"$tmp/rows"
+for r in $(seq "$rounds"); do
+	"$SB" tcp-stream --size 131072 --duration "$secs" --warmup 1 --json >"$tmp/sb.json"
+	sb=$(jq '.gbit_per_s' "$tmp/sb.json")
+	sbcpu=$(jq '.service_demand_us_per_mb | .client + .server' "$tmp/sb.json")
+	iperf3_round -l 128K
+	ip=$(jq '.end.sum_received.bits_per_second / 1e9' "$tmp/iperf.json")
+	# iperf3: percent of one CPU over the test, each end; CPU us per MB received.
+	ipcpu=$(jq '(.end.cpu_utilization_percent | .host_total + .remote_total) / 100 * .end.sum_received.seconds * 1e6 / (.end.sum_received.bytes / 1e6)' "$tmp/iperf.json")
+	rg=$(awk -v a="$sb" -v b="$ip" 'BEGIN {printf "%.3f", a / b}')
+	rc=$(awk -v a="$sbcpu" -v b="$ipcpu" 'BEGIN {printf "%.3f", a / b}')
+	printf "%-6s %10.2f %10.2f %7s %12.1f %12.1f %7s\n" "$r" "$sb" "$ip" "$rg" "$sbcpu" "$ipcpu" "$rc"
+	echo "$sb $ip $rg $sbcpu $ipcpu $rc" >>"$tmp/rows"
+done
+printf "median: sockbench %.2f Gbit/s at %.1f CPU us/MB, iperf3 %.2f Gbit/s at %.1f CPU us/MB; median ratios %.3f (Gbit/s), %.3f (CPU per MB, lower is better)\n\n" \
+	"$(col 1)" "$(col 4)" "$(col 2)" "$(col 5)" "$(col 3)" "$(col 6)"
+
+echo "UDP, one flow, 100-byte datagrams at full speed, $secs s per round: packets received/s"
+printf "%-6s %11s %11s %11s %11s %11s %8s %8s\n" round sb sb-batch32 sb-gso+gro iperf3 sockperf-tx b32/ip gso/ip
+: >"$tmp/rows"
+for r in $(seq "$rounds"); do
+	a=$("$SB" udp-stream --size 100 --duration "$secs" --warmup 1 --json | jq '.packets_per_s')
+	b=$("$SB" udp-stream --size 100 --batch 32 --duration "$secs" --warmup 1 --json | jq '.packets_per_s')
+	g=$("$SB" udp-stream --size 100 --gso 32 --gro --batch 8 --duration "$secs" --warmup 1 --json | jq '.packets_per_s')
+	iperf3_round -u -b 0 -l 100
+	ip=$(jq '.end.sum | (.packets - .lost_packets) / .seconds' "$tmp/iperf.json")
+	sp=0
+	if command -v sockperf >/dev/null; then
+		sockperf sr -i 127.0.0.1 -p "$port" >/dev/null 2>&1 &
+		srv=$!
+		sleep 0.3
+		sp=$(sockperf tp -i 127.0.0.1 -p "$port" -m 100 -t "$secs" 2>&1 |
+			sed -n 's/.*Message Rate is \([0-9]*\) \[msg\/sec\].*/\1/p' | tail -1)
+		kill "$srv"; wait "$srv" 2>/dev/null || true
+		port=$((port + 1))
+	fi
+	rb=$(awk -v a="$b" -v b="$ip" 'BEGIN {printf "%.3f", a / b}')
+	rg=$(awk -v a="$g" -v b="$ip" 'BEGIN {printf "%.3f", a / b}')
+	printf "%-6s %11.0f %11.0f %11.0f %11.0f %11.0f %8s %8s\n" "$r" "$a" "$b" "$g" "$ip" "${sp:-0}" "$rb" "$rg"
+	echo "$a $b $g $ip ${sp:-0} $rb $rg" >>"$tmp/rows"
+done
+printf "median packets received/s: sockbench %.0f, with --batch 32 %.0f, with --gso 32 --gro %.0f; iperf3 %.0f; sockperf sent %.0f\n" \
+	"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)"
+printf "median ratios to iperf3: batch 32 %.3f, GSO+GRO %.3f\n" "$(col 6)" "$(col 7)"
