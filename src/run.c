@@ -724,6 +724,23 @@ void result_free(struct result *res)
 	res->lat = res->lat2 = NULL;
 }
 
+/* An agent reached over loopback shares this machine's network stack, so the kernel's
+ * counters count its side too (an agent in another network namespace is not on loopback). */
+static bool on_loopback(const struct sockaddr_storage *a)
+{
+	static const struct in6_addr v6_lo = IN6ADDR_LOOPBACK_INIT;
+
+	if (a->ss_family == AF_INET)
+		return ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24 == 127;
+	if (a->ss_family == AF_INET6) {
+		const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
+
+		return !memcmp(x, &v6_lo, sizeof(*x)) ||
+		       (IN6_IS_ADDR_V4MAPPED(x) && x->s6_addr[12] == 127);
+	}
+	return false;
+}
+
 int run_once(const struct workload *wl, const struct opts *o, struct result *res)
 {
 	struct run r = {.wl = wl, .o = o, .ctl = -1};
@@ -746,7 +763,7 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	fork_clients(&r);
 	wait_ready(&r);
 
-	r.res = (struct result){.wl = wl, .cfg = o, .warmup_s = o->warmup, .server_local = !o->server};
+	r.res = (struct result){.wl = wl, .cfg = o, .warmup_s = o->warmup, .server_local = !o->server || on_loopback(&r.data)};
 	r.res.lat = xmalloc(sizeof(*r.res.lat));
 	r.res.lat2 = xmalloc(sizeof(*r.res.lat2));
 	hist_reset(r.res.lat);
