@@ -557,16 +557,34 @@ static void run_point(struct sweep *s, struct point *pt, int idx, uint64_t t0)
 		opts_free(&ob);
 }
 
+/* The columns of a sweep: the rate, then those of these figures the workload has. */
+static int sweep_keys(const struct sweep *s, const char **keys)
+{
+	static const char *const cand[] = {"gbit_per_s", "packets_sent_per_s", "loss_pct",
+					   "latency_p50_us", "latency_p99_us", "retransmits",
+					   "client_cpu_us", "server_cpu_us"};
+	const cJSON *sum = NULL;
+	int n = 0;
+
+	for (int i = 0; i < s->npts && !sum; i++)
+		sum = s->pts[i].a_sum;
+	keys[n++] = "rate";
+	for (size_t i = 0; i < ARRAY_SIZE(cand); i++)
+		if (!sum || cJSON_HasObjectItem(sum, cand[i]))
+			keys[n++] = cand[i];
+	return n;
+}
+
 static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *sep, bool header)
 {
-	static const char *const keys[] = {"rate", "latency_p50_us", "latency_p99_us",
-					   "client_cpu_us", "server_cpu_us"};
+	const char *keys[16];
+	int nk = sweep_keys(s, keys);
 
 	if (header) {
 		for (int k = 0; k < s->np; k++)
 			fprintf(f, "%s%s", s->p[k].flag + 2, sep);
-		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-			fprintf(f, "%s%s", keys[i], i + 1 < ARRAY_SIZE(keys) || s->compare ? sep : "");
+		for (int i = 0; i < nk; i++)
+			fprintf(f, "%s%s", keys[i], i + 1 < nk || s->compare ? sep : "");
 		if (s->compare)
 			fprintf(f, "b_rate%sratio%sratio_low%sratio_high", sep, sep, sep);
 		fprintf(f, "\n");
@@ -574,9 +592,8 @@ static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *se
 	}
 	for (int k = 0; k < s->np; k++)
 		fprintf(f, "%s%s", pt->v[k], sep);
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-		fprintf(f, "%.3f%s", med(pt->a_sum, keys[i]),
-			i + 1 < ARRAY_SIZE(keys) || s->compare ? sep : "");
+	for (int i = 0; i < nk; i++)
+		fprintf(f, "%.3f%s", med(pt->a_sum, keys[i]), i + 1 < nk || s->compare ? sep : "");
 	if (s->compare)
 		fprintf(f, "%.3f%s%.4f%s%.4f%s%.4f", med(pt->b_sum, "rate"), sep,
 			pt->ratio, sep, pt->lo, sep, pt->hi);

@@ -1,0 +1,54 @@
+# The bulk workloads with the rest of sockbench: against a standalone agent (and its death),
+# Ctrl-C, --runs, compare, sweep, explore and --profile.
+. "$(dirname "$0")/lib.sh"
+need jq
+
+start_agent
+"$SB" tcp-stream --server 127.0.0.1:$AGENT_PORT --reverse --duration 1 --warmup 0.2 --json >"$TMP/a.json" || fail "tcp-stream against the agent failed"
+jassert "$TMP/a.json" '.gbit_per_s > 0.5 and .sides.server.processes == 1 and .sides.server.bytes_sent > 0 and .kernel_check.scope == "client+server"'
+jassert "$TMP/a.json" '[.kernel_check.counters[] | .diff_pct | fabs] | all(. < 2)' '.kernel_check'
+"$SB" udp-stream --server 127.0.0.1:$AGENT_PORT --rate 20000 --duration 1 --warmup 0.2 --json >"$TMP/b.json" || fail "udp-stream against the agent failed"
+jassert "$TMP/b.json" '.loss == 0 and (.packets_per_s - 20000 | fabs) < 400 and .sides.server.processes == 1'
+
+# The agent dies mid-run: a partial report within seconds, exit 1, what the client measured.
+"$SB" tcp-stream --server 127.0.0.1:$AGENT_PORT --duration 30 --warmup 0.2 --json >"$TMP/c.json" 2>"$TMP/c.err" &
+pid=$!
+PIDS+=("$pid")
+sleep 1
+kill -9 "$AGENT_PID"
+for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$pid" 2>/dev/null && fail "tcp-stream still running 3 s after the agent died"
+wait "$pid"
+[ $? -eq 1 ] || fail "exit not 1 when the agent died"
+jassert "$TMP/c.json" '.partial == true and .sides.server == null and .sides.client.bytes_sent > 0'
+
+# Ctrl-C: partial, exit 0, within 2 s, for both.
+for wl in tcp-stream udp-stream; do
+	"$SB" $wl --duration 30 --warmup 0.2 --json >"$TMP/i.json" 2>"$TMP/i.err" &
+	pid=$!
+	PIDS+=("$pid")
+	sleep 1.2
+	kill -INT "$pid"
+	for _ in $(seq 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+	kill -0 "$pid" 2>/dev/null && fail "$wl still running 2 s after SIGINT"
+	wait "$pid" || fail "$wl: exit $? after SIGINT"
+	jassert "$TMP/i.json" '.partial == true and (.partial_reason | test("interrupted")) and .rate > 0'
+done
+
+# --runs, compare (the rate is the stream's unit) and sweep.
+"$SB" udp-stream --runs 2 --duration 0.5 --warmup 0.2 --json >"$TMP/r.json" || fail "--runs failed"
+jassert "$TMP/r.json" '.summary.rate.median > 0 and .summary.loss_pct.runs == 2 and .summary.packets_sent_per_s.median > 0'
+"$SB" compare 'udp-stream --size 100 --duration 0.5 --warmup 0.2' 'udp-stream --size 100 --gso 16 --duration 0.5 --warmup 0.2' --runs 3 --json >"$TMP/c.json" || fail "compare failed"
+jassert "$TMP/c.json" '.figures[0].key == "rate" and (.figures[0].label | test("packets")) and (.verdict | startswith("B is"))' '{verdict, f: .figures[0]}'
+"$SB" sweep tcp-stream --size 16384,131072 --duration 0.5 --warmup 0.2 --csv "$TMP/s.csv" >/dev/null || fail "sweep failed"
+[ "$(wc -l <"$TMP/s.csv")" -eq 3 ] || fail "sweep CSV: $(cat "$TMP/s.csv")"
+awk -F, 'NR > 1 && $2 <= 0 { exit 1 }' "$TMP/s.csv" || fail "sweep: a rate of 0: $(cat "$TMP/s.csv")"
+
+# explore ranks the stream's strategies in its own unit.
+"$SB" explore udp-stream --size 100 --budget 16 --json >"$TMP/e.json" || fail "explore failed"
+jassert "$TMP/e.json" '(.strategies | length) >= 6 and (.strategies | all(.unit == "packet" and .rate > 0 and has("speedup") and has("verdict") and .sides.client.cpu_us_per_unit > 0))' '.strategies | map({name, rate})'
+
+# --profile: where a stream's time goes.
+"$SB" tcp-stream --profile --duration 1 --warmup 0.2 --json >"$TMP/p.json" || fail "--profile failed"
+jassert "$TMP/p.json" '.profile.available == false or ((.profile.functions | length) > 5 and (.profile.syscalls.client | length) > 0)'
+echo ok
