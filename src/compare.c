@@ -65,7 +65,7 @@ static void parse_spec(const char *spec, struct side *s)
 		die_usage("compare: an empty configuration");
 	s->wl = workload_find(w[0]);
 	if (!s->wl)
-		die_usage("compare: '%s' does not start with a workload (udp-rr, tcp-rr, tcp-crr)", spec);
+		die_usage("compare: '%s' does not start with a workload (see sockbench list)", spec);
 	run_parse_or_exit(s->wl, n, w, &s->o);
 	s->have_opts = true;
 	snprintf(s->label, sizeof(s->label), "%s", spec);
@@ -234,7 +234,7 @@ static void print_compare(struct side *a, struct side *b, bool paired, struct ve
 		for (int i = 0; i < n; i++) {
 			cJSON *e = cJSON_CreateObject();
 
-			cJSON_AddStringToObject(e, "key", figures[rows[i].f].key);
+			cJSON_AddStringToObject(e, "key", figure_key(rows[i].f, a->wl));
 			cJSON_AddStringToObject(e, "label", figure_label(rows[i].f, a->wl, lab, sizeof(lab)));
 			cJSON_AddNumberToObject(e, "a_median", rows[i].a);
 			cJSON_AddNumberToObject(e, "b_median", rows[i].b);
@@ -584,9 +584,11 @@ static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *se
 		for (int k = 0; k < s->np; k++)
 			fprintf(f, "%s%s", s->p[k].flag + 2, sep);
 		for (int i = 0; i < nk; i++)
-			fprintf(f, "%s%s", keys[i], i + 1 < nk || s->compare ? sep : "");
+			fprintf(f, "%s%s", i ? keys[i] : figure_key(0, s->wl),
+				i + 1 < nk || s->compare ? sep : "");
 		if (s->compare)
-			fprintf(f, "b_rate%sratio%sratio_low%sratio_high", sep, sep, sep);
+			fprintf(f, "b_%s%sratio%sratio_low%sratio_high", figure_key(0, s->wl), sep, sep,
+				sep);
 		fprintf(f, "\n");
 		return;
 	}

@@ -21,6 +21,9 @@ struct figure_def {
 extern const struct figure_def figures[];
 extern const int nfigures;
 
+/* The key of figure f in compare's and sweep's output: the rate is "transactions_per_s" for
+ * the workloads that count transactions (as it always was), "rate" for the others. */
+const char *figure_key(int f, const struct workload *wl);
 /* The label of figure f for a workload ("transactions/s", "megabytes/s"). */
 const char *figure_label(int f, const struct workload *wl, char *buf, size_t len);
 /* Figure f of a result document, or NAN. */

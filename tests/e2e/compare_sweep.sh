@@ -5,15 +5,15 @@ run="--duration 0.6 --warmup 0.2"
 # One outstanding request instead of 100: B must come out slower.
 "$SB" compare "udp-rr $run" "udp-rr --window 1 $run" --runs 3 --json >"$TMP/c.json" || fail "compare failed"
 jassert "$TMP/c.json" '.kind == "compare" and .paired == true and .runs_a == 3 and .runs_b == 3'
-jassert "$TMP/c.json" '(.verdict | startswith("B is slower")) and (.figures[0].key == "rate") and .figures[0].ci_high < 1' '.verdict'
+jassert "$TMP/c.json" '(.verdict | startswith("B is slower")) and (.figures[0].key == "transactions_per_s") and .figures[0].ci_high < 1' '.verdict'
 jassert "$TMP/c.json" '.figures[] | select(.key == "latency_p50_us") | .verdict == "B lower (better)"'
 "$SB" compare "udp-rr $run" "udp-rr --window 1 $run" --runs 2 | grep -q "B is slower" || fail "table has no verdict line"
 
 # Saved results, one a --runs document.
 "$SB" udp-rr $run --json >"$TMP/a.json" || fail "run a"
 "$SB" udp-rr $run --runs 3 --batch 32 --json >"$TMP/b.json" || fail "run b"
-jassert "$TMP/b.json" '.kind == "runs" and .runs == 3 and (.results | length) == 3 and .summary.rate.median > 0'
-jassert "$TMP/b.json" '.summary.rate | (.min <= .median and .median <= .max and .ci_low <= .median and .median <= .ci_high and .stddev >= 0)'
+jassert "$TMP/b.json" '.kind == "runs" and .runs == 3 and (.results | length) == 3 and .summary.transactions_per_s.median > 0'
+jassert "$TMP/b.json" '.summary.transactions_per_s | (.min <= .median and .median <= .max and .ci_low <= .median and .median <= .ci_high and .stddev >= 0)'
 "$SB" compare "$TMP/a.json" "$TMP/b.json" --json >"$TMP/f.json" || fail "compare files failed"
 jassert "$TMP/f.json" '.paired == false and .runs_a == 1 and .runs_b == 3 and (.figures | length) > 5'
 jassert "$TMP/f.json" '.figures[] | select(.key == "server_syscalls") | .ratio < 0.25'
@@ -32,7 +32,7 @@ expect_usage "not one of each" compare "$TMP/a.json" "udp-rr"
 (cd "$TMP" && "$SB" sweep tcp-crr --size 1000,10000 --conns 500,1000 --warmup-conns 50 --runs 2 \
 	--plot out.svg --csv out.csv >sweep.txt) || fail "sweep failed"
 [ "$(wc -l <"$TMP/out.csv")" -eq 5 ] || fail "CSV: $(cat "$TMP/out.csv")"
-head -1 "$TMP/out.csv" | grep -q "^size,conns,rate" || fail "CSV header: $(head -1 "$TMP/out.csv")"
+head -1 "$TMP/out.csv" | grep -q "^size,conns,transactions_per_s" || fail "CSV header: $(head -1 "$TMP/out.csv")"
 awk -F, 'NR > 1 && !($3 > 0) {exit 1}' "$TMP/out.csv" || fail "CSV has a rate of 0: $(cat "$TMP/out.csv")"
 head -1 "$TMP/out.svg" | grep -q "<?xml" && grep -q "</svg>" "$TMP/out.svg" || fail "not an SVG"
 grep -q "conns=500" "$TMP/out.svg" && grep -q "conns=1000" "$TMP/out.svg" || fail "SVG lacks a line per conns"
