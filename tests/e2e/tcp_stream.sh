@@ -4,7 +4,9 @@
 need jq
 
 kernel_agrees() { # file: our figures beside the kernel's over the window
-	jassert "$1" '.kernel_check.counters | (.OutSegs.diff_pct | fabs) < 2 and .RetransSegs.ours == .RetransSegs.kernel' '.kernel_check'
+	# Retransmits are rare on loopback (a tail-loss probe now and then); the server's window
+	# is a control message wider at each end than the kernel's reads, so allow a few.
+	jassert "$1" '.kernel_check.counters | (.OutSegs.diff_pct | fabs) < 2 and ((.RetransSegs.ours - .RetransSegs.kernel) | fabs) <= 0.02 * .RetransSegs.kernel + 3' '.kernel_check'
 	# InOctets adds 52 bytes of headers per packet (0.1% here), and the edges lag a little.
 	jassert "$1" '.kernel_check.counters.InOctets.diff_pct | fabs < 2' '.kernel_check'
 }
