@@ -32,7 +32,7 @@ const struct opt_def opts_tcp_rr[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) F
 const struct opt_def opts_tcp_stream[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) FLOWS_OPT(
 	OPT_DEF_) SIZE_OPT(OPT_DEF_) TCP_STREAM_OPTS(OPT_DEF_) TCP_OPTS(OPT_DEF_){0}};
 const struct opt_def opts_udp_stream[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) SIZE_OPT(
-	OPT_DEF_) UDP_STREAM_OPTS(OPT_DEF_) UDP_RR_OPTS(OPT_DEF_){0}};
+	OPT_DEF_) UDP_STREAM_OPTS(OPT_DEF_) UDP_RR_OPTS(OPT_DEF_) BUF_OPTS(OPT_DEF_){0}};
 const struct opt_def opts_serve[] = {SERVE_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_){0}};
 
 #define OPT_SET_DEFAULT_(t, f, d, s, n, lo, hi, mv, h) opt_default_##t(&o->f, d);

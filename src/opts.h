@@ -67,13 +67,17 @@ struct cJSON;
 	X(INT, busy_poll, 0, 0, "busy-poll", 0, 1000000, "USEC",                                   \
 	  "SO_BUSY_POLL on every socket: spin this long in the driver before sleeping")
 
+#define BUF_OPTS(X)                                                                                \
+	X(INT, rcvbuf, 0, 0, "rcvbuf", 0, 1 << 30, "BYTES", "SO_RCVBUF on every socket (0: the kernel's)") \
+	X(INT, sndbuf, 0, 0, "sndbuf", 0, 1 << 30, "BYTES", "SO_SNDBUF on every socket (0: the kernel's)")
+
 #define TCP_OPTS(X)                                                                                \
-	X(ENUM, recv, "recv", 0, "recv", 0, 0, "recv|read|recvmsg|readv|waitall",                  \
-	  "receive call (waitall: recv with MSG_WAITALL)")                                         \
+	X(ENUM, recv, "recv", 0, "recv", 0, 0, "recv|read|recvmsg|readv|waitall|epoll|uring",      \
+	  "receive call (waitall: recv with MSG_WAITALL; epoll: epoll_wait, then recv; uring: "    \
+	  "io_uring recv, one ring per thread)")                                                   \
 	X(INT, read_size, 0, 0, "read-size", 0, 1 << 30, "BYTES",                                  \
 	  "bytes asked of each receive call (0: one message)")                                     \
-	X(INT, rcvbuf, 0, 0, "rcvbuf", 0, 1 << 30, "BYTES", "SO_RCVBUF on every socket (0: the kernel's)") \
-	X(INT, sndbuf, 0, 0, "sndbuf", 0, 1 << 30, "BYTES", "SO_SNDBUF on every socket (0: the kernel's)") \
+	BUF_OPTS(X)                                                                                \
 	X(BOOL, nodelay, false, 0, "nodelay", 0, 1, "", "TCP_NODELAY on every socket")             \
 	X(BOOL, quickack, false, 0, "quickack", 0, 1, "", "TCP_QUICKACK before each receive")      \
 	X(INT, rcvlowat, 0, 0, "rcvlowat", 0, 1 << 30, "BYTES",                                    \
@@ -104,7 +108,7 @@ struct cJSON;
 	X(INT, response, 1, 'r', "response", 1, 1 << 30, "BYTES", "bytes the server answers each request with")
 
 #define TCP_STREAM_OPTS(X)                                                                         \
-	X(ENUM, send, "send", 0, "send", 0, 0, "send|write|sendmsg|sendfile|splice",               \
+	X(ENUM, send, "send", 0, "send", 0, 0, "send|write|sendmsg|sendfile|splice|uring",         \
 	  "send call; sendfile and splice send from a file in memory (memfd), splice through a "   \
 	  "pipe")                                                                                  \
 	X(BOOL, zerocopy, false, 'Z', "zerocopy", 0, 1, "",                                        \

@@ -4,9 +4,12 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -45,13 +48,78 @@ static ssize_t call_waitall(int fd, void *buf, size_t len)
 	return recv(fd, buf, len, MSG_WAITALL);
 }
 
+/* An event loop's receive: wait in epoll_wait until the socket is readable, then recv()
+ * without blocking. One epoll instance per thread; the socket is added when it changes (the
+ * workloads close theirs with tcp_close, which forgets it). */
+static __thread int tl_epfd = -1, tl_epsock = -1;
+__thread uint64_t tcp_extra_syscalls;
+static pthread_key_t ep_key;
+static pthread_once_t ep_once = PTHREAD_ONCE_INIT;
+
+static void ep_close(void *p)
+{
+	close((int)(intptr_t)p - 1);
+}
+
+static void ep_key_make(void)
+{
+	pthread_key_create(&ep_key, ep_close);
+}
+
+static ssize_t call_epoll(int fd, void *buf, size_t len)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+
+	if (tl_epfd < 0) {
+		if ((tl_epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+			return -1;
+		/* closed when the thread ends (the key holds fd + 1: NULL means none) */
+		pthread_once(&ep_once, ep_key_make);
+		pthread_setspecific(ep_key, (void *)(intptr_t)(tl_epfd + 1));
+	}
+	if (tl_epsock != fd) {
+		tcp_extra_syscalls++;
+		if (epoll_ctl(tl_epfd, EPOLL_CTL_ADD, fd, &ev) < 0 && errno != EEXIST)
+			return -1;
+		tl_epsock = fd;
+	}
+	tcp_extra_syscalls++; /* epoll_wait; the caller counts the recv */
+	int n = epoll_wait(tl_epfd, &ev, 1, (int)(LISTEN_POLL_NS / 1000000));
+
+	if (n <= 0) {
+		if (n == 0)
+			errno = EAGAIN;
+		return -1;
+	}
+	return recv(fd, buf, len, MSG_DONTWAIT);
+}
+
 static const struct {
 	const char *name;
 	recv_fn fn;
 } recv_calls[] = {
 	{"recv", call_recv},	     {"read", call_read},	{"recvmsg", call_recvmsg},
-	{"readv", call_readv},	     {"waitall", call_waitall},
+	{"readv", call_readv},	     {"waitall", call_waitall}, {"epoll", call_epoll},
+	{"uring", tcp_uring_recv},
 };
+
+const char *tcp_recv_not_applicable(const char *name)
+{
+#ifndef HAVE_LIBURING
+	if (!strcmp(name, "uring"))
+		return "io_uring is not built in (liburing was missing at build time)";
+#endif
+	(void)name;
+	return NULL;
+}
+
+void tcp_close(int fd)
+{
+	tcp_uring_forget(fd);
+	if (fd == tl_epsock) /* closing it takes it out of the epoll set */
+		tl_epsock = -1;
+	close(fd);
+}
 
 recv_fn tcp_recv_fn(const char *name)
 {
@@ -141,8 +209,9 @@ int tcp_recv_n(struct tcp_io *io, int fd, char *buf, size_t n)
 			io->syscalls++;
 			setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
 		}
-		io->syscalls++;
 		ssize_t got = io->recv(fd, buf, ask);
+
+		io->syscalls += 1 + tcp_extra_syscalls_take();
 
 		if (got > 0) {
 			io->rx_calls++;

@@ -16,6 +16,27 @@ typedef ssize_t (*recv_fn)(int fd, void *buf, size_t len);
 
 /* The call named by --recv, or NULL. */
 recv_fn tcp_recv_fn(const char *name);
+/* Why a --recv call cannot run in this build, or NULL. */
+const char *tcp_recv_not_applicable(const char *name);
+/* io_uring recv and send of one buffer, a ring per thread (tcp_uring.c); -1 with errno
+ * (EAGAIN after a 50 ms wait, the operation left in flight for the next call). */
+ssize_t tcp_uring_recv(int fd, void *buf, size_t len);
+ssize_t tcp_uring_send(int fd, const void *buf, size_t len);
+/* Cancel this thread's io_uring operations on fd (before closing it). */
+void tcp_uring_forget(int fd);
+/* System calls a receive call made beyond the one its caller counts (epoll_wait and
+ * epoll_ctl before a recv), this thread; taking them resets the count. */
+extern __thread uint64_t tcp_extra_syscalls;
+static inline uint64_t tcp_extra_syscalls_take(void)
+{
+	uint64_t n = tcp_extra_syscalls;
+
+	tcp_extra_syscalls = 0;
+	return n;
+}
+/* Close a data socket: first end this thread's io_uring operations and epoll registration
+ * on it. */
+void tcp_close(int fd);
 /* --rcvbuf, --sndbuf, --nodelay on a socket. 0 or -errno. */
 int tcp_sockopts(int fd, const struct opts *o);
 /* SO_RCVTIMEO and SO_SNDTIMEO. 0 or -errno. */

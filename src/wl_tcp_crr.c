@@ -54,6 +54,11 @@ static int crr_check(struct opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--recv %s is not a known call", o->recv);
 		return -EINVAL;
 	}
+	if (tcp_recv_not_applicable(o->recv)) {
+		snprintf(err, errlen, "--recv %s is not applicable: %s", o->recv,
+			 tcp_recv_not_applicable(o->recv));
+		return -EINVAL;
+	}
 	if (o->src_addrs > 1 && !server_is_loopback(o)) {
 		snprintf(err, errlen, "--src-addrs needs a loopback server (127.0.0.0/8)");
 		return -EINVAL;
@@ -149,7 +154,7 @@ static void crr_close(const struct opts *o, int fd)
 
 		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 	}
-	close(fd);
+	tcp_close(fd);
 }
 
 /* One connection; counted when `measuring`. */
@@ -383,6 +388,8 @@ static const struct strategy crr_strategies[] = {
 	{"abortive close (RST, no TIME_WAIT)", "close", "--close reset"},
 	{"TCP_NODELAY", "nodelay", "--nodelay"},
 	{"recv with MSG_WAITALL", "recv", "--recv waitall"},
+	{"epoll_wait, then recv", "recv", "--recv epoll"},
+	{"io_uring recv", "recv", "--recv uring"},
 	{"64 KB per receive call", "readsize", "--read-size 65536"},
 	{"SO_RCVLOWAT: wake once a message is in", "lowat", "--rcvlowat 10000"},
 	{"TCP_QUICKACK", "quickack", "--quickack"},

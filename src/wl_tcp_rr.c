@@ -34,6 +34,11 @@ static int rr_check(struct opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--recv %s is not a known call", o->recv);
 		return -EINVAL;
 	}
+	if (tcp_recv_not_applicable(o->recv)) {
+		snprintf(err, errlen, "--recv %s is not applicable: %s", o->recv,
+			 tcp_recv_not_applicable(o->recv));
+		return -EINVAL;
+	}
 	if (o->request < 1) {
 		snprintf(err, errlen, "--request 0: tcp-rr needs requests of 1 byte or more");
 		return -EINVAL;
@@ -244,6 +249,8 @@ static const struct strategy rr_strategies[] = {
 	{"TCP_NODELAY", "nodelay", "--nodelay"},
 	{"recv with MSG_WAITALL", "recv", "--recv waitall"},
 	{"read() instead of recv()", "recv", "--recv read"},
+	{"epoll_wait, then recv", "recv", "--recv epoll"},
+	{"io_uring recv", "recv", "--recv uring"},
 	{"TCP_QUICKACK", "quickack", "--quickack"},
 	{"1 MB socket buffers", "bufs", "--rcvbuf 1048576 --sndbuf 1048576"},
 	{0},

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <linux/errqueue.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -58,9 +59,9 @@ static const struct opt_override stream_overrides[] = {
 	{0},
 };
 
-enum send_kind { SEND_SEND, SEND_WRITE, SEND_SENDMSG, SEND_SENDFILE, SEND_SPLICE };
+enum send_kind { SEND_SEND, SEND_WRITE, SEND_SENDMSG, SEND_SENDFILE, SEND_SPLICE, SEND_URING };
 
-static const char *const send_names[] = {"send", "write", "sendmsg", "sendfile", "splice"};
+static const char *const send_names[] = {"send", "write", "sendmsg", "sendfile", "splice", "uring"};
 
 static int send_kind(const char *name)
 {
@@ -78,6 +79,11 @@ static int stream_check(struct opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--recv %s is not a known call", o->recv);
 		return -EINVAL;
 	}
+	if (tcp_recv_not_applicable(o->recv)) {
+		snprintf(err, errlen, "--recv %s is not applicable: %s", o->recv,
+			 tcp_recv_not_applicable(o->recv));
+		return -EINVAL;
+	}
 	if (k < 0) {
 		snprintf(err, errlen, "--send %s is not a known call", o->send);
 		return -EINVAL;
@@ -87,6 +93,13 @@ static int stream_check(struct opts *o, char *err, size_t errlen)
 			 "flag of send and sendmsg (sendfile and splice do not copy anyway)", o->send);
 		return -EINVAL;
 	}
+#ifndef HAVE_LIBURING
+	if (k == SEND_URING) {
+		snprintf(err, errlen, "--send uring is not applicable: io_uring is not built in "
+			 "(liburing was missing at build time)");
+		return -EINVAL;
+	}
+#endif
 	if (o->reverse && o->bidir) {
 		snprintf(err, errlen, "--reverse and --bidir together: choose one (--bidir already "
 			 "sends both ways)");
@@ -277,6 +290,9 @@ static ssize_t send_once(struct stream_conn *k)
 	case SEND_SENDFILE:
 		w = sendfile(k->fd, k->memfd, &off, k->size);
 		break;
+	case SEND_URING:
+		w = tcp_uring_send(k->fd, k->buf, k->size);
+		break;
 	case SEND_SPLICE: {
 		loff_t fo = 0;
 		ssize_t in = splice(k->memfd, &fo, k->pipe[1], NULL, k->size, SPLICE_F_MOVE);
@@ -397,8 +413,15 @@ static void run_receiver(struct stream_conn *k)
 	uint64_t since = 0;
 
 	while ((ph = follow(k)) != PH_STOP) {
-		k->syscalls++;
+		if (k->o->quickack) {
+			int one = 1;
+
+			k->syscalls++;
+			setsockopt(k->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+		}
 		ssize_t got = k->recv(k->fd, k->buf, k->chunk);
+
+		k->syscalls += 1 + tcp_extra_syscalls_take();
 
 		if (got > 0) {
 			since = 0;
@@ -608,6 +631,8 @@ static const struct strategy stream_strategies[] = {
 	{"1 MB writes", "size", "--size 1048576"},
 	{"SO_RCVLOWAT 64 KB", "lowat", "--rcvlowat 65536"},
 	{"recv with MSG_WAITALL", "recv", "--recv waitall"},
+	{"epoll_wait, then recv", "recv", "--recv epoll"},
+	{"io_uring recv and send", "recv", "--recv uring --send uring"},
 	{"TCP_NODELAY", "nodelay", "--nodelay"},
 	{0},
 };

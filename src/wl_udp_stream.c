@@ -48,6 +48,12 @@ static const struct opt_override stream_overrides[] = {
 	{.field = "clients", .def = "1", .help = NULL},
 	{.field = "size", .def = "1472", .help = "bytes per datagram (1472: a full 1500-byte frame)",
 	 .min = HDR_LEN, .max = MAX_UDP},
+	{.field = "rcvbuf", .def = "0", .help = "the receiver's SO_RCVBUF (SO_RCVBUFFORCE when allowed, "
+					      "past net.core.rmem_max; 0: the kernel's)"},
+	{.field = "sndbuf", .def = "0", .help = "the senders' SO_SNDBUF (SO_SNDBUFFORCE when allowed; "
+					      "0: the kernel's)"},
+	{.field = "timeout", .def = "200", .help = "not used here: nothing waits for an answer "
+						    "(loss is counted from sequence numbers)"},
 	{.field = "peers", .def = "0", .help = "sending sockets in all, spread over the clients, each a flow "
 				   "(0: one per client)"},
 	{0},
@@ -104,11 +110,11 @@ static void stream_describe(const struct opts *o, char *buf, size_t len)
 		snprintf(rate, sizeof(rate), "%ld packets/s", o->rate);
 	snprintf(buf, len,
 		 "%ld client%s, %ld flow%s, %ld-byte datagrams at %s, io %s, batch %ld, gso %ld, "
-		 "gro %s, %s, %ld server thread%s",
+		 "gro %s, %s, %ld server thread%s%s",
 		 o->clients, o->clients > 1 ? "s" : "", o->peers, o->peers > 1 ? "s" : "", o->size,
 		 rate, io_find(o)->name, o->batch, o->gso, o->gro ? "on" : "off",
 		 o->connected ? "connected" : "unconnected", o->server_threads,
-		 o->server_threads > 1 ? "s" : "");
+		 o->server_threads > 1 ? "s" : "", o->rcvbuf ? ", receive buffer set" : "");
 }
 
 /* Packets the server received in its window. */
@@ -175,6 +181,16 @@ static void stream_headline(const struct result *r, FILE *f, cJSON *j)
 		cJSON_AddNumberToObject(cpu, "client_per_sent", round(cpu_tx * 1e4) / 1e4);
 		cJSON_AddNumberToObject(cpu, "server_per_received", round(cpu_rx * 1e4) / 1e4);
 	}
+}
+
+/* A socket buffer of that size, past the sysctl's cap where we may (root). 0 or -errno. */
+static int set_buf(int fd, int force, int plain, long bytes)
+{
+	int v = (int)bytes;
+
+	if (!bytes || setsockopt(fd, SOL_SOCKET, force, &v, sizeof(v)) == 0)
+		return 0;
+	return setsockopt(fd, SOL_SOCKET, plain, &v, sizeof(v)) < 0 ? -errno : 0;
 }
 
 /* ---- the header ---- */
@@ -320,7 +336,8 @@ static int sender_open(struct sender *x, struct client_ctx *c)
 		x->io.fds[k] = fd;
 		if (bind(fd, (struct sockaddr *)&any, c->server_len) < 0 ||
 		    (o->connected && connect(fd, (struct sockaddr *)&c->server, c->server_len) < 0) ||
-		    (o->gso && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg)) < 0)) {
+		    (o->gso && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg)) < 0) ||
+		    set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, o->sndbuf)) {
 			snprintf(c->rep->msg, sizeof(c->rep->msg), "client socket: %s", strerror(errno));
 			return -errno;
 		}
@@ -542,6 +559,10 @@ static int stream_server_open(struct server_ctx *s, char *err, size_t errlen)
 		}
 		t->flows = xcalloc(t->nflows, sizeof(*t->flows));
 		x->n++;
+		if (set_buf(t->fd, SO_RCVBUFFORCE, SO_RCVBUF, s->o->rcvbuf)) {
+			snprintf(err, errlen, "SO_RCVBUF %ld: %s", s->o->rcvbuf, strerror(errno));
+			return -errno;
+		}
 		if (s->o->gro && setsockopt(t->fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0) {
 			snprintf(err, errlen, "UDP_GRO: %s (the server's kernel needs 5.0 or later)",
 				 strerror(errno));
@@ -595,6 +616,7 @@ static const struct strategy stream_strategies[] = {
 	{"no UDP checksums", "csum", "--no-check"},
 	{"2 server threads (SO_REUSEPORT), 2 flows", "threads", "--server-threads 2 --peers 2"},
 	{"block in recvmsg", "wait", "--wait block"},
+	{"4 MB receive buffer", "bufs", "--rcvbuf 4194304"},
 	{0},
 };
 

@@ -16,3 +16,14 @@ ours=$(jq '.sides.client.syscalls + .sides.server.syscalls' "$TMP/r.json")
 surplus=$((theirs - ours))
 [ $surplus -ge 0 ] && [ $surplus -le 100 ] || fail "strace counted $theirs of those calls, we $ours"
 echo "ok: ours $ours, strace $theirs (setup and control: $surplus)"
+
+# The event-loop receive (--recv epoll): epoll_wait and epoll_ctl are counted too.
+strace -f -qq -c -o "$TMP/st.txt" "$SB" tcp-crr --recv epoll --conns 500 --warmup-conns 0 --json >"$TMP/e.json" 2>/dev/null \
+	|| fail "tcp-crr --recv epoll under strace failed"
+theirs=$(($(count socket) + $(count connect) + $(count recvfrom) + $(count sendto) + $(count setsockopt) \
+	+ $(count accept4) + $(count close) + $(count epoll_wait) + $(count epoll_ctl)))
+ours=$(jq '.sides.client.syscalls + .sides.server.syscalls' "$TMP/e.json")
+[ "$(count epoll_wait)" -ge 1000 ] || fail "strace saw $(count epoll_wait) epoll_wait for 500 connections"
+surplus=$((theirs - ours))
+[ $surplus -ge 0 ] && [ $surplus -le 100 ] || fail "--recv epoll: strace counted $theirs, we $ours"
+echo "ok: --recv epoll: ours $ours, strace $theirs"

@@ -19,14 +19,16 @@ jassert "$TMP/a.json" '.loss == .kernel_check.counters.RcvbufErrors.ours and .pa
 jassert "$TMP/a.json" '(.loss_pct - 100 * .loss / (.loss + .packets_received) | fabs) < 0.001'
 jassert "$TMP/a.json" '.cpu_us_per_packet | .client_per_sent > 0 and .server_per_received > 0'
 
-# Paced: 10,000 a second, two clients of two flows each, nothing lost.
-"$SB" udp-stream --rate 10000 --clients 2 --peers 4 --duration 2 --warmup 0.3 --json >"$TMP/r.json" || fail "--rate failed"
+# Paced: 10,000 a second, two clients of two flows each, nothing lost. The default receive
+# buffer (208 KB) holds ~90 full-size datagrams, 9 ms at this rate, and this shared VM
+# sometimes leaves a thread off its CPU that long: a 2 MB buffer rides it out.
+"$SB" udp-stream --rate 10000 --rcvbuf 2097152 --clients 2 --peers 4 --duration 2 --warmup 0.3 --json >"$TMP/r.json" || fail "--rate failed"
 jassert "$TMP/r.json" '.partial == false and (.packets_per_s - 10000 | fabs) <= 200 and (.packets_sent_per_s - 10000 | fabs) <= 200' '{packets_per_s, packets_sent_per_s}'
 jassert "$TMP/r.json" '.loss == 0 and .duplicates == 0 and .kernel_check.counters.RcvbufErrors.kernel == 0' '{loss, duplicates, k: .kernel_check}'
 agrees "$TMP/r.json" InDatagrams 2
 
 # GSO: 8 datagrams per send; the kernel counts a send once. GRO: one read takes many.
-"$SB" udp-stream --gso 8 --rate 40000 --duration 1 --warmup 0.3 --json >"$TMP/g.json" || fail "--gso failed"
+"$SB" udp-stream --gso 8 --rate 40000 --rcvbuf 4194304 --duration 1 --warmup 0.3 --json >"$TMP/g.json" || fail "--gso failed"
 jassert "$TMP/g.json" '.loss == 0 and (.packets_per_s - 40000 | fabs) <= 800 and .sides.client.syscalls_per_unit < 0.5' '{packets_per_s, loss, s: .sides.client.syscalls_per_unit}'
 agrees "$TMP/g.json" OutDatagrams 2
 agrees "$TMP/g.json" InDatagrams 2
