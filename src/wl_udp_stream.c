@@ -24,6 +24,7 @@
 
 #include "io.h"
 #include "out.h"
+#include "seq.h"
 #include "udp.h"
 #include "util.h"
 #include "workload.h"
@@ -42,7 +43,6 @@
 #define RX_BURST 64
 #define SERVER_WAIT_MS 50
 #define MAX_SERVER_THREADS 64
-#define SEEN_BITS 1024 /* per flow: which of the last 1024 sequence numbers came */
 
 static const struct opt_override stream_overrides[] = {
 	{.field = "clients", .def = "1", .help = NULL},
@@ -386,19 +386,12 @@ static int stream_client(struct client_ctx *c)
 
 /* ---- server: receives ---- */
 
-struct flow {
-	uint64_t lo, hi; /* lowest and highest sequence number seen in the window */
-	uint64_t got;	 /* distinct ones seen in the window */
-	uint64_t seen[SEEN_BITS / 64];
-	bool any;
-};
-
 struct rx_thread {
 	struct server_ctx *s;
 	int index, fd;
 	pthread_t tid;
 	struct side_counters c;
-	struct flow *flows;
+	struct seq_flow *flows;
 	uint32_t nflows;
 };
 
@@ -406,44 +399,6 @@ struct stream_server {
 	int n;
 	struct rx_thread t[MAX_SERVER_THREADS];
 };
-
-/* One datagram of a flow, seen while measuring. */
-static void account(struct rx_thread *t, struct flow *f, uint64_t seq)
-{
-	uint64_t bit = 1ULL << (seq % 64), *w = &f->seen[seq % SEEN_BITS / 64];
-
-	if (!f->any) {
-		f->any = true;
-		f->lo = f->hi = seq;
-		f->got = 1;
-		*w |= bit;
-		return;
-	}
-	if (seq > f->hi) {
-		/* forget what slid out of the last SEEN_BITS */
-		uint64_t gap = seq - f->hi;
-
-		if (gap >= SEEN_BITS)
-			memset(f->seen, 0, sizeof(f->seen));
-		else
-			for (uint64_t q = f->hi + 1; q < seq; q++)
-				f->seen[q % SEEN_BITS / 64] &= ~(1ULL << (q % 64));
-		f->hi = seq;
-		f->seen[seq % SEEN_BITS / 64] &= ~bit;
-		*w |= bit;
-		f->got++;
-		return;
-	}
-	if (f->hi - seq < SEEN_BITS && (*w & bit)) {
-		t->c.dups++;
-		return;
-	}
-	t->c.reordered++;
-	if (f->hi - seq < SEEN_BITS)
-		*w |= bit;
-	f->lo = seq < f->lo ? seq : f->lo;
-	f->got++;
-}
 
 static void take(struct rx_thread *t, const struct io_msg *m, bool measuring)
 {
@@ -465,7 +420,7 @@ static void take(struct rx_thread *t, const struct io_msg *m, bool measuring)
 			continue;
 		t->c.rx_packets++;
 		t->c.rx_bytes += size;
-		account(t, &t->flows[flow], get_tag(p, 8));
+		seq_take(&t->flows[flow], get_tag(p, 8));
 	}
 	t->c.transactions += measuring;
 }
@@ -508,10 +463,9 @@ static void receive_loop(struct rx_thread *t, const struct io_ops *ops, struct i
 	msgs_free(m, burst);
 	/* Loss: what the gaps between the first and last of each flow leave out. */
 	for (uint32_t i = 0; i < t->nflows; i++) {
-		const struct flow *f = &t->flows[i];
-
-		if (f->any && f->hi - f->lo + 1 > f->got)
-			t->c.lost += f->hi - f->lo + 1 - f->got;
+		t->c.lost += seq_lost(&t->flows[i]);
+		t->c.reordered += t->flows[i].reordered;
+		t->c.dups += t->flows[i].dups;
 	}
 }
 

@@ -1,0 +1,54 @@
+/* seq.c: see seq.h. */
+#include "seq.h"
+
+#include <string.h>
+
+static uint64_t *word(struct seq_flow *f, uint64_t seq)
+{
+	return &f->seen[seq % SEQ_SEEN_BITS / 64];
+}
+
+void seq_take(struct seq_flow *f, uint64_t seq)
+{
+	uint64_t bit = 1ULL << (seq % 64);
+
+	if (!f->any) {
+		f->any = true;
+		f->lo = f->hi = seq;
+		f->got = 1;
+		*word(f, seq) |= bit;
+		return;
+	}
+	if (seq > f->hi) {
+		/* The window of remembered numbers slides: forget those it leaves behind. */
+		if (seq - f->hi >= SEQ_SEEN_BITS)
+			memset(f->seen, 0, sizeof(f->seen));
+		else
+			for (uint64_t q = f->hi + 1; q <= seq; q++)
+				*word(f, q) &= ~(1ULL << (q % 64));
+		f->hi = seq;
+		*word(f, seq) |= bit;
+		f->got++;
+		return;
+	}
+	bool remembered = f->hi - seq < SEQ_SEEN_BITS;
+
+	if (remembered && (*word(f, seq) & bit)) {
+		f->dups++;
+		return;
+	}
+	/* Older than what is remembered: counted as a late arrival, not a duplicate. */
+	f->reordered++;
+	if (remembered)
+		*word(f, seq) |= bit;
+	if (seq < f->lo)
+		f->lo = seq;
+	f->got++;
+}
+
+uint64_t seq_lost(const struct seq_flow *f)
+{
+	uint64_t span = f->any ? f->hi - f->lo + 1 : 0;
+
+	return span > f->got ? span - f->got : 0;
+}

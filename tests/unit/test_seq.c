@@ -1,0 +1,132 @@
+/* Sequence accounting of udp-stream's receiver: loss, reordering and duplicates, against a
+ * brute-force model of random arrivals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "seq.h"
+
+static void test_in_order(void **state)
+{
+	struct seq_flow f = {0};
+
+	(void)state;
+	for (uint64_t s = 100; s < 5100; s++)
+		seq_take(&f, s);
+	assert_int_equal(f.got, 5000);
+	assert_int_equal(seq_lost(&f), 0);
+	assert_int_equal(f.reordered, 0);
+	assert_int_equal(f.dups, 0);
+}
+
+static void test_gaps(void **state)
+{
+	struct seq_flow f = {0};
+
+	(void)state;
+	/* every 10th missing, and a jump of 5000 (past what is remembered) */
+	for (uint64_t s = 0; s < 1000; s++)
+		if (s % 10 != 3)
+			seq_take(&f, s);
+	seq_take(&f, 6000);
+	assert_int_equal(f.got, 901);
+	assert_int_equal(seq_lost(&f), 100 + 5000);
+	assert_int_equal(f.reordered, 0);
+}
+
+static void test_reorder_and_dups(void **state)
+{
+	struct seq_flow f = {0};
+
+	(void)state;
+	seq_take(&f, 1);
+	seq_take(&f, 3);
+	seq_take(&f, 2); /* late: fills the gap */
+	seq_take(&f, 3); /* twice */
+	seq_take(&f, 0); /* before the first: lowers the start */
+	assert_int_equal(f.got, 4);
+	assert_int_equal(seq_lost(&f), 0);
+	assert_int_equal(f.reordered, 2);
+	assert_int_equal(f.dups, 1);
+	/* a number far behind what is remembered counts as late, not as a duplicate */
+	for (uint64_t s = 4; s < 3000; s++)
+		seq_take(&f, s);
+	seq_take(&f, 5);
+	assert_int_equal(f.dups, 1);
+	assert_int_equal(f.reordered, 3);
+}
+
+/* Random arrivals within a small displacement: our counts equal a model's. */
+static void test_random_against_model(void **state)
+{
+	enum { N = 20000, SHIFT = 40 };
+	uint64_t *order = malloc(N * 2 * sizeof(*order));
+	unsigned char *seen = calloc(N, 1);
+	size_t n = 0;
+	uint64_t dups = 0, got = 0, lo = UINT64_MAX, hi = 0;
+	struct seq_flow f = {0};
+
+	(void)state;
+	srand(7);
+	for (uint64_t s = 0; s < N; s++) {
+		if (rand() % 50 == 0)
+			continue; /* lost */
+		order[n++] = s;
+		if (rand() % 200 == 0)
+			order[n++] = s; /* duplicated */
+	}
+	for (size_t i = 0; i + 1 < n; i++) { /* local reordering */
+		size_t j = i + (size_t)(rand() % SHIFT);
+
+		if (j < n && rand() % 4 == 0) {
+			uint64_t t = order[i];
+
+			order[i] = order[j];
+			order[j] = t;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s = order[i];
+
+		seq_take(&f, s);
+		if (seen[s]) {
+			dups++;
+			continue;
+		}
+		seen[s] = 1;
+		got++;
+		lo = s < lo ? s : lo;
+		hi = s > hi ? s : hi;
+	}
+	assert_int_equal(f.got, got);
+	assert_int_equal(f.dups, dups);
+	assert_int_equal(seq_lost(&f), hi - lo + 1 - got);
+	assert_true(f.reordered > 0);
+	free(order);
+	free(seen);
+}
+
+static void test_empty(void **state)
+{
+	struct seq_flow f = {0};
+
+	(void)state;
+	assert_int_equal(seq_lost(&f), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_in_order),
+		cmocka_unit_test(test_gaps),
+		cmocka_unit_test(test_reorder_and_dups),
+		cmocka_unit_test(test_random_against_model),
+		cmocka_unit_test(test_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
