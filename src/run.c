@@ -658,6 +658,40 @@ const struct workload *workload_or_exit(const char *cmd, const char *name)
 	return wl;
 }
 
+static bool has_flag(const struct opt_def *defs, const char *name, size_t len)
+{
+	for (; defs->name; defs++)
+		if (strlen(defs->name) == len && !strncmp(defs->name, name, len))
+			return true;
+	return false;
+}
+
+/* A flag this workload lacks but others have is a strategy that does not apply here: say
+ * so, and where it does. */
+static void other_workloads_flag(const struct workload *wl, int argc, char **argv, char *err,
+				 size_t errlen)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strncmp(a, "--", 2) || !a[2])
+			continue;
+		size_t len = strcspn(a + 2, "=");
+		char where[160] = "";
+
+		if (has_flag(wl->opts, a + 2, len))
+			continue;
+		for (int k = 0; workloads[k]; k++)
+			if (workloads[k] != wl && has_flag(workloads[k]->opts, a + 2, len))
+				snprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%s",
+					 where[0] ? ", " : "", workloads[k]->name);
+		if (where[0])
+			snprintf(err, errlen, "--%.*s is not applicable to %s: it is a flag of %s (see "
+				 "the README's strategy table)", (int)len, a + 2, wl->name, where);
+		return;
+	}
+}
+
 void run_parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o)
 {
 	char err[256];
@@ -669,6 +703,8 @@ void run_parse_or_exit(const struct workload *wl, int argc, char **argv, struct 
 		opts_usage(wl->opts, wl->overrides, wl->name, wl->summary, stdout);
 		exit(0);
 	}
+	if (ret && strstr(err, "unknown option"))
+		other_workloads_flag(wl, argc, argv, err, sizeof(err));
 	if (ret || wl->check(o, err, sizeof(err)))
 		die_usage("%s: %s", wl->name, err);
 }

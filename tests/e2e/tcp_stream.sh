@@ -48,4 +48,5 @@ expect_usage "not applicable" tcp-stream --zerocopy --send sendfile
 expect_usage "choose one" tcp-stream --reverse --bidir
 expect_usage "--send" tcp-stream --send carrier-pigeon
 expect_usage "--size" tcp-stream --size 0
+expect_usage "a flag of tcp-stream" tcp-rr --zerocopy
 echo ok

@@ -12,9 +12,10 @@ agrees() { # file, counter, tolerance in %: ours beside the kernel's
 jassert "$TMP/a.json" '.partial == false and .errors == 0 and .packets_per_s > 1000 and .unit == "packet" and .rate == .packets_per_s'
 agrees "$TMP/a.json" InDatagrams 2
 agrees "$TMP/a.json" OutDatagrams 2
-# Full speed overflows the receiver's buffer: every gap we count is a drop the kernel counted
-# (give or take the window's edges).
-jassert "$TMP/a.json" '.kernel_check.counters.RcvbufErrors | ((.ours - .kernel) | fabs) <= 0.02 * .kernel + 10' '.kernel_check'
+# Full speed overflows the receiver's buffer: every gap we count is a drop the kernel counted,
+# give or take the window's edges (the server's window is a control message wider at each
+# end than the kernel's reads, and drops come in bursts).
+jassert "$TMP/a.json" '.kernel_check.counters.RcvbufErrors | ((.ours - .kernel) | fabs) <= 0.1 * .kernel + 20' '.kernel_check'
 jassert "$TMP/a.json" '.loss == .kernel_check.counters.RcvbufErrors.ours and .packets_received == .sides.server.packets_received'
 jassert "$TMP/a.json" '(.loss_pct - 100 * .loss / (.loss + .packets_received) | fabs) < 0.001'
 jassert "$TMP/a.json" '.cpu_us_per_packet | .client_per_sent > 0 and .server_per_received > 0'
@@ -50,4 +51,7 @@ expect_usage "--size" udp-stream --size 8
 expect_usage "not applicable" udp-stream --gso 64 --size 1472
 expect_usage "not applicable" udp-stream --io msg --batch 4
 expect_usage "--rate" udp-stream --rate -5
+# A flag of another workload: not applicable here, and where it is.
+expect_usage "a flag of udp-stream" udp-rr --gso 4
+expect_usage "not applicable" udp-stream --window 5
 echo ok
