@@ -111,3 +111,112 @@ int bind_server_socket(struct server_ctx *s, int fd, int port, char *err, size_t
 	return 0;
 }
 
+
+int udp_server_open(struct server_ctx *s,
+		    int (*prepare)(struct udp_srv_thread *t, char *err, size_t errlen), char *err,
+		    size_t errlen)
+{
+	struct udp_server *x = xcalloc(1, sizeof(*x));
+	int port = (int)s->o->port, ret;
+
+	s->priv = x;
+	for (int i = 0; i < s->o->server_threads && i < UDP_MAX_SERVER_THREADS; i++) {
+		struct udp_srv_thread *t = &x->t[x->n];
+		struct sockaddr_storage a;
+		socklen_t alen = sizeof(a);
+
+		*t = (struct udp_srv_thread){.s = s, .index = i,
+					     .fd = udp_socket(s->local.ss_family, s->o)};
+		if (t->fd < 0) {
+			snprintf(err, errlen, "server socket: %s", strerror(-t->fd));
+			return t->fd;
+		}
+		x->n++;
+		if ((prepare && (ret = prepare(t, err, errlen))) ||
+		    (ret = bind_server_socket(s, t->fd, port, err, errlen)))
+			return ret;
+		getsockname(t->fd, (struct sockaddr *)&a, &alen);
+		port = ntohs(((struct sockaddr_in *)&a)->sin_port); /* the next ones share it */
+	}
+	s->port = port;
+	return 0;
+}
+
+struct run_arg {
+	struct udp_srv_thread *t;
+	size_t cap;
+	int batch, depth;
+	void (*serve)(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io);
+};
+
+static void *server_thread(void *arg)
+{
+	struct run_arg *a = arg;
+	struct udp_srv_thread *t = a->t;
+	const struct opts *o = t->s->o;
+	const struct io_ops *ops = io_find(o);
+	struct io_ctx io = {.o = o, .nsock = 1, .fds = &t->fd, .wait = io_wait_of(o, true),
+			    .batch = a->batch, .depth = a->depth, .cap = a->cap};
+	char err[200];
+
+	if (o->pin) {
+		int cpu = pin_self(t->index, true);
+
+		if (cpu >= 0)
+			setsockopt(t->fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, sizeof(cpu));
+	}
+	if (ops->open(&io, err, sizeof(err)) == 0)
+		a->serve(t, ops, &io);
+	else
+		count_err(&t->c, ERR_RECV, true);
+	ops->close(&io);
+	return NULL;
+}
+
+void udp_server_run(struct server_ctx *s, size_t cap, int batch, int depth,
+		    void (*serve)(struct udp_srv_thread *t, const struct io_ops *ops,
+				  struct io_ctx *io))
+{
+	struct udp_server *x = s->priv;
+	struct run_arg a[UDP_MAX_SERVER_THREADS];
+	int started = 0;
+
+	for (; started < x->n; started++) {
+		a[started] = (struct run_arg){.t = &x->t[started], .cap = cap, .batch = batch,
+					      .depth = depth, .serve = serve};
+		if (pthread_create(&x->t[started].tid, NULL, server_thread, &a[started]))
+			break;
+	}
+	for (int i = 0; i < started; i++) {
+		pthread_join(x->t[i].tid, NULL);
+		side_counters_add(&s->c, &x->t[i].c);
+	}
+}
+
+void udp_server_close(struct server_ctx *s)
+{
+	struct udp_server *x = s->priv;
+
+	if (!x)
+		return;
+	for (int i = 0; i < x->n; i++) {
+		if (x->t[i].fd >= 0)
+			close(x->t[i].fd);
+		free(x->t[i].priv);
+	}
+	free(x);
+	s->priv = NULL;
+}
+
+int udp_server_phase(struct udp_srv_thread *t, const struct io_ctx *io)
+{
+	int ph = atomic_load_explicit(&t->s->phase, memory_order_acquire);
+	bool measuring = ph == PH_MEASURE;
+
+	if (measuring && !t->was_measuring)
+		t->sys_base = io->syscalls;
+	t->was_measuring = measuring;
+	if (measuring)
+		t->c.syscalls = io->syscalls - t->sys_base;
+	return ph;
+}

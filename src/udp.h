@@ -3,6 +3,7 @@
 #ifndef SB_UDP_H
 #define SB_UDP_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,5 +25,41 @@ void msgs_free(struct io_msg *m, int n);
 /* A tag in the first min(size, 8) bytes of a payload, little-endian. */
 void put_tag(uint8_t *buf, size_t size, uint64_t tag);
 uint64_t get_tag(const uint8_t *buf, size_t size);
+
+/* The server side of the UDP workloads: a thread per socket, all on the agent's port
+ * (SO_REUSEPORT with --server-threads > 1; the kernel spreads the peers over them). */
+#define UDP_MAX_SERVER_THREADS 64
+
+struct udp_srv_thread {
+	struct server_ctx *s;
+	int index, fd;
+	pthread_t tid;
+	struct side_counters c;
+	void *priv; /* the workload's, freed by udp_server_close */
+	uint64_t sys_base; /* the back end's syscall count when the window opened */
+	bool was_measuring;
+};
+
+struct udp_server {
+	int n;
+	struct udp_srv_thread t[UDP_MAX_SERVER_THREADS];
+};
+
+/* Open and bind --server-threads sockets into s->priv; prepare (may be NULL) sets a socket's
+ * options before its bind. 0 or -errno with err. */
+int udp_server_open(struct server_ctx *s,
+		    int (*prepare)(struct udp_srv_thread *t, char *err, size_t errlen), char *err,
+		    size_t errlen);
+/* Run serve in a thread per socket, each pinned with --pin and with its own io back end for
+ * datagrams up to cap bytes, batch per call, depth sends in flight; then add up their
+ * counters into s->c. */
+void udp_server_run(struct server_ctx *s, size_t cap, int batch, int depth,
+		    void (*serve)(struct udp_srv_thread *t, const struct io_ops *ops,
+				  struct io_ctx *io));
+/* Close the sockets and free s->priv (and each thread's priv). */
+void udp_server_close(struct server_ctx *s);
+/* In a serve loop: the phase now, keeping t->c.syscalls at the back end's count over the
+ * window. */
+int udp_server_phase(struct udp_srv_thread *t, const struct io_ctx *io);
 
 #endif

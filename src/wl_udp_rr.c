@@ -29,7 +29,6 @@
 #define RX_BURST 64	  /* answers taken per call when not batching */
 #define POLL_MAX_MS 10	  /* so a phase change is seen within this even when idle */
 #define SERVER_WAIT_MS 50 /* the server looks at the phase at least this often */
-#define MAX_SERVER_THREADS 64
 
 /* ---- options ---- */
 
@@ -374,67 +373,23 @@ static int udp_rr_client(struct client_ctx *c)
 
 /* ---- server ---- */
 
-/* One thread per socket; with --server-threads > 1 the sockets share the port (SO_REUSEPORT)
- * and the kernel spreads the peers over them. */
-struct srv_thread {
-	struct server_ctx *s;
-	int index;
-	int fd;
-	pthread_t tid;
-	struct side_counters c;
-};
-
-struct udp_server {
-	int n;
-	struct srv_thread t[MAX_SERVER_THREADS];
-};
-
 static int udp_rr_server_open(struct server_ctx *s, char *err, size_t errlen)
 {
-	struct udp_server *x = xcalloc(1, sizeof(*x));
-	int port = (int)s->o->port, ret;
-
-	s->priv = x;
-	for (int i = 0; i < s->o->server_threads; i++) {
-		struct srv_thread *t = &x->t[x->n];
-		struct sockaddr_storage a;
-		socklen_t alen = sizeof(a);
-
-		*t = (struct srv_thread){.s = s, .index = i, .fd = udp_socket(s->local.ss_family, s->o)};
-		if (t->fd < 0) {
-			snprintf(err, errlen, "server socket: %s", strerror(-t->fd));
-			return t->fd;
-		}
-		x->n++;
-		if ((ret = bind_server_socket(s, t->fd, port, err, errlen)))
-			return ret;
-		getsockname(t->fd, (struct sockaddr *)&a, &alen);
-		port = ntohs(((struct sockaddr_in *)&a)->sin_port); /* the next ones share it */
-	}
-	s->port = port;
-	return 0;
+	return udp_server_open(s, NULL, err, errlen);
 }
 
-static void serve_batches(struct srv_thread *t, const struct io_ops *ops, struct io_ctx *io)
+static void serve_batches(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io)
 {
 	struct server_ctx *s = t->s;
 	int batch = (int)(s->o->batch > 1 ? s->o->batch : 1);
 	struct io_msg *m = msgs_alloc(batch, (size_t)s->o->size);
-	uint64_t base = 0;
-	bool was = false;
 
 	for (;;) {
-		int ph = atomic_load_explicit(&s->phase, memory_order_acquire);
+		int ph = udp_server_phase(t, io);
 
 		if (ph == PH_STOP)
 			break;
 		bool measuring = ph == PH_MEASURE;
-
-		if (measuring && !was)
-			base = io->syscalls;
-		was = measuring;
-		if (measuring)
-			t->c.syscalls = io->syscalls - base;
 		int n = ops->recv(io, m, batch);
 
 		if (n <= 0) {
@@ -481,53 +436,11 @@ static void serve_batches(struct srv_thread *t, const struct io_ops *ops, struct
 	msgs_free(m, batch);
 }
 
-static void *server_thread(void *arg)
-{
-	struct srv_thread *t = arg;
-	const struct opts *o = t->s->o;
-	const struct io_ops *ops = io_find(o);
-	struct io_ctx io = {.o = o, .nsock = 1, .fds = &t->fd, .wait = io_wait_of(o, true),
-			    .batch = (int)o->batch, .depth = 4 * (int)o->batch, .cap = (size_t)o->size};
-	char err[200];
-
-	if (o->pin) {
-		int cpu = pin_self(t->index, true);
-
-		if (cpu >= 0)
-			setsockopt(t->fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, sizeof(cpu));
-	}
-	if (ops->open(&io, err, sizeof(err)) == 0)
-		serve_batches(t, ops, &io);
-	else
-		count_err(&t->c, ERR_RECV, true);
-	ops->close(&io);
-	return NULL;
-}
-
 static void udp_rr_server_loop(struct server_ctx *s)
 {
-	struct udp_server *x = s->priv;
-	int started = 0;
+	const struct opts *o = s->o;
 
-	while (started < x->n && !pthread_create(&x->t[started].tid, NULL, server_thread, &x->t[started]))
-		started++;
-	for (int i = 0; i < started; i++) {
-		pthread_join(x->t[i].tid, NULL);
-		side_counters_add(&s->c, &x->t[i].c);
-	}
-}
-
-static void udp_rr_server_close(struct server_ctx *s)
-{
-	struct udp_server *x = s->priv;
-
-	if (!x)
-		return;
-	for (int i = 0; i < x->n; i++)
-		if (x->t[i].fd >= 0)
-			close(x->t[i].fd);
-	free(x);
-	s->priv = NULL;
+	udp_server_run(s, (size_t)o->size, (int)o->batch, 4 * (int)o->batch, serve_batches);
 }
 
 /* The report's own ideas and today's: batching syscalls, a cached route, io_uring, other ways
@@ -564,7 +477,7 @@ const struct workload wl_udp_rr = {
 	.kernel_pairs = udp_rr_kernel_pairs,
 	.server_open = udp_rr_server_open,
 	.server_loop = udp_rr_server_loop,
-	.server_close = udp_rr_server_close,
+	.server_close = udp_server_close,
 	.client = udp_rr_client,
 	.strategies = udp_rr_strategies,
 };

@@ -42,7 +42,6 @@
 #define GRO_CAP 65536	      /* room for a coalesced read */
 #define RX_BURST 64
 #define SERVER_WAIT_MS 50
-#define MAX_SERVER_THREADS 64
 
 static const struct opt_override stream_overrides[] = {
 	{.field = "clients", .def = "1", .help = NULL},
@@ -386,21 +385,7 @@ static int stream_client(struct client_ctx *c)
 
 /* ---- server: receives ---- */
 
-struct rx_thread {
-	struct server_ctx *s;
-	int index, fd;
-	pthread_t tid;
-	struct side_counters c;
-	struct seq_flow *flows;
-	uint32_t nflows;
-};
-
-struct stream_server {
-	int n;
-	struct rx_thread t[MAX_SERVER_THREADS];
-};
-
-static void take(struct rx_thread *t, const struct io_msg *m, bool measuring)
+static void take(struct udp_srv_thread *t, const struct io_msg *m, bool measuring)
 {
 	size_t size = (size_t)t->s->o->size;
 
@@ -412,7 +397,7 @@ static void take(struct rx_thread *t, const struct io_msg *m, bool measuring)
 		const uint8_t *p = (const uint8_t *)m->buf + off;
 		uint32_t flow = (uint32_t)get_tag(p + 8, 4);
 
-		if ((uint32_t)get_tag(p + 12, 4) != HDR_MAGIC || flow >= t->nflows) {
+		if ((uint32_t)get_tag(p + 12, 4) != HDR_MAGIC || flow >= (uint32_t)t->s->o->peers) {
 			count_err(&t->c, ERR_RECV, measuring);
 			continue;
 		}
@@ -420,30 +405,24 @@ static void take(struct rx_thread *t, const struct io_msg *m, bool measuring)
 			continue;
 		t->c.rx_packets++;
 		t->c.rx_bytes += size;
-		seq_take(&t->flows[flow], get_tag(p, 8));
+		seq_take((struct seq_flow *)t->priv + flow, get_tag(p, 8));
 	}
 	t->c.transactions += measuring;
 }
 
-static void receive_loop(struct rx_thread *t, const struct io_ops *ops, struct io_ctx *io, int burst)
+static void receive_loop(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io)
 {
 	struct server_ctx *s = t->s;
+	int burst = io->batch;
 	struct io_msg *m = msgs_alloc(burst, io->cap);
-	uint64_t base = 0;
-	bool was = false;
+	struct seq_flow *flows = t->priv;
 
 	for (;;) {
-		int ph = atomic_load_explicit(&s->phase, memory_order_acquire);
+		int ph = udp_server_phase(t, io);
 
 		if (ph == PH_STOP)
 			break;
 		bool measuring = ph == PH_MEASURE;
-
-		if (measuring && !was)
-			base = io->syscalls;
-		was = measuring;
-		if (measuring)
-			t->c.syscalls = io->syscalls - base;
 		int n = ops->recv(io, m, burst);
 
 		if (n <= 0) {
@@ -462,101 +441,43 @@ static void receive_loop(struct rx_thread *t, const struct io_ops *ops, struct i
 	}
 	msgs_free(m, burst);
 	/* Loss: what the gaps between the first and last of each flow leave out. */
-	for (uint32_t i = 0; i < t->nflows; i++) {
-		t->c.lost += seq_lost(&t->flows[i]);
-		t->c.reordered += t->flows[i].reordered;
-		t->c.dups += t->flows[i].dups;
+	for (long i = 0; i < s->o->peers; i++) {
+		t->c.lost += seq_lost(&flows[i]);
+		t->c.reordered += flows[i].reordered;
+		t->c.dups += flows[i].dups;
 	}
 }
 
-static void *rx_main(void *arg)
+/* Before each server socket's bind: its flows, its buffer, GRO. */
+static int prepare_rx(struct udp_srv_thread *t, char *err, size_t errlen)
 {
-	struct rx_thread *t = arg;
 	const struct opts *o = t->s->o;
-	const struct io_ops *ops = io_find(o);
-	int burst = (int)(o->batch > 1 ? o->batch : RX_BURST);
-	struct io_ctx io = {.o = o, .nsock = 1, .fds = &t->fd, .wait = io_wait_of(o, true),
-			    .batch = burst, .depth = 4,
-			    .cap = o->gro ? GRO_CAP : (size_t)o->size};
-	char err[200];
+	int one = 1;
 
-	if (o->pin) {
-		int cpu = pin_self(t->index, true);
-
-		if (cpu >= 0)
-			setsockopt(t->fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, sizeof(cpu));
+	t->priv = xcalloc((size_t)o->peers, sizeof(struct seq_flow));
+	if (set_buf(t->fd, SO_RCVBUFFORCE, SO_RCVBUF, o->rcvbuf)) {
+		snprintf(err, errlen, "SO_RCVBUF %ld: %s", o->rcvbuf, strerror(errno));
+		return -errno;
 	}
-	if (ops->open(&io, err, sizeof(err)) == 0)
-		receive_loop(t, ops, &io, burst);
-	else
-		count_err(&t->c, ERR_RECV, true);
-	ops->close(&io);
-	return NULL;
+	if (o->gro && setsockopt(t->fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0) {
+		snprintf(err, errlen, "UDP_GRO: %s (the server's kernel needs 5.0 or later)",
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
 }
 
 static int stream_server_open(struct server_ctx *s, char *err, size_t errlen)
 {
-	struct stream_server *x = xcalloc(1, sizeof(*x));
-	int port = (int)s->o->port, ret, one = 1;
-
-	s->priv = x;
-	for (int i = 0; i < s->o->server_threads; i++) {
-		struct rx_thread *t = &x->t[x->n];
-		struct sockaddr_storage a;
-		socklen_t alen = sizeof(a);
-
-		*t = (struct rx_thread){.s = s, .index = i, .fd = udp_socket(s->local.ss_family, s->o),
-					.nflows = (uint32_t)s->o->peers};
-		if (t->fd < 0) {
-			snprintf(err, errlen, "server socket: %s", strerror(-t->fd));
-			return t->fd;
-		}
-		t->flows = xcalloc(t->nflows, sizeof(*t->flows));
-		x->n++;
-		if (set_buf(t->fd, SO_RCVBUFFORCE, SO_RCVBUF, s->o->rcvbuf)) {
-			snprintf(err, errlen, "SO_RCVBUF %ld: %s", s->o->rcvbuf, strerror(errno));
-			return -errno;
-		}
-		if (s->o->gro && setsockopt(t->fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0) {
-			snprintf(err, errlen, "UDP_GRO: %s (the server's kernel needs 5.0 or later)",
-				 strerror(errno));
-			return -errno;
-		}
-		if ((ret = bind_server_socket(s, t->fd, port, err, errlen)))
-			return ret;
-		getsockname(t->fd, (struct sockaddr *)&a, &alen);
-		port = ntohs(((struct sockaddr_in *)&a)->sin_port);
-	}
-	s->port = port;
-	return 0;
+	return udp_server_open(s, prepare_rx, err, errlen);
 }
 
 static void stream_server_loop(struct server_ctx *s)
 {
-	struct stream_server *x = s->priv;
-	int started = 0;
+	const struct opts *o = s->o;
 
-	while (started < x->n && !pthread_create(&x->t[started].tid, NULL, rx_main, &x->t[started]))
-		started++;
-	for (int i = 0; i < started; i++) {
-		pthread_join(x->t[i].tid, NULL);
-		side_counters_add(&s->c, &x->t[i].c);
-	}
-}
-
-static void stream_server_close(struct server_ctx *s)
-{
-	struct stream_server *x = s->priv;
-
-	if (!x)
-		return;
-	for (int i = 0; i < x->n; i++) {
-		if (x->t[i].fd >= 0)
-			close(x->t[i].fd);
-		free(x->t[i].flows);
-	}
-	free(x);
-	s->priv = NULL;
+	udp_server_run(s, o->gro ? GRO_CAP : (size_t)o->size,
+		       (int)(o->batch > 1 ? o->batch : RX_BURST), 4, receive_loop);
 }
 
 static const struct strategy stream_strategies[] = {
@@ -590,7 +511,7 @@ const struct workload wl_udp_stream = {
 	.kernel_pairs = stream_kernel_pairs,
 	.server_open = stream_server_open,
 	.server_loop = stream_server_loop,
-	.server_close = stream_server_close,
+	.server_close = udp_server_close,
 	.client = stream_client,
 	.strategies = stream_strategies,
 };
