@@ -13,6 +13,31 @@
 #include "util.h"
 
 /* A non-blocking UDP socket of the server's family with the workload's socket options. */
+int udp_io_check(const struct opts *o, char *err, size_t errlen)
+{
+	const struct io_ops *ops = io_find(o);
+	const char *why;
+
+	if (!ops) {
+		snprintf(err, errlen, "--io %s is not built in (liburing was missing at build time)", o->io);
+		return -EINVAL;
+	}
+	if (ops->not_applicable && (why = ops->not_applicable(o))) {
+		snprintf(err, errlen, "--io %s is not applicable here: %s", ops->name, why);
+		return -EINVAL;
+	}
+	if (o->sqpoll && strcmp(o->io, "uring")) {
+		snprintf(err, errlen, "--sqpoll is not applicable without --io uring");
+		return -EINVAL;
+	}
+	if (!strcmp(o->io, "msg") && o->batch > 1) {
+		snprintf(err, errlen, "--batch %ld is not applicable with --io msg (one datagram per "
+			 "call): use --io mmsg or uring", o->batch);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int udp_socket(int family, const struct opts *o)
 {
 	int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1, e;

@@ -11,6 +11,8 @@
 #include "io.h"
 #include "workload.h"
 
+/* The checks of --io, --batch and --sqpoll that both UDP workloads make. 0 or -EINVAL. */
+int udp_io_check(const struct opts *o, char *err, size_t errlen);
 /* A non-blocking UDP socket of that family with --no-check and --busy-poll. fd or -errno. */
 int udp_socket(int family, const struct opts *o);
 /* Bind a server socket to the agent's address and port (SO_REUSEPORT with --server-threads

@@ -359,6 +359,18 @@ static int follow(struct stream_conn *k)
 	return ph;
 }
 
+/* After a call that moved nothing: wait on, or give up (a timeout error) once nothing has
+ * moved for --timeout. *since is when the stall began (0: now). */
+static bool patient(struct stream_conn *k, uint64_t *since, int ph)
+{
+	if (!*since)
+		*since = now_ns();
+	if (now_ns() - *since < (uint64_t)k->o->timeout * 1000000)
+		return true;
+	count_err(&k->cnt, ERR_TIMEOUT, ph == PH_MEASURE);
+	return false;
+}
+
 static void run_sender(struct stream_conn *k)
 {
 	int ph;
@@ -381,11 +393,8 @@ static void run_sender(struct stream_conn *k)
 			continue;
 		}
 		if (w == 0) {
-			if (!since)
-				since = now_ns();
-			if (now_ns() - since < (uint64_t)k->o->timeout * 1000000)
+			if (patient(k, &since, ph))
 				continue;
-			count_err(&k->cnt, ERR_TIMEOUT, ph == PH_MEASURE);
 			break;
 		}
 		/* The peer went away: at the end of a test that is how it ends. */
@@ -434,11 +443,8 @@ static void run_receiver(struct stream_conn *k)
 		if (got == 0)
 			break; /* the sender is done */
 		if (errno == EAGAIN || errno == EINTR) {
-			if (!since)
-				since = now_ns();
-			if (now_ns() - since < (uint64_t)k->o->timeout * 1000000)
+			if (patient(k, &since, ph))
 				continue;
-			count_err(&k->cnt, ERR_TIMEOUT, ph == PH_MEASURE);
 			break;
 		}
 		if (errno != ECONNRESET)

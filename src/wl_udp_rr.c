@@ -40,9 +40,6 @@ static const struct opt_override udp_rr_overrides[] = {
 
 static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 {
-	const struct io_ops *ops = io_find(o);
-	const char *why;
-
 	if (!o->peers)
 		o->peers = o->clients;
 	if (o->peers < o->clients) {
@@ -56,28 +53,13 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 			 o->peers, o->clients * o->window);
 		return -EINVAL;
 	}
-	if (!ops) {
-		snprintf(err, errlen, "--io %s is not built in (liburing was missing at build time)", o->io);
+	if (udp_io_check(o, err, errlen))
 		return -EINVAL;
-	}
-	if (ops->not_applicable && (why = ops->not_applicable(o))) {
-		snprintf(err, errlen, "--io %s is not applicable here: %s", ops->name, why);
-		return -EINVAL;
-	}
 	if (!strcmp(o->wait, "block") && o->peers != o->clients) {
 		snprintf(err, errlen,
 			 "--wait block is not applicable with --peers %ld > --clients %ld: a client "
 			 "blocked on one socket cannot hear the others; use poll or epoll",
 			 o->peers, o->clients);
-		return -EINVAL;
-	}
-	if (o->sqpoll && strcmp(o->io, "uring")) {
-		snprintf(err, errlen, "--sqpoll is not applicable without --io uring");
-		return -EINVAL;
-	}
-	if (!strcmp(o->io, "msg") && o->batch > 1) {
-		snprintf(err, errlen, "--batch %ld is not applicable with --io msg (one datagram per "
-			 "call): use --io mmsg or uring", o->batch);
 		return -EINVAL;
 	}
 	/* The tag lives in the first min(size, 8) bytes; one byte tells only 256 slots apart. */

@@ -60,9 +60,6 @@ static const struct opt_override stream_overrides[] = {
 
 static int stream_check(struct opts *o, char *err, size_t errlen)
 {
-	const struct io_ops *ops = io_find(o);
-	const char *why;
-
 	if (!o->peers)
 		o->peers = o->clients;
 	if (o->peers < o->clients) {
@@ -70,23 +67,8 @@ static int stream_check(struct opts *o, char *err, size_t errlen)
 			 o->peers, o->clients);
 		return -EINVAL;
 	}
-	if (!ops) {
-		snprintf(err, errlen, "--io %s is not built in (liburing was missing at build time)", o->io);
+	if (udp_io_check(o, err, errlen))
 		return -EINVAL;
-	}
-	if (ops->not_applicable && (why = ops->not_applicable(o))) {
-		snprintf(err, errlen, "--io %s is not applicable here: %s", ops->name, why);
-		return -EINVAL;
-	}
-	if (o->sqpoll && strcmp(o->io, "uring")) {
-		snprintf(err, errlen, "--sqpoll is not applicable without --io uring");
-		return -EINVAL;
-	}
-	if (!strcmp(o->io, "msg") && o->batch > 1) {
-		snprintf(err, errlen, "--batch %ld is not applicable with --io msg (one datagram per "
-			 "call): use --io mmsg or uring", o->batch);
-		return -EINVAL;
-	}
 	if (o->gso && o->gso * o->size > MAX_UDP) {
 		snprintf(err, errlen, "--gso %ld is not applicable with --size %ld: one send carries at "
 			 "most %d bytes; use --gso %ld or less", o->gso, o->size, MAX_UDP,
