@@ -2,9 +2,10 @@
 # Bulk transfer against iperf3 and sockperf, alternating rounds on loopback.
 #  TCP: sockbench tcp-stream against iperf3, one flow, 128 KiB writes: Gbit/s and CPU per
 #       MB (both ends together; iperf3's own cpu_utilization_percent), each round's ratios.
-#  UDP: sockbench udp-stream, 100-byte datagrams, one flow at full speed, as it comes and
-#       with batching (--batch 32) and with GSO+GRO, against iperf3 -u -b 0 -l 100 and
-#       sockperf throughput: packets received per second (sockperf: sent, it reports no more).
+#  UDP: sockbench udp-stream, 100-byte datagrams, one flow at full speed: as it comes, with a
+#       connected socket (iperf3's calls), with batching (--batch 32) and with GSO+GRO,
+#       against iperf3 -u -b 0 -l 100 and sockperf throughput: packets received per second
+#       (sockperf: sent, it reports no more).
 #   usage: bench/stream_vs_iperf3.sh [ROUNDS] [SECONDS]
 . "$(dirname "$0")/lib.sh"
 command -v iperf3 >/dev/null || { echo "iperf3 is not installed (apt-get install iperf3)"; exit 77; }
@@ -41,12 +42,16 @@ printf "median: sockbench %.2f Gbit/s at %.1f CPU us/MB, iperf3 %.2f Gbit/s at %
 	"$(col 1)" "$(col 4)" "$(col 2)" "$(col 5)" "$(col 3)" "$(col 6)"
 
 echo "UDP, one flow, 100-byte datagrams at full speed, $secs s per round: packets received/s"
-printf "%-6s %11s %11s %11s %11s %11s %8s %8s\n" round sb sb-batch32 sb-gso+gro iperf3 sockperf-tx b32/ip gso/ip
+echo "(sb: our defaults, unconnected sendmsg; conn: --connected, the calls iperf3 makes; b32: and --batch 32;"
+echo " gso: --connected --gso 32 --gro --batch 8; sockperf-tx: what sockperf sent, it reports no more)"
+printf "%-6s %9s %9s %9s %10s %9s %11s %8s %8s %8s\n" round sb conn b32 gso iperf3 sockperf-tx conn/ip b32/ip gso/ip
 : >"$tmp/rows"
+udp() { "$SB" udp-stream --size 100 --duration "$secs" --warmup 1 --json "$@" | jq '.packets_per_s'; }
 for r in $(seq "$rounds"); do
-	a=$("$SB" udp-stream --size 100 --duration "$secs" --warmup 1 --json | jq '.packets_per_s')
-	b=$("$SB" udp-stream --size 100 --batch 32 --duration "$secs" --warmup 1 --json | jq '.packets_per_s')
-	g=$("$SB" udp-stream --size 100 --gso 32 --gro --batch 8 --duration "$secs" --warmup 1 --json | jq '.packets_per_s')
+	a=$(udp)
+	c=$(udp --connected)
+	b=$(udp --connected --batch 32)
+	g=$(udp --connected --gso 32 --gro --batch 8)
 	iperf3_round -u -b 0 -l 100
 	ip=$(jq '.end.sum | (.packets - .lost_packets) / .seconds' "$tmp/iperf.json")
 	sp=0
@@ -59,11 +64,12 @@ for r in $(seq "$rounds"); do
 		kill "$srv"; wait "$srv" 2>/dev/null || true
 		port=$((port + 1))
 	fi
+	rc=$(awk -v a="$c" -v b="$ip" 'BEGIN {printf "%.3f", a / b}')
 	rb=$(awk -v a="$b" -v b="$ip" 'BEGIN {printf "%.3f", a / b}')
 	rg=$(awk -v a="$g" -v b="$ip" 'BEGIN {printf "%.3f", a / b}')
-	printf "%-6s %11.0f %11.0f %11.0f %11.0f %11.0f %8s %8s\n" "$r" "$a" "$b" "$g" "$ip" "${sp:-0}" "$rb" "$rg"
-	echo "$a $b $g $ip ${sp:-0} $rb $rg" >>"$tmp/rows"
+	printf "%-6s %9.0f %9.0f %9.0f %10.0f %9.0f %11.0f %8s %8s %8s\n" "$r" "$a" "$c" "$b" "$g" "$ip" "${sp:-0}" "$rc" "$rb" "$rg"
+	echo "$a $c $b $g $ip ${sp:-0} $rc $rb $rg" >>"$tmp/rows"
 done
-printf "median packets received/s: sockbench %.0f, with --batch 32 %.0f, with --gso 32 --gro %.0f; iperf3 %.0f; sockperf sent %.0f\n" \
-	"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)"
-printf "median ratios to iperf3: batch 32 %.3f, GSO+GRO %.3f\n" "$(col 6)" "$(col 7)"
+printf "median packets received/s: sockbench %.0f, connected %.0f, connected + batch 32 %.0f, connected + GSO/GRO %.0f; iperf3 %.0f; sockperf sent %.0f\n" \
+	"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)"
+printf "median ratios to iperf3: connected %.3f, batch 32 %.3f, GSO+GRO %.3f\n" "$(col 7)" "$(col 8)" "$(col 9)"
