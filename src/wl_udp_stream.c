@@ -75,6 +75,11 @@ static int stream_check(struct opts *o, char *err, size_t errlen)
 			 MAX_UDP / o->size);
 		return -EINVAL;
 	}
+	if (o->gso && o->no_check) {
+		snprintf(err, errlen, "--gso is not applicable with --no-check: the kernel segments "
+			 "UDP only with checksums on (it refuses such sends with EINVAL)");
+		return -EINVAL;
+	}
 	if (o->rate && o->rate < o->clients) {
 		snprintf(err, errlen, "--rate %ld is below one packet per second per client (--clients %ld)",
 			 o->rate, o->clients);

@@ -50,6 +50,7 @@ done
 expect_usage "--size" udp-stream --size 8
 expect_usage "not applicable" udp-stream --gso 64 --size 1472
 expect_usage "not applicable" udp-stream --io msg --batch 4
+expect_usage "checksums" udp-stream --gso 4 --no-check
 expect_usage "--rate" udp-stream --rate -5
 # A flag of another workload: not applicable here, and where it is.
 expect_usage "a flag of udp-stream" udp-rr --gso 4
