@@ -45,6 +45,13 @@ struct cJSON;
 #define REQUEST_OPT(X)                                                                             \
 	X(INT, request, 0, 'q', "request", 0, 1 << 30, "BYTES", "bytes the client sends first")
 
+#define PIN_OPTS(X)                                                                                \
+	X(BOOL, pin, false, 0, "pin", 0, 1, "",                                                    \
+	  "pin client processes (or threads) to CPUs from the first, server threads from the last " \
+	  "(and set SO_INCOMING_CPU on their sockets)")                                            \
+	X(INT, busy_poll, 0, 0, "busy-poll", 0, 1000000, "USEC",                                   \
+	  "SO_BUSY_POLL on every socket: spin this long in the driver before sleeping")
+
 #define UDP_RR_OPTS(X)                                                                             \
 	X(INT, peers, 0, 'P', "peers", 0, 10000, "N",                                              \
 	  "client sockets in all, spread over the clients (0: one per client)")                    \
@@ -61,11 +68,7 @@ struct cJSON;
 	X(BOOL, sqpoll, false, 0, "sqpoll", 0, 1, "", "io_uring: a kernel thread polls the submissions") \
 	X(INT, server_threads, 1, 'T', "server-threads", 1, 64, "N",                               \
 	  "server threads, each with its own socket on the port (SO_REUSEPORT)")                   \
-	X(BOOL, pin, false, 0, "pin", 0, 1, "",                                                    \
-	  "pin client processes to CPUs from the first, server threads from the last (and set "    \
-	  "SO_INCOMING_CPU)")                                                                      \
-	X(INT, busy_poll, 0, 0, "busy-poll", 0, 1000000, "USEC",                                   \
-	  "SO_BUSY_POLL on every socket: spin this long in the driver before sleeping")
+	PIN_OPTS(X)
 
 #define BUF_OPTS(X)                                                                                \
 	X(INT, rcvbuf, 0, 0, "rcvbuf", 0, 1 << 30, "BYTES", "SO_RCVBUF on every socket (0: the kernel's)") \

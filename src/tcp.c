@@ -113,6 +113,14 @@ const char *tcp_recv_not_applicable(const char *name)
 	return NULL;
 }
 
+void tcp_pin_server(const struct opts *o, int n, int fd)
+{
+	int cpu = o->pin ? pin_self(n, true) : -1;
+
+	if (cpu >= 0 && fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, sizeof(cpu));
+}
+
 void tcp_close(int fd)
 {
 	tcp_uring_forget(fd);
@@ -145,6 +153,11 @@ int tcp_sockopts(int fd, const struct opts *o)
 	}
 	if (o->nodelay && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
 		return -errno;
+	if (o->busy_poll) {
+		v = (int)o->busy_poll;
+		if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) < 0)
+			return -errno;
+	}
 	if (o->rcvlowat) {
 		v = (int)o->rcvlowat;
 		if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) < 0)

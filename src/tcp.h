@@ -34,6 +34,9 @@ static inline uint64_t tcp_extra_syscalls_take(void)
 	tcp_extra_syscalls = 0;
 	return n;
 }
+/* --pin on the server side: pin the calling thread (the n-th server thread) from the last
+ * CPU and steer fd's packets to it (SO_INCOMING_CPU; fd may be -1). */
+void tcp_pin_server(const struct opts *o, int n, int fd);
 /* Close a data socket: first end this thread's io_uring operations and epoll registration
  * on it. */
 void tcp_close(int fd);

@@ -54,26 +54,6 @@ int udp_socket(int family, const struct opts *o)
 	return fd;
 }
 
-static int ncpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 1;
-	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
-}
-
-/* --pin: the n-th CPU counting from the first (clients) or from the last (server threads). */
-int pin_self(int n, bool from_last)
-{
-	int nc = ncpus(), cpu = from_last ? nc - 1 - n % nc : n % nc;
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ? -1 : cpu;
-}
-
 void put_tag(uint8_t *buf, size_t size, uint64_t tag)
 {
 	size_t n = size < 8 ? size : 8;

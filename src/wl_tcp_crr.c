@@ -354,6 +354,7 @@ static void *crr_accept_loop(void *arg)
 	char *buf = xmalloc((size_t)(s->o->size > s->o->request ? s->o->size : s->o->request) + 1);
 
 	memset(buf, 'x', (size_t)s->o->size);
+	tcp_pin_server(s->o, me, -1);
 	while (atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
 		int fd = tcp_accept(s, x->lfd, &x->cnt[me]);
 		/* The phase once accepted (accept() may have slept across the window's start), as
@@ -394,6 +395,8 @@ static const struct strategy crr_strategies[] = {
 	{"SO_RCVLOWAT: wake once a message is in", "lowat", "--rcvlowat 10000"},
 	{"TCP_QUICKACK", "quickack", "--quickack"},
 	{"4 connections in flight", "concurrency", "--concurrency 4"},
+	{"pin to CPUs", "pin", "--pin"},
+	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50"},
 	{0},
 };
 

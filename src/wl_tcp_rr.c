@@ -165,7 +165,7 @@ static int rr_client(struct client_ctx *c)
 /* Server side: an accept thread, then a thread per connection answering its requests. */
 struct rr_conn {
 	struct server_ctx *s;
-	int fd;
+	int fd, index;
 	pthread_t tid;
 	struct side_counters cnt;
 };
@@ -187,6 +187,7 @@ static void *rr_serve_conn(void *arg)
 			    .phase = &k->s->phase, .timeout_ns = UINT64_MAX / 2};
 	int r = TCP_OK;
 
+	tcp_pin_server(o, k->index, k->fd);
 	while (r == TCP_OK) {
 		io.rx_calls = io.tx_calls = io.syscalls = 0;
 		r = tcp_recv_n(&io, k->fd, buf, (size_t)o->request);
@@ -228,7 +229,7 @@ static void rr_server_loop(struct server_ctx *s)
 			continue; /* a 50 ms timeout: look at the phase again */
 		struct rr_conn *k = &x->conn[x->n];
 
-		*k = (struct rr_conn){.s = s, .fd = fd};
+		*k = (struct rr_conn){.s = s, .fd = fd, .index = x->n};
 		/* The listener's timeouts are inherited by the accepted socket. */
 		if (x->n >= MAX_FLOWS || tcp_sockopts(fd, s->o) ||
 		    pthread_create(&k->tid, NULL, rr_serve_conn, k)) {
@@ -253,6 +254,8 @@ static const struct strategy rr_strategies[] = {
 	{"io_uring recv", "recv", "--recv uring"},
 	{"TCP_QUICKACK", "quickack", "--quickack"},
 	{"1 MB socket buffers", "bufs", "--rcvbuf 1048576 --sndbuf 1048576"},
+	{"pin to CPUs", "pin", "--pin"},
+	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50"},
 	{0},
 };
 

@@ -560,6 +560,7 @@ static int stream_client(struct client_ctx *c)
 struct srv_conn {
 	struct stream_conn k;
 	pthread_t tid;
+	int index;
 };
 
 struct stream_server {
@@ -574,6 +575,7 @@ static void *server_conn_main(void *arg)
 	struct srv_conn *sc = arg;
 	struct stream_conn *k = &sc->k;
 
+	tcp_pin_server(k->o, sc->index, k->fd);
 	if (k->sender)
 		run_sender(k);
 	else
@@ -602,7 +604,7 @@ static void stream_server_loop(struct server_ctx *s)
 			continue; /* a 50 ms timeout: look at the phase again */
 		struct srv_conn *sc = &x->conn[x->n];
 
-		*sc = (struct srv_conn){.k = {.fd = fd}};
+		*sc = (struct srv_conn){.k = {.fd = fd}, .index = x->n};
 		/* The listener's timeouts are inherited by the accepted socket. */
 		if (x->n >= MAX_CONNS || recv(fd, &dir, 1, MSG_WAITALL) != 1 ||
 		    (dir != DIR_UP && dir != DIR_DOWN)) {
@@ -640,6 +642,8 @@ static const struct strategy stream_strategies[] = {
 	{"epoll_wait, then recv", "recv", "--recv epoll"},
 	{"io_uring recv and send", "recv", "--recv uring --send uring"},
 	{"TCP_NODELAY", "nodelay", "--nodelay"},
+	{"pin to CPUs", "pin", "--pin"},
+	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50"},
 	{0},
 };
 

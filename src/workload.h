@@ -183,8 +183,12 @@ struct client_thread {
 	struct side_counters cnt;
 	struct hist lat, lat2;
 	void *priv; /* the workload's per-thread state */
+	void *(*fn)(void *); /* what the thread runs */
 };
 
+/* --pin: pin the calling thread to the n-th CPU counting from the first (clients) or from the
+ * last (server threads). The CPU, or -1. */
+int pin_self(int n, bool from_last);
 /* Split total units into parts; the share of part i. */
 long share_of(long total, int parts, int i);
 /* Run fn in n threads (t[i].priv filled by the caller; the rest is set here, shares from the

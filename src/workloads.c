@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 
 #include "workload.h"
@@ -88,6 +89,26 @@ int client_follow_phase(struct client_ctx *c)
 	return ph;
 }
 
+static int ncpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+}
+
+/* --pin: the n-th CPU counting from the first (clients) or from the last (server threads). */
+int pin_self(int n, bool from_last)
+{
+	int nc = ncpus(), cpu = from_last ? nc - 1 - n % nc : n % nc;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ? -1 : cpu;
+}
+
 long share_of(long total, int parts, int i)
 {
 	return total / parts + (i < total % parts);
@@ -154,6 +175,17 @@ void thread_done(struct client_thread *t)
 	}
 }
 
+/* A client thread: pinned first with --pin (the process's threads one CPU each, counting on
+ * from the threads of the clients before it), then the workload's function. */
+static void *thread_start(void *arg)
+{
+	struct client_thread *t = arg;
+
+	if (t->c->o->pin)
+		pin_self(t->c->index * t->g->n + t->index, false);
+	return t->fn(t);
+}
+
 int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, long warm_units,
 		       long units, void *(*fn)(void *))
 {
@@ -175,7 +207,8 @@ int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, lon
 		hist_reset(&t[i].lat2);
 	}
 	for (; started < n; started++) {
-		if (pthread_create(&tid[started], NULL, fn, &t[started])) {
+		t[started].fn = fn;
+		if (pthread_create(&tid[started], NULL, thread_start, &t[started])) {
 			ret = -EAGAIN;
 			atomic_store(&c->sh->fatal, EAGAIN);
 			break;
