@@ -213,15 +213,33 @@ void udp_server_close(struct server_ctx *s)
 	s->priv = NULL;
 }
 
+int udp_window_follow(struct udp_window *w, int ph, uint64_t syscalls, uint64_t *count)
+{
+	bool was = w->measuring;
+
+	w->measuring = ph == PH_MEASURE;
+	if (w->measuring && !was)
+		w->base = syscalls;
+	if (w->measuring)
+		*count = syscalls - w->base;
+	return ph;
+}
+
 int udp_server_phase(struct udp_srv_thread *t, const struct io_ctx *io)
 {
-	int ph = atomic_load_explicit(&t->s->phase, memory_order_acquire);
-	bool measuring = ph == PH_MEASURE;
+	return udp_window_follow(&t->win, atomic_load_explicit(&t->s->phase, memory_order_acquire),
+				 io->syscalls, &t->c.syscalls);
+}
 
-	if (measuring && !t->was_measuring)
-		t->sys_base = io->syscalls;
-	t->was_measuring = measuring;
-	if (measuring)
-		t->c.syscalls = io->syscalls - t->sys_base;
-	return ph;
+int udp_server_recv(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io,
+		    struct io_msg *m, int n)
+{
+	int got = ops->recv(io, m, n);
+
+	if (got > 0)
+		return got;
+	if (got < 0)
+		count_err(&t->c, ERR_RECV, t->win.measuring);
+	ops->wait(io, UDP_SERVER_WAIT_MS);
+	return 0;
 }

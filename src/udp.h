@@ -25,6 +25,19 @@ void msgs_free(struct io_msg *m, int n);
 void put_tag(uint8_t *buf, size_t size, uint64_t tag);
 uint64_t get_tag(const uint8_t *buf, size_t size);
 
+#define UDP_RX_BURST 64	      /* datagrams taken per receive call when not batching */
+#define UDP_SERVER_WAIT_MS 50 /* a server looks at the phase at least this often */
+
+/* The window as one side's loop follows it: measuring now, and the back end's syscall count
+ * when it opened. */
+struct udp_window {
+	uint64_t base;
+	bool measuring;
+};
+
+/* Follow phase ph: keep *count at the syscalls made since the window opened. Returns ph. */
+int udp_window_follow(struct udp_window *w, int ph, uint64_t syscalls, uint64_t *count);
+
 /* The server side of the UDP workloads: a thread per socket, all on the agent's port
  * (SO_REUSEPORT with --server-threads > 1; the kernel spreads the peers over them). */
 #define UDP_MAX_SERVER_THREADS 64
@@ -35,8 +48,7 @@ struct udp_srv_thread {
 	pthread_t tid;
 	struct side_counters c;
 	void *priv; /* the workload's, freed by udp_server_close */
-	uint64_t sys_base; /* the back end's syscall count when the window opened */
-	bool was_measuring;
+	struct udp_window win;
 };
 
 struct udp_server {
@@ -60,5 +72,9 @@ void udp_server_close(struct server_ctx *s);
 /* In a serve loop: the phase now, keeping t->c.syscalls at the back end's count over the
  * window. */
 int udp_server_phase(struct udp_srv_thread *t, const struct io_ctx *io);
+/* In a serve loop: take up to n datagrams, or (none there) count a failed call and wait up
+ * to UDP_SERVER_WAIT_MS. How many came. */
+int udp_server_recv(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io,
+		    struct io_msg *m, int n);
 
 #endif

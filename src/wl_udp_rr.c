@@ -12,7 +12,6 @@
  * requests sent in one call.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +25,7 @@
 
 #define SLOT_BITS 20
 #define SLOT_MASK ((1u << SLOT_BITS) - 1)
-#define RX_BURST 64	  /* answers taken per call when not batching */
 #define POLL_MAX_MS 10	  /* so a phase change is seen within this even when idle */
-#define SERVER_WAIT_MS 50 /* the server looks at the phase at least this often */
 
 /* ---- options ---- */
 
@@ -121,8 +118,9 @@ struct udp_client {
 	int limit; /* answers taken per recv call */
 	int ntx;   /* requests queued in tx */
 	uint32_t *tx_slot;
-	uint64_t timeout_ns, next_scan, sys_base;
-	bool measuring, retry_pending;
+	uint64_t timeout_ns, next_scan;
+	struct udp_window win;
+	bool retry_pending;
 };
 
 /* How often unanswered requests are looked for: a quarter of --timeout, at most 10 ms. */
@@ -152,21 +150,21 @@ static void flush(struct udp_client *u)
 
 	if (sent < 0)
 		sent = 0;
-	u->rep->c.tx_packets += u->measuring ? (uint64_t)sent : 0;
+	u->rep->c.tx_packets += u->win.measuring ? (uint64_t)sent : 0;
 	/* Socket buffer full or a transient error: retried by the scan, not counted lost. */
 	for (int k = sent; k < u->ntx; k++) {
 		u->slots[u->tx_slot[k]].unsent = true;
 		u->retry_pending = true;
-		count_err(&u->rep->c, ERR_SEND, u->measuring);
+		count_err(&u->rep->c, ERR_SEND, u->win.measuring);
 	}
 	u->ntx = 0;
 }
 
 static void on_answer(struct udp_client *u, const struct io_msg *m, uint64_t now)
 {
-	u->rep->c.rx_packets += u->measuring;
+	u->rep->c.rx_packets += u->win.measuring;
 	if (m->len != u->size || m->trunc) {
-		count_err(&u->rep->c, ERR_RECV, u->measuring);
+		count_err(&u->rep->c, ERR_RECV, u->win.measuring);
 		return;
 	}
 	uint64_t tag = get_tag(m->buf, u->size);
@@ -174,10 +172,10 @@ static void on_answer(struct udp_client *u, const struct io_msg *m, uint64_t now
 	struct slot *s = &u->slots[i < u->window ? i : 0];
 
 	if (i >= u->window || !s->busy || (u->size >= 8 && (uint32_t)(tag >> SLOT_BITS) != s->gen)) {
-		u->rep->c.late += u->measuring;
+		u->rep->c.late += u->win.measuring;
 		return;
 	}
-	if (u->measuring) {
+	if (u->win.measuring) {
 		hist_record(&u->rep->lat, now - s->sent_ns);
 		u->rep->c.transactions++;
 	}
@@ -194,7 +192,7 @@ static void scan_slots(struct udp_client *u, uint64_t now)
 
 		if (!s->unsent && !expired)
 			continue;
-		u->rep->c.lost += expired && u->measuring;
+		u->rep->c.lost += expired && u->win.measuring;
 		queue_req(u, i, now);
 		if (u->ntx == u->limit)
 			flush(u);
@@ -212,7 +210,7 @@ static bool take_answers(struct udp_client *u, uint64_t *now)
 
 	if (n <= 0) {
 		if (n < 0)
-			count_err(&u->rep->c, ERR_RECV, u->measuring);
+			count_err(&u->rep->c, ERR_RECV, u->win.measuring);
 		*now = now_ns();
 		return true;
 	}
@@ -226,14 +224,9 @@ static bool take_answers(struct udp_client *u, uint64_t *now)
 /* Follow the coordinator's phase; false once the run is over. */
 static bool follow_phase(struct udp_client *u)
 {
-	int ph = client_follow_phase(u->c);
-	bool was = u->measuring;
+	int ph = udp_window_follow(&u->win, client_follow_phase(u->c), u->io.syscalls,
+				   &u->rep->c.syscalls);
 
-	u->measuring = ph == PH_MEASURE;
-	if (u->measuring && !was)
-		u->sys_base = u->io.syscalls;
-	if (u->measuring)
-		u->rep->c.syscalls = u->io.syscalls - u->sys_base;
 	return ph != PH_STOP;
 }
 
@@ -268,7 +261,7 @@ static int client_open(struct udp_client *u, struct client_ctx *c)
 	u->window = (uint32_t)o->window;
 	u->size = (size_t)o->size;
 	u->timeout_ns = (uint64_t)o->timeout * 1000000;
-	u->limit = (int)(o->batch > 1 ? o->batch : RX_BURST);
+	u->limit = (int)(o->batch > 1 ? o->batch : UDP_RX_BURST);
 	if ((uint32_t)u->limit > u->window)
 		u->limit = (int)u->window;
 	u->io = (struct io_ctx){.o = o, .nsock = c->nsock, .connected = o->connected,
@@ -372,14 +365,10 @@ static void serve_batches(struct udp_srv_thread *t, const struct io_ops *ops, st
 		if (ph == PH_STOP)
 			break;
 		bool measuring = ph == PH_MEASURE;
-		int n = ops->recv(io, m, batch);
+		int n = udp_server_recv(t, ops, io, m, batch);
 
-		if (n <= 0) {
-			if (n < 0)
-				count_err(&t->c, ERR_RECV, measuring);
-			ops->wait(io, SERVER_WAIT_MS);
+		if (!n)
 			continue;
-		}
 		t->c.rx_packets += measuring ? (uint64_t)n : 0;
 		/* Each answer goes back as large as its request, to its sender, in one call; a
 		 * request larger than --size is not answered (nor amplified). */

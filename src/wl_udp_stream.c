@@ -15,7 +15,6 @@
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +39,6 @@
 #define HDR_MAGIC 0x534b4253u /* "SBKS" */
 #define MAX_UDP 65507	      /* the largest UDP payload over IPv4 */
 #define GRO_CAP 65536	      /* room for a coalesced read */
-#define RX_BURST 64
-#define SERVER_WAIT_MS 50
 
 static const struct opt_override stream_overrides[] = {
 	{.field = "clients", .def = "1", .help = NULL},
@@ -202,20 +199,14 @@ struct sender {
 	int next_sock;
 	double per_ns;		/* --rate: this client's packets per nanosecond (0: full speed) */
 	uint64_t t0, paced;	/* pacing: its start, and the packets sent since */
-	uint64_t sys_base;
-	bool measuring;
+	struct udp_window win;
 };
 
 static bool follow_phase(struct sender *x)
 {
-	int ph = client_follow_phase(x->c);
-	bool was = x->measuring;
+	int ph = udp_window_follow(&x->win, client_follow_phase(x->c), x->io.syscalls,
+				   &x->c->rep->c.syscalls);
 
-	x->measuring = ph == PH_MEASURE;
-	if (x->measuring && !was)
-		x->sys_base = x->io.syscalls;
-	if (x->measuring)
-		x->c->rep->c.syscalls = x->io.syscalls - x->sys_base;
 	return ph != PH_STOP;
 }
 
@@ -261,10 +252,10 @@ static void send_some(struct sender *x, int n)
 	int sent = x->ops->send(&x->io, x->m, n);
 
 	if (sent < 0) {
-		count_err(&x->c->rep->c, ERR_SEND, x->measuring);
+		count_err(&x->c->rep->c, ERR_SEND, x->win.measuring);
 		sent = 0;
 	}
-	if (x->measuring)
+	if (x->win.measuring)
 		x->c->rep->c.tx_packets += (uint64_t)sent * (uint64_t)x->segs;
 	x->paced += (uint64_t)sent * (uint64_t)x->segs;
 	/* The unsent keep their sequence numbers and go first next time. */
@@ -410,14 +401,10 @@ static void receive_loop(struct udp_srv_thread *t, const struct io_ops *ops, str
 		if (ph == PH_STOP)
 			break;
 		bool measuring = ph == PH_MEASURE;
-		int n = ops->recv(io, m, burst);
+		int n = udp_server_recv(t, ops, io, m, burst);
 
-		if (n <= 0) {
-			if (n < 0)
-				count_err(&t->c, ERR_RECV, measuring);
-			ops->wait(io, SERVER_WAIT_MS);
+		if (!n)
 			continue;
-		}
 		for (int i = 0; i < n; i++) {
 			if (!same_host(&m[i].addr, &s->peer)) {
 				count_err(&t->c, ERR_FOREIGN, true);
@@ -464,7 +451,7 @@ static void stream_server_loop(struct server_ctx *s)
 	const struct opts *o = s->o;
 
 	udp_server_run(s, o->gro ? GRO_CAP : (size_t)o->size,
-		       (int)(o->batch > 1 ? o->batch : RX_BURST), 4, receive_loop);
+		       (int)(o->batch > 1 ? o->batch : UDP_RX_BURST), 4, receive_loop);
 }
 
 static const struct strategy stream_strategies[] = {
