@@ -11,8 +11,9 @@ check_run() { # workload, flags...: the run must succeed and agree with the kern
 	"$SB" $wl --duration 0.6 --warmup 0.2 --json $@ >"$f" 2>"$TMP/err" || fail "$wl $*: exit $? ($(cat "$TMP/err"))"
 	jassert "$f" '.partial == false and .rate > 0' "{rate, partial_reason, errors}"
 	# Within 2%, or within 3 of a count too small for a percentage (retransmits). Drops come in
-	# bursts, so a window edge can hold many: RcvbufErrors gets 10% (udp_stream.sh checks it).
-	jassert "$f" '[.kernel_check.counters | to_entries[] | .key as $k | .value | ((.diff_pct | fabs) < (if $k == "RcvbufErrors" then 10 else 2 end) or ((.ours - .kernel) | fabs) <= 3 + (if $k == "RcvbufErrors" then 20 else 0 end))] | all' '.kernel_check'
+	# bursts (a whole GSO send at a time), so a window's edge can hold hundreds: RcvbufErrors is
+	# checked by udp_stream.sh on a steady stream, not here.
+	jassert "$f" '[.kernel_check.counters | to_entries[] | select(.key != "RcvbufErrors") | .value | ((.diff_pct | fabs) < 2 or ((.ours - .kernel) | fabs) <= 3)] | all' '.kernel_check'
 	jassert "$f" '.sides.client.syscalls > 0 and .sides.server.syscalls >= 0'
 }
 
