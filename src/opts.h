@@ -115,8 +115,8 @@ struct cJSON;
 	  "send call; sendfile and splice send from a file in memory (memfd), splice through a "   \
 	  "pipe")                                                                                  \
 	X(BOOL, zerocopy, false, 'Z', "zerocopy", 0, 1, "",                                        \
-	  "MSG_ZEROCOPY: the kernel sends from our pages and reports each send's completion on "   \
-	  "the error queue (with --send send or sendmsg)")                                         \
+	  "zero-copy sends: the kernel sends from our pages and reports when it is done with "     \
+	  "them (MSG_ZEROCOPY with --send send or sendmsg, IORING_OP_SEND_ZC with --send uring)")  \
 	X(BOOL, reverse, false, 0, "reverse", 0, 1, "", "the server sends, the client receives")   \
 	X(BOOL, bidir, false, 0, "bidir", 0, 1, "",                                                \
 	  "both ways at once: each flow is a connection each way")

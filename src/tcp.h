@@ -22,6 +22,15 @@ const char *tcp_recv_not_applicable(const char *name);
  * (EAGAIN after a 50 ms wait, the operation left in flight for the next call). */
 ssize_t tcp_uring_recv(int fd, void *buf, size_t len);
 ssize_t tcp_uring_send(int fd, const void *buf, size_t len);
+/* A zero-copy send through io_uring (IORING_OP_SEND_ZC) with the caller's id: fn is told
+ * (id, copied) when the kernel lets go of the buffer, as this thread's completions are
+ * reaped, if *more says a notification follows (it may, even after a failure). copied: 1 the
+ * kernel copied after all, 0 it did not, -1 unknown (a kernel before 6.2 does not say). */
+typedef void (*tcp_zc_fn)(void *arg, uint64_t id, int copied);
+ssize_t tcp_uring_send_zc(int fd, const void *buf, size_t len, uint64_t id, tcp_zc_fn fn,
+			  void *arg, bool *more);
+/* Wait up to ms for this thread's io_uring completions and take them (notifications). */
+void tcp_uring_settle(int ms);
 /* Cancel this thread's io_uring operations on fd (before closing it). */
 void tcp_uring_forget(int fd);
 /* System calls a receive call made beyond the one its caller counts (epoll_wait and

@@ -3,7 +3,8 @@
  * Each client process opens --flows connections, one thread each; the client sends (default),
  * the server sends (--reverse), or both (--bidir: a connection each way per flow). The first
  * byte on a connection says which way it goes. A sender writes --size bytes per call with the
- * call of --send (send, write, sendmsg, sendfile or splice from a memfd, or MSG_ZEROCOPY); a
+ * call of --send (send, write, sendmsg, sendfile or splice from a memfd, io_uring), with
+ * --zerocopy MSG_ZEROCOPY (send, sendmsg) or IORING_OP_SEND_ZC (uring); a
  * receiver reads with --recv. The rate is in megabytes (10^6 bytes) received per second, so
  * CPU microseconds per unit is netperf's service demand per MB. Each socket's TCP_INFO is
  * read at the window's edges for its retransmits and segments, which the report sets beside
@@ -88,9 +89,10 @@ static int stream_check(struct opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--send %s is not a known call", o->send);
 		return -EINVAL;
 	}
-	if (o->zerocopy && k != SEND_SEND && k != SEND_SENDMSG) {
-		snprintf(err, errlen, "--zerocopy is not applicable with --send %s: MSG_ZEROCOPY is a "
-			 "flag of send and sendmsg (sendfile and splice do not copy anyway)", o->send);
+	if (o->zerocopy && k != SEND_SEND && k != SEND_SENDMSG && k != SEND_URING) {
+		snprintf(err, errlen, "--zerocopy is not applicable with --send %s: it is MSG_ZEROCOPY "
+			 "with send and sendmsg, IORING_OP_SEND_ZC with uring (sendfile and splice do "
+			 "not copy anyway)", o->send);
 		return -EINVAL;
 	}
 #ifndef HAVE_LIBURING
@@ -119,7 +121,9 @@ static void stream_describe(const struct opts *o, char *buf, size_t len)
 	snprintf(buf, len, "%ld client%s x %ld flow%s, %s, %ld-byte %s%s calls, receiver %s",
 		 o->clients, o->clients > 1 ? "s" : "", o->flows, o->flows > 1 ? "s" : "",
 		 o->bidir ? "both ways" : o->reverse ? "server to client" : "client to server",
-		 o->size, o->send, o->zerocopy ? " (MSG_ZEROCOPY)" : "", o->recv);
+		 o->size, o->send,
+		 !o->zerocopy ? "" : send_kind(o->send) == SEND_URING ? " (SEND_ZC)" : " (MSG_ZEROCOPY)",
+		 o->recv);
 }
 
 /* Megabytes received: the receivers' counts. */
@@ -161,6 +165,7 @@ static void stream_headline(const struct result *r, FILE *f, cJSON *j)
 	double sd_s = out_cpu_us_per(s->user_s, s->sys_s, mb);
 	uint64_t zc_sends = r->cfg->zerocopy ? c->c.tx_packets + s->c.tx_packets : 0;
 	uint64_t zc_done = c->c.zc_done + s->c.zc_done, zc_copied = c->c.zc_copied + s->c.zc_copied;
+	uint64_t zc_unknown = c->c.zc_unknown + s->c.zc_unknown;
 
 	if (f) {
 		fprintf(f, "  %-28s %14.3f  (%.1f MB/s)\n", "throughput (Gbit/s)", up + down,
@@ -172,10 +177,15 @@ static void stream_headline(const struct result *r, FILE *f, cJSON *j)
 			"", sd_c, sd_s);
 		fprintf(f, "  %-28s %14llu\n", "retransmits (TCP_INFO)",
 			(unsigned long long)(c->c.retrans + s->c.retrans));
-		if (r->cfg->zerocopy)
+		if (r->cfg->zerocopy && !zc_unknown)
 			fprintf(f, "  %-28s %14llu  of %llu sends; the kernel copied %llu of them\n",
 				"zerocopy completions", (unsigned long long)zc_done,
 				(unsigned long long)zc_sends, (unsigned long long)zc_copied);
+		else if (r->cfg->zerocopy)
+			fprintf(f, "  %-28s %14llu  of %llu sends; copied: not told for %llu (the "
+				"kernel reports it from 6.2)\n", "zerocopy completions",
+				(unsigned long long)zc_done, (unsigned long long)zc_sends,
+				(unsigned long long)zc_unknown);
 	}
 	if (j) {
 		cJSON *dir = cJSON_AddObjectToObject(j, "gbit_per_s_by_direction");
@@ -192,7 +202,10 @@ static void stream_headline(const struct result *r, FILE *f, cJSON *j)
 
 			cJSON_AddNumberToObject(z, "sends", (double)zc_sends);
 			cJSON_AddNumberToObject(z, "completions", (double)zc_done);
-			cJSON_AddNumberToObject(z, "copied", (double)zc_copied);
+			if (zc_unknown)
+				cJSON_AddNullToObject(z, "copied");
+			else
+				cJSON_AddNumberToObject(z, "copied", (double)zc_copied);
 		}
 	}
 }
@@ -211,8 +224,10 @@ struct stream_conn {
 	recv_fn recv;
 	int memfd, pipe[2];
 	uint64_t syscalls;
-	/* MSG_ZEROCOPY: ids of our sends are 0, 1, 2, ...; those of the window are [zc_lo, zc_hi) */
-	uint64_t zc_id, zc_lo, zc_hi, zc_reaped_at;
+	/* Zero-copy: ids of our sends are 0, 1, 2, ...; those of the window are [zc_lo, zc_hi);
+	 * zc_told: how many the kernel has reported done; zc_reaped_at: MSG_ZEROCOPY's reports
+	 * come in order, every id below it has been told */
+	uint64_t zc_id, zc_lo, zc_hi, zc_reaped_at, zc_told;
 	bool zc_window_open, zc_window_closed;
 	struct side_counters cnt;
 	bool saw_measure;
@@ -224,6 +239,26 @@ static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 	uint64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
 
 	return hi > lo ? hi - lo : 0;
+}
+
+/* The kernel is done with sends [lo, hi): count those of the window. copied: 1, 0, -1 (not
+ * told). */
+static void zc_count(struct stream_conn *k, uint64_t lo, uint64_t hi, int copied)
+{
+	k->zc_told += hi - lo;
+	if (!k->zc_window_open)
+		return;
+	uint64_t n = overlap(lo, hi, k->zc_lo, k->zc_window_closed ? k->zc_hi : UINT64_MAX);
+
+	k->cnt.zc_done += n;
+	k->cnt.zc_copied += copied > 0 ? n : 0;
+	k->cnt.zc_unknown += copied < 0 ? n : 0;
+}
+
+/* An io_uring notification: the kernel let go of the buffer of send id. */
+static void zc_note(void *arg, uint64_t id, int copied)
+{
+	zc_count(arg, id, id + 1, copied);
 }
 
 /* Read the completions waiting on the error queue; count those of the window's sends. */
@@ -254,13 +289,7 @@ static void zc_reap(struct stream_conn *k)
 
 			if (hi <= lo)
 				hi += 1ULL << 32;
-			if (k->zc_window_open) {
-				uint64_t n = overlap(lo, hi, k->zc_lo,
-						     k->zc_window_closed ? k->zc_hi : UINT64_MAX);
-
-				k->cnt.zc_done += n;
-				k->cnt.zc_copied += (e.ee_code & SO_EE_CODE_ZEROCOPY_COPIED) ? n : 0;
-			}
+			zc_count(k, lo, hi, (e.ee_code & SO_EE_CODE_ZEROCOPY_COPIED) != 0);
 			k->zc_reaped_at = hi;
 		}
 	}
@@ -291,7 +320,14 @@ static ssize_t send_once(struct stream_conn *k)
 		w = sendfile(k->fd, k->memfd, &off, k->size);
 		break;
 	case SEND_URING:
-		w = tcp_uring_send(k->fd, k->buf, k->size);
+		if (k->o->zerocopy) {
+			bool more;
+
+			w = tcp_uring_send_zc(k->fd, k->buf, k->size, k->zc_id, zc_note, k, &more);
+			k->zc_id += more; /* its notification will come, whatever the result */
+		} else {
+			w = tcp_uring_send(k->fd, k->buf, k->size);
+		}
 		break;
 	case SEND_SPLICE: {
 		loff_t fo = 0;
@@ -385,7 +421,7 @@ static void run_sender(struct stream_conn *k)
 				k->cnt.tx_bytes += (uint64_t)w;
 				k->cnt.tx_packets++;
 			}
-			if (k->o->zerocopy && k->kind != SEND_SPLICE) {
+			if (k->o->zerocopy && k->kind != SEND_URING) {
 				k->zc_id++;
 				if (k->zc_id - k->zc_reaped_at >= ZC_REAP_EVERY)
 					zc_reap(k);
@@ -406,9 +442,13 @@ static void run_sender(struct stream_conn *k)
 	if (k->o->zerocopy) { /* the last completions, so every send of the window is told */
 		uint64_t t0 = now_ns();
 
-		while (k->zc_reaped_at < k->zc_id && now_ns() - t0 < ZC_DRAIN_NS) {
+		while (k->zc_told < k->zc_id && now_ns() - t0 < ZC_DRAIN_NS) {
 			struct pollfd p = {.fd = k->fd, .events = 0};
 
+			if (k->kind == SEND_URING) {
+				tcp_uring_settle(10);
+				continue;
+			}
 			poll(&p, 1, 10);
 			zc_reap(k);
 		}
@@ -634,6 +674,7 @@ static const struct strategy stream_strategies[] = {
 	{"sendfile from a memfd", "send", "--send sendfile"},
 	{"splice through a pipe", "send", "--send splice"},
 	{"MSG_ZEROCOPY", "send", "--zerocopy"},
+	{"io_uring SEND_ZC", "send", "--send uring --zerocopy"},
 	{"4 MB socket buffers", "bufs", "--rcvbuf 4194304 --sndbuf 4194304"},
 	{"64 KB writes", "size", "--size 65536"},
 	{"1 MB writes", "size", "--size 1048576"},

@@ -45,8 +45,9 @@ struct side_counters {
 	uint64_t syscalls;     /* system calls made on the data path */
 	uint64_t retrans;      /* TCP: segments retransmitted (TCP_INFO) */
 	uint64_t segs_out;     /* TCP: segments sent (TCP_INFO) */
-	uint64_t zc_done;      /* MSG_ZEROCOPY sends the kernel reported complete */
+	uint64_t zc_done;      /* zero-copy sends the kernel reported complete */
 	uint64_t zc_copied;    /* ... of which it copied after all */
+	uint64_t zc_unknown;   /* ... of which it did not say (io_uring before Linux 6.2) */
 	uint64_t reordered;    /* datagrams that came after a later one of their flow */
 	uint64_t dups;	       /* datagrams seen twice */
 	uint64_t errors;       /* sum of err[] */

@@ -51,24 +51,17 @@ bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *
 	return false;
 }
 
+/* One table for both directions, so a counter added to the struct is added here once. */
+#define COUNTER_FIELDS(X)                                                                          \
+	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
+	X(connects) X(syscalls) X(retrans) X(segs_out) X(zc_done) X(zc_copied) X(zc_unknown)      \
+	X(reordered) X(dups) X(errors)
+
 void side_counters_add(struct side_counters *a, const struct side_counters *b)
 {
-	a->tx_packets += b->tx_packets;
-	a->rx_packets += b->rx_packets;
-	a->tx_bytes += b->tx_bytes;
-	a->rx_bytes += b->rx_bytes;
-	a->transactions += b->transactions;
-	a->lost += b->lost;
-	a->late += b->late;
-	a->connects += b->connects;
-	a->syscalls += b->syscalls;
-	a->retrans += b->retrans;
-	a->segs_out += b->segs_out;
-	a->zc_done += b->zc_done;
-	a->zc_copied += b->zc_copied;
-	a->reordered += b->reordered;
-	a->dups += b->dups;
-	a->errors += b->errors;
+#define ADD_(f) a->f += b->f;
+	COUNTER_FIELDS(ADD_)
+#undef ADD_
 	for (int k = 0; k < ERR_KINDS; k++)
 		a->err[k] += b->err[k];
 }
@@ -239,11 +232,6 @@ int client_wait_phase(struct client_ctx *c, int ph)
 	return now;
 }
 
-/* One table for both directions, so a counter added to the struct is added here once. */
-#define COUNTER_FIELDS(X)                                                                          \
-	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
-	X(connects) X(syscalls) X(retrans) X(segs_out) X(zc_done) X(zc_copied) X(reordered)       \
-	X(dups) X(errors)
 
 cJSON *side_counters_to_json(const struct side_counters *c)
 {
