@@ -31,9 +31,11 @@ const struct opt_def opts_tcp_rr[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) F
 	OPT_DEF_) TCP_RR_OPTS(OPT_DEF_) REQUEST_OPT(OPT_DEF_) WINDOW_OPT(OPT_DEF_) TCP_OPTS(OPT_DEF_)
 	PIN_OPTS(OPT_DEF_){0}};
 const struct opt_def opts_tcp_stream[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) FLOWS_OPT(
-	OPT_DEF_) SIZE_OPT(OPT_DEF_) TCP_STREAM_OPTS(OPT_DEF_) TCP_OPTS(OPT_DEF_) PIN_OPTS(OPT_DEF_){0}};
+	OPT_DEF_) SIZE_OPT(OPT_DEF_) TCP_STREAM_OPTS(OPT_DEF_) REVERSE_OPT(OPT_DEF_) TCP_OPTS(OPT_DEF_)
+	PIN_OPTS(OPT_DEF_){0}};
 const struct opt_def opts_udp_stream[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) SIZE_OPT(
-	OPT_DEF_) UDP_STREAM_OPTS(OPT_DEF_) UDP_RR_OPTS(OPT_DEF_) BUF_OPTS(OPT_DEF_){0}};
+	OPT_DEF_) UDP_STREAM_OPTS(OPT_DEF_) REVERSE_OPT(OPT_DEF_) UDP_RR_OPTS(OPT_DEF_) BUF_OPTS(
+	OPT_DEF_){0}};
 const struct opt_def opts_serve[] = {SERVE_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_){0}};
 
 #define OPT_SET_DEFAULT_(t, f, d, s, n, lo, hi, mv, h) opt_default_##t(&o->f, d);
@@ -59,8 +61,9 @@ void opts_defaults(struct opts *o, const struct opt_override *ov)
 	for (; ov && ov->field; ov++) {
 		const struct opt_def *d = find_field(all_defs, ov->field);
 
-		/* A bad override is a bug in a workload table, caught by the unit tests. */
-		if (!d || set_value(d, ov->def, o, err, sizeof(err)))
+		/* A bad override is a bug in a workload table, caught by the unit tests. No def:
+		 * the default stays (an override of the help alone). */
+		if (!d || (ov->def && set_value(d, ov->def, o, err, sizeof(err))))
 			abort();
 	}
 }

@@ -117,9 +117,11 @@ struct cJSON;
 	X(BOOL, zerocopy, false, 'Z', "zerocopy", 0, 1, "",                                        \
 	  "zero-copy sends: the kernel sends from our pages and reports when it is done with "     \
 	  "them (MSG_ZEROCOPY with --send send or sendmsg, IORING_OP_SEND_ZC with --send uring)")  \
-	X(BOOL, reverse, false, 0, "reverse", 0, 1, "", "the server sends, the client receives")   \
 	X(BOOL, bidir, false, 0, "bidir", 0, 1, "",                                                \
 	  "both ways at once: each flow is a connection each way")
+
+#define REVERSE_OPT(X)                                                                             \
+	X(BOOL, reverse, false, 0, "reverse", 0, 1, "", "the server sends, the client receives")
 
 #define UDP_STREAM_OPTS(X)                                                                         \
 	X(INT, rate, 0, 0, "rate", 0, 100000000, "PPS",                                            \
@@ -161,6 +163,7 @@ struct cJSON;
 	FLOWS_OPT(X)                                                                               \
 	TCP_RR_OPTS(X)                                                                             \
 	TCP_STREAM_OPTS(X)                                                                         \
+	REVERSE_OPT(X)                                                                             \
 	UDP_STREAM_OPTS(X)                                                                         \
 	SERVE_OPTS(X)
 
@@ -199,7 +202,7 @@ struct opt_def {
 /* A workload's own default and help for a shared option. NULL field ends a table. */
 struct opt_override {
 	const char *field;
-	const char *def;  /* as typed on the command line */
+	const char *def;  /* as typed on the command line; NULL: the option's own */
 	const char *help; /* NULL: the option's own */
 	double min, max;  /* both 0: the option's own range */
 };

@@ -151,6 +151,7 @@ struct run_arg {
 	struct udp_srv_thread *t;
 	size_t cap;
 	int batch, depth;
+	bool sends;
 	void (*serve)(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io);
 };
 
@@ -160,7 +161,9 @@ static void *server_thread(void *arg)
 	struct udp_srv_thread *t = a->t;
 	const struct opts *o = t->s->o;
 	const struct io_ops *ops = io_find(o);
-	struct io_ctx io = {.o = o, .nsock = 1, .fds = &t->fd, .wait = io_wait_of(o, true),
+	enum io_wait w = io_wait_of(o, !a->sends);
+	struct io_ctx io = {.o = o, .nsock = 1, .fds = &t->fd,
+			    .wait = a->sends && w == IO_WAIT_BLOCK ? IO_WAIT_POLL : w,
 			    .batch = a->batch, .depth = a->depth, .cap = a->cap};
 	char err[200];
 
@@ -178,7 +181,7 @@ static void *server_thread(void *arg)
 	return NULL;
 }
 
-void udp_server_run(struct server_ctx *s, size_t cap, int batch, int depth,
+void udp_server_run(struct server_ctx *s, size_t cap, int batch, int depth, bool sends,
 		    void (*serve)(struct udp_srv_thread *t, const struct io_ops *ops,
 				  struct io_ctx *io))
 {
@@ -188,7 +191,7 @@ void udp_server_run(struct server_ctx *s, size_t cap, int batch, int depth,
 
 	for (; started < x->n; started++) {
 		a[started] = (struct run_arg){.t = &x->t[started], .cap = cap, .batch = batch,
-					      .depth = depth, .serve = serve};
+					      .depth = depth, .sends = sends, .serve = serve};
 		if (pthread_create(&x->t[started].tid, NULL, server_thread, &a[started]))
 			break;
 	}

@@ -63,8 +63,9 @@ int udp_server_open(struct server_ctx *s,
 		    size_t errlen);
 /* Run serve in a thread per socket, each pinned with --pin and with its own io back end for
  * datagrams up to cap bytes, batch per call, depth sends in flight; then add up their
- * counters into s->c. */
-void udp_server_run(struct server_ctx *s, size_t cap, int batch, int depth,
+ * counters into s->c. sends: the server mostly sends (udp-stream --reverse), so its receive
+ * calls never block (the client's --wait is the receiver's). */
+void udp_server_run(struct server_ctx *s, size_t cap, int batch, int depth, bool sends,
 		    void (*serve)(struct udp_srv_thread *t, const struct io_ops *ops,
 				  struct io_ctx *io));
 /* Close the sockets and free s->priv (and each thread's priv). */

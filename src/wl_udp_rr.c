@@ -411,7 +411,7 @@ static void udp_rr_server_loop(struct server_ctx *s)
 {
 	const struct opts *o = s->o;
 
-	udp_server_run(s, (size_t)o->size, (int)o->batch, 4 * (int)o->batch, serve_batches);
+	udp_server_run(s, (size_t)o->size, (int)o->batch, 4 * (int)o->batch, false, serve_batches);
 }
 
 /* The report's own ideas and today's: batching syscalls, a cached route, io_uring, other ways

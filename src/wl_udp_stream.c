@@ -1,10 +1,12 @@
 /* wl_udp_stream.c: one-way datagrams at full speed or at --rate (netperf UDP_STREAM, iperf3
  * -u, sockperf throughput).
  *
- * The clients send, the server receives. Every datagram starts with a header: its flow (the
- * sending socket, numbered over all clients) and its sequence number in that flow, so the
- * receiver counts loss, reordering and duplicates itself; the report sets its loss beside the
- * kernel's RcvbufErrors. --gso hands the kernel several datagrams per send (UDP_SEGMENT);
+ * The clients send, the server receives; with --reverse the server sends and the clients
+ * receive: each client socket says hello to the server, which then feeds that flow (to the
+ * controller's host only). Every datagram starts with a header: its flow (a client socket,
+ * numbered over all clients) and its sequence number in that flow, so the receiver counts
+ * loss, reordering and duplicates itself; the report sets its loss beside the kernel's
+ * RcvbufErrors. --gso hands the kernel several datagrams per send (UDP_SEGMENT);
  * --gro lets the receiver take a flow's datagrams coalesced (UDP_GRO): since every datagram
  * is --size bytes, a coalesced read is cut at --size. Both sides move datagrams only through
  * an io back end (io.h), so --batch, --io uring and --wait apply as in udp-rr.
@@ -38,6 +40,9 @@
 #define HDR_LEN 16
 #define HDR_MAGIC 0x534b4253u	  /* "SBKS": sent outside the sender's window */
 #define HDR_MAGIC_WIN 0x574b4253u /* "SBKW": sent inside it */
+#define HDR_MAGIC_HELLO 0x484b4253u /* "SBKH": --reverse, a client's flow says where it is */
+#define HELLO_EVERY_NS (10 * 1000000ULL) /* a flow that has heard nothing says hello again */
+#define HELLO_LOOPS 1024 /* a sending server looks for late hellos every so many sends */
 #define MAX_UDP 65507	      /* the largest UDP payload over IPv4 */
 #define GRO_CAP 65536	      /* room for a coalesced read */
 
@@ -51,8 +56,10 @@ static const struct opt_override stream_overrides[] = {
 					      "0: the kernel's)"},
 	{.field = "timeout", .def = "200", .help = "not used here: nothing waits for an answer "
 						    "(loss is counted from sequence numbers)"},
-	{.field = "peers", .def = "0", .help = "sending sockets in all, spread over the clients, each a flow "
+	{.field = "peers", .def = "0", .help = "client sockets in all, spread over the clients, each a flow "
 				   "(0: one per client)"},
+	{.field = "reverse", .def = NULL, .help = "the server sends, the clients receive and count "
+						   "(each client socket is a flow)"},
 	{0},
 };
 
@@ -93,51 +100,71 @@ static void stream_describe(const struct opts *o, char *buf, size_t len)
 	if (o->rate)
 		snprintf(rate, sizeof(rate), "%ld packets/s", o->rate);
 	snprintf(buf, len,
-		 "%ld client%s, %ld flow%s, %ld-byte datagrams at %s, io %s, batch %ld, gso %ld, "
+		 "%ld client%s, %ld flow%s%s, %ld-byte datagrams at %s, io %s, batch %ld, gso %ld, "
 		 "gro %s, %s, %ld server thread%s%s",
-		 o->clients, o->clients > 1 ? "s" : "", o->peers, o->peers > 1 ? "s" : "", o->size,
+		 o->clients, o->clients > 1 ? "s" : "", o->peers, o->peers > 1 ? "s" : "",
+		 o->reverse ? " server to client" : "", o->size,
 		 rate, io_find(o)->name, o->batch, o->gso, o->gro ? "on" : "off",
 		 o->connected ? "connected" : "unconnected", o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->rcvbuf ? ", receive buffer set" : "");
 }
 
-/* Packets the server received in its window. */
+/* The sending and the receiving side, and their names. */
+static const struct side_result *tx_side(const struct result *r, const char **name)
+{
+	*name = r->cfg->reverse ? "server" : "client";
+	return r->cfg->reverse ? &r->server : &r->client;
+}
+
+static const struct side_result *rx_side(const struct result *r, const char **name)
+{
+	*name = r->cfg->reverse ? "client" : "server";
+	return r->cfg->reverse ? &r->client : &r->server;
+}
+
+/* Packets the receiver received in its window. */
 static double stream_units(const struct result *r)
 {
-	return (double)r->server.c.rx_packets;
+	const char *name;
+
+	return (double)rx_side(r, &name)->c.rx_packets;
 }
 
 /* The kernel counts a datagram sent with GSO once per send, and one read coalesced by GRO once
- * per read; we count those too (syscalls aside): tx_packets / gso, and transactions (reads). */
+ * per read; we count those too (syscalls aside): tx_packets / gso, and transactions (reads).
+ * Only the sides on this machine count (the client always is; the server when local). */
 static int stream_kernel_pairs(const struct result *r, struct kernel_pair *out)
 {
+	const char *name;
+	const struct side_result *tx = tx_side(r, &name), *rx = rx_side(r, &name);
+	bool server_here = r->server_local && r->server.present;
 	uint64_t segs = r->cfg->gso ? (uint64_t)r->cfg->gso : 1;
-	uint64_t in = r->cfg->gro ? r->server.c.transactions : r->server.c.rx_packets;
+	uint64_t in = r->cfg->gro ? rx->c.transactions : rx->c.rx_packets;
 	int n = 0;
 
-	if (!r->server_local || !r->server.present) {
-		out[n++] = (struct kernel_pair){"OutDatagrams", r->client.c.tx_packets / segs};
-		return n;
-	}
 	/* Loopback: a GSO send that reaches a socket without GRO is cut up on the way in. */
 	if (r->cfg->gso && !r->cfg->gro)
-		in = r->server.c.rx_packets;
-	out[n++] = (struct kernel_pair){"InDatagrams", in};
-	out[n++] = (struct kernel_pair){"OutDatagrams", r->client.c.tx_packets / segs};
+		in = rx->c.rx_packets;
+	if (r->cfg->reverse || server_here)
+		out[n++] = (struct kernel_pair){"InDatagrams", in};
+	if (!r->cfg->reverse || server_here)
+		out[n++] = (struct kernel_pair){"OutDatagrams", tx->c.tx_packets / segs};
 	/* Drops: one per datagram, but one per coalesced packet with GRO, which we cannot see. */
-	if (!r->cfg->gro)
-		out[n++] = (struct kernel_pair){"RcvbufErrors", r->server.c.lost};
+	if (!r->cfg->gro && (r->cfg->reverse || server_here))
+		out[n++] = (struct kernel_pair){"RcvbufErrors", rx->c.lost};
 	return n;
 }
 
 static void stream_headline(const struct result *r, FILE *f, cJSON *j)
 {
-	const struct side_result *c = &r->client, *s = &r->server;
+	const char *tn, *rn;
+	const struct side_result *c = tx_side(r, &tn), *s = rx_side(r, &rn);
 	double d = r->duration_s;
 	uint64_t rx = s->c.rx_packets, tx = c->c.tx_packets, lost = s->c.lost;
 	double loss_pct = rx + lost ? 100.0 * (double)lost / (double)(rx + lost) : 0;
 	double cpu_tx = out_cpu_us_per(c->user_s, c->sys_s, (double)tx);
 	double cpu_rx = out_cpu_us_per(s->user_s, s->sys_s, (double)rx);
+	char key[40];
 	double gb = d > 0 ? (double)s->c.rx_bytes * 8 / d / 1e9 : 0;
 
 	if (f) {
@@ -147,8 +174,8 @@ static void stream_headline(const struct result *r, FILE *f, cJSON *j)
 			"lost (gaps in sequence)", (unsigned long long)lost, loss_pct,
 			(unsigned long long)s->c.reordered, (unsigned long long)s->c.dups);
 		fprintf(f, "  %-28s %14.3f\n", "payload Gbit/s received", gb);
-		fprintf(f, "  %-28s %14s  client %.3f per packet sent, server %.3f per packet received\n",
-			"CPU us per packet", "", cpu_tx, cpu_rx);
+		fprintf(f, "  %-28s %14s  %s %.3f per packet sent, %s %.3f per packet received\n",
+			"CPU us per packet", "", tn, cpu_tx, rn, cpu_rx);
 	}
 	if (j) {
 		cJSON *cpu = cJSON_AddObjectToObject(j, "cpu_us_per_packet");
@@ -162,8 +189,10 @@ static void stream_headline(const struct result *r, FILE *f, cJSON *j)
 		cJSON_AddNumberToObject(j, "reordered", (double)s->c.reordered);
 		cJSON_AddNumberToObject(j, "duplicates", (double)s->c.dups);
 		cJSON_AddNumberToObject(j, "gbit_per_s", round(gb * 1e4) / 1e4);
-		cJSON_AddNumberToObject(cpu, "client_per_sent", round(cpu_tx * 1e4) / 1e4);
-		cJSON_AddNumberToObject(cpu, "server_per_received", round(cpu_rx * 1e4) / 1e4);
+		snprintf(key, sizeof(key), "%s_per_sent", tn);
+		cJSON_AddNumberToObject(cpu, key, round(cpu_tx * 1e4) / 1e4);
+		snprintf(key, sizeof(key), "%s_per_received", rn);
+		cJSON_AddNumberToObject(cpu, key, round(cpu_rx * 1e4) / 1e4);
 	}
 }
 
@@ -179,50 +208,83 @@ static int set_buf(int fd, int force, int plain, long bytes)
 
 /* ---- the header ---- */
 
-static void put_hdr(uint8_t *p, uint32_t flow, uint64_t seq, bool in_window)
+static void put_hdr(uint8_t *p, uint32_t flow, uint64_t seq, uint32_t magic)
 {
 	put_tag(p, 8, seq);
 	put_tag(p + 8, 4, flow);
-	put_tag(p + 12, 4, in_window ? HDR_MAGIC_WIN : HDR_MAGIC);
+	put_tag(p + 12, 4, magic);
 }
 
-/* ---- client: sends ---- */
+/* ---- the sender: the clients, or the server with --reverse ---- */
+
+/* A flow a sender feeds: its socket, its number, its next sequence number, where to. */
+struct target {
+	int sock;
+	uint32_t flow;
+	uint64_t seq;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+};
 
 struct sender {
-	struct client_ctx *c;
 	const struct io_ops *ops;
-	struct io_ctx io;
+	struct io_ctx *io;
+	struct side_counters *cnt; /* where the window's sends are counted */
+	const struct udp_window *win;
 	struct io_msg *m;
 	int batch, segs, ready; /* messages per call, datagrams per message, prepared */
 	size_t size;
-	uint32_t flow0;		/* the number of this client's first socket */
-	uint64_t *seq;		/* next sequence number of each socket */
-	int next_sock;
-	double per_ns;		/* --rate: this client's packets per nanosecond (0: full speed) */
+	struct target *tg;
+	int ntg, next;
+	double per_ns;		/* --rate: this sender's packets per nanosecond (0: full speed) */
 	uint64_t t0, paced;	/* pacing: its start, and the packets sent since */
-	struct udp_window win;
 };
 
-static bool follow_phase(struct sender *x)
+static void sender_init(struct sender *x, const struct opts *o, const struct io_ops *ops,
+			struct io_ctx *io, struct side_counters *cnt, const struct udp_window *win,
+			int ntarget)
 {
-	int ph = udp_window_follow(&x->win, client_follow_phase(x->c), x->io.syscalls,
-				   &x->c->rep->c.syscalls);
+	size_t cap = (size_t)o->size * (size_t)(o->gso ? o->gso : 1);
 
-	return ph != PH_STOP;
+	*x = (struct sender){.ops = ops, .io = io, .cnt = cnt, .win = win, .size = (size_t)o->size,
+			     .segs = o->gso ? (int)o->gso : 1, .batch = (int)o->batch};
+	x->tg = xcalloc((size_t)ntarget, sizeof(*x->tg));
+	x->m = msgs_alloc(x->batch, cap);
+	for (int i = 0; i < x->batch; i++) {
+		memset(x->m[i].buf, 'x', cap);
+		x->m[i].len = cap;
+	}
 }
 
-/* Fill messages up to n (each on the next socket, with its next sequence numbers). */
+static void sender_free(struct sender *x)
+{
+	free(x->tg);
+	msgs_free(x->m, x->batch);
+}
+
+/* Pace at pps packets per second from now on (0: full speed). */
+static void sender_rate(struct sender *x, double pps)
+{
+	x->per_ns = pps / 1e9;
+	x->t0 = now_ns();
+	x->paced = 0;
+}
+
+/* Fill messages up to n (each for the next flow, with its next sequence numbers). */
 static void prepare(struct sender *x, int n)
 {
+	uint32_t magic = x->win->measuring ? HDR_MAGIC_WIN : HDR_MAGIC;
+
 	for (; x->ready < n; x->ready++) {
 		struct io_msg *m = &x->m[x->ready];
-		int k = x->next_sock;
+		struct target *g = &x->tg[x->next];
 
-		x->next_sock = (k + 1) % x->io.nsock;
-		m->sock = k;
+		x->next = (x->next + 1) % x->ntg;
+		m->sock = g->sock;
+		memcpy(&m->addr, &g->addr, g->addrlen);
+		m->addrlen = g->addrlen;
 		for (int s = 0; s < x->segs; s++)
-			put_hdr((uint8_t *)m->buf + (size_t)s * x->size, x->flow0 + (uint32_t)k,
-				x->seq[k]++, x->win.measuring);
+			put_hdr((uint8_t *)m->buf + (size_t)s * x->size, g->flow, g->seq++, magic);
 	}
 }
 
@@ -237,27 +299,30 @@ static int due(struct sender *x)
 	return msgs < x->batch ? msgs : x->batch;
 }
 
-/* Sleep until the next message is due. */
-static void pace_wait(struct sender *x)
+/* Sleep until the next message is due, or max_ns at most. */
+static void pace_wait(struct sender *x, uint64_t max_ns)
 {
 	double at = (double)x->t0 + ((double)x->paced + x->segs) / x->per_ns;
-	struct timespec ts = {.tv_sec = (time_t)(at / 1e9), .tv_nsec = (long)fmod(at, 1e9)};
+	double cap = (double)(now_ns() + max_ns);
+	struct timespec ts;
 
-	x->io.syscalls++;
+	at = at < cap ? at : cap;
+	ts = (struct timespec){.tv_sec = (time_t)(at / 1e9), .tv_nsec = (long)fmod(at, 1e9)};
+	x->io->syscalls++;
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
 static void send_some(struct sender *x, int n)
 {
 	prepare(x, n);
-	int sent = x->ops->send(&x->io, x->m, n);
+	int sent = x->ops->send(x->io, x->m, n);
 
 	if (sent < 0) {
-		count_err(&x->c->rep->c, ERR_SEND, x->win.measuring);
+		count_err(x->cnt, ERR_SEND, x->win->measuring);
 		sent = 0;
 	}
-	if (x->win.measuring)
-		x->c->rep->c.tx_packets += (uint64_t)sent * (uint64_t)x->segs;
+	if (x->win->measuring)
+		x->cnt->tx_packets += (uint64_t)sent * (uint64_t)x->segs;
 	x->paced += (uint64_t)sent * (uint64_t)x->segs;
 	/* The unsent keep their sequence numbers and go first next time. */
 	for (int i = sent; i < n; i++) {
@@ -268,54 +333,148 @@ static void send_some(struct sender *x, int n)
 	}
 	x->ready = n - sent;
 	if (sent < n) { /* the socket's buffer is full: wait until it drains */
-		struct pollfd p = {.fd = x->io.fds[x->m[0].sock], .events = POLLOUT};
+		struct pollfd p = {.fd = x->io->fds[x->m[0].sock], .events = POLLOUT};
 
-		x->io.syscalls++;
+		x->io->syscalls++;
 		poll(&p, 1, 10);
 	}
 }
 
-static int sender_open(struct sender *x, struct client_ctx *c)
+/* Send what is due, or sleep until it is (max_ns at most). */
+static void sender_step(struct sender *x, uint64_t max_ns)
+{
+	int n = due(x);
+
+	if (n > 0)
+		send_some(x, n);
+	else
+		pace_wait(x, max_ns);
+}
+
+/* ---- the receiver: the server, or the clients with --reverse ---- */
+
+struct receiver {
+	const struct opts *o;
+	struct side_counters *cnt;
+	struct seq_flow *flows; /* one per flow of the test (--peers) */
+};
+
+/* Datagrams received in the receiver's window make the rate; loss, reordering and duplicates
+ * are counted over those the sender sent in its own window (its header says so), whose edges
+ * lie closer to the kernel's reads of RcvbufErrors than the receiver's, one control message
+ * wider at each end. */
+static void take(struct receiver *r, const struct io_msg *m, bool measuring)
+{
+	size_t size = (size_t)r->o->size;
+
+	if (m->trunc || m->len % size) {
+		count_err(r->cnt, ERR_RECV, measuring);
+		return;
+	}
+	for (size_t off = 0; off < m->len; off += size) {
+		const uint8_t *p = (const uint8_t *)m->buf + off;
+		uint32_t flow = (uint32_t)get_tag(p + 8, 4), magic = (uint32_t)get_tag(p + 12, 4);
+
+		if ((magic != HDR_MAGIC && magic != HDR_MAGIC_WIN) || flow >= (uint32_t)r->o->peers) {
+			count_err(r->cnt, ERR_RECV, measuring);
+			continue;
+		}
+		if (magic == HDR_MAGIC_WIN)
+			seq_take(&r->flows[flow], get_tag(p, 8));
+		if (measuring) {
+			r->cnt->rx_packets++;
+			r->cnt->rx_bytes += size;
+		}
+	}
+	r->cnt->transactions += measuring;
+}
+
+/* Loss: what the gaps between the first and last of each flow leave out. */
+static void receiver_end(struct receiver *r)
+{
+	for (long i = 0; i < r->o->peers; i++) {
+		r->cnt->lost += seq_lost(&r->flows[i]);
+		r->cnt->reordered += r->flows[i].reordered;
+		r->cnt->dups += r->flows[i].dups;
+	}
+}
+
+/* Receive-side socket options: the buffer, GRO. 0 or -errno with err. */
+static int receiver_sockopts(int fd, const struct opts *o, char *err, size_t errlen)
+{
+	int one = 1;
+
+	if (set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, o->rcvbuf)) {
+		snprintf(err, errlen, "SO_RCVBUF %ld: %s", o->rcvbuf, strerror(errno));
+		return -errno;
+	}
+	if (o->gro && setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0) {
+		snprintf(err, errlen, "UDP_GRO: %s (the receiver's kernel needs 5.0 or later)",
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Send-side socket options: GSO, the buffer. 0 or -errno with err. */
+static int sender_sockopts(int fd, const struct opts *o, char *err, size_t errlen)
+{
+	int seg = (int)o->size;
+
+	if ((o->gso && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg)) < 0) ||
+	    set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, o->sndbuf)) {
+		snprintf(err, errlen, "%s: %s", o->gso ? "UDP_SEGMENT or SO_SNDBUF" : "SO_SNDBUF",
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* ---- client ---- */
+
+struct client {
+	struct client_ctx *c;
+	const struct io_ops *ops;
+	struct io_ctx io;
+	struct udp_window win;
+	uint32_t flow0; /* the number of this client's first socket */
+};
+
+static int client_open(struct client *x, struct client_ctx *c)
 {
 	const struct opts *o = c->o;
 	struct sockaddr_storage any = {.ss_family = c->server.ss_family};
+	size_t cap = (size_t)o->size * (size_t)(o->gso ? o->gso : 1);
 	char why[200] = "";
 	int ret;
 
 	x->c = c;
 	x->ops = io_find(o);
-	x->size = (size_t)o->size;
-	x->segs = o->gso ? (int)o->gso : 1;
-	x->batch = (int)o->batch;
 	for (int i = 0; i < c->index; i++)
 		x->flow0 += (uint32_t)share_of(o->peers, (int)o->clients, i);
-	x->per_ns = o->rate ? (double)share_of(o->rate, (int)o->clients, c->index) / 1e9 : 0;
+	if (o->reverse)
+		cap = o->gro ? GRO_CAP : (size_t)o->size;
 	x->io = (struct io_ctx){.o = o, .nsock = c->nsock, .connected = o->connected,
-				.wait = io_wait_of(o, false), .batch = x->batch,
-				.depth = x->batch, .cap = x->size * (size_t)x->segs};
+				.wait = io_wait_of(o, o->reverse), .batch = (int)o->batch,
+				.depth = (int)o->batch, .cap = cap};
 	x->io.fds = xcalloc((size_t)c->nsock, sizeof(int));
-	x->seq = xcalloc((size_t)c->nsock, sizeof(*x->seq));
-	x->m = msgs_alloc(x->batch, x->io.cap);
-	for (int i = 0; i < x->batch; i++) {
-		memset(x->m[i].buf, 'x', x->io.cap);
-		x->m[i].len = x->io.cap;
-		x->m[i].addr = c->server;
-		x->m[i].addrlen = c->server_len;
-	}
 	for (int k = 0; k < c->nsock; k++)
 		x->io.fds[k] = -1;
 	if (o->pin)
 		pin_self(c->index, false);
 	for (int k = 0; k < c->nsock; k++) {
-		int fd = udp_socket(c->server.ss_family, o), seg = (int)x->size;
+		int fd = udp_socket(c->server.ss_family, o);
 
 		if (fd < 0)
 			return fd;
 		x->io.fds[k] = fd;
+		if ((ret = o->reverse ? receiver_sockopts(fd, o, why, sizeof(why))
+				      : sender_sockopts(fd, o, why, sizeof(why)))) {
+			snprintf(c->rep->msg, sizeof(c->rep->msg), "client socket: %s", why);
+			return ret;
+		}
 		if (bind(fd, (struct sockaddr *)&any, c->server_len) < 0 ||
-		    (o->connected && connect(fd, (struct sockaddr *)&c->server, c->server_len) < 0) ||
-		    (o->gso && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg)) < 0) ||
-		    set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, o->sndbuf)) {
+		    (o->connected && connect(fd, (struct sockaddr *)&c->server, c->server_len) < 0)) {
 			snprintf(c->rep->msg, sizeof(c->rep->msg), "client socket: %s", strerror(errno));
 			return -errno;
 		}
@@ -326,7 +485,7 @@ static int sender_open(struct sender *x, struct client_ctx *c)
 	return ret;
 }
 
-static void sender_close(struct sender *x)
+static void client_close(struct client *x)
 {
 	if (x->ops && x->io.fds)
 		x->ops->close(&x->io);
@@ -334,72 +493,113 @@ static void sender_close(struct sender *x)
 		if (x->io.fds[k] >= 0)
 			close(x->io.fds[k]);
 	free(x->io.fds);
-	free(x->seq);
-	msgs_free(x->m, x->batch);
+}
+
+static int client_phase(struct client *x)
+{
+	return udp_window_follow(&x->win, client_follow_phase(x->c), x->io.syscalls,
+				 &x->c->rep->c.syscalls);
+}
+
+/* Send datagrams to the server from every socket, each its own flow. */
+static void client_send(struct client *x)
+{
+	const struct opts *o = x->c->o;
+	struct sender tx;
+
+	sender_init(&tx, o, x->ops, &x->io, &x->c->rep->c, &x->win, x->c->nsock);
+	for (int k = 0; k < x->c->nsock; k++)
+		tx.tg[tx.ntg++] = (struct target){.sock = k, .flow = x->flow0 + (uint32_t)k,
+						  .addr = x->c->server, .addrlen = x->c->server_len};
+	client_wait_phase(x->c, PH_WARMUP);
+	sender_rate(&tx, (double)(o->rate ? share_of(o->rate, (int)o->clients, x->c->index) : 0));
+	while (client_phase(x) != PH_STOP)
+		sender_step(&tx, UINT64_MAX / 2);
+	sender_free(&tx);
+}
+
+/* --reverse: say hello from every socket that has heard nothing yet. */
+static void hello(struct client *x, const bool *heard)
+{
+	struct io_msg m = {0};
+	uint8_t buf[HDR_LEN];
+
+	m.buf = buf;
+	m.len = HDR_LEN;
+	m.addr = x->c->server;
+	m.addrlen = x->c->server_len;
+	for (int k = 0; k < x->c->nsock; k++) {
+		if (heard[k])
+			continue;
+		put_hdr(buf, x->flow0 + (uint32_t)k, 0, HDR_MAGIC_HELLO);
+		m.sock = k;
+		x->ops->send(&x->io, &m, 1);
+	}
+}
+
+/* --reverse: tell the server where each flow goes, then receive until the end. */
+static void client_receive(struct client *x)
+{
+	const struct opts *o = x->c->o;
+	int burst = o->batch > 1 ? (int)o->batch : UDP_RX_BURST;
+	struct io_msg *m = msgs_alloc(burst, x->io.cap);
+	bool *heard = xcalloc((size_t)x->c->nsock, sizeof(bool));
+	struct receiver rx = {.o = o, .cnt = &x->c->rep->c,
+			      .flows = xcalloc((size_t)o->peers, sizeof(struct seq_flow))};
+	int unheard = x->c->nsock, ph;
+	uint64_t said = 0;
+
+	while ((ph = client_phase(x)) != PH_STOP) {
+		if (unheard && now_ns() - said > HELLO_EVERY_NS) {
+			hello(x, heard);
+			said = now_ns();
+		}
+		int n = x->ops->recv(&x->io, m, burst);
+
+		if (n <= 0) {
+			if (n < 0)
+				count_err(rx.cnt, ERR_RECV, x->win.measuring);
+			x->ops->wait(&x->io, UDP_SERVER_WAIT_MS);
+			continue;
+		}
+		for (int i = 0; i < n; i++) {
+			if (!same_host(&m[i].addr, &x->c->server)) {
+				count_err(rx.cnt, ERR_FOREIGN, true);
+				continue;
+			}
+			unheard -= !heard[m[i].sock];
+			heard[m[i].sock] = true;
+			take(&rx, &m[i], ph == PH_MEASURE);
+		}
+	}
+	receiver_end(&rx);
+	free(rx.flows);
+	free(heard);
+	msgs_free(m, burst);
 }
 
 static int stream_client(struct client_ctx *c)
 {
-	struct sender x = {0};
-	int ret = sender_open(&x, c);
+	struct client x = {0};
+	int ret = client_open(&x, c);
 
 	atomic_fetch_add(&c->sh->ready, 1);
-	if (ret) {
-		sender_close(&x);
-		return ret;
-	}
-	client_wait_phase(c, PH_WARMUP);
-	x.t0 = now_ns();
-	while (follow_phase(&x)) {
-		int n = due(&x);
-
-		if (n > 0)
-			send_some(&x, n);
-		else
-			pace_wait(&x);
-	}
-	sender_close(&x);
-	return 0;
+	if (!ret && c->o->reverse)
+		client_receive(&x);
+	else if (!ret)
+		client_send(&x);
+	client_close(&x);
+	return ret;
 }
 
-/* ---- server: receives ---- */
-
-/* Datagrams received in the receiver's window make the rate; loss, reordering and duplicates
- * are counted over those the sender sent in its own window (its header says so), whose edges
- * lie closer to the kernel's reads of RcvbufErrors than the receiver's, one control message
- * wider at each end. */
-static void take(struct udp_srv_thread *t, const struct io_msg *m, bool measuring)
-{
-	size_t size = (size_t)t->s->o->size;
-
-	if (m->trunc || m->len % size) {
-		count_err(&t->c, ERR_RECV, measuring);
-		return;
-	}
-	for (size_t off = 0; off < m->len; off += size) {
-		const uint8_t *p = (const uint8_t *)m->buf + off;
-		uint32_t flow = (uint32_t)get_tag(p + 8, 4), magic = (uint32_t)get_tag(p + 12, 4);
-
-		if ((magic != HDR_MAGIC && magic != HDR_MAGIC_WIN) || flow >= (uint32_t)t->s->o->peers) {
-			count_err(&t->c, ERR_RECV, measuring);
-			continue;
-		}
-		if (magic == HDR_MAGIC_WIN)
-			seq_take((struct seq_flow *)t->priv + flow, get_tag(p, 8));
-		if (measuring) {
-			t->c.rx_packets++;
-			t->c.rx_bytes += size;
-		}
-	}
-	t->c.transactions += measuring;
-}
+/* ---- server ---- */
 
 static void receive_loop(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io)
 {
 	struct server_ctx *s = t->s;
 	int burst = io->batch;
 	struct io_msg *m = msgs_alloc(burst, io->cap);
-	struct seq_flow *flows = t->priv;
+	struct receiver rx = {.o = s->o, .cnt = &t->c, .flows = t->priv};
 
 	for (;;) {
 		int ph = udp_server_phase(t, io);
@@ -409,55 +609,97 @@ static void receive_loop(struct udp_srv_thread *t, const struct io_ops *ops, str
 		bool measuring = ph == PH_MEASURE;
 		int n = udp_server_recv(t, ops, io, m, burst);
 
-		if (!n)
-			continue;
 		for (int i = 0; i < n; i++) {
 			if (!same_host(&m[i].addr, &s->peer)) {
 				count_err(&t->c, ERR_FOREIGN, true);
 				continue;
 			}
-			take(t, &m[i], measuring);
+			take(&rx, &m[i], measuring);
 		}
 	}
 	msgs_free(m, burst);
-	/* Loss: what the gaps between the first and last of each flow leave out. */
-	for (long i = 0; i < s->o->peers; i++) {
-		t->c.lost += seq_lost(&flows[i]);
-		t->c.reordered += flows[i].reordered;
-		t->c.dups += flows[i].dups;
+	receiver_end(&rx);
+}
+
+/* --reverse: take the clients' hellos; each new flow becomes a target, sent to only on the
+ * controller's host (an agent is no reflector). */
+static void take_hellos(struct udp_srv_thread *t, struct sender *x, struct io_msg *m, int n)
+{
+	const struct opts *o = t->s->o;
+	int got = x->ops->recv(x->io, m, n);
+
+	for (int i = 0; i < got; i++) {
+		const uint8_t *p = m[i].buf;
+		uint32_t flow = (uint32_t)get_tag(p + 8, 4);
+		bool known = false;
+
+		if (!same_host(&m[i].addr, &t->s->peer) || m[i].len != HDR_LEN ||
+		    get_tag(p + 12, 4) != HDR_MAGIC_HELLO || flow >= (uint32_t)o->peers) {
+			count_err(&t->c, ERR_FOREIGN, true);
+			continue;
+		}
+		for (int k = 0; k < x->ntg && !known; k++)
+			known = x->tg[k].flow == flow;
+		if (known)
+			continue;
+		x->tg[x->ntg++] = (struct target){.flow = flow, .addr = m[i].addr,
+						  .addrlen = m[i].addrlen};
+		/* Each flow gets its share of --rate. */
+		sender_rate(x, (double)o->rate * x->ntg / (double)o->peers);
 	}
 }
 
-/* Before each server socket's bind: its flows, its buffer, GRO. */
-static int prepare_rx(struct udp_srv_thread *t, char *err, size_t errlen)
+static void send_loop(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io)
 {
 	const struct opts *o = t->s->o;
-	int one = 1;
+	struct sender x;
+	struct io_msg *in = msgs_alloc(UDP_RX_BURST, io->cap);
+	unsigned loops = 0;
 
+	sender_init(&x, o, ops, io, &t->c, &t->win, (int)o->peers);
+	for (;;) {
+		int ph = udp_server_phase(t, io);
+
+		if (ph == PH_STOP)
+			break;
+		/* Hellos come at the start; later ones (a lost first) are looked for now and then. */
+		if (ph != PH_MEASURE || !x.ntg || ++loops % HELLO_LOOPS == 0)
+			take_hellos(t, &x, in, UDP_RX_BURST);
+		if (!x.ntg)
+			ops->wait(io, UDP_SERVER_WAIT_MS);
+		else
+			sender_step(&x, UDP_SERVER_WAIT_MS * 1000000ULL);
+	}
+	sender_free(&x);
+	msgs_free(in, UDP_RX_BURST);
+}
+
+/* Before each server socket's bind: its flows, and the options of its side. */
+static int prepare_server(struct udp_srv_thread *t, char *err, size_t errlen)
+{
+	const struct opts *o = t->s->o;
+
+	if (o->reverse)
+		return sender_sockopts(t->fd, o, err, errlen);
 	t->priv = xcalloc((size_t)o->peers, sizeof(struct seq_flow));
-	if (set_buf(t->fd, SO_RCVBUFFORCE, SO_RCVBUF, o->rcvbuf)) {
-		snprintf(err, errlen, "SO_RCVBUF %ld: %s", o->rcvbuf, strerror(errno));
-		return -errno;
-	}
-	if (o->gro && setsockopt(t->fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0) {
-		snprintf(err, errlen, "UDP_GRO: %s (the server's kernel needs 5.0 or later)",
-			 strerror(errno));
-		return -errno;
-	}
-	return 0;
+	return receiver_sockopts(t->fd, o, err, errlen);
 }
 
 static int stream_server_open(struct server_ctx *s, char *err, size_t errlen)
 {
-	return udp_server_open(s, prepare_rx, err, errlen);
+	return udp_server_open(s, prepare_server, err, errlen);
 }
 
 static void stream_server_loop(struct server_ctx *s)
 {
 	const struct opts *o = s->o;
 
-	udp_server_run(s, o->gro ? GRO_CAP : (size_t)o->size,
-		       (int)(o->batch > 1 ? o->batch : UDP_RX_BURST), 4, receive_loop);
+	if (o->reverse)
+		udp_server_run(s, (size_t)o->size * (size_t)(o->gso ? o->gso : 1), (int)o->batch,
+			       (int)o->batch, true, send_loop);
+	else
+		udp_server_run(s, o->gro ? GRO_CAP : (size_t)o->size,
+			       (int)(o->batch > 1 ? o->batch : UDP_RX_BURST), 4, false, receive_loop);
 }
 
 static const struct strategy stream_strategies[] = {

@@ -9,6 +9,8 @@ jassert "$TMP/a.json" '.gbit_per_s > 0.5 and .sides.server.processes == 1 and .s
 jassert "$TMP/a.json" '[.kernel_check.counters[] | .diff_pct | fabs] | all(. < 2)' '.kernel_check'
 "$SB" udp-stream --server 127.0.0.1:$AGENT_PORT --rate 20000 --rcvbuf 4194304 --duration 1 --warmup 0.2 --json >"$TMP/b.json" || fail "udp-stream against the agent failed"
 jassert "$TMP/b.json" '.loss == 0 and (.packets_per_s - 20000 | fabs) < 400 and .sides.server.processes == 1'
+"$SB" udp-stream --server 127.0.0.1:$AGENT_PORT --reverse --rate 20000 --rcvbuf 4194304 --duration 1 --warmup 0.2 --json >"$TMP/b.json" || fail "udp-stream --reverse against the agent failed"
+jassert "$TMP/b.json" '.loss == 0 and (.packets_per_s - 20000 | fabs) < 400 and .sides.server.packets_sent > 0' '{loss, packets_per_s, sides}'
 
 # The agent dies mid-run: a partial report within seconds, exit 1, what the client measured.
 "$SB" tcp-stream --server 127.0.0.1:$AGENT_PORT --duration 30 --warmup 0.2 --json >"$TMP/c.json" 2>"$TMP/c.err" &

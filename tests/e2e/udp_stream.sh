@@ -37,6 +37,19 @@ agrees "$TMP/g.json" InDatagrams 2
 jassert "$TMP/gg.json" '.errors == 0 and .packets_per_s > 1000 and .sides.server.syscalls_per_unit < 1'
 agrees "$TMP/gg.json" InDatagrams 2
 
+# --reverse: the server sends to each client socket that said hello; the clients count.
+"$SB" udp-stream --reverse --clients 2 --duration 2 --warmup 0.3 --json >"$TMP/v.json" || fail "--reverse failed"
+jassert "$TMP/v.json" '.partial == false and .errors == 0 and .packets_per_s > 1000 and .sides.server.packets_sent > 0 and .sides.client.packets_received == .packets_received and .sides.server.packets_received == 0' '{errors, packets_per_s, sides}'
+jassert "$TMP/v.json" '.cpu_us_per_packet | .server_per_sent > 0 and .client_per_received > 0' '.cpu_us_per_packet'
+agrees "$TMP/v.json" InDatagrams 2
+agrees "$TMP/v.json" OutDatagrams 2
+jassert "$TMP/v.json" '.kernel_check.counters.RcvbufErrors | ((.ours - .kernel) | fabs) <= 0.1 * .kernel + 20' '.kernel_check'
+"$SB" udp-stream --reverse --rate 10000 --rcvbuf 2097152 --clients 2 --peers 4 --duration 2 --warmup 0.3 --json >"$TMP/vr.json" || fail "--reverse --rate failed"
+jassert "$TMP/vr.json" '(.packets_per_s - 10000 | fabs) <= 200 and .loss == 0 and .duplicates == 0 and .kernel_check.counters.RcvbufErrors.kernel == 0' '{packets_per_s, loss, k: .kernel_check.counters.RcvbufErrors}'
+"$SB" udp-stream --reverse --gso 8 --gro --io uring --batch 8 --duration 1 --warmup 0.3 --json >"$TMP/vg.json" || fail "--reverse --gso --gro failed"
+jassert "$TMP/vg.json" '.errors == 0 and .packets_per_s > 1000 and .sides.server.syscalls_per_unit < 0.5' '{errors, packets_per_s, s: .sides.server.syscalls_per_unit}'
+agrees "$TMP/vg.json" OutDatagrams 2
+
 for io in $("$SB" list-io); do
 	"$SB" udp-stream --io $io --batch 16 --duration 0.6 --warmup 0.2 --json >"$TMP/b.json" 2>"$TMP/err"
 	rc=$?
@@ -55,4 +68,5 @@ expect_usage "--rate" udp-stream --rate -5
 # A flag of another workload: not applicable here, and where it is.
 expect_usage "a flag of udp-stream" udp-rr --gso 4
 expect_usage "not applicable" udp-stream --window 5
+expect_usage "a flag of tcp-stream" udp-stream --bidir
 echo ok
