@@ -43,6 +43,14 @@ inA "$UDP_PROBE" 198.18.0.3 198.18.0.2 30999 100 && fail "the agent answered a s
 inA "$UDP_PROBE" 198.18.0.1 198.18.0.2 30999 100 >/dev/null || fail "the agent did not answer its controller's host"
 wait $run || fail "run with the stranger failed"
 jassert "$TMP/f.json" '.sides.server.errors_by_kind.foreign >= 1' '.sides.server.errors_by_kind'
+# udp-stream --reverse: the agent sends only to its controller's host. A stranger's hello (flow
+# 0, sequence 0, "SBKH") gets nothing and is counted foreign; the client's flows are fed.
+inA "$SB" udp-stream --reverse --server $srv --port 30998 --rate 2000 --duration 2 --warmup 0 --json >"$TMP/h.json" &
+run=$!
+sleep 1
+inA "$UDP_PROBE" 198.18.0.3 198.18.0.2 30998 16 00000000000000000000000053424b48 && fail "the agent fed a stranger"
+wait $run || fail "udp-stream --reverse with the stranger failed"
+jassert "$TMP/h.json" '.sides.server.errors_by_kind.foreign >= 1 and (.packets_per_s - 2000 | fabs) < 100 and .loss == 0' '{f: .sides.server.errors_by_kind, packets_per_s, loss}'
 
 # 1% loss each way (netem with 1 ms delay where the kernel has it, else nftables).
 how=
