@@ -260,7 +260,21 @@ void explore_rank(const double *speedup, int n, int *order)
 	}
 }
 
-/* The strategies that helped, best first, one per group, as long as they go together. */
+bool explore_flags_clash(const char *a, const char *b)
+{
+	for (const char *p = a; (p = strstr(p, "--")); p += 2) {
+		size_t n = strcspn(p, " =");
+
+		for (const char *q = b; (q = strstr(q, "--")); q += 2)
+			if (strcspn(q, " =") == n && !strncmp(p, q, n) &&
+			    (q == b || q[-1] == ' ') && (p == a || p[-1] == ' '))
+				return true;
+	}
+	return false;
+}
+
+/* The strategies that helped, best first, one per group, as long as they go together (valid
+ * together, and no option set twice). */
 static bool plan_combination(struct explore *x, char **user, int nuser, struct config **ranked,
 			     int nranked)
 {
@@ -277,7 +291,7 @@ static bool plan_combination(struct explore *x, char **user, int nuser, struct c
 			continue;
 		for (int g = 0; g < ngroups; g++)
 			taken |= !strcmp(groups[g], c->group);
-		if (taken)
+		if (taken || explore_flags_clash(flags, c->flags))
 			continue;
 		snprintf(trial, sizeof(trial), "%s%s%s", flags, flags[0] ? " " : "", c->flags);
 		if (parse_config(x->wl, user, nuser, trial, &o, err, sizeof(err)) == 0) {

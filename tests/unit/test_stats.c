@@ -94,6 +94,18 @@ static void test_rank(void **state)
 	assert_int_equal(order[4], 1);
 }
 
+static void test_flags_clash(void **state)
+{
+	(void)state;
+	assert_true(explore_flags_clash("--send splice", "--recv uring --send uring"));
+	assert_true(explore_flags_clash("--batch 8 --gso 16 --gro", "--gro"));
+	assert_true(explore_flags_clash("--rcvbuf=4096", "--rcvbuf 8192"));
+	assert_false(explore_flags_clash("--send splice", "--recv uring"));
+	assert_false(explore_flags_clash("--rcvbuf 4194304", "--rcvlowat 65536"));
+	assert_false(explore_flags_clash("", "--gro"));
+	assert_false(explore_flags_clash("--batch 8", ""));
+}
+
 static void test_known_samples(void **state)
 {
 	(void)state;
@@ -137,6 +149,7 @@ int main(void)
 		cmocka_unit_test(test_bootstrap_is_reproducible),
 		cmocka_unit_test(test_schedule_interleaves),
 		cmocka_unit_test(test_rank),
+		cmocka_unit_test(test_flags_clash),
 		cmocka_unit_test(test_known_samples),
 		cmocka_unit_test(test_unpaired),
 	};
