@@ -3,7 +3,9 @@
  * compare runs A and B interleaved (A B A B ...) and pairs each B run with the A run before
  * it, so drift cancels; from two saved files (other boots, other kernels) the runs cannot be
  * paired and each side is resampled on its own. Every figure gets the ratio B/A with a 95%
- * bootstrap interval and a verdict; the headline is the rate's.
+ * bootstrap interval and a verdict; the headline is the rate's. When both sides' runs were
+ * profiled (--profile), compare also says where the time moved: CPU microseconds per unit of
+ * work in each syscall of each side and in each kernel function, A against B.
  *
  * sweep runs a grid of flag values (any numeric flags, one or two with lists), each point
  * --runs times, and writes a table, CSV, JSON and a gnuplot SVG; with --compare it sweeps A and
@@ -211,8 +213,169 @@ static void headline(const struct verdict_row *r, char *buf, size_t len)
 			 r->hi);
 }
 
+/* ---- where the time moved: both sides' profiles ---- */
+
+#define MOVED_MAX 1024
+#define MOVED_SHOW 12
+
+struct moved {
+	char name[112]; /* "client sendmsg" or a kernel function */
+	bool syscall;
+	double a, b;	/* sums over runs of CPU us per unit; means once divided */
+};
+
+struct moved_set {
+	struct moved m[MOVED_MAX];
+	int n;
+};
+
+static struct moved *moved_get(struct moved_set *s, const char *name, bool syscall)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->m[i].syscall == syscall && !strcmp(s->m[i].name, name))
+			return &s->m[i];
+	if (s->n == MOVED_MAX)
+		return NULL;
+	struct moved *m = &s->m[s->n++];
+
+	*m = (struct moved){.syscall = syscall};
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	return m;
+}
+
+static double num(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Add one run's profile, as CPU us per unit, into A's or B's sums. False if it has none.
+ * The samples give how a side's time divides; its total is the side's CPU per unit from
+ * rusage (a sampling clock on a VM can miss stretches of a CPU: rusage does not). Samples of
+ * neither side (softirq on an idle CPU) count at the sampling period. */
+static bool moved_add(struct moved_set *s, const cJSON *doc, bool b)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(doc, "profile");
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(p, "syscalls"), *e;
+	const cJSON *sides_j = cJSON_GetObjectItemCaseSensitive(doc, "sides");
+	const cJSON *modes = cJSON_GetObjectItemCaseSensitive(p, "modes");
+	double hz = num(p, "hz"), samples = num(p, "samples");
+	double units = num(doc, "rate") * num(doc, "duration_s");
+	double busy = samples * (100 - num(modes, "idle")) / 100, per[2] = {0, 0};
+	static const char *const sides[] = {"client", "server"};
+
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "available")) || !(hz > 0) ||
+	    !(units > 0) || !(busy > 0))
+		return false;
+	for (int k = 0; k < 2; k++) { /* us per unit per sample of each side */
+		double n = 0;
+
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sc, sides[k]))
+			n += num(e, "samples");
+		double cpu = num(cJSON_GetObjectItemCaseSensitive(sides_j, sides[k]), "cpu_us_per_unit");
+
+		per[k] = n > 0 && cpu > 0 ? cpu / n : 0;
+	}
+	for (int k = 0; k < 2; k++)
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sc, sides[k])) {
+			char name[112];
+			const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
+
+			if (!cJSON_IsString(nm))
+				continue;
+			snprintf(name, sizeof(name), "%s %s", sides[k], nm->valuestring);
+			struct moved *m = moved_get(s, name, true);
+
+			if (m)
+				*(b ? &m->b : &m->a) += num(e, "samples") * per[k];
+		}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(p, "functions")) {
+		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
+		struct moved *m = cJSON_IsString(nm) ? moved_get(s, nm->valuestring, false) : NULL;
+
+		if (m)
+			*(b ? &m->b : &m->a) += busy / 100 *
+				(num(e, "client") * per[0] + num(e, "server") * per[1] +
+				 num(e, "other") * 1e6 / hz / units);
+	}
+	return true;
+}
+
+static int by_change(const void *x, const void *y)
+{
+	const struct moved *a = x, *b = y;
+	double da = fabs(a->b - a->a), db = fabs(b->b - b->a);
+
+	return (da < db) - (da > db);
+}
+
+/* The profiles of every run of both sides, averaged per run, biggest changes first. NULL
+ * (with why) when a side's runs were not all profiled. */
+static struct moved_set *moved_of(const struct side *a, const struct side *b, const char **why)
+{
+	struct moved_set *s = xcalloc(1, sizeof(*s));
+	bool ok = a->n && b->n;
+
+	for (int i = 0; ok && i < a->n; i++)
+		ok = moved_add(s, a->docs[i], false);
+	for (int i = 0; ok && i < b->n; i++)
+		ok = moved_add(s, b->docs[i], true);
+	if (!ok) {
+		*why = "give --profile (as root) to both sides for where the time moved";
+		free(s);
+		return NULL;
+	}
+	for (int i = 0; i < s->n; i++) {
+		s->m[i].a /= a->n;
+		s->m[i].b /= b->n;
+	}
+	qsort(s->m, (size_t)s->n, sizeof(s->m[0]), by_change);
+	return s;
+}
+
+static void moved_print(const struct moved_set *s, const char *unit)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		int shown = 0;
+
+		printf("\n  %-42s %10s %10s %10s\n",
+		       pass ? "kernel function (self)" : "time in syscalls, per side", "A", "B", "B-A");
+		for (int i = 0; i < s->n && shown < MOVED_SHOW; i++) {
+			const struct moved *m = &s->m[i];
+
+			if (m->syscall != !pass)
+				continue;
+			printf("  %-42.42s %10.3f %10.3f %+10.3f\n", m->name, m->a, m->b, m->b - m->a);
+			shown++;
+		}
+	}
+	printf("  (CPU us per %s, mean over runs: each side's CPU from rusage, divided as its "
+	       "samples fell;\n   a function outside a run's --profile-top list counts 0 there)\n",
+	       unit);
+}
+
+static cJSON *moved_json(const struct moved_set *s)
+{
+	cJSON *j = cJSON_CreateObject(), *sc = cJSON_CreateArray(), *fn = cJSON_CreateArray();
+
+	for (int i = 0; i < s->n; i++) {
+		const struct moved *m = &s->m[i];
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "name", m->name);
+		cJSON_AddNumberToObject(e, "a_us_per_unit", round(m->a * 1e4) / 1e4);
+		cJSON_AddNumberToObject(e, "b_us_per_unit", round(m->b * 1e4) / 1e4);
+		cJSON_AddNumberToObject(e, "change", round((m->b - m->a) * 1e4) / 1e4);
+		cJSON_AddItemToArray(m->syscall ? sc : fn, e);
+	}
+	cJSON_AddItemToObject(j, "syscalls", sc);
+	cJSON_AddItemToObject(j, "functions", fn);
+	return j;
+}
+
 static void print_compare(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
-			  int n, bool json)
+			  int n, bool json, const struct moved_set *mv, const char *mv_why)
 {
 	char head[200] = "no rate to compare", lab[64];
 
@@ -245,6 +408,10 @@ static void print_compare(struct side *a, struct side *b, bool paired, struct ve
 			cJSON_AddItemToArray(arr, e);
 		}
 		cJSON_AddItemToObject(j, "figures", arr);
+		if (mv)
+			cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
+		else if (mv_why)
+			cJSON_AddStringToObject(j, "where_time_moved_note", mv_why);
 		out_print_json(j, stdout);
 		cJSON_Delete(j);
 		return;
@@ -260,20 +427,30 @@ static void print_compare(struct side *a, struct side *b, bool paired, struct ve
 		       figure_label(rows[i].f, a->wl, lab, sizeof(lab)),
 		       rows[i].a, rows[i].b, rows[i].ratio, rows[i].lo, rows[i].hi, rows[i].word);
 	printf("\n%s\n", head);
+	if (mv) {
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(a->docs[0], "unit");
+
+		printf("\nwhere the time moved (from the profiles of every run):");
+		moved_print(mv, cJSON_IsString(u) ? u->valuestring : "unit");
+	} else if (mv_why) {
+		printf("(%s)\n", mv_why);
+	}
 	if (a->n < 3 || b->n < 3)
 		printf("(with %d and %d runs the interval cannot show the run-to-run spread well: "
 		       "use --runs 5 or more%s)\n",
 		       a->n, b->n, paired ? "" : ", and save results made with --runs 5 --json");
 }
 
-/* compare's own flags out of argv: --runs N, --json. */
-static int take_flags(int argc, char **argv, int *runs, bool *json, char **rest)
+/* compare's own flags out of argv: --runs N, --json, --profile. */
+static int take_flags(int argc, char **argv, int *runs, bool *json, bool *profile, char **rest)
 {
 	int n = 0;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			*json = true;
+		} else if (!strcmp(argv[i], "--profile")) {
+			*profile = true;
 		} else if (!strcmp(argv[i], "--runs")) {
 			char *end;
 
@@ -296,16 +473,18 @@ int cmd_compare(int argc, char **argv)
 	struct side *a = xcalloc(1, sizeof(*a)), *b = xcalloc(1, sizeof(*b));
 	char *rest[8];
 	int runs = 5;
-	bool json = false;
+	bool json = false, profile = false;
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: sockbench compare 'WORKLOAD [flags]' 'WORKLOAD [flags]' [--runs N] [--json]\n"
+		printf("usage: sockbench compare 'WORKLOAD [flags]' 'WORKLOAD [flags]' [--runs N] [--profile] [--json]\n"
 		       "       sockbench compare before.json after.json [--json]\n"
 		       "Runs A and B interleaved (--runs each, default 5), or reads two saved --json "
-		       "results, and prints every figure with B/A, a 95%% interval and a verdict.\n");
+		       "results, and prints every figure with B/A, a 95%% interval and a verdict.\n"
+		       "--profile (root) profiles every run and says where the time moved: CPU us per "
+		       "unit in each syscall of each side and each kernel function, A against B.\n");
 		return 0;
 	}
-	if (argc > 10 || take_flags(argc - 1, argv + 1, &runs, &json, rest) != 2)
+	if (argc > 10 || take_flags(argc - 1, argv + 1, &runs, &json, &profile, rest) != 2)
 		die_usage("compare: give two configurations ('udp-rr' 'udp-rr --window 1') or two "
 			  "result files (a.json b.json)");
 	bool files = is_file_arg(rest[0]) && is_file_arg(rest[1]);
@@ -318,6 +497,12 @@ int cmd_compare(int argc, char **argv)
 	} else {
 		parse_spec(rest[0], a);
 		parse_spec(rest[1], b);
+		/* Functions outside a run's top list count 0 there: keep a long list. */
+		for (struct side *s = a; s; s = s == a ? b : NULL) {
+			s->o.profile |= profile;
+			if (s->o.profile && !OPT_IS_SET(&s->o, profile_top))
+				s->o.profile_top = MOVED_MAX / 2;
+		}
 	}
 	if (a->wl != b->wl)
 		die_usage("compare: A is %s and B is %s: compare runs of one workload", a->wl->name,
@@ -338,8 +523,15 @@ int cmd_compare(int argc, char **argv)
 	}
 	struct verdict_row rows[64];
 	int n = compare_rows(a, b, !files, rows);
+	const char *mv_why = NULL;
+	struct moved_set *mv = moved_of(a, b, &mv_why);
 
-	print_compare(a, b, !files, rows, n, json);
+	/* Say why there is no profile comparison only when one was asked for or half there. */
+	if (!mv && !profile && !(a->n && cJSON_GetObjectItemCaseSensitive(a->docs[0], "profile")) &&
+	    !(b->n && cJSON_GetObjectItemCaseSensitive(b->docs[0], "profile")))
+		mv_why = NULL;
+	print_compare(a, b, !files, rows, n, json, mv, mv_why);
+	free(mv);
 	for (int i = 0; !files && i < a->n; i++)
 		cJSON_Delete(a->docs[i]);
 	for (int i = 0; !files && i < b->n; i++)

@@ -49,4 +49,19 @@ if command -v setpriv >/dev/null; then
 	jassert "$TMP/np.json" '.transactions > 0 and .profile.available == false and (.profile.error | test("perf_event_paranoid|kptr_restrict"))' '.profile'
 	grep -q "no profile" "$TMP/np.err" || fail "no message on stderr"
 fi
+# compare --profile: where the time moved. A made sendmsg calls and B sendmmsg, on both sides;
+# each side's time, divided among its syscalls as its samples fell, adds up to the CPU per
+# unit rusage measured (the mean of the runs against the median).
+"$SB" compare 'udp-rr --duration 1 --warmup 0.3' 'udp-rr --batch 32 --duration 1 --warmup 0.3' \
+	--runs 2 --profile --json >"$TMP/cp.json" 2>"$TMP/cp.err" || fail "compare --profile failed: $(cat "$TMP/cp.err")"
+jassert "$TMP/cp.json" '(.where_time_moved.functions | length) > 20' '.where_time_moved.functions | length'
+for side in client server; do
+	jassert "$TMP/cp.json" ".where_time_moved.syscalls | (map(select(.name == \"$side sendmsg\"))[0] | .a_us_per_unit > 1 and .b_us_per_unit == 0) and (map(select(.name == \"$side sendmmsg\"))[0] | .a_us_per_unit == 0 and .b_us_per_unit > 1)" '.where_time_moved.syscalls'
+done
+for side in client server; do
+	for ab in a b; do
+		jassert "$TMP/cp.json" "([.where_time_moved.syscalls[] | select(.name | startswith(\"$side \")) | .${ab}_us_per_unit] | add) as \$p | (.figures[] | select(.key == \"${side}_cpu_us\") | .${ab}_median) as \$r | (\$p / \$r - 1 | fabs) < 0.15" \
+			"{p: ([.where_time_moved.syscalls[] | select(.name | startswith(\"$side \")) | .${ab}_us_per_unit] | add), f: [.figures[] | select(.key == \"${side}_cpu_us\")]}"
+	done
+done
 echo ok
