@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "moved.h"
 #include "out.h"
 #include "repeat.h"
 #include "run.h"
@@ -213,167 +214,6 @@ static void headline(const struct verdict_row *r, char *buf, size_t len)
 			 r->hi);
 }
 
-/* ---- where the time moved: both sides' profiles ---- */
-
-#define MOVED_MAX 1024
-#define MOVED_SHOW 12
-
-struct moved {
-	char name[112]; /* "client sendmsg" or a kernel function */
-	bool syscall;
-	double a, b;	/* sums over runs of CPU us per unit; means once divided */
-};
-
-struct moved_set {
-	struct moved m[MOVED_MAX];
-	int n;
-};
-
-static struct moved *moved_get(struct moved_set *s, const char *name, bool syscall)
-{
-	for (int i = 0; i < s->n; i++)
-		if (s->m[i].syscall == syscall && !strcmp(s->m[i].name, name))
-			return &s->m[i];
-	if (s->n == MOVED_MAX)
-		return NULL;
-	struct moved *m = &s->m[s->n++];
-
-	*m = (struct moved){.syscall = syscall};
-	snprintf(m->name, sizeof(m->name), "%s", name);
-	return m;
-}
-
-static double num(const cJSON *j, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-/* Add one run's profile, as CPU us per unit, into A's or B's sums. False if it has none.
- * The samples give how a side's time divides; its total is the side's CPU per unit from
- * rusage (a sampling clock on a VM can miss stretches of a CPU: rusage does not). Samples of
- * neither side (softirq on an idle CPU) count at the sampling period. */
-static bool moved_add(struct moved_set *s, const cJSON *doc, bool b)
-{
-	const cJSON *p = cJSON_GetObjectItemCaseSensitive(doc, "profile");
-	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(p, "syscalls"), *e;
-	const cJSON *sides_j = cJSON_GetObjectItemCaseSensitive(doc, "sides");
-	const cJSON *modes = cJSON_GetObjectItemCaseSensitive(p, "modes");
-	double hz = num(p, "hz"), samples = num(p, "samples");
-	double units = num(doc, "rate") * num(doc, "duration_s");
-	double busy = samples * (100 - num(modes, "idle")) / 100, per[2] = {0, 0};
-	static const char *const sides[] = {"client", "server"};
-
-	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "available")) || !(hz > 0) ||
-	    !(units > 0) || !(busy > 0))
-		return false;
-	for (int k = 0; k < 2; k++) { /* us per unit per sample of each side */
-		double n = 0;
-
-		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sc, sides[k]))
-			n += num(e, "samples");
-		double cpu = num(cJSON_GetObjectItemCaseSensitive(sides_j, sides[k]), "cpu_us_per_unit");
-
-		per[k] = n > 0 && cpu > 0 ? cpu / n : 0;
-	}
-	for (int k = 0; k < 2; k++)
-		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sc, sides[k])) {
-			char name[112];
-			const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
-
-			if (!cJSON_IsString(nm))
-				continue;
-			snprintf(name, sizeof(name), "%s %s", sides[k], nm->valuestring);
-			struct moved *m = moved_get(s, name, true);
-
-			if (m)
-				*(b ? &m->b : &m->a) += num(e, "samples") * per[k];
-		}
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(p, "functions")) {
-		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
-		struct moved *m = cJSON_IsString(nm) ? moved_get(s, nm->valuestring, false) : NULL;
-
-		if (m)
-			*(b ? &m->b : &m->a) += busy / 100 *
-				(num(e, "client") * per[0] + num(e, "server") * per[1] +
-				 num(e, "other") * 1e6 / hz / units);
-	}
-	return true;
-}
-
-static int by_change(const void *x, const void *y)
-{
-	const struct moved *a = x, *b = y;
-	double da = fabs(a->b - a->a), db = fabs(b->b - b->a);
-
-	return (da < db) - (da > db);
-}
-
-/* The profiles of every run of both sides, averaged per run, biggest changes first. NULL
- * (with why) when a side's runs were not all profiled. */
-static struct moved_set *moved_of(const struct side *a, const struct side *b, const char **why)
-{
-	struct moved_set *s = xcalloc(1, sizeof(*s));
-	bool ok = a->n && b->n;
-
-	for (int i = 0; ok && i < a->n; i++)
-		ok = moved_add(s, a->docs[i], false);
-	for (int i = 0; ok && i < b->n; i++)
-		ok = moved_add(s, b->docs[i], true);
-	if (!ok) {
-		*why = "give --profile (as root) to both sides for where the time moved";
-		free(s);
-		return NULL;
-	}
-	for (int i = 0; i < s->n; i++) {
-		s->m[i].a /= a->n;
-		s->m[i].b /= b->n;
-	}
-	qsort(s->m, (size_t)s->n, sizeof(s->m[0]), by_change);
-	return s;
-}
-
-static void moved_print(const struct moved_set *s, const char *unit)
-{
-	for (int pass = 0; pass < 2; pass++) {
-		int shown = 0;
-
-		printf("\n  %-42s %10s %10s %10s\n",
-		       pass ? "kernel function (self)" : "time in syscalls, per side", "A", "B", "B-A");
-		for (int i = 0; i < s->n && shown < MOVED_SHOW; i++) {
-			const struct moved *m = &s->m[i];
-
-			if (m->syscall != !pass)
-				continue;
-			printf("  %-42.42s %10.3f %10.3f %+10.3f\n", m->name, m->a, m->b, m->b - m->a);
-			shown++;
-		}
-	}
-	printf("  (CPU us per %s, mean over runs: each side's CPU from rusage, divided as its "
-	       "samples fell;\n   a function outside a run's --profile-top list counts 0 there)\n",
-	       unit);
-}
-
-static cJSON *moved_json(const struct moved_set *s)
-{
-	cJSON *j = cJSON_CreateObject(), *sc = cJSON_CreateArray(), *fn = cJSON_CreateArray();
-
-	for (int i = 0; i < s->n; i++) {
-		const struct moved *m = &s->m[i];
-		cJSON *e = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(e, "name", m->name);
-		cJSON_AddNumberToObject(e, "a_us_per_unit", round(m->a * 1e4) / 1e4);
-		cJSON_AddNumberToObject(e, "b_us_per_unit", round(m->b * 1e4) / 1e4);
-		cJSON_AddNumberToObject(e, "change", round((m->b - m->a) * 1e4) / 1e4);
-		cJSON_AddItemToArray(m->syscall ? sc : fn, e);
-	}
-	cJSON_AddItemToObject(j, "syscalls", sc);
-	cJSON_AddItemToObject(j, "functions", fn);
-	return j;
-}
-
 static void print_compare(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
 			  int n, bool json, const struct moved_set *mv, const char *mv_why)
 {
@@ -431,7 +271,7 @@ static void print_compare(struct side *a, struct side *b, bool paired, struct ve
 		const cJSON *u = cJSON_GetObjectItemCaseSensitive(a->docs[0], "unit");
 
 		printf("\nwhere the time moved (from the profiles of every run):");
-		moved_print(mv, cJSON_IsString(u) ? u->valuestring : "unit");
+		moved_print(mv, cJSON_IsString(u) ? u->valuestring : "unit", 12);
 	} else if (mv_why) {
 		printf("(%s)\n", mv_why);
 	}
@@ -501,7 +341,7 @@ int cmd_compare(int argc, char **argv)
 		for (struct side *s = a; s; s = s == a ? b : NULL) {
 			s->o.profile |= profile;
 			if (s->o.profile && !OPT_IS_SET(&s->o, profile_top))
-				s->o.profile_top = MOVED_MAX / 2;
+				s->o.profile_top = MOVED_PROFILE_TOP;
 		}
 	}
 	if (a->wl != b->wl)
@@ -524,14 +364,17 @@ int cmd_compare(int argc, char **argv)
 	struct verdict_row rows[64];
 	int n = compare_rows(a, b, !files, rows);
 	const char *mv_why = NULL;
-	struct moved_set *mv = moved_of(a, b, &mv_why);
+	struct moved_set *mv = moved_of(a->docs, a->n, b->docs, b->n);
+
+	if (!mv)
+		mv_why = "give --profile (as root) to both sides for where the time moved";
 
 	/* Say why there is no profile comparison only when one was asked for or half there. */
 	if (!mv && !profile && !(a->n && cJSON_GetObjectItemCaseSensitive(a->docs[0], "profile")) &&
 	    !(b->n && cJSON_GetObjectItemCaseSensitive(b->docs[0], "profile")))
 		mv_why = NULL;
 	print_compare(a, b, !files, rows, n, json, mv, mv_why);
-	free(mv);
+	moved_free(mv);
 	for (int i = 0; !files && i < a->n; i++)
 		cJSON_Delete(a->docs[i]);
 	for (int i = 0; !files && i < b->n; i++)

@@ -6,6 +6,8 @@
  * speedup is the median of those paired ratios with a 95% bootstrap interval, and only an
  * interval wholly above (below) 1 is called faster (slower). The strategies that helped are
  * then combined (the best of each group) and the combination is measured the same way.
+ * With --profile every run is profiled and each strategy that helped is explained: where the
+ * time moved against the baseline runs (moved.h).
  */
 #include "explore.h"
 
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "moved.h"
 #include "out.h"
 #include "run.h"
 #include "stats.h"
@@ -29,6 +32,8 @@
 #define WARMUP_S 0.15
 #define BOOT_ITERS 4000
 #define MIN_GAIN 0.02
+#define WHY_SHOWN 3 /* faster strategies explained in the table (all in --json) */
+#define WHY_ROWS 6  /* syscalls and functions shown for each */
 
 struct sample {
 	double tps;
@@ -36,6 +41,7 @@ struct sample {
 	double user_s[2], sys_s[2];
 	double sys_per_tx[2];  /* syscalls per transaction */
 	bool partial;
+	cJSON *doc;	       /* the run's result, kept with --profile */
 };
 
 struct config {
@@ -131,6 +137,8 @@ static void fit_run(struct explore *x, struct opts *o)
 	o->warmup = WARMUP_S;
 	o->conns = 0;
 	o->json = false;
+	if (o->profile && !OPT_IS_SET(o, profile_top))
+		o->profile_top = MOVED_PROFILE_TOP;
 }
 
 static void plan(struct explore *x, char **user, int nuser)
@@ -222,6 +230,7 @@ static bool measure(struct explore *x, const struct config *c, const char *label
 	s->cpu_us[1] = out_cpu_us_per(res.server.user_s, res.server.sys_s, n);
 	s->sys_per_tx[0] = n > 0 ? (double)res.client.c.syscalls / n : 0;
 	s->sys_per_tx[1] = n > 0 ? (double)res.server.c.syscalls / n : 0;
+	s->doc = c->o.profile ? out_result_json(&res) : NULL;
 	result_free(&res);
 	x->runs_done++;
 	return !run_interrupted(); /* a run cut by Ctrl-C is not a sample */
@@ -344,8 +353,32 @@ static cJSON *sample_sides_json(const struct workload *wl, const struct config *
 	return sides;
 }
 
+/* Where the time moved from the baseline's runs to c's (NULL without profiles). */
+static struct moved_set *config_moved(const struct explore *x, const struct config *c)
+{
+	const struct sample *base = c == &x->combo ? x->combo_base : x->conf[0].s;
+	int nbase = c == &x->combo ? x->ncombo : x->conf[0].nsamples;
+	cJSON *a[16], *b[16];
+
+	if (!c->o.profile || c == &x->conf[0])
+		return NULL;
+	for (int i = 0; i < nbase; i++)
+		a[i] = base[i].doc;
+	for (int i = 0; i < c->nsamples; i++)
+		b[i] = c->s[i].doc;
+	return moved_of(a, nbase, b, c->nsamples);
+}
+
+static void free_docs(struct sample *s, int n)
+{
+	for (int i = 0; i < n; i++)
+		cJSON_Delete(s[i].doc);
+}
+
 static cJSON *config_json(const struct explore *x, const struct config *c, int rank)
 {
+	struct moved_set *mv = config_moved(x, c);
+
 	cJSON *j = cJSON_CreateObject(), *samples = cJSON_CreateArray();
 
 	if (rank)
@@ -365,6 +398,9 @@ static cJSON *config_json(const struct explore *x, const struct config *c, int r
 	for (int i = 0; i < c->nsamples; i++)
 		cJSON_AddItemToArray(samples, cJSON_CreateNumber(c->s[i].tps));
 	cJSON_AddItemToObject(j, "samples", samples);
+	if (mv)
+		cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
+	moved_free(mv);
 	return j;
 }
 
@@ -420,6 +456,36 @@ static const char *no_combo_reason(const struct explore *x, struct config **rank
 	return "fewer than two strategies were faster, nothing to combine";
 }
 
+/* --profile: why c is faster, from where the time moved. False when there are no profiles. */
+static bool print_why_one(struct explore *x, const struct config *c)
+{
+	struct moved_set *mv = config_moved(x, c);
+
+	if (!mv) {
+		printf("\n(--profile: the runs hold no profiles to compare; a run alone says why)\n");
+		return false;
+	}
+	printf("\nwhy %s is %.2fx, where the time moved against the baseline:", c->name,
+	       c->speedup);
+	moved_print(mv, x->wl->unit, WHY_ROWS);
+	moved_free(mv);
+	return true;
+}
+
+/* The first WHY_SHOWN faster strategies, and the combination. */
+static void print_why(struct explore *x, struct config **ranked, int n, bool have_combo)
+{
+	for (int i = 0, shown = 0; i < n && shown < WHY_SHOWN; i++) {
+		if (ranked[i]->verdict != VERDICT_FASTER)
+			continue;
+		if (!print_why_one(x, ranked[i]))
+			return;
+		shown++;
+	}
+	if (have_combo)
+		print_why_one(x, &x->combo);
+}
+
 static void print_table(struct explore *x, struct config **ranked, int n, bool have_combo)
 {
 	printf("sockbench explore %s: %d runs of each configuration, %.2f s each after %.2f s of "
@@ -455,6 +521,8 @@ static void print_table(struct explore *x, struct config **ranked, int n, bool h
 	for (int i = 0; i < x->nskipped; i++)
 		printf("%s %s (%s): %s\n", i ? "             " : "\nnot tried:  ", x->skipped_name[i],
 		       x->skipped_flags[i], x->skipped_why[i]);
+	if (x->conf[0].o.profile)
+		print_why(x, ranked, n, have_combo);
 	if (run_interrupted())
 		printf("\nPARTIAL: interrupted after %d of %d runs\n", x->runs_done, x->runs_total);
 }
@@ -620,8 +688,12 @@ int cmd_explore(int argc, char **argv)
 		print_json(x, ranked, n, combo && x->combo.analysed);
 	else
 		print_table(x, ranked, n, combo && x->combo.analysed);
-	for (int i = 0; i < x->nconf; i++)
+	for (int i = 0; i < x->nconf; i++) {
+		free_docs(x->conf[i].s, x->conf[i].nsamples);
 		opts_free(&x->conf[i].o);
+	}
+	free_docs(x->combo_base, x->ncombo);
+	free_docs(x->combo.s, x->combo.nsamples);
 	if (combo) {
 		opts_free(&x->combo.o);
 		free((char *)x->combo.name);

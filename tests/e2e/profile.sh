@@ -64,4 +64,8 @@ for side in client server; do
 			"{p: ([.where_time_moved.syscalls[] | select(.name | startswith(\"$side \")) | .${ab}_us_per_unit] | add), f: [.figures[] | select(.key == \"${side}_cpu_us\")]}"
 	done
 done
+# explore --profile: every strategy's entry says where the time moved against the baseline.
+"$SB" explore udp-rr --profile --budget 20 --json >"$TMP/ex.json" 2>"$TMP/ex.err" || fail "explore --profile failed: $(cat "$TMP/ex.err")"
+jassert "$TMP/ex.json" '(.strategies | length) >= 6 and (.strategies | all(has("where_time_moved")))' '.strategies | map({name, w: has("where_time_moved")})'
+jassert "$TMP/ex.json" '.strategies[] | select(.flags == "--batch 8") | .where_time_moved.syscalls | (map(select(.name == "client sendmmsg"))[0] | .a_us_per_unit == 0 and .b_us_per_unit > 0)' '.strategies[] | select(.flags == "--batch 8") | .where_time_moved.syscalls[0:4]'
 echo ok
