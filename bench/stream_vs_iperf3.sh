@@ -6,6 +6,7 @@
 #       connected socket (iperf3's calls), with batching (--batch 32) and with GSO+GRO,
 #       against iperf3 -u -b 0 -l 100 and sockperf throughput: packets received per second
 #       (sockperf: sent, it reports no more).
+#  Reverse: tcp-stream and udp-stream (connected) --reverse against iperf3 -R.
 #   usage: bench/stream_vs_iperf3.sh [ROUNDS] [SECONDS]
 . "$(dirname "$0")/lib.sh"
 command -v iperf3 >/dev/null || { echo "iperf3 is not installed (apt-get install iperf3)"; exit 77; }
@@ -73,3 +74,22 @@ done
 printf "median packets received/s: sockbench %.0f, connected %.0f, connected + batch 32 %.0f, connected + GSO/GRO %.0f; iperf3 %.0f; sockperf sent %.0f\n" \
 	"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)"
 printf "median ratios to iperf3: connected %.3f, batch 32 %.3f, GSO+GRO %.3f\n" "$(col 7)" "$(col 8)" "$(col 9)"
+
+echo
+echo "Reverse (the server sends: iperf3 -R), $secs s per round: TCP Gbit/s, UDP 100-byte packets received/s (connected)"
+printf "%-6s %10s %10s %7s %10s %10s %7s\n" round sb-Gbit/s ip-Gbit/s ratio sb-udp ip-udp ratio
+: >"$tmp/rows"
+for r in $(seq "$rounds"); do
+	t=$("$SB" tcp-stream --reverse --size 131072 --duration "$secs" --warmup 1 --json | jq '.gbit_per_s')
+	iperf3_round -l 128K -R
+	ti=$(jq '.end.sum_received.bits_per_second / 1e9' "$tmp/iperf.json")
+	u=$(udp --reverse --connected)
+	iperf3_round -u -b 0 -l 100 -R
+	ui=$(jq '.end.sum | (.packets - .lost_packets) / .seconds' "$tmp/iperf.json")
+	rt=$(awk -v a="$t" -v b="$ti" 'BEGIN {printf "%.3f", a / b}')
+	ru=$(awk -v a="$u" -v b="$ui" 'BEGIN {printf "%.3f", a / b}')
+	printf "%-6s %10.2f %10.2f %7s %10.0f %10.0f %7s\n" "$r" "$t" "$ti" "$rt" "$u" "$ui" "$ru"
+	echo "$t $ti $rt $u $ui $ru" >>"$tmp/rows"
+done
+printf "median: TCP sockbench %.2f vs iperf3 %.2f Gbit/s (ratio %.3f); UDP sockbench %.0f vs iperf3 %.0f packets/s (ratio %.3f)\n" \
+	"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)"

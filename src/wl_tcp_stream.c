@@ -676,6 +676,8 @@ static const struct strategy stream_strategies[] = {
 	{"MSG_ZEROCOPY", "send", "--zerocopy"},
 	{"io_uring SEND_ZC", "send", "--send uring --zerocopy"},
 	{"4 MB socket buffers", "bufs", "--rcvbuf 4194304 --sndbuf 4194304"},
+	{"256 KB receive buffer", "bufs", "--rcvbuf 262144"},
+	{"1 MB reads", "read", "--read-size 1048576"},
 	{"64 KB writes", "size", "--size 65536"},
 	{"1 MB writes", "size", "--size 1048576"},
 	{"SO_RCVLOWAT 64 KB", "lowat", "--rcvlowat 65536"},
