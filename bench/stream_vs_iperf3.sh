@@ -34,8 +34,8 @@ for r in $(seq "$rounds"); do
 	ip=$(jq '.end.sum_received.bits_per_second / 1e9' "$tmp/iperf.json")
 	# iperf3: percent of one CPU over the test, each end; CPU us per MB received.
 	ipcpu=$(jq '(.end.cpu_utilization_percent | .host_total + .remote_total) / 100 * .end.sum_received.seconds * 1e6 / (.end.sum_received.bytes / 1e6)' "$tmp/iperf.json")
-	rg=$(awk -v a="$sb" -v b="$ip" 'BEGIN {printf "%.3f", a / b}')
-	rc=$(awk -v a="$sbcpu" -v b="$ipcpu" 'BEGIN {printf "%.3f", a / b}')
+	rg=$(ratio "$sb" "$ip")
+	rc=$(ratio "$sbcpu" "$ipcpu")
 	printf "%-6s %10.2f %10.2f %7s %12.1f %12.1f %7s\n" "$r" "$sb" "$ip" "$rg" "$sbcpu" "$ipcpu" "$rc"
 	echo "$sb $ip $rg $sbcpu $ipcpu $rc" >>"$tmp/rows"
 done
@@ -65,9 +65,9 @@ for r in $(seq "$rounds"); do
 		kill "$srv"; wait "$srv" 2>/dev/null || true
 		port=$((port + 1))
 	fi
-	rc=$(awk -v a="$c" -v b="$ip" 'BEGIN {printf "%.3f", a / b}')
-	rb=$(awk -v a="$b" -v b="$ip" 'BEGIN {printf "%.3f", a / b}')
-	rg=$(awk -v a="$g" -v b="$ip" 'BEGIN {printf "%.3f", a / b}')
+	rc=$(ratio "$c" "$ip")
+	rb=$(ratio "$b" "$ip")
+	rg=$(ratio "$g" "$ip")
 	printf "%-6s %9.0f %9.0f %9.0f %10.0f %9.0f %11.0f %8s %8s %8s\n" "$r" "$a" "$c" "$b" "$g" "$ip" "${sp:-0}" "$rc" "$rb" "$rg"
 	echo "$a $c $b $g $ip ${sp:-0} $rc $rb $rg" >>"$tmp/rows"
 done
@@ -86,8 +86,8 @@ for r in $(seq "$rounds"); do
 	u=$(udp --reverse --connected)
 	iperf3_round -u -b 0 -l 100 -R
 	ui=$(jq '.end.sum | (.packets - .lost_packets) / .seconds' "$tmp/iperf.json")
-	rt=$(awk -v a="$t" -v b="$ti" 'BEGIN {printf "%.3f", a / b}')
-	ru=$(awk -v a="$u" -v b="$ui" 'BEGIN {printf "%.3f", a / b}')
+	rt=$(ratio "$t" "$ti")
+	ru=$(ratio "$u" "$ui")
 	printf "%-6s %10.2f %10.2f %7s %10.0f %10.0f %7s\n" "$r" "$t" "$ti" "$rt" "$u" "$ui" "$ru"
 	echo "$t $ti $rt $u $ui $ru" >>"$tmp/rows"
 done

@@ -17,7 +17,7 @@ for r in $(seq "$rounds"); do
 		\($s.client.sys_us_per_connection) \($s.server.user_us_per_connection) \($s.server.sys_us_per_connection)
 		\($s.client.user_s / ($s.client.user_s + $s.client.sys_s))"' "$tmp/sb.json" | tr '\n' ' '; echo)
 	read -r b bcu bcs bsu bss < <("$tmp/bare" "$conns")
-	ratio=$(awk -v a="$sb" -v b="$b" 'BEGIN {printf "%.3f", a / b}')
+	ratio=$(ratio "$sb" "$b")
 	printf "%-5s | %9.0f %7.2f %7.2f %7.2f %7.2f | %9.0f %7.2f %7.2f %7.2f %7.2f | %6s %10.3f\n" \
 		"$r" "$sb" "$cu" "$cs" "$su" "$ss" "$b" "$bcu" "$bcs" "$bsu" "$bss" "$ratio" "$share"
 	echo "$sb $b $ratio $share $cu $cs $bcu $bcs" >>"$tmp/rows"

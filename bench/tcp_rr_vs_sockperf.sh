@@ -24,7 +24,7 @@ printf "%-6s %14s %14s %8s\n" round sockbench/s sockperf/s ratio
 for r in $(seq "$rounds"); do
 	sb=$("$SB" tcp-rr --request 100 --response 100 --duration "$secs" --warmup 0.5 --json | jq '.transactions_per_s')
 	sp=$(sockperf_round)
-	ratio=$(awk -v a="$sb" -v b="$sp" 'BEGIN {printf "%.3f", a / b}')
+	ratio=$(ratio "$sb" "$sp")
 	printf "%-6s %14.0f %14.0f %8s\n" "$r" "$sb" "$sp" "$ratio"
 	echo "$sb $sp $ratio" >>"$tmp/rows"
 done

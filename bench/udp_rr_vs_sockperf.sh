@@ -36,8 +36,8 @@ for r in $(seq "$rounds"); do
 	read -r bl _ < <(sb_run block)
 	sp=$(sockperf_round)
 	bare=$("$tmp/bare" "$secs" | awk '{print $4}')
-	r1=$(awk -v a="$pl" -v b="$sp" 'BEGIN {printf "%.3f", a / b}')
-	r2=$(awk -v a="$bl" -v b="$sp" 'BEGIN {printf "%.3f", a / b}')
+	r1=$(ratio "$pl" "$sp")
+	r2=$(ratio "$bl" "$sp")
 	printf "%-6s %12.0f %12.0f %12.0f %10s %10s %11.3f %11.3f\n" "$r" "$pl" "$bl" "$sp" "$r1" "$r2" "$share" "$bare"
 	echo "$pl $bl $sp $r1 $r2 $share $bare" >>"$tmp/rows"
 done
