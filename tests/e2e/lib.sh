@@ -41,3 +41,20 @@ start_agent() {
 	PIDS+=("$AGENT_PID")
 	read -r -t 5 AGENT_PORT <"$TMP/ready" || fail "serve did not start: $(cat "$TMP/agent.log")"
 }
+
+# Run a workload against the agent for up to 30 s, kill the agent (kill -9) a second in: the
+# client must end within 3 s with exit 1. Its JSON goes to $1.
+kill_agent_mid_run() {
+	local out=$1 pid rc
+	shift
+	"$SB" "$@" --server 127.0.0.1:$AGENT_PORT --duration 30 --warmup 0.2 --json >"$out" 2>"$out.err" &
+	pid=$!
+	PIDS+=("$pid")
+	sleep 1
+	kill -9 "$AGENT_PID"
+	for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+	kill -0 "$pid" 2>/dev/null && fail "$1 still running 3 s after the agent died"
+	wait "$pid"
+	rc=$?
+	[ $rc -eq 1 ] || fail "$1: exit $rc, not 1, when the agent died"
+}

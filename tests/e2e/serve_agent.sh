@@ -26,15 +26,6 @@ expect_usage "UDP port $port is busy" udp-rr --server 127.0.0.1:$AGENT_PORT --po
 kill -INT $holder
 
 # Kill the agent mid-run.
-"$SB" udp-rr --server 127.0.0.1:$AGENT_PORT --duration 30 --warmup 0.2 --json >"$TMP/c.json" 2>"$TMP/c.err" &
-pid=$!
-PIDS+=("$pid")
-sleep 1
-kill -9 "$AGENT_PID"
-for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-kill -0 "$pid" 2>/dev/null && fail "client still running 3 s after the agent died"
-wait "$pid"
-rc=$?
-[ $rc -eq 1 ] || fail "exit $rc, not 1, when the agent died"
+kill_agent_mid_run "$TMP/c.json" udp-rr
 jassert "$TMP/c.json" '.partial == true and (.partial_reason | test("agent")) and .transactions > 0 and .sides.server == null'
 echo ok

@@ -13,15 +13,7 @@ jassert "$TMP/b.json" '.loss == 0 and (.packets_per_s - 20000 | fabs) < 400 and 
 jassert "$TMP/b.json" '.loss == 0 and (.packets_per_s - 20000 | fabs) < 400 and .sides.server.packets_sent > 0' '{loss, packets_per_s, sides}'
 
 # The agent dies mid-run: a partial report within seconds, exit 1, what the client measured.
-"$SB" tcp-stream --server 127.0.0.1:$AGENT_PORT --duration 30 --warmup 0.2 --json >"$TMP/c.json" 2>"$TMP/c.err" &
-pid=$!
-PIDS+=("$pid")
-sleep 1
-kill -9 "$AGENT_PID"
-for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-kill -0 "$pid" 2>/dev/null && fail "tcp-stream still running 3 s after the agent died"
-wait "$pid"
-[ $? -eq 1 ] || fail "exit not 1 when the agent died"
+kill_agent_mid_run "$TMP/c.json" tcp-stream
 jassert "$TMP/c.json" '.partial == true and .sides.server == null and .sides.client.bytes_sent > 0'
 
 # Ctrl-C: partial, exit 0, within 2 s, for both.
