@@ -49,7 +49,7 @@ $(BUILD)/sockbench: $(OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/udp_probe: tests/helpers/udp_probe.c
+$(BUILD)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
@@ -68,27 +68,39 @@ deps:
 
 unit: $(UNIT)
 
-test: all $(UNIT) $(BUILD)/tests/udp_probe
+test: all $(UNIT) $(BUILD)/tests/udp_probe $(BUILD)/tests/flood
 	@SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench UDP_PROBE=$(CURDIR)/$(BUILD)/tests/udp_probe \
-		tests/run.sh $(UNIT)
+		FLOOD=$(CURDIR)/$(BUILD)/tests/flood tests/run.sh $(UNIT)
 
 bench: all
 	bench/udp_rr_vs_sockperf.sh
 	bench/tcp_rr_vs_sockperf.sh
 	bench/tcp_crr_vs_peer.sh
 
-# libFuzzer on the control codec and config parsing, for FUZZ_TIME seconds (clang).
+# libFuzzer, FUZZ_TIME seconds each (clang): the control codec and config parsing (ctl), a
+# whole control session as the agent reads it (session), and what the data plane reads from
+# the network (data).
 FUZZ_TIME ?= 30
+FUZZERS := ctl session data
 # Every source but main.c, so a new file can never break the fuzz link again.
 FUZZ_SRC := $(filter-out src/main.c,$(SRC))
 fuzz:
-	@mkdir -p build-fuzz/corpus
-	clang -g -O1 -std=c11 -D_GNU_SOURCE -pthread -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined $(filter -DHAVE_LIBURING,$(CFLAGS)) -DSB_VERSION='"fuzz"' \
-		-Isrc -o build-fuzz/fuzz_ctl tests/fuzz/fuzz_ctl.c $(FUZZ_SRC) $(LIBS)
-	cp tests/fuzz/corpus/* build-fuzz/corpus/
-	build-fuzz/fuzz_ctl -max_total_time=$(FUZZ_TIME) -max_len=4096 -print_final_stats=1 \
-		build-fuzz/corpus >build-fuzz/log 2>&1; rc=$$?; tail -n 8 build-fuzz/log; exit $$rc
+	@for f in $(FUZZERS); do \
+		mkdir -p build-fuzz/corpus-$$f && \
+		clang -g -O1 -std=c11 -D_GNU_SOURCE -pthread -fsanitize=fuzzer,address,undefined \
+			-fno-sanitize-recover=undefined $(filter -DHAVE_LIBURING,$(CFLAGS)) \
+			-DSB_VERSION='"fuzz"' -Isrc -o build-fuzz/fuzz_$$f tests/fuzz/fuzz_$$f.c \
+			$(FUZZ_SRC) $(LIBS) || exit 1; \
+	done
+	cp tests/fuzz/corpus/* build-fuzz/corpus-ctl/
+	cp tests/fuzz/corpus-session/* build-fuzz/corpus-session/
+	cp tests/fuzz/corpus-data/* build-fuzz/corpus-data/
+	@for f in $(FUZZERS); do \
+		echo "fuzz_$$f:"; \
+		build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_TIME) -max_len=4096 -print_final_stats=1 \
+			build-fuzz/corpus-$$f >build-fuzz/log-$$f 2>&1; rc=$$?; \
+		tail -n 8 build-fuzz/log-$$f; [ $$rc -eq 0 ] || exit $$rc; \
+	done
 
 install: all
 	install -D -m 0755 $(BUILD)/sockbench $(DESTDIR)$(PREFIX)/bin/sockbench

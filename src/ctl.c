@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -12,7 +13,7 @@ static const char *const type_names[] = {
 	[CTL_MSG_HELLO] = "HELLO", [CTL_MSG_ACK] = "ACK",	  [CTL_MSG_ERROR] = "ERROR",
 	[CTL_MSG_SETUP] = "SETUP", [CTL_MSG_READY] = "READY",	  [CTL_MSG_BEGIN] = "BEGIN",
 	[CTL_MSG_END] = "END",	   [CTL_MSG_RESULT] = "RESULT", [CTL_MSG_BYE] = "BYE",
-	[CTL_MSG_AUTH] = "AUTH",
+	[CTL_MSG_AUTH] = "AUTH",   [CTL_MSG_PING] = "PING",	  [CTL_MSG_NOTICE] = "NOTICE",
 };
 
 const char *ctl_type_name(unsigned type)
@@ -93,6 +94,55 @@ int ctl_parse_frame(const uint8_t *buf, size_t n, struct ctl_hdr *h)
 	return (int)(CTL_HDR_LEN + h->len);
 }
 
+void ctl_reader_init(struct ctl_reader *r, size_t max)
+{
+	free(r->payload);
+	*r = (struct ctl_reader){.max = max < CTL_MAX_PAYLOAD ? max : CTL_MAX_PAYLOAD};
+}
+
+void ctl_reader_free(struct ctl_reader *r)
+{
+	free(r->payload);
+	r->payload = NULL;
+}
+
+size_t ctl_reader_want(const struct ctl_reader *r)
+{
+	if (r->got < CTL_HDR_LEN)
+		return CTL_HDR_LEN - r->got;
+	return CTL_HDR_LEN + r->h.len - r->got;
+}
+
+int ctl_reader_feed(struct ctl_reader *r, const uint8_t *buf, size_t n)
+{
+	size_t want = ctl_reader_want(r);
+
+	if (n > want)
+		n = want;
+	if (r->got < CTL_HDR_LEN) {
+		memcpy(r->hdr + r->got, buf, n);
+		r->got += n;
+		if (r->got < CTL_HDR_LEN)
+			return 0;
+		int ret = ctl_decode_hdr(r->hdr, CTL_HDR_LEN, &r->h);
+
+		if (ret)
+			return ret;
+		if (r->h.len > r->max)
+			return -EMSGSIZE;
+		r->payload = malloc(r->h.len + 1);
+		if (!r->payload)
+			return -ENOMEM;
+	} else {
+		memcpy(r->payload + (r->got - CTL_HDR_LEN), buf, n);
+		r->got += n;
+	}
+	if (r->got < CTL_HDR_LEN + r->h.len)
+		return 0;
+	r->payload[r->h.len] = '\0';
+	return 1;
+}
+
 int ctl_send(int fd, unsigned type, const char *payload, size_t len)
 {
 	uint8_t hdr[CTL_HDR_LEN];
@@ -146,7 +196,7 @@ int ctl_recv(int fd, unsigned *type, char *buf, size_t cap, int timeout_ms)
 
 int ctl_expect(int fd, unsigned type, char *buf, size_t cap, int timeout_ms)
 {
-	unsigned got;
+	unsigned got = 0;
 	int ret = ctl_recv(fd, &got, buf, cap, timeout_ms);
 
 	if (ret < 0)

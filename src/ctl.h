@@ -4,7 +4,8 @@
  * network byte order) and a payload of at most CTL_MAX_PAYLOAD bytes of JSON text. Magic,
  * version, type and length are checked on every receive, before the payload is read.
  * Sequence: HELLO -> ACK (with a challenge when the agent has a secret: AUTH -> ACK),
- * SETUP -> READY | ERROR, BEGIN -> ACK, END -> RESULT, BYE. ERROR may answer anything.
+ * SETUP -> READY | ERROR, BEGIN -> ACK, (PING -> ACK)*, END -> RESULT, BYE. ERROR may answer
+ * anything; NOTICE may come from the agent at any time in the window.
  * The codec (ctl_encode_hdr, ctl_decode_hdr, ctl_parse_frame) is pure, so it is unit tested
  * and fuzzed; ctl_send/ctl_recv add the socket I/O with timeouts.
  */
@@ -30,7 +31,9 @@ enum ctl_type {
 	CTL_MSG_RESULT,
 	CTL_MSG_BYE,
 	CTL_MSG_AUTH,
-	CTL_MSG_MAX_ = CTL_MSG_AUTH,
+	CTL_MSG_PING,	/* controller, during the window: are you there? answered by ACK */
+	CTL_MSG_NOTICE, /* agent, during the window: something that ends the test (JSON "error") */
+	CTL_MSG_MAX_ = CTL_MSG_NOTICE,
 };
 
 struct ctl_hdr {
@@ -51,6 +54,26 @@ int ctl_decode_hdr(const uint8_t *buf, size_t n, struct ctl_hdr *h);
  * return value is the frame's total length; -ENODATA if the payload is truncated; else as
  * ctl_decode_hdr. */
 int ctl_parse_frame(const uint8_t *buf, size_t n, struct ctl_hdr *h);
+
+/* A frame read as its bytes come, from a socket nobody may block on (the agent's pending
+ * controllers): the header first, then a payload of at most `max` bytes. */
+struct ctl_reader {
+	uint8_t hdr[CTL_HDR_LEN];
+	size_t got; /* bytes of the frame so far, header included */
+	size_t max; /* the largest payload taken */
+	struct ctl_hdr h;
+	char *payload; /* h.len + 1 bytes, NUL-terminated once whole; allocated after the header */
+};
+
+/* Start (or start over) with payloads of at most max bytes; frees a payload. */
+void ctl_reader_init(struct ctl_reader *r, size_t max);
+void ctl_reader_free(struct ctl_reader *r);
+/* How many bytes the frame still needs (read no more, so the next frame stays in the socket). */
+size_t ctl_reader_want(const struct ctl_reader *r);
+/* Take n bytes (n <= ctl_reader_want). 1: the frame is whole (type r->h.type, payload
+ * r->payload of r->h.len bytes); 0: more is needed; a ctl_decode_hdr error, or -EMSGSIZE past
+ * max. */
+int ctl_reader_feed(struct ctl_reader *r, const uint8_t *buf, size_t n);
 
 /* Send one frame. 0 or -errno. */
 int ctl_send(int fd, unsigned type, const char *payload, size_t len);

@@ -49,6 +49,14 @@ static void opt_default_ENUM(char **p, const char *v) { opt_default_STR(p, v); }
 static const struct opt_def all_defs[] = {ALL_OPTS(OPT_DEF_){0}};
 
 static const struct opt_def *find_field(const struct opt_def *defs, const char *name);
+
+const struct opt_def *opt_find(const struct opt_def *defs, const char *name, size_t len)
+{
+	for (; defs->name; defs++)
+		if (strlen(defs->name) == len && !strncmp(defs->name, name, len))
+			return defs;
+	return NULL;
+}
 static int set_value(const struct opt_def *d, const char *val, struct opts *o, char *err,
 		     size_t errlen);
 

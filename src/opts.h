@@ -33,7 +33,9 @@ struct cJSON;
 	  "measured runs: median, min, max, spread and a 95% interval of each figure")            \
 	X(INT, clients, 2, 'c', "clients", 1, 256, "N", "client processes")                        \
 	X(INT, timeout, 200, 't', "timeout", 1, 600000, "MS",                                      \
-	  "a request unanswered this long is counted lost and replaced")
+	  "a request unanswered this long is counted lost and replaced")                           \
+	X(DBL, busy_wait, 10, 0, "busy-wait", 0, 3600, "S",                                        \
+	  "with --server: while the agent runs another controller's test, try again this long")
 
 /* Fields several workloads share, each with its own default and help (struct opt_override). */
 #define SIZE_OPT(X)                                                                                \
@@ -146,6 +148,8 @@ struct cJSON;
 	  "refuse tcp-crr tests of more connections")                                              \
 	X(INT, max_buffer, 67108864, 0, "max-buffer", 1, 1 << 30, "BYTES",                         \
 	  "refuse messages or socket buffers larger than this")                                    \
+	X(INT, max_memory, 1073741824, 0, "max-memory", 1048576, 1099511627776.0, "BYTES",          \
+	  "refuse tests whose server-side buffers would take more; stray connections get none")   \
 	X(INT, ctl_port, 12866, 'p', "port", 0, 65535, "PORT", "control port (0: any free port)")  \
 	X(BOOL, once, false, 0, "once", 0, 1, "", "serve one controller, then exit")               \
 	X(INT, ready_fd, -1, 0, "ready-fd", -1, 1023, "FD",                                        \
@@ -224,6 +228,8 @@ void opts_free(struct opts *o);
  * 0 ok, 1 when --help was asked, -EINVAL with a one-line reason in err. */
 int opts_parse(const struct opt_def *defs, const struct opt_override *ov, int argc, char **argv,
 	       struct opts *o, char *err, size_t errlen);
+/* The option of defs whose long name is the first len bytes of name, or NULL. */
+const struct opt_def *opt_find(const struct opt_def *defs, const char *name, size_t len);
 /* Print the usage of a subcommand generated from its table and overrides. */
 void opts_usage(const struct opt_def *defs, const struct opt_override *ov, const char *cmd,
 		const char *summary, void *file);

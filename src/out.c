@@ -127,6 +127,8 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	}
 	cJSON_AddNumberToObject(j, "errors", (double)s->c.errors);
 	cJSON_AddItemToObject(j, "errors_by_kind", errors_json(&s->c));
+	cJSON_AddNumberToObject(j, "refused", (double)s->c.refused);
+	cJSON_AddNumberToObject(j, "listen_drops", (double)s->c.listen_drops);
 	return j;
 }
 
@@ -335,6 +337,10 @@ static void table_sides(const struct result *r, FILE *f)
 		snprintf(label, sizeof(label), "  %s", err_kind_names[k]);
 		side_row(f, label, r, "%.0f", (double)c->c.err[k], (double)s->c.err[k]);
 	}
+	if (s->c.refused)
+		side_row(f, "refused (no slot or memory)", r, "%.0f", 0.0, (double)s->c.refused);
+	if (s->c.listen_drops)
+		side_row(f, "listener drops", r, "%.0f", 0.0, (double)s->c.listen_drops);
 }
 
 static void table_kernel(const struct result *r, FILE *f)

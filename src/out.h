@@ -25,7 +25,7 @@ struct result {
 	const struct workload *wl;
 	const struct opts *cfg;
 	bool partial;
-	char partial_reason[200];
+	char partial_reason[320];
 	double duration_s; /* the measured window, as the coordinator timed it */
 	double warmup_s;
 	struct hist *lat;  /* per unit (round trip / connection), all clients */

@@ -37,6 +37,9 @@
 #define STEP_MS 50
 #define START_MS 10000	/* agent start, handshake, clients opening their sockets */
 #define REPORT_MS 10000 /* for each side's result after END */
+#define BUSY_RETRY_MS 500
+#define STALL_PING_MS 500 /* no progress this long: ask the agent whether it is there */
+#define STALL_S 2.0	  /* no progress this long in the window: the run is partial */
 
 struct run {
 	const struct workload *wl;
@@ -55,10 +58,16 @@ struct run {
 	bool end_sent;	  /* END went out when the window closed */
 	bool failed;	  /* a side died or a fatal error: exit 1 after the partial report */
 	char fatal[300];  /* what to tell the user on stderr after the report */
-	struct snmp ext0; /* TcpExt at the window's start, for the accept-queue watch */
-	bool ext_ok;
+	uint64_t token;	  /* the agent's for this test */
+	/* The stall watch: the clients' progress, and whether the agent answers meanwhile. */
+	bool measuring;
+	uint64_t last_sum, last_progress, ping_at, pong_at;
+	int pings; /* PINGs not answered yet */
+	double stall_s;
+	char stall_who[200];
 	struct ksyms *ksyms; /* --profile */
 	struct prof *prof;
+	FILE *folded; /* --profile-folded, opened before the run */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -177,8 +186,9 @@ static int connect_agent(const char *host, const char *port)
 	return fd;
 }
 
-/* An ERROR frame from the agent: a usage error (bad value, busy port) exits 2. */
-static void __attribute__((noreturn)) agent_refused(const char *payload)
+/* An ERROR frame from the agent: a usage error (bad value, busy port) exits 2; busy returns
+ * -EBUSY, for the caller to try again. */
+static int agent_refused(const char *payload)
 {
 	cJSON *j = cJSON_Parse(payload);
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "error");
@@ -193,7 +203,7 @@ static void __attribute__((noreturn)) agent_refused(const char *payload)
 	if (is_usage)
 		die_usage("%s", text);
 	if (busy)
-		die("the serve agent is %s", text);
+		return -EBUSY;
 	die("the serve agent refused the test: %s", text);
 }
 
@@ -227,7 +237,20 @@ static void authenticate(struct run *r)
 		die("the serve agent did not answer the authentication: %s", strerror(-ret));
 }
 
-static void handshake(struct run *r)
+/* What the agent needs of the config: not the controller's own files and addresses. */
+static cJSON *setup_config(const struct run *r)
+{
+	static const char *const ours[] = {"auth_file", "server", "profile_folded", "busy_wait",
+					   "json", "runs"};
+	cJSON *c = opts_to_json(r->wl->opts, r->o);
+
+	for (size_t i = 0; i < ARRAY_SIZE(ours); i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(c, ours[i]);
+	return c;
+}
+
+/* 0, or -EBUSY when the agent runs another controller's test. */
+static int handshake(struct run *r)
 {
 	static const char hello[] = "{\"protocol\":1}";
 	int ret;
@@ -236,7 +259,7 @@ static void handshake(struct run *r)
 		die("control connection: %s", strerror(errno));
 	ret = ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
 	if (ret == -EREMOTEIO)
-		agent_refused(r->buf);
+		return agent_refused(r->buf);
 	if (ret < 0)
 		die("the serve agent did not answer HELLO: %s", strerror(-ret));
 	authenticate(r);
@@ -244,7 +267,7 @@ static void handshake(struct run *r)
 	cJSON *j = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(j, "workload", r->wl->name);
-	cJSON_AddItemToObject(j, "config", opts_to_json(r->wl->opts, r->o));
+	cJSON_AddItemToObject(j, "config", setup_config(r));
 	char *txt = cJSON_PrintUnformatted(j);
 
 	ret = ctl_send(r->ctl, CTL_MSG_SETUP, txt, strlen(txt));
@@ -253,20 +276,51 @@ static void handshake(struct run *r)
 	if (ret == 0)
 		ret = ctl_expect(r->ctl, CTL_MSG_READY, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
 	if (ret == -EREMOTEIO)
-		agent_refused(r->buf);
+		return agent_refused(r->buf);
 	if (ret < 0)
 		die("the serve agent did not answer SETUP: %s", strerror(-ret));
 
 	j = cJSON_Parse(r->buf);
 	const cJSON *port = cJSON_GetObjectItemCaseSensitive(j, "port");
+	const cJSON *token = cJSON_GetObjectItemCaseSensitive(j, "token");
 
 	if (!cJSON_IsNumber(port) || port->valueint <= 0 || port->valueint > 65535)
 		die("the serve agent sent a READY without a port");
+	if (!cJSON_IsString(token) || sscanf(token->valuestring, "%16llx",
+					     (unsigned long long *)&r->token) != 1)
+		die("the serve agent sent a READY without a token (an older sockbench?)");
 	/* Data goes to the address the control connection reached, on the port it named. */
 	r->data_len = sizeof(r->data);
 	getpeername(r->ctl, (struct sockaddr *)&r->data, &r->data_len);
 	((struct sockaddr_in *)&r->data)->sin_port = htons((uint16_t)port->valueint);
 	cJSON_Delete(j);
+	return 0;
+}
+
+/* Reach the agent and set the test up; while it is busy with another controller's test, try
+ * again every half second for --busy-wait seconds. */
+static void reach_agent(struct run *r, const char *host, const char *port)
+{
+	uint64_t until = now_ns() + (uint64_t)(r->o->busy_wait * 1e9);
+	bool said = false;
+
+	for (;;) {
+		r->ctl = connect_agent(host, port);
+		if (handshake(r) == 0)
+			return;
+		close(r->ctl);
+		r->ctl = -1;
+		if (interrupted || now_ns() >= until)
+			die("the serve agent is busy: it is running another controller's test (waited "
+			    "%.0f s; --busy-wait sets how long)", r->o->busy_wait);
+		if (!said)
+			fprintf(stderr, "sockbench: the serve agent is busy with another test; trying "
+				"again for up to %.0f s\n", r->o->busy_wait);
+		said = true;
+		struct timespec step = {0, BUSY_RETRY_MS * 1000000L};
+
+		nanosleep(&step, NULL);
+	}
 }
 
 static void run_client(struct run *r, int i, int fd)
@@ -279,6 +333,7 @@ static void run_client(struct run *r, int i, int fd)
 		.nsock = (int)(per + (i < extra)),
 		.server = r->data,
 		.server_len = r->data_len,
+		.token = r->token,
 		.sh = r->sh,
 		.rep = rep,
 	};
@@ -376,24 +431,107 @@ static const char *check_fatal(struct run *r)
 	return "a client hit a fatal error";
 }
 
-/* The server's accept queue overflowing makes connect() wait for SYN retransmits: stop. */
-static const char *check_listen_overflow(struct run *r)
+/* The clients' running counts, summed: any change is progress. */
+static uint64_t progress_sum(const struct run *r)
 {
-	struct snmp now, d;
+	uint64_t sum = 0;
 
-	if (!r->ext_ok || kstat_snmp_read("/proc/net/netstat", "TcpExt", &now))
-		return NULL;
-	kstat_snmp_delta(&r->ext0, &now, &d);
-	int64_t over = kstat_snmp_get(&d, "ListenOverflows");
+	for (int i = 0; i < r->nclients * PROGRESS_SLOTS; i++)
+		sum += atomic_load_explicit(&r->sh->progress[i].v, memory_order_relaxed);
+	return sum;
+}
 
-	if (over <= 0)
+/* A client process stopped (SIGSTOP, a debugger)? Its number, or -1. */
+static int stopped_client(const struct run *r)
+{
+	for (int i = 0; i < r->nclients; i++) {
+		char path[64], buf[256];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->cpid[i]);
+		if (r->cpid[i] <= 0 || !(f = fopen(path, "re")))
+			continue;
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+
+		fclose(f);
+		buf[n] = '\0';
+		const char *st = strrchr(buf, ')');
+
+		if (st && (st[2] == 'T' || st[2] == 't'))
+			return i;
+	}
+	return -1;
+}
+
+/* A stall ended (or the window did) at `now`: keep it if it is the longest past the threshold,
+ * with the side that made no progress. */
+static void stall_end(struct run *r, uint64_t now)
+{
+	double s = ns_to_s(now - r->last_progress);
+
+	if (!r->ping_at || s < STALL_S || s <= r->stall_s)
+		return;
+	r->stall_s = s;
+	/* The agent's control thread answers at once unless its process is stopped. */
+	double silent = ns_to_s((r->pong_at > r->ping_at ? r->pong_at : now) - r->ping_at);
+	int c = stopped_client(r);
+
+	if (silent > s / 2)
+		snprintf(r->stall_who, sizeof(r->stall_who), "the server side stalled: the serve "
+			 "agent answered nothing for %.1f s", silent);
+	else if (c >= 0)
+		snprintf(r->stall_who, sizeof(r->stall_who), "the client side stalled: client %d is "
+			 "stopped", c + 1);
+	else
+		snprintf(r->stall_who, sizeof(r->stall_who), "the serve agent answered within %.1f s, "
+			 "so the data path or the clients stalled", silent);
+}
+
+/* Each step of the window: progress, or a stall to time and explain. */
+static void stall_watch(struct run *r)
+{
+	uint64_t now = now_ns(), sum = progress_sum(r);
+
+	if (sum != r->last_sum) {
+		stall_end(r, now);
+		r->last_sum = sum;
+		r->last_progress = now;
+		r->ping_at = 0;
+		return;
+	}
+	if (!r->ping_at && now - r->last_progress > STALL_PING_MS * 1000000ULL) {
+		r->ping_at = now;
+		r->pong_at = 0;
+		if (ctl_send(r->ctl, CTL_MSG_PING, NULL, 0) == 0)
+			r->pings++;
+	}
+}
+
+/* A frame from the agent during the window: an answer to a PING, or the end of the test (a
+ * NOTICE saying why, an ERROR, or the connection closing). NULL, or why it ended. */
+static const char *agent_said(struct run *r)
+{
+	static char why[300];
+	unsigned type;
+	int ret = ctl_recv(r->ctl, &type, r->buf, CTL_MAX_PAYLOAD + 1, 1000);
+
+	if (ret >= 0 && type == CTL_MSG_ACK && r->pings > 0) {
+		r->pings--;
+		r->pong_at = now_ns();
 		return NULL;
+	}
 	r->failed = true;
-	snprintf(r->fatal, sizeof(r->fatal),
-		 "the server's accept queue overflowed %lld times (TcpExt ListenOverflows): raise "
-		 "--backlog (now %ld) or lower --concurrency",
-		 (long long)over, r->o->backlog);
-	return "the server's accept queue overflowed";
+	if (ret < 0)
+		return "the serve agent closed the control connection";
+	cJSON *j = cJSON_Parse(r->buf);
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "error");
+
+	snprintf(why, sizeof(why), "the serve agent %s: %s",
+		 type == CTL_MSG_NOTICE ? "stopped the test" : "ended the test",
+		 cJSON_IsString(msg) ? msg->valuestring : ctl_type_name(type));
+	cJSON_Delete(j);
+	snprintf(r->fatal, sizeof(r->fatal), "%s", why);
+	return why;
 }
 
 /* Let `seconds` pass, or until `*count` reaches `target` (count-based phases), unless something
@@ -415,10 +553,8 @@ static const char *watch(struct run *r, double seconds, _Atomic int *count, int 
 			return NULL;
 		if ((fatal = check_fatal(r)))
 			return fatal;
-		if (poll(&p, 1, ms < step ? ms : step) > 0) {
-			r->failed = true;
-			return "the serve agent closed the control connection";
-		}
+		if (poll(&p, 1, ms < step ? ms : step) > 0 && (fatal = agent_said(r)))
+			return fatal;
 		if (++ticks % (STEP_MS / step) && count)
 			continue; /* the checks below every STEP_MS */
 		if (r->prof)
@@ -430,8 +566,8 @@ static const char *watch(struct run *r, double seconds, _Atomic int *count, int 
 			snprintf(why, sizeof(why), "client %d exited before the end", dead + 1);
 			return why;
 		}
-		if ((fatal = check_listen_overflow(r)))
-			return fatal;
+		if (r->measuring)
+			stall_watch(r);
 	}
 	if (interrupted)
 		return "interrupted by a signal";
@@ -545,13 +681,16 @@ static void run_window(struct run *r)
 		k_ok = read_kernel(r->wl, &k0);
 	}
 
-	r->ext0 = k0.ext;
-	r->ext_ok = k_ok && k0.ext.n > 0;
+	r->measuring = true;
+	r->last_sum = progress_sum(r);
+	r->last_progress = t0;
 	if (r->count_based)
 		why = watch(r, limit, &r->sh->done, r->nclients);
 	else
 		why = watch(r, r->o->duration, NULL, 0);
 	r->res.duration_s = ns_to_s(now_ns() - t0);
+	r->measuring = false;
+	stall_end(r, now_ns());
 	if (r->prof)
 		prof_disable(r->prof);
 	set_phase(r, PH_STOP);
@@ -564,6 +703,34 @@ static void run_window(struct run *r)
 		kernel_delta(r, &k0, &k1);
 	if (why)
 		mark_partial(r, why);
+	if (r->stall_s > 0) {
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "no progress for %.1f s of the window: %s", r->stall_s,
+			 r->stall_who);
+		mark_partial(r, msg);
+		r->failed = true;
+		if (!r->fatal[0])
+			snprintf(r->fatal, sizeof(r->fatal), "%s", msg);
+	}
+}
+
+/* The agent's RESULT, past the answers to PINGs still on their way and a late NOTICE. */
+static int expect_result(struct run *r)
+{
+	for (int left = 64;; left--) {
+		unsigned type;
+		int ret = ctl_recv(r->ctl, &type, r->buf, CTL_MAX_PAYLOAD + 1, REPORT_MS);
+
+		if (ret < 0)
+			return ret;
+		if (type == CTL_MSG_RESULT)
+			return ret;
+		if (type == CTL_MSG_ERROR)
+			return -EREMOTEIO;
+		if (left == 0 || (type != CTL_MSG_ACK && type != CTL_MSG_NOTICE))
+			return -EPROTO;
+	}
 }
 
 static void collect_server(struct run *r)
@@ -571,7 +738,7 @@ static void collect_server(struct run *r)
 	int ret = r->end_sent ? 0 : ctl_send(r->ctl, CTL_MSG_END, NULL, 0);
 
 	if (ret == 0)
-		ret = ctl_expect(r->ctl, CTL_MSG_RESULT, r->buf, CTL_MAX_PAYLOAD + 1, REPORT_MS);
+		ret = expect_result(r);
 	if (ret < 0) {
 		r->failed = true;
 		mark_partial(r, "the serve agent sent no result");
@@ -658,14 +825,6 @@ const struct workload *workload_or_exit(const char *cmd, const char *name)
 	return wl;
 }
 
-static bool has_flag(const struct opt_def *defs, const char *name, size_t len)
-{
-	for (; defs->name; defs++)
-		if (strlen(defs->name) == len && !strncmp(defs->name, name, len))
-			return true;
-	return false;
-}
-
 /* A flag this workload lacks but others have is a strategy that does not apply here: say
  * so, and where it does. */
 static void other_workloads_flag(const struct workload *wl, int argc, char **argv, char *err,
@@ -679,10 +838,10 @@ static void other_workloads_flag(const struct workload *wl, int argc, char **arg
 		size_t len = strcspn(a + 2, "=");
 		char where[160] = "";
 
-		if (has_flag(wl->opts, a + 2, len))
+		if (opt_find(wl->opts, a + 2, len))
 			continue;
 		for (int k = 0; workloads[k]; k++)
-			if (workloads[k] != wl && has_flag(workloads[k]->opts, a + 2, len))
+			if (workloads[k] != wl && opt_find(workloads[k]->opts, a + 2, len))
 				snprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%s",
 					 where[0] ? ", " : "", workloads[k]->name);
 		if (where[0])
@@ -737,15 +896,29 @@ static void profile_close(struct run *r)
 	if (r->prof) {
 		prof_drain(r->prof);
 		r->res.profile = prof_json(r->prof, (int)r->o->profile_top);
-		if (r->o->profile_folded) {
-			FILE *f = fopen(r->o->profile_folded, "we");
+		if (r->folded) {
+			int bad = prof_write_folded(r->prof, r->folded);
 
-			if (!f || prof_write_folded(r->prof, f) || fclose(f))
-				fprintf(stderr, "sockbench: --profile-folded %s: %s\n", r->o->profile_folded,
-					strerror(errno));
+			bad |= fflush(r->folded) | ferror(r->folded);
+			int e = errno;
+
+			bad |= fclose(r->folded);
+			r->folded = NULL;
+			if (bad) {
+				/* A profile cut short is no profile: say so, fail, and leave no file. */
+				snprintf(r->fatal, sizeof(r->fatal), "--profile-folded %s: %s",
+					 r->o->profile_folded, strerror(e ? e : errno));
+				unlink(r->o->profile_folded);
+				r->failed = true;
+			}
 		}
 		prof_destroy(r->prof);
 		r->prof = NULL;
+	}
+	if (r->folded) { /* no profile to write */
+		fclose(r->folded);
+		unlink(r->o->profile_folded);
+		r->folded = NULL;
 	}
 	ksyms_free(r->ksyms);
 	r->ksyms = NULL;
@@ -783,6 +956,9 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	char host[256], port[32];
 
 	r.count_based = wl->count_based && wl->count_based(o);
+	/* Output paths are checked before any work. */
+	if (o->profile && o->profile_folded && !(r.folded = fopen(o->profile_folded, "we")))
+		die_usage("--profile-folded %s: %s", o->profile_folded, strerror(errno));
 	install_signals();
 	r.buf = xmalloc(CTL_MAX_PAYLOAD + 1);
 	if (o->server) {
@@ -791,11 +967,14 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 		snprintf(host, sizeof(host), "127.0.0.1");
 		snprintf(port, sizeof(port), "%d", spawn_local_agent(&r));
 	}
-	r.ctl = connect_agent(host, port);
-	handshake(&r);
-	r.sh = mmap(NULL, sizeof(*r.sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	reach_agent(&r, host, port);
+	size_t head = (sizeof(*r.sh) + 63) / 64 * 64; /* the slots start on a cache line */
+	size_t shlen = head + (size_t)o->clients * PROGRESS_SLOTS * sizeof(struct progress_slot);
+
+	r.sh = mmap(NULL, shlen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (r.sh == MAP_FAILED)
 		die("mmap: %s", strerror(errno));
+	r.sh->progress = (struct progress_slot *)((char *)r.sh + head);
 	fork_clients(&r);
 	wait_ready(&r);
 
@@ -812,13 +991,16 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	collect_server(&r);
 	collect_clients(&r);
 	reap_agent(&r);
+	/* Every stop says why, on stderr as well as in the report. */
 	if (r.fatal[0])
 		fprintf(stderr, "sockbench: %s\n", r.fatal);
+	else if (r.res.partial)
+		fprintf(stderr, "sockbench: the run is partial: %s\n", r.res.partial_reason);
 	*res = r.res;
 	free(r.buf);
 	free(r.cpid);
 	free(r.cpipe);
-	munmap(r.sh, sizeof(*r.sh));
+	munmap(r.sh, shlen);
 	return r.failed ? 1 : 0;
 }
 

@@ -3,6 +3,47 @@
 
 #include <string.h>
 
+static void put_be(uint8_t *p, size_t n, uint64_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+static uint64_t get_be(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+void seq_hdr_put(uint8_t *p, const struct seq_hdr *h)
+{
+	put_be(p, 8, h->seq);
+	put_be(p + 8, 4, h->flow);
+	put_be(p + 12, 4, h->magic);
+	put_be(p + 16, 8, h->token);
+}
+
+int seq_hdr_get(const uint8_t *p, size_t n, struct seq_hdr *h)
+{
+	if (n < SEQ_HDR_LEN)
+		return -1;
+	h->seq = get_be(p, 8);
+	h->flow = (uint32_t)get_be(p + 8, 4);
+	h->magic = (uint32_t)get_be(p + 12, 4);
+	h->token = get_be(p + 16, 8);
+	return 0;
+}
+
+bool seq_plausible(const struct seq_flow *f, uint64_t seq)
+{
+	if (!f->any)
+		return true;
+	return seq > f->hi ? seq - f->hi <= SEQ_MAX_GAP : f->hi - seq <= SEQ_MAX_GAP;
+}
+
 static uint64_t *word(struct seq_flow *f, uint64_t seq)
 {
 	return &f->seen[seq % SEQ_SEEN_BITS / 64];

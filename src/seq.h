@@ -5,6 +5,7 @@
 #define SB_SEQ_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define SEQ_SEEN_BITS 1024 /* duplicates are told apart among the last 1024 numbers */
@@ -16,6 +17,23 @@ struct seq_flow {
 	uint64_t seen[SEQ_SEEN_BITS / 64];
 	bool any;
 };
+
+/* udp-stream's header, at the start of every datagram: its sequence number in its flow, the
+ * flow, what it is (magic), and the test's token (from the agent, random per test), so that
+ * what nobody of the test sent is told apart and never counted. */
+#define SEQ_HDR_LEN 24
+#define SEQ_MAX_GAP (1ULL << 20) /* a number this far from its flow's highest is not believed */
+
+struct seq_hdr {
+	uint64_t seq, token;
+	uint32_t flow, magic;
+};
+
+void seq_hdr_put(uint8_t *p, const struct seq_hdr *h);
+/* Read a header from n bytes: 0, or -1 if they are too few. */
+int seq_hdr_get(const uint8_t *p, size_t n, struct seq_hdr *h);
+/* Could seq be a number of flow f (within SEQ_MAX_GAP of its highest)? A forged 2^40 is not. */
+bool seq_plausible(const struct seq_flow *f, uint64_t seq);
 
 /* Count one arrival of number seq. */
 void seq_take(struct seq_flow *f, uint64_t seq);

@@ -137,33 +137,37 @@ recv_fn tcp_recv_fn(const char *name)
 	return NULL;
 }
 
+/* One option, counted as it is made. */
+static int sockopt(int fd, int level, int name, long v, uint64_t *calls)
+{
+	int iv = (int)v;
+
+	++*calls;
+	return setsockopt(fd, level, name, &iv, sizeof(iv)) < 0 ? -errno : 0;
+}
+
+int tcp_sockopts_counted(int fd, const struct opts *o, uint64_t *calls)
+{
+	int r = 0;
+
+	if (!r && o->rcvbuf)
+		r = sockopt(fd, SOL_SOCKET, SO_RCVBUF, o->rcvbuf, calls);
+	if (!r && o->sndbuf)
+		r = sockopt(fd, SOL_SOCKET, SO_SNDBUF, o->sndbuf, calls);
+	if (!r && o->nodelay)
+		r = sockopt(fd, IPPROTO_TCP, TCP_NODELAY, 1, calls);
+	if (!r && o->busy_poll)
+		r = sockopt(fd, SOL_SOCKET, SO_BUSY_POLL, o->busy_poll, calls);
+	if (!r && o->rcvlowat)
+		r = sockopt(fd, SOL_SOCKET, SO_RCVLOWAT, o->rcvlowat, calls);
+	return r;
+}
+
 int tcp_sockopts(int fd, const struct opts *o)
 {
-	int one = 1, v;
+	uint64_t calls = 0;
 
-	if (o->rcvbuf) {
-		v = (int)o->rcvbuf;
-		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)) < 0)
-			return -errno;
-	}
-	if (o->sndbuf) {
-		v = (int)o->sndbuf;
-		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)) < 0)
-			return -errno;
-	}
-	if (o->nodelay && setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
-		return -errno;
-	if (o->busy_poll) {
-		v = (int)o->busy_poll;
-		if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) < 0)
-			return -errno;
-	}
-	if (o->rcvlowat) {
-		v = (int)o->rcvlowat;
-		if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) < 0)
-			return -errno;
-	}
-	return 0;
+	return tcp_sockopts_counted(fd, o, &calls);
 }
 
 int tcp_timeouts(int fd, uint64_t ns)
@@ -321,19 +325,28 @@ int tcp_listen(struct server_ctx *s, int backlog, char *err, size_t errlen)
 	}
 	getsockname(fd, (struct sockaddr *)&a, &alen);
 	s->port = ntohs(((struct sockaddr_in *)&a)->sin_port);
+	s->listen_fd = fd;
 	return fd;
 }
 
 
-int tcp_accept(struct server_ctx *s, int lfd, struct side_counters *c)
+int tcp_accept(struct server_ctx *s, int lfd, struct side_counters *c, bool room)
 {
 	struct sockaddr_storage from;
 	socklen_t len = sizeof(from);
 	int fd = accept4(lfd, (struct sockaddr *)&from, &len, SOCK_CLOEXEC);
 
-	if (fd >= 0 && !same_host(&from, &s->peer)) {
+	if (fd < 0)
+		return -1;
+	if (!same_host(&from, &s->peer)) {
 		close(fd);
 		count_err(c, ERR_FOREIGN, true);
+		errno = EAGAIN;
+		return -1;
+	}
+	if (!room) {
+		close(fd);
+		c->refused++;
 		errno = EAGAIN;
 		return -1;
 	}

@@ -49,8 +49,10 @@ void tcp_pin_server(const struct opts *o, int n, int fd);
 /* Close a data socket: first end this thread's io_uring operations and epoll registration
  * on it. */
 void tcp_close(int fd);
-/* --rcvbuf, --sndbuf, --nodelay on a socket. 0 or -errno. */
+/* --rcvbuf, --sndbuf, --nodelay, --busy-poll, --rcvlowat on a socket. 0 or -errno. The
+ * counted form adds each setsockopt() it makes to *calls. */
 int tcp_sockopts(int fd, const struct opts *o);
+int tcp_sockopts_counted(int fd, const struct opts *o, uint64_t *calls);
 /* SO_RCVTIMEO and SO_SNDTIMEO. 0 or -errno. */
 int tcp_timeouts(int fd, uint64_t ns);
 /* Add (sign 1) or take away (sign -1) the socket's TCP_INFO retransmits and segments sent:
@@ -60,6 +62,10 @@ void tcp_info_add(int fd, struct side_counters *c, int sign);
 enum err_kind tcp_err_kind(int err);
 
 enum { TCP_OK = 0, TCP_FAIL = -1, TCP_STOPPED = -2 };
+
+/* tcp-stream: the direction a connection's first byte names ('U' the client sends, 'D' the
+ * server sends), or -1 for anything else. */
+int stream_dir_of(const uint8_t *buf, size_t n);
 
 struct tcp_io {
 	recv_fn recv;
@@ -81,13 +87,15 @@ int tcp_send_n(struct tcp_io *io, int fd, const char *buf, size_t n);
 void tcp_drain_to_eof(struct tcp_io *io, int fd, char *buf, size_t cap);
 
 /* Listen on the agent's address and --port (with a 50 ms accept timeout, so accept loops see
- * the end of a test); sets s->port. The fd, or -errno with err. */
+ * the end of a test); sets s->port and s->listen_fd. The fd, or -errno with err. */
 int tcp_listen(struct server_ctx *s, int backlog, char *err, size_t errlen);
 /* server_close of the TCP workloads, whose priv begins with the listening fd: close it and
  * free priv. */
 void tcp_server_close(struct server_ctx *s);
-/* accept4 that closes (and counts) connections from hosts other than the controller's.
- * The fd, or -1 (errno set; EAGAIN after a timeout or a refused stranger). */
-int tcp_accept(struct server_ctx *s, int lfd, struct side_counters *c);
+/* The accept path of every TCP server: accept4, then close at once (and count) a connection
+ * from a host other than the controller's (foreign) or one the test has no room for (!room:
+ * refused), before the caller stores anything. The fd, or -1 (errno set; EAGAIN after a
+ * timeout or a closed connection). */
+int tcp_accept(struct server_ctx *s, int lfd, struct side_counters *c, bool room);
 
 #endif

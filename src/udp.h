@@ -24,6 +24,11 @@ void msgs_free(struct io_msg *m, int n);
 /* A tag in the first min(size, 8) bytes of a payload, little-endian. */
 void put_tag(uint8_t *buf, size_t size, uint64_t tag);
 uint64_t get_tag(const uint8_t *buf, size_t size);
+/* udp-rr: which request an answer of len bytes answers, from the tag in its first bytes: 0
+ * with its slot (< window) and generation; 1 a slot past the window (late, or not ours); -1
+ * malformed (not --size bytes). */
+int udp_rr_tag(const uint8_t *buf, size_t len, size_t size, uint32_t window, uint32_t *slot,
+	       uint32_t *gen);
 
 #define UDP_RX_BURST 64	      /* datagrams taken per receive call when not batching */
 #define UDP_SERVER_WAIT_MS 50 /* a server looks at the phase at least this often */

@@ -172,9 +172,9 @@ struct rr_conn {
 
 struct rr_server {
 	int lfd; /* first: tcp_server_close */
-	int n;
+	int n, max; /* connections taken; the test's flows, all it may take */
 	struct side_counters strangers;
-	struct rr_conn conn[MAX_FLOWS];
+	struct rr_conn conn[];
 };
 
 static void *rr_serve_conn(void *arg)
@@ -182,11 +182,13 @@ static void *rr_serve_conn(void *arg)
 	struct rr_conn *k = arg;
 	const struct opts *o = k->s->o;
 	size_t cap = (size_t)(o->request > o->response ? o->request : o->response);
-	char *buf = xcalloc(1, cap);
+	char *buf = srv_alloc(k->s, cap);
 	struct tcp_io io = {.recv = tcp_recv_fn("recv"), .chunk = (size_t)o->request,
 			    .phase = &k->s->phase, .timeout_ns = UINT64_MAX / 2};
-	int r = TCP_OK;
+	int r = buf ? TCP_OK : TCP_STOPPED;
 
+	if (!buf) /* past --max-memory: this connection gets nothing */
+		k->cnt.refused++;
 	tcp_pin_server(o, k->index, k->fd);
 	while (r == TCP_OK) {
 		io.rx_calls = io.tx_calls = io.syscalls = 0;
@@ -205,16 +207,18 @@ static void *rr_serve_conn(void *arg)
 	/* The client closing its flows at the end is not an error. */
 	if (r == TCP_FAIL && io.why != ERR_SHORT && io.why != ERR_RESET)
 		count_err(&k->cnt, io.why, atomic_load(&k->s->phase) == PH_MEASURE);
-	free(buf);
+	srv_free(k->s, buf, cap);
 	return NULL;
 }
 
 static int rr_server_open(struct server_ctx *s, char *err, size_t errlen)
 {
-	struct rr_server *x = xcalloc(1, sizeof(*x));
+	long max = s->o->clients * s->o->flows;
+	struct rr_server *x = xcalloc(1, sizeof(*x) + (size_t)max * sizeof(x->conn[0]));
 
+	x->max = (int)max;
 	s->priv = x;
-	x->lfd = tcp_listen(s, (int)(s->o->clients * s->o->flows + 16), err, errlen);
+	x->lfd = tcp_listen(s, (int)(max + 128), err, errlen);
 	return x->lfd < 0 ? x->lfd : 0;
 }
 
@@ -223,15 +227,15 @@ static void rr_server_loop(struct server_ctx *s)
 	struct rr_server *x = s->priv;
 
 	while (atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
-		int fd = tcp_accept(s, x->lfd, &x->strangers);
+		int fd = tcp_accept(s, x->lfd, &x->strangers, x->n < x->max);
 
 		if (fd < 0)
-			continue; /* a 50 ms timeout: look at the phase again */
-		struct rr_conn *k = &x->conn[x->n];
+			continue; /* a 50 ms timeout, or a connection closed: look at the phase again */
+		struct rr_conn *k = &x->conn[x->n]; /* there is room: tcp_accept said so */
 
 		*k = (struct rr_conn){.s = s, .fd = fd, .index = x->n};
 		/* The listener's timeouts are inherited by the accepted socket. */
-		if (x->n >= MAX_FLOWS || tcp_sockopts(fd, s->o) ||
+		if (tcp_sockopts(fd, s->o) ||
 		    pthread_create(&k->tid, NULL, rr_serve_conn, k)) {
 			close(fd);
 			continue;
@@ -244,6 +248,13 @@ static void rr_server_loop(struct server_ctx *s)
 		side_counters_add(&s->c, &x->conn[i].cnt);
 	}
 	side_counters_add(&s->c, &x->strangers);
+}
+
+/* A buffer of the larger message per connection. */
+static double rr_server_bytes(const struct opts *o)
+{
+	return (double)(o->clients * o->flows) *
+	       (double)(o->request > o->response ? o->request : o->response);
 }
 
 static const struct strategy rr_strategies[] = {
@@ -271,6 +282,7 @@ const struct workload wl_tcp_rr = {
 	.describe = rr_describe,
 	.kernel_pairs = rr_kernel_pairs,
 	.server_open = rr_server_open,
+	.server_bytes = rr_server_bytes,
 	.server_loop = rr_server_loop,
 	.server_close = tcp_server_close,
 	.client = rr_client,

@@ -220,6 +220,8 @@ struct stream_conn {
 	_Atomic int *phase;
 	int kind;     /* enum send_kind */
 	char *buf;
+	size_t buflen;
+	struct server_ctx *srv; /* the server's: its buffers count against --max-memory */
 	size_t size, chunk;
 	recv_fn recv;
 	int memfd, pipe[2];
@@ -382,6 +384,9 @@ static int follow(struct stream_conn *k)
 {
 	int ph = k->t ? thread_phase(k->t) : atomic_load_explicit(k->phase, memory_order_acquire);
 
+	if (k->t)
+		thread_progress(k->t, k->cnt.tx_bytes + k->cnt.rx_bytes);
+
 	if (ph == PH_MEASURE && !k->saw_measure) {
 		k->saw_measure = true;
 		tcp_info_add(k->fd, &k->cnt, -1);
@@ -495,7 +500,8 @@ static void run_receiver(struct stream_conn *k)
 }
 
 /* Buffers and the send call's files. 0 or -errno. */
-static int conn_setup(struct stream_conn *k, const struct opts *o, _Atomic int *phase)
+static int conn_setup(struct stream_conn *k, const struct opts *o, _Atomic int *phase,
+		      struct server_ctx *srv)
 {
 	int one = 1;
 
@@ -506,7 +512,12 @@ static int conn_setup(struct stream_conn *k, const struct opts *o, _Atomic int *
 	k->chunk = o->read_size ? (size_t)o->read_size : k->size;
 	k->recv = tcp_recv_fn(o->recv);
 	k->memfd = k->pipe[0] = k->pipe[1] = -1;
-	k->buf = xmalloc(k->size > k->chunk ? k->size : k->chunk);
+	k->buflen = (k->size > k->chunk ? k->size : k->chunk) +
+		    (k->sender && (k->kind == SEND_SENDFILE || k->kind == SEND_SPLICE) ? k->size : 0);
+	k->srv = srv;
+	k->buf = srv ? srv_alloc(srv, k->buflen) : xmalloc(k->buflen);
+	if (!k->buf) /* past --max-memory */
+		return -ENOMEM;
 	for (size_t i = 0; i < k->size; i++)
 		k->buf[i] = (char)('a' + i % 26);
 	if (!k->sender)
@@ -536,7 +547,11 @@ static void conn_free(struct stream_conn *k)
 		close(k->pipe[0]);
 		close(k->pipe[1]);
 	}
-	free(k->buf);
+	if (k->srv)
+		srv_free(k->srv, k->buf, k->buflen);
+	else
+		free(k->buf);
+	k->buf = NULL;
 	k->fd = -1;
 }
 
@@ -582,7 +597,7 @@ static int stream_client(struct client_ctx *c)
 		t[i].priv = &k[i];
 		if (ret)
 			continue;
-		if ((ret = client_connect(c, &k[i])) || (ret = conn_setup(&k[i], o, &c->sh->phase)))
+		if ((ret = client_connect(c, &k[i])) || (ret = conn_setup(&k[i], o, &c->sh->phase, NULL)))
 			snprintf(c->rep->msg, sizeof(c->rep->msg), "flow %d: %s", i + 1, strerror(-ret));
 	}
 	atomic_fetch_add(&c->sh->ready, 1);
@@ -597,6 +612,11 @@ static int stream_client(struct client_ctx *c)
 
 /* ---- server: an accept thread, then a thread per connection ---- */
 
+int stream_dir_of(const uint8_t *buf, size_t n)
+{
+	return n == 1 && (buf[0] == DIR_UP || buf[0] == DIR_DOWN) ? buf[0] : -1;
+}
+
 struct srv_conn {
 	struct stream_conn k;
 	pthread_t tid;
@@ -605,9 +625,9 @@ struct srv_conn {
 
 struct stream_server {
 	int lfd; /* first: tcp_server_close */
-	int n;
+	int n, max; /* connections taken; the test's, all it may take */
 	struct side_counters strangers;
-	struct srv_conn conn[MAX_CONNS];
+	struct srv_conn conn[];
 };
 
 static void *server_conn_main(void *arg)
@@ -625,10 +645,17 @@ static void *server_conn_main(void *arg)
 
 static int stream_server_open(struct server_ctx *s, char *err, size_t errlen)
 {
-	struct stream_server *x = xcalloc(1, sizeof(*x));
+	long max = s->o->clients * s->o->flows * (s->o->bidir ? 2 : 1);
+	struct stream_server *x = xcalloc(1, sizeof(*x) + (size_t)max * sizeof(x->conn[0]));
+	int secs = 1;
 
+	x->max = (int)max;
 	s->priv = x;
-	x->lfd = tcp_listen(s, (int)(s->o->clients * s->o->flows * 2 + 16), err, errlen);
+	x->lfd = tcp_listen(s, (int)(max + 128), err, errlen);
+	/* A connection reaches accept() only once its direction byte is in, so taking it never
+	 * waits on a peer that sends nothing (such a one comes up later, empty, and is closed). */
+	if (x->lfd >= 0)
+		setsockopt(x->lfd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs, sizeof(secs));
 	return x->lfd < 0 ? x->lfd : 0;
 }
 
@@ -637,25 +664,27 @@ static void stream_server_loop(struct server_ctx *s)
 	struct stream_server *x = s->priv;
 
 	while (atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
-		int fd = tcp_accept(s, x->lfd, &x->strangers);
+		int fd = tcp_accept(s, x->lfd, &x->strangers, x->n < x->max);
 		char dir = 0;
 
 		if (fd < 0)
-			continue; /* a 50 ms timeout: look at the phase again */
-		struct srv_conn *sc = &x->conn[x->n];
+			continue; /* a 50 ms timeout, or a connection closed: look at the phase again */
+		struct srv_conn *sc = &x->conn[x->n]; /* there is room: tcp_accept said so */
 
 		*sc = (struct srv_conn){.k = {.fd = fd}, .index = x->n};
-		/* The listener's timeouts are inherited by the accepted socket. */
-		if (x->n >= MAX_CONNS || recv(fd, &dir, 1, MSG_WAITALL) != 1 ||
-		    (dir != DIR_UP && dir != DIR_DOWN)) {
+		if (recv(fd, &dir, 1, MSG_DONTWAIT) != 1 || stream_dir_of((uint8_t *)&dir, 1) < 0) {
 			close(fd);
-			count_err(&x->strangers, ERR_RECV, false);
+			x->strangers.refused++;
 			continue;
 		}
 		sc->k.dir = dir;
 		sc->k.sender = dir == DIR_DOWN;
-		if (tcp_sockopts(fd, s->o) || conn_setup(&sc->k, s->o, &s->phase) ||
-		    pthread_create(&sc->tid, NULL, server_conn_main, sc)) {
+		int ret = tcp_sockopts(fd, s->o);
+
+		if (!ret)
+			ret = conn_setup(&sc->k, s->o, &s->phase, s);
+		if (ret || pthread_create(&sc->tid, NULL, server_conn_main, sc)) {
+			x->strangers.refused += ret == -ENOMEM;
 			conn_free(&sc->k);
 			continue;
 		}
@@ -667,6 +696,16 @@ static void stream_server_loop(struct server_ctx *s)
 		conn_free(&x->conn[i].k);
 	}
 	side_counters_add(&s->c, &x->strangers);
+}
+
+/* Each connection's buffer (the larger of --size and --read-size), and the sender's file. */
+static double stream_server_bytes(const struct opts *o)
+{
+	double conns = (double)(o->clients * o->flows * (o->bidir ? 2 : 1));
+	double buf = (double)(o->size > o->read_size ? o->size : o->read_size);
+	bool file = !strcmp(o->send, "sendfile") || !strcmp(o->send, "splice");
+
+	return conns * (buf + (file ? (double)o->size : 0));
 }
 
 static const struct strategy stream_strategies[] = {
@@ -704,6 +743,7 @@ const struct workload wl_tcp_stream = {
 	.describe = stream_describe,
 	.kernel_pairs = stream_kernel_pairs,
 	.server_open = stream_server_open,
+	.server_bytes = stream_server_bytes,
 	.server_loop = stream_server_loop,
 	.server_close = tcp_server_close,
 	.client = stream_client,

@@ -160,18 +160,31 @@ static void flush(struct udp_client *u)
 	u->ntx = 0;
 }
 
+int udp_rr_tag(const uint8_t *buf, size_t len, size_t size, uint32_t window, uint32_t *slot,
+	       uint32_t *gen)
+{
+	if (len != size)
+		return -1;
+	uint64_t tag = get_tag(buf, size);
+
+	*slot = size >= 8 ? (uint32_t)(tag & SLOT_MASK) : (uint32_t)tag;
+	*gen = size >= 8 ? (uint32_t)(tag >> SLOT_BITS) : 0;
+	return *slot < window ? 0 : 1;
+}
+
 static void on_answer(struct udp_client *u, const struct io_msg *m, uint64_t now)
 {
+	uint32_t i, gen;
+	int r = m->trunc ? -1 : udp_rr_tag(m->buf, m->len, u->size, u->window, &i, &gen);
+
 	u->rep->c.rx_packets += u->win.measuring;
-	if (m->len != u->size || m->trunc) {
+	if (r < 0) {
 		count_err(&u->rep->c, ERR_RECV, u->win.measuring);
 		return;
 	}
-	uint64_t tag = get_tag(m->buf, u->size);
-	uint32_t i = u->size >= 8 ? (uint32_t)(tag & SLOT_MASK) : (uint32_t)tag;
-	struct slot *s = &u->slots[i < u->window ? i : 0];
+	struct slot *s = &u->slots[r == 0 ? i : 0];
 
-	if (i >= u->window || !s->busy || (u->size >= 8 && (uint32_t)(tag >> SLOT_BITS) != s->gen)) {
+	if (r || !s->busy || (u->size >= 8 && gen != s->gen)) {
 		u->rep->c.late += u->win.measuring;
 		return;
 	}

@@ -37,7 +37,7 @@
 #define UDP_GRO 104
 #endif
 
-#define HDR_LEN 16
+#define HDR_LEN SEQ_HDR_LEN
 #define HDR_MAGIC 0x534b4253u	  /* "SBKS": sent outside the sender's window */
 #define HDR_MAGIC_WIN 0x574b4253u /* "SBKW": sent inside it */
 #define HDR_MAGIC_HELLO 0x484b4253u /* "SBKH": --reverse, a client's flow says where it is */
@@ -208,11 +208,9 @@ static int set_buf(int fd, int force, int plain, long bytes)
 
 /* ---- the header ---- */
 
-static void put_hdr(uint8_t *p, uint32_t flow, uint64_t seq, uint32_t magic)
+static void put_hdr(uint8_t *p, uint32_t flow, uint64_t seq, uint32_t magic, uint64_t token)
 {
-	put_tag(p, 8, seq);
-	put_tag(p + 8, 4, flow);
-	put_tag(p + 12, 4, magic);
+	seq_hdr_put(p, &(struct seq_hdr){.seq = seq, .flow = flow, .magic = magic, .token = token});
 }
 
 /* ---- the sender: the clients, or the server with --reverse ---- */
@@ -237,16 +235,18 @@ struct sender {
 	struct target *tg;
 	int ntg, next;
 	double per_ns;		/* --rate: this sender's packets per nanosecond (0: full speed) */
+	uint64_t token;		/* the test's, in every header */
 	uint64_t t0, paced;	/* pacing: its start, and the packets sent since */
 };
 
 static void sender_init(struct sender *x, const struct opts *o, const struct io_ops *ops,
 			struct io_ctx *io, struct side_counters *cnt, const struct udp_window *win,
-			int ntarget)
+			int ntarget, uint64_t token)
 {
 	size_t cap = (size_t)o->size * (size_t)(o->gso ? o->gso : 1);
 
 	*x = (struct sender){.ops = ops, .io = io, .cnt = cnt, .win = win, .size = (size_t)o->size,
+			     .token = token,
 			     .segs = o->gso ? (int)o->gso : 1, .batch = (int)o->batch};
 	x->tg = xcalloc((size_t)ntarget, sizeof(*x->tg));
 	x->m = msgs_alloc(x->batch, cap);
@@ -284,7 +284,8 @@ static void prepare(struct sender *x, int n)
 		memcpy(&m->addr, &g->addr, g->addrlen);
 		m->addrlen = g->addrlen;
 		for (int s = 0; s < x->segs; s++)
-			put_hdr((uint8_t *)m->buf + (size_t)s * x->size, g->flow, g->seq++, magic);
+			put_hdr((uint8_t *)m->buf + (size_t)s * x->size, g->flow, g->seq++, magic,
+				x->token);
 	}
 }
 
@@ -355,6 +356,7 @@ static void sender_step(struct sender *x, uint64_t max_ns)
 
 struct receiver {
 	const struct opts *o;
+	uint64_t token; /* the test's: a datagram without it is foreign */
 	struct side_counters *cnt;
 	struct seq_flow *flows; /* one per flow of the test (--peers) */
 };
@@ -372,15 +374,18 @@ static void take(struct receiver *r, const struct io_msg *m, bool measuring)
 		return;
 	}
 	for (size_t off = 0; off < m->len; off += size) {
-		const uint8_t *p = (const uint8_t *)m->buf + off;
-		uint32_t flow = (uint32_t)get_tag(p + 8, 4), magic = (uint32_t)get_tag(p + 12, 4);
+		struct seq_hdr h;
 
-		if ((magic != HDR_MAGIC && magic != HDR_MAGIC_WIN) || flow >= (uint32_t)r->o->peers) {
-			count_err(r->cnt, ERR_RECV, measuring);
+		seq_hdr_get((const uint8_t *)m->buf + off, size, &h);
+		/* Not the test's (no token, no such flow, a number it could not have sent): counted
+		 * apart, never as received or lost. */
+		if (h.token != r->token || (h.magic != HDR_MAGIC && h.magic != HDR_MAGIC_WIN) ||
+		    h.flow >= (uint32_t)r->o->peers || !seq_plausible(&r->flows[h.flow], h.seq)) {
+			count_err(r->cnt, ERR_FOREIGN, true);
 			continue;
 		}
-		if (magic == HDR_MAGIC_WIN)
-			seq_take(&r->flows[flow], get_tag(p, 8));
+		if (h.magic == HDR_MAGIC_WIN)
+			seq_take(&r->flows[h.flow], h.seq);
 		if (measuring) {
 			r->cnt->rx_packets++;
 			r->cnt->rx_bytes += size;
@@ -507,7 +512,7 @@ static void client_send(struct client *x)
 	const struct opts *o = x->c->o;
 	struct sender tx;
 
-	sender_init(&tx, o, x->ops, &x->io, &x->c->rep->c, &x->win, x->c->nsock);
+	sender_init(&tx, o, x->ops, &x->io, &x->c->rep->c, &x->win, x->c->nsock, x->c->token);
 	for (int k = 0; k < x->c->nsock; k++)
 		tx.tg[tx.ntg++] = (struct target){.sock = k, .flow = x->flow0 + (uint32_t)k,
 						  .addr = x->c->server, .addrlen = x->c->server_len};
@@ -531,7 +536,7 @@ static void hello(struct client *x, const bool *heard)
 	for (int k = 0; k < x->c->nsock; k++) {
 		if (heard[k])
 			continue;
-		put_hdr(buf, x->flow0 + (uint32_t)k, 0, HDR_MAGIC_HELLO);
+		put_hdr(buf, x->flow0 + (uint32_t)k, 0, HDR_MAGIC_HELLO, x->c->token);
 		m.sock = k;
 		x->ops->send(&x->io, &m, 1);
 	}
@@ -544,7 +549,7 @@ static void client_receive(struct client *x)
 	int burst = o->batch > 1 ? (int)o->batch : UDP_RX_BURST;
 	struct io_msg *m = msgs_alloc(burst, x->io.cap);
 	bool *heard = xcalloc((size_t)x->c->nsock, sizeof(bool));
-	struct receiver rx = {.o = o, .cnt = &x->c->rep->c,
+	struct receiver rx = {.o = o, .cnt = &x->c->rep->c, .token = x->c->token,
 			      .flows = xcalloc((size_t)o->peers, sizeof(struct seq_flow))};
 	int unheard = x->c->nsock, ph;
 	uint64_t said = 0;
@@ -599,7 +604,7 @@ static void receive_loop(struct udp_srv_thread *t, const struct io_ops *ops, str
 	struct server_ctx *s = t->s;
 	int burst = io->batch;
 	struct io_msg *m = msgs_alloc(burst, io->cap);
-	struct receiver rx = {.o = s->o, .cnt = &t->c, .flows = t->priv};
+	struct receiver rx = {.o = s->o, .cnt = &t->c, .flows = t->priv, .token = s->token};
 
 	for (;;) {
 		int ph = udp_server_phase(t, io);
@@ -629,12 +634,14 @@ static void take_hellos(struct udp_srv_thread *t, struct sender *x, struct io_ms
 	int got = x->ops->recv(x->io, m, n);
 
 	for (int i = 0; i < got; i++) {
-		const uint8_t *p = m[i].buf;
-		uint32_t flow = (uint32_t)get_tag(p + 8, 4);
+		struct seq_hdr h = {0};
 		bool known = false;
+		uint32_t flow;
 
+		seq_hdr_get(m[i].buf, m[i].len, &h);
+		flow = h.flow;
 		if (!same_host(&m[i].addr, &t->s->peer) || m[i].len != HDR_LEN ||
-		    get_tag(p + 12, 4) != HDR_MAGIC_HELLO || flow >= (uint32_t)o->peers) {
+		    h.magic != HDR_MAGIC_HELLO || h.token != t->s->token || flow >= (uint32_t)o->peers) {
 			count_err(&t->c, ERR_FOREIGN, true);
 			continue;
 		}
@@ -656,7 +663,7 @@ static void send_loop(struct udp_srv_thread *t, const struct io_ops *ops, struct
 	struct io_msg *in = msgs_alloc(UDP_RX_BURST, io->cap);
 	unsigned loops = 0;
 
-	sender_init(&x, o, ops, io, &t->c, &t->win, (int)o->peers);
+	sender_init(&x, o, ops, io, &t->c, &t->win, (int)o->peers, t->s->token);
 	for (;;) {
 		int ph = udp_server_phase(t, io);
 

@@ -50,6 +50,8 @@ struct side_counters {
 	uint64_t zc_unknown;   /* ... of which it did not say (io_uring before Linux 6.2) */
 	uint64_t reordered;    /* datagrams that came after a later one of their flow */
 	uint64_t dups;	       /* datagrams seen twice */
+	uint64_t refused;      /* server: connections it had no slot or memory for, closed at once */
+	uint64_t listen_drops; /* server: connections its own listener dropped (SO_MEMINFO) */
 	uint64_t errors;       /* sum of err[] */
 	uint64_t err[ERR_KINDS];
 };
@@ -70,8 +72,17 @@ static inline void count_err(struct side_counters *c, enum err_kind k, bool meas
 	c->errors += measuring;
 }
 
+/* Progress of the client threads, for the coordinator's stall watch: each thread stores its
+ * own running count (nothing shared is written twice; thread i of a process uses slot i % 64). */
+#define PROGRESS_SLOTS 64
+struct progress_slot {
+	_Atomic uint64_t v;
+	char pad[56];
+};
+
 /* Shared memory between the coordinator and the client processes. */
 struct shared {
+	struct progress_slot *progress; /* clients x PROGRESS_SLOTS, mapped shared too */
 	_Atomic int phase;     /* written by the coordinator */
 	_Atomic int ready;     /* clients whose sockets are open */
 	_Atomic int warm_done; /* count-based runs: clients done with their warm-up share */
@@ -97,6 +108,7 @@ struct client_ctx {
 	int nsock; /* udp-rr: this client's share of --peers */
 	struct sockaddr_storage server;
 	socklen_t server_len;
+	uint64_t token; /* the agent's token for this test */
 	struct shared *sh;
 	struct client_report *rep;
 };
@@ -107,6 +119,9 @@ struct server_ctx {
 	socklen_t local_len;
 	struct sockaddr_storage peer;  /* the controller: the only host the data sockets answer */
 	int port;	   /* the bound data port, set by server_open */
+	int listen_fd;	   /* TCP: the data listener, whose own drops the agent watches; else -1 */
+	uint64_t token;	   /* this test's random token (udp-stream's datagrams carry it) */
+	_Atomic long mem_left; /* bytes of buffers the test may still take (serve --max-memory) */
 	_Atomic int phase; /* written by the agent's control thread */
 	struct side_counters c;
 	void *priv;
@@ -152,6 +167,9 @@ struct workload {
 	/* Server side, in the agent: open the data socket(s) (0 or -errno with err), serve until
 	 * the phase is PH_STOP (in a thread of the agent; it may start and join its own), close. */
 	int (*server_open)(struct server_ctx *s, char *err, size_t errlen);
+	/* The bytes of buffers the server side takes for this config, at most (checked against
+	 * serve --max-memory before anything is opened). */
+	double (*server_bytes)(const struct opts *o);
 	void (*server_loop)(struct server_ctx *s);
 	void (*server_close)(struct server_ctx *s);
 	/* Client side: one process each; runs until PH_STOP and fills c->rep. 0 or -errno. */
@@ -164,6 +182,11 @@ extern const struct workload wl_udp_rr, wl_tcp_crr, wl_tcp_rr, wl_tcp_stream, wl
 extern const struct workload *const workloads[];
 /* The workload of that name, or NULL. */
 const struct workload *workload_find(const char *name);
+
+/* A buffer of the server side, charged to the test's --max-memory: NULL (nothing taken) when
+ * it would go past it. Zeroed. srv_free gives it back. */
+void *srv_alloc(struct server_ctx *s, size_t n);
+void srv_free(struct server_ctx *s, void *p, size_t n);
 
 /* Workloads whose client process runs several threads (TCP: one per connection in flight or
  * per flow). Each thread counts on its own; the process's main thread follows the phase,
@@ -201,6 +224,9 @@ int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, lon
 /* In a thread: the current phase (taking the window's CPU marks on its edges), and sleep
  * until it is at least ph. */
 int thread_phase(struct client_thread *t);
+/* For the coordinator's stall watch: this thread's running count of units of progress (its
+ * transactions and bytes; thread_phase stores those of t->cnt itself). */
+void thread_progress(struct client_thread *t, uint64_t units);
 int thread_wait_phase(struct client_thread *t, int ph);
 /* In a thread of a count-based run: this thread has finished its warm-up / window share. */
 void thread_warm_done(struct client_thread *t);

@@ -34,6 +34,27 @@ const struct workload *workload_find(const char *name)
 	return NULL;
 }
 
+void *srv_alloc(struct server_ctx *s, size_t n)
+{
+	if (atomic_fetch_sub(&s->mem_left, (long)n) < (long)n) {
+		atomic_fetch_add(&s->mem_left, (long)n);
+		return NULL;
+	}
+	void *p = calloc(1, n ? n : 1);
+
+	if (!p)
+		atomic_fetch_add(&s->mem_left, (long)n);
+	return p;
+}
+
+void srv_free(struct server_ctx *s, void *p, size_t n)
+{
+	if (!p)
+		return;
+	free(p);
+	atomic_fetch_add(&s->mem_left, (long)n);
+}
+
 bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
 {
 	if (a->ss_family != b->ss_family)
@@ -55,7 +76,7 @@ bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *
 #define COUNTER_FIELDS(X)                                                                          \
 	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
 	X(connects) X(syscalls) X(retrans) X(segs_out) X(zc_done) X(zc_copied) X(zc_unknown)      \
-	X(reordered) X(dups) X(errors)
+	X(reordered) X(dups) X(refused) X(listen_drops) X(errors)
 
 void side_counters_add(struct side_counters *a, const struct side_counters *b)
 {
@@ -71,6 +92,9 @@ int client_follow_phase(struct client_ctx *c)
 	int ph = atomic_load_explicit(&c->sh->phase, memory_order_acquire);
 	struct client_report *rep = c->rep;
 
+	atomic_store_explicit(&c->sh->progress[c->index * PROGRESS_SLOTS].v,
+			      rep->c.transactions + rep->c.rx_packets + rep->c.tx_packets,
+			      memory_order_relaxed);
 	if (ph >= PH_MEASURE && !rep->began) {
 		cpu_mark_take(&rep->begin);
 		rep->began = true;
@@ -129,10 +153,18 @@ static void mark_end(struct client_thread *t)
 	}
 }
 
+void thread_progress(struct client_thread *t, uint64_t units)
+{
+	atomic_store_explicit(&t->c->sh->progress[t->c->index * PROGRESS_SLOTS +
+						  t->index % PROGRESS_SLOTS].v,
+			      units, memory_order_relaxed);
+}
+
 int thread_phase(struct client_thread *t)
 {
 	int ph = atomic_load_explicit(&t->c->sh->phase, memory_order_acquire);
 
+	thread_progress(t, t->cnt.transactions + t->cnt.rx_bytes + t->cnt.tx_bytes);
 	if (ph == PH_MEASURE && !t->saw_measure) {
 		t->saw_measure = true;
 		mark_begin(t);

@@ -58,3 +58,19 @@ kill_agent_mid_run() {
 	rc=$?
 	[ $rc -eq 1 ] || fail "$1: exit $rc, not 1, when the agent died"
 }
+
+# Two hosts in network namespaces joined by veth, addresses $1 (HOST_A, on IF_A) and $2
+# (HOST_B, on IF_B), /24. Skips where namespaces cannot be made; both go on exit.
+two_hosts() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+	HOST_A=sbA$$ HOST_B=sbB$$ IF_A=va$$ IF_B=vb$$
+	ip netns add $HOST_A 2>/dev/null || skip "cannot create network namespaces"
+	ip netns add $HOST_B
+	trap 'ip netns del $HOST_A 2>/dev/null; ip netns del $HOST_B 2>/dev/null; cleanup' EXIT
+	ip link add $IF_A netns $HOST_A type veth peer name $IF_B netns $HOST_B || skip "no veth"
+	ip -n $HOST_A addr add "$1/24" dev $IF_A
+	ip -n $HOST_B addr add "$2/24" dev $IF_B
+	for ns in $HOST_A $HOST_B; do ip -n $ns link set lo up; done
+	ip -n $HOST_A link set $IF_A up
+	ip -n $HOST_B link set $IF_B up
+}

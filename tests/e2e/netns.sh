@@ -4,18 +4,9 @@
 # the window never stalls; the agent killed mid-run leaves the client reporting, not hanging.
 . "$(dirname "$0")/lib.sh"
 need jq
-[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
-A=sbA$$ B=sbB$$
-ip netns add $A 2>/dev/null || skip "cannot create network namespaces"
-ip netns add $B
-trap 'ip netns del $A 2>/dev/null; ip netns del $B 2>/dev/null; cleanup' EXIT
-ip link add va$$ netns $A type veth peer name vb$$ netns $B || skip "no veth"
-ip -n $A addr add 198.18.0.1/24 dev va$$
-ip -n $A addr add 198.18.0.3/24 dev va$$ # a stranger on the client's side
-ip -n $B addr add 198.18.0.2/24 dev vb$$
-for ns in $A $B; do ip -n $ns link set lo up; done
-ip -n $A link set va$$ up
-ip -n $B link set vb$$ up
+two_hosts 198.18.0.1 198.18.0.2
+A=$HOST_A B=$HOST_B
+ip -n $A addr add 198.18.0.3/24 dev $IF_A # a stranger on the client's side
 inA() { ip netns exec $A "$@"; }
 
 mkfifo "$TMP/ready"
@@ -54,8 +45,8 @@ jassert "$TMP/h.json" '.sides.server.errors_by_kind.foreign >= 1 and (.packets_p
 
 # 1% loss each way (netem with 1 ms delay where the kernel has it, else nftables).
 how=
-if ip netns exec $A tc qdisc add dev va$$ root netem delay 1ms loss 1% 2>/dev/null &&
-	ip netns exec $B tc qdisc add dev vb$$ root netem delay 1ms loss 1% 2>/dev/null; then
+if ip netns exec $A tc qdisc add dev $IF_A root netem delay 1ms loss 1% 2>/dev/null &&
+	ip netns exec $B tc qdisc add dev $IF_B root netem delay 1ms loss 1% 2>/dev/null; then
 	how="netem delay 1ms loss 1%"
 elif command -v nft >/dev/null; then
 	# On input, as a lossy link would: a drop on output returns EPERM to the sender, which

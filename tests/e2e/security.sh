@@ -15,16 +15,34 @@ jassert "$TMP/ok.json" '.transactions > 0'
 [ $? -eq 1 ] && grep -q "authentication failed" "$TMP/e1" || fail "wrong secret: $(cat "$TMP/e1")"
 expect_usage "requires authentication: give --auth-file" udp-rr --server $srv $run
 grep -q "refused: authentication failed" "$TMP/agent.log" || fail "refusal not logged: $(cat "$TMP/agent.log")"
-# The secret never crosses the wire: nothing in a captured session contains it.
-"$SB" udp-rr --server $srv --auth-file "$TMP/secret" $run >/dev/null || fail "second run"
+# The secret never crosses the wire, nor the path of the file it is in: a session through a
+# proxy that records every byte both ways holds neither (and does hold the handshake).
+exec {pfd}< <(python3 "$(dirname "$0")/../helpers/capture_proxy.py" "$AGENT_PORT" "$TMP/wire")
+PIDS+=("$!")
+read -r -t 5 -u $pfd pport || fail "the capture proxy did not start"
+"$SB" udp-rr --server 127.0.0.1:$pport --auth-file "$TMP/secret" $run >"$TMP/proxied.json" ||
+	fail "a run through the capture proxy"
+jassert "$TMP/proxied.json" '.transactions > 0'
+grep -qa '"challenge"' "$TMP/wire" && grep -qa '"mac"' "$TMP/wire" || fail "the capture holds no handshake"
+grep -qaF "$(head -c 20 "$TMP/secret")" "$TMP/wire" && fail "the secret crossed the wire"
+grep -qaF "$TMP/secret" "$TMP/wire" && fail "the secret file's path crossed the wire"
+grep -qa '"auth_file"' "$TMP/wire" && fail "the SETUP carries an auth_file key"
 expect_usage "secret must be 16" udp-rr --server $srv --auth-file /dev/null $run
 
-# Busy: a second controller while a test runs.
+# Busy: a second controller while a test runs is told so; with --busy-wait it tries again
+# and runs once the first is done, without it (0 s) it gives up at once.
 "$SB" udp-rr --server $srv --auth-file "$TMP/secret" --duration 3 --warmup 0 --json >/dev/null &
 PIDS+=("$!")
 sleep 1
-"$SB" udp-rr --server $srv --auth-file "$TMP/secret" $run >/dev/null 2>"$TMP/e2"
+"$SB" udp-rr --server $srv --auth-file "$TMP/secret" $run --busy-wait 0 >/dev/null 2>"$TMP/e2"
 [ $? -eq 1 ] && grep -q "busy" "$TMP/e2" || fail "second controller: $(cat "$TMP/e2")"
+start=$(date +%s%N)
+"$SB" udp-rr --server $srv --auth-file "$TMP/secret" $run >"$TMP/waited.json" 2>"$TMP/e2b" ||
+	fail "a controller that waits for a busy agent: $(cat "$TMP/e2b")"
+grep -q "busy with another test; trying again" "$TMP/e2b" || fail "no word of the wait: $(cat "$TMP/e2b")"
+jassert "$TMP/waited.json" '.transactions > 0 and .partial == false'
+waited=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$waited" -ge 1000 ] || fail "served after $waited ms, while the first test still ran"
 wait "${PIDS[-1]}" || fail "the first controller's test failed"
 
 # A controller that vanishes mid-test (kill -9): the agent ends that test and serves the next.

@@ -4,12 +4,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "auth.h"
 #include "ctl.h"
+#include "serve.h"
 
 static void frame(uint8_t *buf, unsigned type, const char *payload)
 {
@@ -127,9 +130,82 @@ static void test_expect(void **state)
 	close(sv[1]);
 }
 
+/* The agent's reader takes a frame in pieces of any size, reads no byte past it, and refuses
+ * a payload over its limit from the header alone. */
+static void test_reader(void **state)
+{
+	(void)state;
+	uint8_t buf[128];
+	struct ctl_reader r = {0};
+	size_t len = CTL_HDR_LEN + 14, fed = 0;
+
+	frame(buf, CTL_MSG_HELLO, "{\"protocol\":1}");
+	memcpy(buf + len, "SKBN", 4); /* the start of a next frame, not to be taken */
+	ctl_reader_init(&r, 100);
+	for (int ret = 0; ret == 0;) {
+		size_t want = ctl_reader_want(&r);
+
+		assert_true(want > 0 && fed + want <= len);
+		ret = ctl_reader_feed(&r, buf + fed, 1);
+		fed++;
+		assert_true(ret >= 0);
+		if (ret)
+			break;
+	}
+	assert_int_equal(fed, len);
+	assert_int_equal(r.h.type, CTL_MSG_HELLO);
+	assert_string_equal(r.payload, "{\"protocol\":1}");
+	ctl_reader_init(&r, 10); /* the same frame over a 10-byte limit */
+	assert_int_equal(ctl_reader_feed(&r, buf, CTL_HDR_LEN), -EMSGSIZE);
+	assert_null(r.payload);
+	ctl_reader_init(&r, 100);
+	memcpy(buf, "XKBN", 4);
+	assert_int_equal(ctl_reader_feed(&r, buf, CTL_HDR_LEN), -EBADMSG);
+	ctl_reader_free(&r);
+}
+
+/* The handshake: the order of frames, the secret, and nothing taken out of order. */
+static void test_handshake(void **state)
+{
+	(void)state;
+	struct auth_key key = {.k = "0123456789abcdef", .len = 16};
+	struct serve_hs h;
+	char reply[600], mac[65], msg[100];
+	unsigned rt;
+
+	serve_hs_start(&h, NULL);
+	assert_int_equal(serve_hs_frame(&h, NULL, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_FAILED);
+	assert_int_equal(rt, CTL_MSG_ERROR);
+	serve_hs_start(&h, NULL);
+	assert_int_equal(serve_hs_frame(&h, NULL, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply)), HS_SETUP);
+	assert_int_equal(rt, CTL_MSG_ACK);
+	assert_null(strstr(reply, "challenge"));
+	assert_int_equal(serve_hs_frame(&h, NULL, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_DONE);
+	assert_int_equal(rt, 0);
+
+	/* With a secret: SETUP before AUTH fails; a wrong MAC fails; the right one goes on. */
+	serve_hs_start(&h, &key);
+	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply)), HS_AUTH);
+	assert_non_null(strstr(reply, h.challenge));
+	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_FAILED);
+	serve_hs_start(&h, &key);
+	serve_hs_frame(&h, &key, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply));
+	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_AUTH, "{\"mac\":\"00\"}", &rt, reply, sizeof(reply)), HS_FAILED);
+	assert_non_null(strstr(reply, "authentication failed"));
+	serve_hs_start(&h, &key);
+	serve_hs_frame(&h, &key, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply));
+	assert_int_equal(auth_answer(&key, h.challenge, mac, sizeof(mac)), 0);
+	snprintf(msg, sizeof(msg), "{\"mac\":\"%s\"}", mac);
+	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_AUTH, msg, &rt, reply, sizeof(reply)), HS_SETUP);
+	assert_int_equal(rt, CTL_MSG_ACK);
+	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_DONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_handshake),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bad_magic_version_type),
