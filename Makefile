@@ -16,7 +16,8 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) \
 	   -DSB_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS += -pthread $(SANFLAGS)
 LIBS    := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson) \
-	   $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium) -lm
+	   $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium) \
+	   $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) -lm
 # io_uring back end when liburing is there (STYLE.md: HAVE_LIBURING).
 ifneq ($(shell pkg-config --exists liburing && echo yes),)
 CFLAGS  += -DHAVE_LIBURING
@@ -72,10 +73,10 @@ test: all $(UNIT) $(BUILD)/tests/udp_probe $(BUILD)/tests/flood
 	@SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench UDP_PROBE=$(CURDIR)/$(BUILD)/tests/udp_probe \
 		FLOOD=$(CURDIR)/$(BUILD)/tests/flood tests/run.sh $(UNIT)
 
+# Every script in bench/ (lib.sh is theirs), each against its peer in the same invocation.
+BENCH := $(filter-out bench/lib.sh,$(wildcard bench/*.sh))
 bench: all
-	bench/udp_rr_vs_sockperf.sh
-	bench/tcp_rr_vs_sockperf.sh
-	bench/tcp_crr_vs_peer.sh
+	@for b in $(BENCH); do echo "== $$b"; $$b || exit 1; done
 
 # libFuzzer, FUZZ_TIME seconds each (clang): the control codec and config parsing (ctl), a
 # whole control session as the agent reads it (session), and what the data plane reads from

@@ -45,14 +45,28 @@ for cfg in base batch; do
 	echo
 done
 b=($(cat "$tmp/base.med")); t=($(cat "$tmp/batch.med"))
+# Every conclusion below is computed from the medians above; none is fixed text.
 awk -v b1="${b[0]}" -v t1="${t[0]}" -v bc="${b[1]}" -v bs="${b[2]}" -v tc="${t[1]}" -v ts="${t[2]}" \
+	-v bsc="${b[3]}" -v bss="${b[4]}" -v tsc="${t[3]}" -v tss="${t[4]}" \
+	-v tsend="${t[5]}" -v tsoft="${t[6]}" \
 	'BEGIN {
+	gain = t1 / b1; pred = (bc + bs) / (tc + ts)
 	printf "batch 32 / baseline: %.2fx transactions/s; CPU per transaction %.2f -> %.2f us (both sides)\n",
-		t1 / b1, bc + bs, tc + ts
-	printf "batching removed the per-call cost, %.2f us per transaction (%.0f%% of the baseline);\n",
+		gain, bc + bs, tc + ts
+	printf "batching took %.2f us of CPU per transaction (%.0f%% of the baseline) as system calls per\n",
 		bc + bs - tc - ts, 100 * (bc + bs - tc - ts) / (bc + bs)
-	printf "with calls nearly gone (see sc/tr), the rest is per datagram: the send path and the\n"
-	printf "softirq delivery it runs on loopback, which no batching of calls removes. With both CPUs\n"
-	printf "busy, the rate follows CPU per transaction: about %.2fx is what batching can give here.\n",
-		(bc + bs) / (tc + ts)
+	printf "transaction fell from %.2f to %.2f (client and server);\n", bsc + bss, tsc + tss
+	rest = tsend + tsoft
+	if (rest >= 50)
+		printf "what remains is mostly per datagram: send calls hold %.0f%% of the samples and softirq %.0f%%,\n" \
+		       "which no batching of calls removes.\n", tsend, tsoft
+	else
+		printf "send calls (%.0f%%) and softirq (%.0f%%) hold under half of what remains: look at the\n" \
+		       "profile for the rest.\n", tsend, tsoft
+	if (gain / pred > 0.85 && gain / pred < 1.15)
+		printf "the rate followed CPU per transaction (%.2fx predicted from CPU, %.2fx measured): about\n" \
+		       "%.2fx is what batching can give here.\n", pred, gain, pred
+	else
+		printf "the rate did not follow CPU per transaction (%.2fx predicted from CPU, %.2fx measured):\n" \
+		       "something other than CPU bounds it here.\n", pred, gain
 	}'

@@ -1,9 +1,12 @@
 /* compare.c: `compare` and `sweep`.
  *
- * compare runs A and B interleaved (A B A B ...) and pairs each B run with the A run before
- * it, so drift cancels; from two saved files (other boots, other kernels) the runs cannot be
- * paired and each side is resampled on its own. Every figure gets the ratio B/A with a 95%
- * bootstrap interval and a verdict; the headline is the rate's. When both sides' runs were
+ * compare runs A and B in rounds, each round both, in an order drawn from a seed (so steady
+ * drift cancels instead of favouring the side that runs second), and pairs the two runs of a
+ * round; a round where either run was partial or failed is left out, and said. From two saved
+ * files (other boots, other kernels) the runs cannot be paired. Every figure gets the ratio
+ * B/A of the geometric means beside it, a 95% t interval on the log-ratios (Welch's for
+ * unpaired runs; stats.h) and a verdict; the headline is the rate's, and when it has none it
+ * says how many runs a difference of the size seen would need. When both sides' runs were
  * profiled (--profile), compare also says where the time moved: CPU microseconds per unit of
  * work in each syscall of each side and in each kernel function, A against B.
  *
@@ -33,8 +36,8 @@
 
 #define MAX_WORDS 64
 #define MAX_RUNS 1000
-#define BOOT_ITERS 4000
-#define MIN_GAIN 0.02
+#define MIN_GAIN STATS_MIN_GAIN
+#define LEVEL 0.95
 
 /* ---- a side of a comparison: its runs as result documents ---- */
 
@@ -126,26 +129,19 @@ static void load_file(const char *path, struct side *s)
 	snprintf(s->label, sizeof(s->label), "%s", path);
 }
 
-static void run_into(struct side *s, struct result *res)
-{
-	run_once(s->wl, &s->o, res);
-	if (!run_interrupted()) /* a run cut by Ctrl-C is not a sample */
-		s->docs[s->n++] = out_result_json(res);
-	result_free(res);
-}
-
 /* ---- the comparison of two sides ---- */
 
 struct verdict_row {
 	int f;
-	double a, b, ratio, lo, hi;
+	struct paired e;
+	bool ratio_ok; /* enough runs with both values above 0 for a ratio */
+	double a, b;   /* geometric means (medians where there is no ratio) */
 	const char *word;
+	int needed; /* runs a difference this size would need, or -1 */
 };
 
-static const char *figure_word(const struct figure_def *fd, double ratio, double lo, double hi)
+static const char *figure_word(const struct figure_def *fd, enum verdict v)
 {
-	enum verdict v = stats_verdict(ratio, lo, hi, MIN_GAIN);
-
 	if (v == VERDICT_SAME)
 		return "no significant difference";
 	if (fd->higher_better)
@@ -156,68 +152,132 @@ static const char *figure_word(const struct figure_def *fd, double ratio, double
 static int compare_rows(struct side *a, struct side *b, bool paired, struct verdict_row *rows)
 {
 	double *va = xmalloc(MAX_RUNS * sizeof(double)), *vb = xmalloc(MAX_RUNS * sizeof(double));
+	double *ma = xmalloc(MAX_RUNS * sizeof(double)), *mb = xmalloc(MAX_RUNS * sizeof(double));
 	int nrows = 0;
 
 	for (int f = 0; f < nfigures; f++) {
-		int na = 0, nb = 0;
+		int na = 0, nb = 0, nma = 0, nmb = 0;
 
+		/* Every value for the medians; for the ratio, the pairs (or runs) above 0. */
+		for (int i = 0; i < a->n; i++)
+			if (!isnan(ma[nma] = figure_of(a->docs[i], f)))
+				nma++;
+		for (int i = 0; i < b->n; i++)
+			if (!isnan(mb[nmb] = figure_of(b->docs[i], f)))
+				nmb++;
+		if (!nma || !nmb)
+			continue;
 		if (paired) {
 			int n = a->n < b->n ? a->n : b->n;
 
 			for (int i = 0; i < n; i++) {
-				double x = figure_of(a->docs[i], f);
-				double y = figure_of(b->docs[i], f);
+				double x = figure_of(a->docs[i], f), y = figure_of(b->docs[i], f);
 
-				if (!isnan(x) && !isnan(y) && x > 0) {
+				if (x > 0 && y > 0) {
 					va[na++] = x;
 					vb[nb++] = y;
 				}
 			}
 		} else {
-			for (int i = 0; i < a->n; i++)
-				if (!isnan(va[na] = figure_of(a->docs[i], f)))
-					na++;
-			for (int i = 0; i < b->n; i++)
-				if (!isnan(vb[nb] = figure_of(b->docs[i], f)))
-					nb++;
+			for (int i = 0; i < nma; i++)
+				if (ma[i] > 0)
+					va[na++] = ma[i];
+			for (int i = 0; i < nmb; i++)
+				if (mb[i] > 0)
+					vb[nb++] = mb[i];
 		}
-		if (!na || !nb)
-			continue;
 		struct verdict_row *r = &rows[nrows++];
 
-		r->f = f;
-		r->a = stats_median(va, na);
-		r->b = stats_median(vb, nb);
+		*r = (struct verdict_row){.f = f, .needed = -1};
+		r->ratio_ok = na >= 2 && nb >= 2 && (!paired || na == nma);
+		if (!r->ratio_ok) {
+			r->a = stats_median(ma, nma);
+			r->b = stats_median(mb, nmb);
+			r->word = "no ratio (a run has 0)";
+			continue;
+		}
 		if (paired)
-			stats_paired_ratio(va, vb, na, BOOT_ITERS, 42, &r->ratio, &r->lo, &r->hi);
+			stats_paired(va, vb, na, LEVEL, &r->e);
 		else
-			stats_unpaired_ratio(va, na, vb, nb, BOOT_ITERS, 42, &r->ratio, &r->lo, &r->hi);
-		r->word = figure_word(&figures[f], r->ratio, r->lo, r->hi);
+			stats_unpaired(va, na, vb, nb, LEVEL, &r->e);
+		r->a = r->e.a_gm;
+		r->b = r->e.b_gm;
+		enum verdict v = stats_verdict_of(&r->e, r->e.p < 1 - LEVEL, MIN_GAIN);
+
+		r->word = figure_word(&figures[f], v);
+		if (v == VERDICT_SAME && paired && fabs(r->e.ratio - 1) >= MIN_GAIN)
+			r->needed = stats_runs_needed(&r->e, LEVEL, MAX_RUNS);
 	}
 	free(va);
 	free(vb);
+	free(ma);
+	free(mb);
 	return nrows;
 }
 
-/* "B is 1.23x faster (1.18-1.29)", from the rate's row. */
+/* "B is 1.23x faster (1.18-1.29, 95%)", from the rate's row; without a verdict, what would
+ * give one. */
 static void headline(const struct verdict_row *r, char *buf, size_t len)
 {
-	enum verdict v = stats_verdict(r->ratio, r->lo, r->hi, MIN_GAIN);
+	enum verdict v = r->ratio_ok ? stats_verdict_of(&r->e, r->e.p < 1 - LEVEL, MIN_GAIN)
+				     : VERDICT_SAME;
+	const struct paired *e = &r->e;
 
-	if (v == VERDICT_FASTER)
-		snprintf(buf, len, "B is %.2fx faster (%.2f-%.2f)", r->ratio, r->lo, r->hi);
+	if (!r->ratio_ok || e->n < 2)
+		snprintf(buf, len, "no verdict: %s", e->n < 2 ? "fewer than 2 pairs of whole runs"
+							       : "a run has no rate");
+	else if (v == VERDICT_FASTER)
+		snprintf(buf, len, "B is %.2fx faster (%.2f-%.2f, %.0f%% confidence)", e->ratio, e->lo,
+			 e->hi, e->level * 100);
 	else if (v == VERDICT_SLOWER)
-		snprintf(buf, len, "B is slower: %.2fx the rate of A (%.2f-%.2f), A is %.2fx faster",
-			 r->ratio, r->lo, r->hi, 1 / r->ratio);
+		snprintf(buf, len, "B is slower: %.2fx the rate of A (%.2f-%.2f, %.0f%% confidence), "
+			 "A is %.2fx faster", e->ratio, e->lo, e->hi, e->level * 100, 1 / e->ratio);
+	else if (r->needed > 0)
+		snprintf(buf, len, "no significant difference: B/A = %.2f (%.2f-%.2f, %.0f%% "
+			 "confidence); a difference this size needs about %d runs of each to show",
+			 e->ratio, e->lo, e->hi, e->level * 100, r->needed);
 	else
-		snprintf(buf, len, "no significant difference: B/A = %.2f (%.2f-%.2f)", r->ratio, r->lo,
-			 r->hi);
+		snprintf(buf, len, "no significant difference: B/A = %.2f (%.2f-%.2f, %.0f%% "
+			 "confidence)", e->ratio, e->lo, e->hi, e->level * 100);
+}
+
+/* How a live comparison went: its order, and what was left out. */
+struct compare_log {
+	uint64_t seed;
+	char order[2 * MAX_RUNS + MAX_RUNS + 1]; /* "AB BA ...": each round's order */
+	struct left_out lo[2 * MAX_RUNS];
+	int nlo, rounds, asked;
+	bool partial; /* interrupted */
+};
+
+static cJSON *row_json(const struct verdict_row *r, const struct workload *wl)
+{
+	cJSON *e = cJSON_CreateObject();
+	char lab[64];
+
+	cJSON_AddStringToObject(e, "key", figure_key(r->f, wl));
+	cJSON_AddStringToObject(e, "label", figure_label(r->f, wl, lab, sizeof(lab)));
+	cJSON_AddNumberToObject(e, r->ratio_ok ? "a_geomean" : "a_median", r->a);
+	cJSON_AddNumberToObject(e, r->ratio_ok ? "b_geomean" : "b_median", r->b);
+	if (r->ratio_ok) {
+		cJSON_AddNumberToObject(e, "ratio", r->e.ratio);
+		cJSON_AddNumberToObject(e, "ci_low", r->e.lo);
+		cJSON_AddNumberToObject(e, "ci_high", r->e.hi);
+		cJSON_AddNumberToObject(e, "confidence", r->e.level);
+		cJSON_AddNumberToObject(e, "p_value", r->e.p);
+		cJSON_AddNumberToObject(e, "pairs", r->e.n);
+		if (r->needed > 0)
+			cJSON_AddNumberToObject(e, "runs_needed", r->needed);
+	}
+	cJSON_AddStringToObject(e, "verdict", r->word);
+	return e;
 }
 
 static void print_compare(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
-			  int n, bool json, const struct moved_set *mv, const char *mv_why)
+			  int n, bool json, const struct moved_set *mv, const char *mv_why,
+			  const struct compare_log *lg)
 {
-	char head[200] = "no rate to compare", lab[64];
+	char head[300] = "no verdict: no pair of whole runs to compare", lab[64];
 
 	if (n && rows[0].f == 0)
 		headline(&rows[0], head, sizeof(head));
@@ -233,20 +293,21 @@ static void print_compare(struct side *a, struct side *b, bool paired, struct ve
 		cJSON_AddNumberToObject(j, "runs_a", a->n);
 		cJSON_AddNumberToObject(j, "runs_b", b->n);
 		cJSON_AddBoolToObject(j, "paired", paired);
-		cJSON_AddStringToObject(j, "verdict", head);
-		for (int i = 0; i < n; i++) {
-			cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "interval", paired ? "t on the paired log-ratios"
+							       : "Welch t on the logs");
+		if (lg) {
+			char seed[24];
 
-			cJSON_AddStringToObject(e, "key", figure_key(rows[i].f, a->wl));
-			cJSON_AddStringToObject(e, "label", figure_label(rows[i].f, a->wl, lab, sizeof(lab)));
-			cJSON_AddNumberToObject(e, "a_median", rows[i].a);
-			cJSON_AddNumberToObject(e, "b_median", rows[i].b);
-			cJSON_AddNumberToObject(e, "ratio", rows[i].ratio);
-			cJSON_AddNumberToObject(e, "ci_low", rows[i].lo);
-			cJSON_AddNumberToObject(e, "ci_high", rows[i].hi);
-			cJSON_AddStringToObject(e, "verdict", rows[i].word);
-			cJSON_AddItemToArray(arr, e);
+			snprintf(seed, sizeof(seed), "%llu", (unsigned long long)lg->seed);
+			cJSON_AddStringToObject(j, "seed", seed);
+			cJSON_AddStringToObject(j, "order", lg->order);
+			cJSON_AddNumberToObject(j, "rounds_asked", lg->asked);
+			cJSON_AddItemToObject(j, "left_out", left_out_json(lg->lo, lg->nlo));
 		}
+		cJSON_AddBoolToObject(j, "partial", lg && lg->partial);
+		cJSON_AddStringToObject(j, "verdict", head);
+		for (int i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, row_json(&rows[i], a->wl));
 		cJSON_AddItemToObject(j, "figures", arr);
 		if (mv)
 			cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
@@ -256,16 +317,36 @@ static void print_compare(struct side *a, struct side *b, bool paired, struct ve
 		cJSON_Delete(j);
 		return;
 	}
-	printf("sockbench compare (%s)\n  A: %s  (%d runs)\n  B: %s  (%d runs)\n\n",
-	       paired ? "interleaved runs, each B paired with the A before it"
-		      : "saved runs, not paired: each side resampled on its own",
+	printf("sockbench compare (%s)\n  A: %s  (%d runs)\n  B: %s  (%d runs)\n",
+	       paired ? "rounds of A and B in a random order, the two runs of a round paired"
+		      : "saved runs, not paired",
 	       a->label, a->n, b->label, b->n);
-	printf("  %-30s %13s %13s %8s %14s   %s\n", "figure (medians)", "A", "B", "B/A",
-	       "95% CI", "verdict");
-	for (int i = 0; i < n; i++)
-		printf("  %-30s %13.3f %13.3f %8.3f %6.3f-%-7.3f   %s\n",
-		       figure_label(rows[i].f, a->wl, lab, sizeof(lab)),
-		       rows[i].a, rows[i].b, rows[i].ratio, rows[i].lo, rows[i].hi, rows[i].word);
+	if (lg)
+		printf("  order (seed %llu): %s\n", (unsigned long long)lg->seed, lg->order);
+	printf("\n  %-30s %13s %13s %8s %16s   %s\n", "figure (geometric means)", "A", "B", "B/A",
+	       "95% interval", "verdict");
+	for (int i = 0; i < n; i++) {
+		char ci[40] = "-", ratio[16] = "-";
+
+		if (rows[i].ratio_ok) {
+			snprintf(ratio, sizeof(ratio), "%.3f", rows[i].e.ratio);
+			snprintf(ci, sizeof(ci), "%.3f-%.3f", rows[i].e.lo, rows[i].e.hi);
+		}
+		printf("  %-30s %13.3f %13.3f %8s %16s   %s\n",
+		       figure_label(rows[i].f, a->wl, lab, sizeof(lab)), rows[i].a, rows[i].b, ratio, ci,
+		       rows[i].word);
+	}
+	printf("\n  B/A is the ratio of the two columns beside it: the geometric means of the %s "
+	       "runs; the interval is Student's t on the %s (docs/json.md).\n",
+	       paired ? "paired" : "saved", paired ? "log-ratios of the pairs" : "logs (Welch)");
+	if (lg && (lg->nlo || lg->partial)) {
+		printf("  ");
+		if (lg->partial)
+			printf("PARTIAL: interrupted after %d of %d rounds. ", lg->rounds, lg->asked);
+		print_left_out(lg->lo, lg->nlo, 2 * lg->rounds);
+		if (!lg->nlo)
+			printf("\n");
+	}
 	printf("\n%s\n", head);
 	if (mv) {
 		const cJSON *u = cJSON_GetObjectItemCaseSensitive(a->docs[0], "unit");
@@ -275,14 +356,11 @@ static void print_compare(struct side *a, struct side *b, bool paired, struct ve
 	} else if (mv_why) {
 		printf("(%s)\n", mv_why);
 	}
-	if (a->n < 3 || b->n < 3)
-		printf("(with %d and %d runs the interval cannot show the run-to-run spread well: "
-		       "use --runs 5 or more%s)\n",
-		       a->n, b->n, paired ? "" : ", and save results made with --runs 5 --json");
 }
 
 /* compare's own flags out of argv: --runs N, --json, --profile. */
-static int take_flags(int argc, char **argv, int *runs, bool *json, bool *profile, char **rest)
+static int take_flags(int argc, char **argv, int *runs, bool *json, bool *profile,
+		      uint64_t *seed, char **rest)
 {
 	int n = 0;
 
@@ -291,6 +369,16 @@ static int take_flags(int argc, char **argv, int *runs, bool *json, bool *profil
 			*json = true;
 		} else if (!strcmp(argv[i], "--profile")) {
 			*profile = true;
+		} else if (!strcmp(argv[i], "--seed")) {
+			char *end;
+
+			if (i + 1 >= argc)
+				die_usage("compare: --seed needs a value");
+			unsigned long long v = strtoull(argv[++i], &end, 10);
+
+			if (*end || end == argv[i] || v == 0)
+				die_usage("compare: --seed %s: give a whole number above 0", argv[i]);
+			*seed = v;
 		} else if (!strcmp(argv[i], "--runs")) {
 			char *end;
 
@@ -308,23 +396,87 @@ static int take_flags(int argc, char **argv, int *runs, bool *json, bool *profil
 	return n;
 }
 
+/* A fresh seed when none was given: the time and the pid, never 0. */
+static uint64_t fresh_seed(void)
+{
+	uint64_t s = now_ns() ^ ((uint64_t)getpid() << 32);
+
+	return s ? s : 1;
+}
+
+/* --runs rounds of A and B in a seeded random order; a round counts only when both of its
+ * runs were whole. */
+static void run_rounds(struct side *a, struct side *b, int runs, uint64_t seed,
+		       struct compare_log *lg)
+{
+	uint64_t t0 = now_ns(), st;
+	size_t olen = 0;
+
+	lg->seed = st = seed ? seed : fresh_seed();
+	lg->asked = runs;
+	run_signals_keep();
+	for (int i = 0; i < runs && !run_interrupted(); i++) {
+		bool b_first = stats_rand(&st) & 1;
+		struct side *first = b_first ? b : a, *second = b_first ? a : b;
+		cJSON *doc[2] = {NULL, NULL};
+		enum run_status st2[2];
+		char why[2][300];
+
+		for (int k = 0; k < 2 && !run_interrupted(); k++) {
+			progress_line("compare: run", 2 * i + k, 2 * runs, t0);
+			st2[k] = run_isolated(a->wl, k ? &second->o : &first->o, &doc[k], why[k],
+					      sizeof(why[k]));
+		}
+		if (run_interrupted()) { /* a round cut short is no pair */
+			cJSON_Delete(doc[0]);
+			cJSON_Delete(doc[1]);
+			break;
+		}
+		olen += (size_t)snprintf(lg->order + olen, sizeof(lg->order) - olen, "%s%s",
+					 i ? " " : "", b_first ? "BA" : "AB");
+		lg->rounds++;
+		for (int k = 0; k < 2; k++) {
+			if (st2[k] == RUN_WHOLE)
+				continue;
+			struct left_out *l = &lg->lo[lg->nlo++];
+
+			*l = (struct left_out){.run = 2 * i + k + 1, .status = st2[k],
+					       .side = (k ? second : first) == a ? "A" : "B"};
+			snprintf(l->why, sizeof(l->why), "%.299s", why[k]);
+		}
+		if (st2[0] != RUN_WHOLE || st2[1] != RUN_WHOLE) {
+			cJSON_Delete(doc[0]);
+			cJSON_Delete(doc[1]);
+			continue;
+		}
+		first->docs[first->n++] = doc[0];
+		second->docs[second->n++] = doc[1];
+	}
+	lg->partial = lg->rounds < runs;
+	progress_clear();
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct side *a = xcalloc(1, sizeof(*a)), *b = xcalloc(1, sizeof(*b));
 	char *rest[8];
-	int runs = 5;
+	int runs = STATS_DEFAULT_RUNS;
 	bool json = false, profile = false;
+	uint64_t seed = 0;
+	struct compare_log *lg = NULL;
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: sockbench compare 'WORKLOAD [flags]' 'WORKLOAD [flags]' [--runs N] [--profile] [--json]\n"
+		printf("usage: sockbench compare 'WORKLOAD [flags]' 'WORKLOAD [flags]' [--runs N] [--seed N] [--profile] [--json]\n"
 		       "       sockbench compare before.json after.json [--json]\n"
-		       "Runs A and B interleaved (--runs each, default 5), or reads two saved --json "
-		       "results, and prints every figure with B/A, a 95%% interval and a verdict.\n"
+		       "Runs A and B in --runs rounds (default %d), each round both in an order drawn "
+		       "from --seed (default: a fresh one, printed), or reads two saved --json results, "
+		       "and prints every figure with B/A, a 95%% t interval and a verdict.\n"
 		       "--profile (root) profiles every run and says where the time moved: CPU us per "
-		       "unit in each syscall of each side and each kernel function, A against B.\n");
+		       "unit in each syscall of each side and each kernel function, A against B.\n",
+		       STATS_DEFAULT_RUNS);
 		return 0;
 	}
-	if (argc > 10 || take_flags(argc - 1, argv + 1, &runs, &json, &profile, rest) != 2)
+	if (argc > 10 || take_flags(argc - 1, argv + 1, &runs, &json, &profile, &seed, rest) != 2)
 		die_usage("compare: give two configurations ('udp-rr' 'udp-rr --window 1') or two "
 			  "result files (a.json b.json)");
 	bool files = is_file_arg(rest[0]) && is_file_arg(rest[1]);
@@ -348,18 +500,8 @@ int cmd_compare(int argc, char **argv)
 		die_usage("compare: A is %s and B is %s: compare runs of one workload", a->wl->name,
 			  b->wl->name);
 	if (!files) {
-		uint64_t t0 = now_ns();
-		struct result res;
-
-		for (int i = 0; i < runs && !run_interrupted(); i++) {
-			progress_line("compare: run", 2 * i, 2 * runs, t0);
-			run_into(a, &res);
-			if (run_interrupted())
-				break;
-			progress_line("compare: run", 2 * i + 1, 2 * runs, t0);
-			run_into(b, &res);
-		}
-		progress_clear();
+		lg = xcalloc(1, sizeof(*lg));
+		run_rounds(a, b, runs, seed, lg);
 	}
 	struct verdict_row rows[64];
 	int n = compare_rows(a, b, !files, rows);
@@ -373,7 +515,7 @@ int cmd_compare(int argc, char **argv)
 	if (!mv && !profile && !(a->n && cJSON_GetObjectItemCaseSensitive(a->docs[0], "profile")) &&
 	    !(b->n && cJSON_GetObjectItemCaseSensitive(b->docs[0], "profile")))
 		mv_why = NULL;
-	print_compare(a, b, !files, rows, n, json, mv, mv_why);
+	print_compare(a, b, !files, rows, n, json, mv, mv_why, lg);
 	moved_free(mv);
 	for (int i = 0; !files && i < a->n; i++)
 		cJSON_Delete(a->docs[i]);
@@ -387,6 +529,7 @@ int cmd_compare(int argc, char **argv)
 		opts_free(&b->o);
 	free(a);
 	free(b);
+	free(lg);
 	return 0;
 }
 
@@ -406,7 +549,8 @@ struct point {
 	double a_tps[MAX_RUNS], b_tps[MAX_RUNS];
 	int n;
 	cJSON *a_sum, *b_sum;
-	double ratio, lo, hi;
+	struct paired e; /* with --compare: B/A */
+	int left;	 /* rounds left out (a run partial or failed) */
 };
 
 struct sweep {
@@ -422,6 +566,7 @@ struct sweep {
 	int runs;
 	const char *csv, *plot, *compare;
 	bool json;
+	uint64_t seed; /* of the A/B order, with --compare */
 };
 
 static const struct opt_def *find_flag(const struct workload *wl, const char *flag)
@@ -537,59 +682,55 @@ static double med(const cJSON *sum, const char *key)
 
 static void run_point(struct sweep *s, struct point *pt, int idx, uint64_t t0)
 {
-	struct opts oa, ob;
-	cJSON *da[MAX_RUNS], *db[MAX_RUNS];
+	struct opts o[2];
+	cJSON *docs[2][MAX_RUNS];
 	bool unstable;
-	int total = s->npts * s->runs * (s->compare ? 2 : 1);
+	int sides = s->compare ? 2 : 1, total = s->npts * s->runs * sides;
 	char what[160];
 
-	point_opts(s, pt, false, &oa);
+	point_opts(s, pt, false, &o[0]);
 	if (s->compare)
-		point_opts(s, pt, true, &ob);
+		point_opts(s, pt, true, &o[1]);
 	snprintf(what, sizeof(what), "sweep: %s=%s%s%s%s run", s->p[0].flag + 2, pt->v[0],
 		 s->np > 1 ? " " : "", s->np > 1 ? s->p[1].flag + 2 : "", s->np > 1 ? "=" : "");
 	for (int r = 0; r < s->runs && !run_interrupted(); r++) {
-		struct result res;
-		int done = (idx * s->runs + r) * (s->compare ? 2 : 1);
+		/* With --compare, A and B in a seeded random order; a round counts when both are
+		 * whole runs. */
+		int first = s->compare ? (int)(stats_rand(&s->seed) & 1) : 0;
+		cJSON *d[2] = {NULL, NULL};
+		enum run_status st[2] = {RUN_WHOLE, RUN_WHOLE};
+		char why[300];
 
-		progress_line(what, done, total, t0);
-		run_once(s->wl, &oa, &res);
-		if (run_interrupted()) {
-			result_free(&res);
-			break;
+		for (int k = 0; k < sides && !run_interrupted(); k++) {
+			int side = k ? 1 - first : first;
+
+			progress_line(what, (idx * s->runs + r) * sides + k, total, t0);
+			st[side] = run_isolated(s->wl, &o[side], &d[side], why, sizeof(why));
 		}
-		da[pt->n] = out_result_json(&res);
-		pt->a_tps[pt->n] = result_rate(&res);
-		result_free(&res);
-		if (s->compare) {
-			run_once(s->wl, &ob, &res);
-			if (run_interrupted()) {
-				result_free(&res);
-				cJSON_Delete(da[pt->n]);
-				break;
-			}
-			db[pt->n] = out_result_json(&res);
-			pt->b_tps[pt->n] = result_rate(&res);
-			result_free(&res);
+		if (run_interrupted() || st[0] != RUN_WHOLE || st[1] != RUN_WHOLE) {
+			pt->left += !run_interrupted();
+			cJSON_Delete(d[0]);
+			cJSON_Delete(d[1]);
+			continue;
+		}
+		for (int k = 0; k < sides; k++) {
+			docs[k][pt->n] = d[k];
+			(k ? pt->b_tps : pt->a_tps)[pt->n] = figure_of(d[k], 0);
 		}
 		pt->n++;
 	}
 	if (pt->n) {
-		pt->a_sum = figures_summary(da, pt->n, &unstable);
+		pt->a_sum = figures_summary(docs[0], pt->n, &unstable);
 		if (s->compare) {
-			pt->b_sum = figures_summary(db, pt->n, &unstable);
-			stats_paired_ratio(pt->a_tps, pt->b_tps, pt->n, BOOT_ITERS, 42, &pt->ratio,
-					   &pt->lo, &pt->hi);
+			pt->b_sum = figures_summary(docs[1], pt->n, &unstable);
+			stats_paired(pt->a_tps, pt->b_tps, pt->n, LEVEL, &pt->e);
 		}
 	}
-	for (int i = 0; i < pt->n; i++) {
-		cJSON_Delete(da[i]);
-		if (s->compare)
-			cJSON_Delete(db[i]);
-	}
-	opts_free(&oa);
-	if (s->compare)
-		opts_free(&ob);
+	for (int i = 0; i < pt->n; i++)
+		for (int k = 0; k < sides; k++)
+			cJSON_Delete(docs[k][i]);
+	for (int k = 0; k < sides; k++)
+		opts_free(&o[k]);
 }
 
 /* The columns of a sweep: the rate, then those of these figures the workload has. */
@@ -633,7 +774,7 @@ static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *se
 		fprintf(f, "%.3f%s", med(pt->a_sum, keys[i]), i + 1 < nk || s->compare ? sep : "");
 	if (s->compare)
 		fprintf(f, "%.3f%s%.4f%s%.4f%s%.4f", med(pt->b_sum, "rate"), sep,
-			pt->ratio, sep, pt->lo, sep, pt->hi);
+			pt->e.ratio, sep, pt->e.lo, sep, pt->e.hi);
 	fprintf(f, "\n");
 }
 
@@ -671,7 +812,7 @@ static void plot(struct sweep *s)
 			if (!pt->n)
 				continue;
 			if (s->compare)
-				fprintf(d, "%s %.5f %.5f %.5f\n", pt->v[0], pt->ratio, pt->lo, pt->hi);
+				fprintf(d, "%s %.5f %.5f %.5f\n", pt->v[0], pt->e.ratio, pt->e.lo, pt->e.hi);
 			else
 				fprintf(d, "%s %.3f\n", pt->v[0], med(pt->a_sum, "rate"));
 		}
@@ -748,10 +889,14 @@ static void sweep_json(struct sweep *s)
 			cJSON_AddItemReferenceToObject(e, "a", pt->a_sum);
 		if (pt->b_sum) {
 			cJSON_AddItemReferenceToObject(e, "b", pt->b_sum);
-			cJSON_AddNumberToObject(e, "ratio", pt->ratio);
-			cJSON_AddNumberToObject(e, "ci_low", pt->lo);
-			cJSON_AddNumberToObject(e, "ci_high", pt->hi);
+			cJSON_AddNumberToObject(e, "ratio", pt->e.ratio);
+			cJSON_AddNumberToObject(e, "ci_low", pt->e.lo);
+			cJSON_AddNumberToObject(e, "ci_high", pt->e.hi);
+			cJSON_AddNumberToObject(e, "confidence", pt->e.level);
+			cJSON_AddNumberToObject(e, "p_value", pt->e.p);
 		}
+		cJSON_AddNumberToObject(e, "runs", pt->n);
+		cJSON_AddNumberToObject(e, "rounds_left_out", pt->left);
 		cJSON_AddItemToArray(pts, e);
 	}
 	cJSON_AddItemToObject(j, "points", pts);
@@ -780,6 +925,7 @@ int cmd_sweep(int argc, char **argv)
 	/* --runs from the flags (default 3 for a sweep). */
 	run_parse_or_exit(s->wl, s->nbase, s->base, &check);
 	s->runs = OPT_IS_SET(&check, runs) ? (int)check.runs : 3;
+	s->seed = now_ns() | 1;
 	opts_free(&check);
 	make_grid(s);
 	for (int i = 0; i < s->npts; i++) { /* every point is valid before the first run */
@@ -790,6 +936,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	uint64_t t0 = now_ns();
 
+	run_signals_keep();
 	for (int i = 0; i < s->npts && !run_interrupted(); i++)
 		run_point(s, &s->pts[i], i, t0);
 	progress_clear();

@@ -1,11 +1,16 @@
 /* explore.c: try every user-space strategy on the user's own workload and rank them by the
  * gain measured against the workload as given.
  *
- * Runs are interleaved (baseline, A, B, ..., baseline, A, B, ...) and each strategy is compared
- * with the baseline of the same round, so slow drift of a noisy machine cancels out; the
- * speedup is the median of those paired ratios with a 95% bootstrap interval, and only an
- * interval wholly above (below) 1 is called faster (slower). The strategies that helped are
- * then combined (the best of each group) and the combination is measured the same way.
+ * Runs go in rounds, each round every configuration once in an order drawn from a seed, and
+ * each strategy is paired with the baseline run of the same round, so drift cancels. Each run
+ * is a child process (run_isolated): a strategy that cannot start is reported as failed, and
+ * a partial run is left out, with its round's pair. The speedup is the ratio of geometric
+ * means of the paired runs with a Student t interval on their log-ratios; the verdicts of all
+ * the strategies share one 5% error budget (Holm), and each interval is shown at the level
+ * its strategy was held to. The strategies found faster are combined (the best of each
+ * group) and the combination is measured the same way, against baseline runs of its own.
+ * Strategies that change what is measured (--close reset, more connections in flight) are
+ * measured and shown apart, never ranked or combined.
  * With --profile every run is profiled and each strategy that helped is explained: where the
  * time moved against the baseline runs (moved.h).
  */
@@ -13,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +26,7 @@
 
 #include "moved.h"
 #include "out.h"
+#include "repeat.h"
 #include "run.h"
 #include "stats.h"
 #include "util.h"
@@ -27,20 +34,24 @@
 
 #define MAX_CONFIGS 32
 #define MAX_ARGS 96
-#define RUN_OVERHEAD_S 0.2 /* starting the agent and the clients, handshakes: measured */
+#define MAX_ROUNDS 32
+#define RUN_OVERHEAD_S 0.25 /* a child process, the agent and the clients, handshakes: measured */
 #define MIN_RUN_S 0.15
+#define MIN_ROUNDS 3	    /* fewer than this and no budget is enough */
 #define WARMUP_S 0.15
-#define BOOT_ITERS 4000
-#define MIN_GAIN 0.02
+#define MIN_GAIN STATS_MIN_GAIN
+#define DEFAULT_BUDGET 180
 #define WHY_SHOWN 3 /* faster strategies explained in the table (all in --json) */
 #define WHY_ROWS 6  /* syscalls and functions shown for each */
 
+/* One run of a configuration, in its round. */
 struct sample {
+	enum run_status status; /* only whole runs are samples */
+	char why[200];		/* a partial or failed run: why */
 	double tps;
 	double cpu_us[2];      /* client, server: CPU us per transaction */
 	double user_s[2], sys_s[2];
 	double sys_per_tx[2];  /* syscalls per transaction */
-	bool partial;
 	cJSON *doc;	       /* the run's result, kept with --profile */
 };
 
@@ -48,26 +59,34 @@ struct config {
 	const char *name;
 	const char *group;
 	char flags[200];	/* the strategy's flags ("" for the baseline) */
+	bool changes;		/* it changes the workload: shown apart */
 	struct opts o;
-	int nsamples;
-	struct sample s[16];
+	int nsamples;		/* rounds it ran in */
+	struct sample s[MAX_ROUNDS];
 	/* analysis */
-	double tps, spread, speedup, lo, hi;
+	struct paired e;	/* against the baseline runs of the same rounds */
+	double tps, spread;
+	int pairs, whole, partial, failed;
 	enum verdict verdict;
-	bool few; /* fewer than 2 runs: no verdict */
+	bool few;     /* fewer than 2 pairs: no verdict */
+	bool reject;  /* Holm: significant within the family's 5% */
+	double level; /* the confidence Holm held it to */
+	int needed;   /* runs that would show a difference this size, or -1 */
 	bool analysed;
 };
 
 struct explore {
 	const struct workload *wl;
 	int rounds;
+	uint64_t seed; /* of the run order */
 	bool rounds_given;
 	double budget, run_s;
 	int nconf;
 	struct config conf[MAX_CONFIGS];
 	struct config combo; /* the best combination, paired with baseline runs of its own */
-	struct sample combo_base[16];
+	struct sample combo_base[MAX_ROUNDS];
 	int ncombo;
+	char order[MAX_ROUNDS * MAX_CONFIGS * 3]; /* each round's order, as config indexes */
 	const char *skipped_name[MAX_CONFIGS];
 	char skipped_why[MAX_CONFIGS][240];
 	const char *skipped_flags[MAX_CONFIGS];
@@ -77,11 +96,22 @@ struct explore {
 	bool json;
 };
 
-void explore_schedule(int nconfigs, int rounds, int *order)
+void explore_schedule(int nconfigs, int rounds, uint64_t seed, int *order)
 {
-	for (int r = 0; r < rounds; r++)
+	uint64_t st = seed ? seed : 1;
+
+	for (int r = 0; r < rounds; r++) {
+		int *o = order + r * nconfigs;
+
 		for (int c = 0; c < nconfigs; c++)
-			order[r * nconfigs + c] = c;
+			o[c] = c;
+		for (int c = nconfigs - 1; c > 0; c--) { /* Fisher-Yates */
+			int j = (int)(stats_rand(&st) % (uint64_t)(c + 1)), x = o[c];
+
+			o[c] = o[j];
+			o[j] = x;
+		}
+	}
 }
 
 /* argv = the user's flags, then the strategy's (later flags win). */
@@ -174,15 +204,16 @@ static void plan(struct explore *x, char **user, int nuser)
 		}
 		c->name = st->name;
 		c->group = st->group;
+		c->changes = st->changes_workload;
 		snprintf(c->flags, sizeof(c->flags), "%s", st->args);
 		x->nconf++;
 	}
 	/* Runs: every config each round, then the combination paired with baselines. A short
-	 * budget takes 2 runs rather than 3, unless --runs was given. */
+	 * budget takes fewer rounds (down to 3), unless --runs was given. */
 	for (;;) {
 		x->runs_total = x->nconf * x->rounds + 2 * x->rounds;
 		x->run_s = x->budget / x->runs_total - WARMUP_S - RUN_OVERHEAD_S;
-		if (x->run_s >= MIN_RUN_S || x->rounds_given || x->rounds == 2)
+		if (x->run_s >= MIN_RUN_S || x->rounds_given || x->rounds == MIN_ROUNDS)
 			break;
 		x->rounds--;
 	}
@@ -212,49 +243,103 @@ static void progress_done(void)
 		fprintf(stderr, "\r\033[K");
 }
 
+/* One run, in a child process of its own; false when Ctrl-C cut it (no sample, and stop). */
 static bool measure(struct explore *x, const struct config *c, const char *label, struct sample *s)
 {
-	struct result res;
+	cJSON *doc;
 
 	progress(x, label);
-	run_once(x->wl, &c->o, &res);
-	double n = result_units(&res);
-
-	s->tps = result_rate(&res);
-	s->partial = res.partial;
-	s->user_s[0] = res.client.user_s;
-	s->sys_s[0] = res.client.sys_s;
-	s->user_s[1] = res.server.user_s;
-	s->sys_s[1] = res.server.sys_s;
-	s->cpu_us[0] = out_cpu_us_per(res.client.user_s, res.client.sys_s, n);
-	s->cpu_us[1] = out_cpu_us_per(res.server.user_s, res.server.sys_s, n);
-	s->sys_per_tx[0] = n > 0 ? (double)res.client.c.syscalls / n : 0;
-	s->sys_per_tx[1] = n > 0 ? (double)res.server.c.syscalls / n : 0;
-	s->doc = c->o.profile ? out_result_json(&res) : NULL;
-	result_free(&res);
+	*s = (struct sample){0};
+	s->status = run_isolated(x->wl, &c->o, &doc, s->why, sizeof(s->why));
 	x->runs_done++;
-	return !run_interrupted(); /* a run cut by Ctrl-C is not a sample */
+	if (run_interrupted()) {
+		cJSON_Delete(doc);
+		return false;
+	}
+	if (s->status == RUN_WHOLE) {
+		static const char *const side[] = {"sides.client.", "sides.server."};
+		char path[64];
+
+		s->tps = json_path(doc, "rate");
+		for (int k = 0; k < 2; k++) {
+#define SIDE_(field, key)                                                                          \
+	(snprintf(path, sizeof(path), "%s%s", side[k], key), field = json_path(doc, path))
+			SIDE_(s->user_s[k], "user_s");
+			SIDE_(s->sys_s[k], "sys_s");
+			SIDE_(s->cpu_us[k], "cpu_us_per_unit");
+			SIDE_(s->sys_per_tx[k], "syscalls_per_unit");
+#undef SIDE_
+		}
+	}
+	s->doc = s->status == RUN_WHOLE && c->o.profile ? doc : NULL;
+	if (!s->doc)
+		cJSON_Delete(doc);
+	return true;
 }
 
-static void analyse(struct config *c, const struct sample *base, int n)
+/* c against the baseline runs of the same rounds: the rounds where both were whole. */
+static void analyse(struct config *c, const struct sample *base, int nbase)
 {
-	double a[16], b[16];
+	double a[MAX_ROUNDS], b[MAX_ROUNDS], t[MAX_ROUNDS];
+	int n = 0, k = 0;
 
-	n = n < c->nsamples ? n : c->nsamples;
-	for (int i = 0; i < n; i++) {
-		a[i] = base[i].tps;
-		b[i] = c->s[i].tps;
+	c->whole = c->partial = c->failed = 0;
+	for (int i = 0; i < c->nsamples; i++) {
+		c->whole += c->s[i].status == RUN_WHOLE;
+		c->partial += c->s[i].status == RUN_PARTIAL;
+		c->failed += c->s[i].status == RUN_FAILED;
+		if (c->s[i].status == RUN_WHOLE)
+			t[k++] = c->s[i].tps;
+		if (i < nbase && base[i].status == RUN_WHOLE && c->s[i].status == RUN_WHOLE &&
+		    base[i].tps > 0 && c->s[i].tps > 0) {
+			a[n] = base[i].tps;
+			b[n++] = c->s[i].tps;
+		}
+	}
+	c->pairs = n;
+	c->needed = -1;
+	c->level = 0.95;
+	if (k) {
+		c->tps = stats_median(t, k);
+		c->spread = stats_spread_pct(t, k);
 	}
 	if (n == 0)
 		return;
-	c->tps = stats_median(b, n);
-	c->spread = stats_spread_pct(b, n);
-	stats_paired_ratio(a, b, n, BOOT_ITERS, 42, &c->speedup, &c->lo, &c->hi);
-	c->verdict = stats_verdict(c->speedup, c->lo, c->hi, MIN_GAIN);
+	stats_paired(a, b, n, c->level, &c->e);
 	c->few = n < 2; /* one ratio has no spread to judge it by */
-	if (c->few)
-		c->verdict = VERDICT_SAME;
+	c->reject = !c->few && c->e.p < 1 - c->level;
+	c->verdict = stats_verdict_of(&c->e, c->reject, MIN_GAIN);
 	c->analysed = true;
+}
+
+/* Holm over every strategy analysed: one 5% error budget for all their verdicts; each
+ * interval is recomputed at the level its strategy was held to. */
+static void holm(struct config **cs, int n, const struct sample *base, int nbase)
+{
+	double p[MAX_CONFIGS], level[MAX_CONFIGS];
+	bool reject[MAX_CONFIGS];
+
+	for (int i = 0; i < n; i++)
+		p[i] = cs[i]->few ? 1 : cs[i]->e.p;
+	stats_holm(p, n, STATS_ALPHA, reject, level);
+	for (int i = 0; i < n; i++) {
+		struct config *c = cs[i];
+		double a[MAX_ROUNDS], b[MAX_ROUNDS];
+		int m = 0;
+
+		for (int r = 0; r < c->nsamples && r < nbase; r++)
+			if (base[r].status == RUN_WHOLE && c->s[r].status == RUN_WHOLE &&
+			    base[r].tps > 0 && c->s[r].tps > 0) {
+				a[m] = base[r].tps;
+				b[m++] = c->s[r].tps;
+			}
+		c->level = level[i];
+		c->reject = reject[i] && !c->few;
+		stats_paired(a, b, m, c->level, &c->e);
+		c->verdict = stats_verdict_of(&c->e, c->reject, MIN_GAIN);
+		if (c->verdict == VERDICT_SAME && fabs(c->e.ratio - 1) >= MIN_GAIN)
+			c->needed = stats_runs_needed(&c->e, c->level, 1000);
+	}
 }
 
 void explore_rank(const double *speedup, int n, int *order)
@@ -296,7 +381,7 @@ static bool plan_combination(struct explore *x, char **user, int nuser, struct c
 		struct config *c = ranked[i];
 		bool taken = false;
 
-		if (c->verdict != VERDICT_FASTER)
+		if (c->verdict != VERDICT_FASTER || c->changes)
 			continue;
 		for (int g = 0; g < ngroups; g++)
 			taken |= !strcmp(groups[g], c->group);
@@ -322,29 +407,37 @@ static bool plan_combination(struct explore *x, char **user, int nuser, struct c
 	return true;
 }
 
+/* The median over c's whole runs of a figure of its samples. */
+static double med_whole(const struct config *c, double (*get)(const struct sample *, int), int k)
+{
+	double v[MAX_ROUNDS];
+	int n = 0;
+
+	for (int i = 0; i < c->nsamples; i++)
+		if (c->s[i].status == RUN_WHOLE)
+			v[n++] = get(&c->s[i], k);
+	return n ? stats_median(v, n) : 0;
+}
+
+static double get_cpu(const struct sample *s, int k) { return s->cpu_us[k]; }
+static double get_user(const struct sample *s, int k) { return s->user_s[k]; }
+static double get_sys(const struct sample *s, int k) { return s->sys_s[k]; }
+static double get_sc(const struct sample *s, int k) { return s->sys_per_tx[k]; }
+
 static cJSON *sample_sides_json(const struct workload *wl, const struct config *c)
 {
 	cJSON *sides = cJSON_CreateObject();
 	static const char *const side_names[] = {"client", "server"};
 
 	for (int k = 0; k < 2; k++) {
-		double cpu[16], u[16], s[16], sc[16];
 		cJSON *j = cJSON_CreateObject();
-
-		for (int i = 0; i < c->nsamples; i++) {
-			cpu[i] = c->s[i].cpu_us[k];
-			u[i] = c->s[i].user_s[k];
-			s[i] = c->s[i].sys_s[k];
-			sc[i] = c->s[i].sys_per_tx[k];
-		}
-		double mcpu = c->nsamples ? stats_median(cpu, c->nsamples) : 0;
-		double msc = c->nsamples ? stats_median(sc, c->nsamples) : 0;
+		double mcpu = med_whole(c, get_cpu, k), msc = med_whole(c, get_sc, k);
 
 		cJSON_AddNumberToObject(j, "cpu_us_per_unit", mcpu);
 		if (!wl->units)
 			cJSON_AddNumberToObject(j, "cpu_us_per_transaction", mcpu);
-		cJSON_AddNumberToObject(j, "user_s", c->nsamples ? stats_median(u, c->nsamples) : 0);
-		cJSON_AddNumberToObject(j, "sys_s", c->nsamples ? stats_median(s, c->nsamples) : 0);
+		cJSON_AddNumberToObject(j, "user_s", med_whole(c, get_user, k));
+		cJSON_AddNumberToObject(j, "sys_s", med_whole(c, get_sys, k));
 		cJSON_AddNumberToObject(j, "syscalls_per_unit", msc);
 		if (!wl->units)
 			cJSON_AddNumberToObject(j, "syscalls_per_transaction", msc);
@@ -357,16 +450,18 @@ static cJSON *sample_sides_json(const struct workload *wl, const struct config *
 static struct moved_set *config_moved(const struct explore *x, const struct config *c)
 {
 	const struct sample *base = c == &x->combo ? x->combo_base : x->conf[0].s;
-	int nbase = c == &x->combo ? x->ncombo : x->conf[0].nsamples;
-	cJSON *a[16], *b[16];
+	int nbase = c == &x->combo ? x->ncombo : x->conf[0].nsamples, na = 0, nb = 0;
+	cJSON *a[MAX_ROUNDS], *b[MAX_ROUNDS];
 
 	if (!c->o.profile || c == &x->conf[0])
 		return NULL;
 	for (int i = 0; i < nbase; i++)
-		a[i] = base[i].doc;
+		if (base[i].doc)
+			a[na++] = base[i].doc;
 	for (int i = 0; i < c->nsamples; i++)
-		b[i] = c->s[i].doc;
-	return moved_of(a, nbase, b, c->nsamples);
+		if (c->s[i].doc)
+			b[nb++] = c->s[i].doc;
+	return na && nb ? moved_of(a, na, b, nb) : NULL;
 }
 
 static void free_docs(struct sample *s, int n)
@@ -375,54 +470,89 @@ static void free_docs(struct sample *s, int n)
 		cJSON_Delete(s[i].doc);
 }
 
+/* The verdict's words: faster, slower, no real difference, or why there is none. */
+static const char *verdict_words(const struct config *c, char *buf, size_t len)
+{
+	if (!c->analysed && c->failed)
+		snprintf(buf, len, "failed: %s", c->s[0].why);
+	else if (!c->analysed || c->few)
+		snprintf(buf, len, "no verdict: %d pair%s of whole runs", c->pairs, c->pairs == 1 ? "" : "s");
+	else if (c->verdict == VERDICT_SAME && c->needed > 0)
+		snprintf(buf, len, "no real difference (a %+.0f%% one would need ~%d runs)",
+			 (c->e.ratio - 1) * 100, c->needed);
+	else
+		snprintf(buf, len, "%s", stats_verdict_name(c->verdict));
+	return buf;
+}
+
 static cJSON *config_json(const struct explore *x, const struct config *c, int rank)
 {
 	struct moved_set *mv = config_moved(x, c);
-
-	cJSON *j = cJSON_CreateObject(), *samples = cJSON_CreateArray();
+	cJSON *j = cJSON_CreateObject(), *samples = cJSON_CreateArray(), *left = cJSON_CreateArray();
+	char words[300];
+	bool base = c == &x->conf[0];
 
 	if (rank)
 		cJSON_AddNumberToObject(j, "rank", rank);
 	cJSON_AddStringToObject(j, "name", c->name);
 	cJSON_AddStringToObject(j, "flags", c->flags);
+	cJSON_AddBoolToObject(j, "changes_workload", c->changes);
 	cJSON_AddStringToObject(j, "unit", x->wl->unit);
 	cJSON_AddNumberToObject(j, "rate", c->tps);
 	if (!x->wl->units)
 		cJSON_AddNumberToObject(j, "transactions_per_s", c->tps);
 	cJSON_AddNumberToObject(j, "spread_pct", c->spread);
-	cJSON_AddNumberToObject(j, "speedup", c->speedup);
-	cJSON_AddNumberToObject(j, "ci_low", c->lo);
-	cJSON_AddNumberToObject(j, "ci_high", c->hi);
-	cJSON_AddStringToObject(j, "verdict", c->few ? "not enough runs" : stats_verdict_name(c->verdict));
+	cJSON_AddNumberToObject(j, "runs", c->whole);
+	if (!base) {
+		cJSON_AddNumberToObject(j, "pairs", c->pairs);
+		cJSON_AddNumberToObject(j, "speedup", c->e.ratio);
+		cJSON_AddNumberToObject(j, "ci_low", c->e.lo);
+		cJSON_AddNumberToObject(j, "ci_high", isinf(c->e.hi) ? 1e308 : c->e.hi);
+		cJSON_AddNumberToObject(j, "ci_level", c->level);
+		cJSON_AddNumberToObject(j, "p_value", c->e.p);
+		cJSON_AddBoolToObject(j, "significant", c->reject);
+		if (c->needed > 0)
+			cJSON_AddNumberToObject(j, "runs_needed", c->needed);
+		cJSON_AddStringToObject(j, "verdict", !c->analysed && c->failed ? "failed"
+						      : !c->analysed || c->few ? "no verdict"
+									       : stats_verdict_name(c->verdict));
+		cJSON_AddStringToObject(j, "verdict_text", verdict_words(c, words, sizeof(words)));
+	}
 	cJSON_AddItemToObject(j, "sides", sample_sides_json(x->wl, c));
-	for (int i = 0; i < c->nsamples; i++)
-		cJSON_AddItemToArray(samples, cJSON_CreateNumber(c->s[i].tps));
+	for (int i = 0; i < c->nsamples; i++) {
+		if (c->s[i].status == RUN_WHOLE) {
+			cJSON_AddItemToArray(samples, cJSON_CreateNumber(c->s[i].tps));
+			continue;
+		}
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(e, "round", i + 1);
+		cJSON_AddStringToObject(e, "status", run_status_name(c->s[i].status));
+		cJSON_AddStringToObject(e, "reason", c->s[i].why);
+		cJSON_AddItemToArray(left, e);
+	}
 	cJSON_AddItemToObject(j, "samples", samples);
+	cJSON_AddItemToObject(j, "left_out", left);
 	if (mv)
 		cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
 	moved_free(mv);
 	return j;
 }
 
-static double med_of(const struct config *c, int what, int k)
-{
-	double v[16];
-
-	for (int i = 0; i < c->nsamples; i++)
-		v[i] = what == 0 ? c->s[i].cpu_us[k] : c->s[i].sys_per_tx[k];
-	return c->nsamples ? stats_median(v, c->nsamples) : 0;
-}
-
 static void print_row(const struct config *c, const char *rank, bool base)
 {
-	char ci[32] = "-";
+	char ci[40] = "-", conf[16] = "", words[300], speed[16] = "1.00x";
 
+	if (!base && c->analysed && !c->few) {
+		snprintf(ci, sizeof(ci), "%.2f-%.2f", c->e.lo, c->e.hi);
+		snprintf(conf, sizeof(conf), "%.1f%%", c->level * 100);
+	}
 	if (!base)
-		snprintf(ci, sizeof(ci), "%.2f-%.2f", c->lo, c->hi);
-	printf("%-4s %-36.36s %11.0f %5.1f %7.2fx %-11s %7.2f %7.2f %6.2f %6.2f  %s\n", rank,
-	       c->name, c->tps, c->spread, base ? 1.0 : c->speedup, ci, med_of(c, 0, 0),
-	       med_of(c, 0, 1), med_of(c, 1, 0), med_of(c, 1, 1),
-	       base ? "" : c->few ? "1 run: no verdict" : stats_verdict_name(c->verdict));
+		snprintf(speed, sizeof(speed), c->analysed ? "%.2fx" : "-", c->e.ratio);
+	printf("%-4s %-36.36s %11.0f %5.1f %7s %-11s %6s %7.2f %7.2f %6.2f %6.2f  %s\n", rank,
+	       c->name, c->tps, c->spread, speed, ci, conf, med_whole(c, get_cpu, 0),
+	       med_whole(c, get_cpu, 1), med_whole(c, get_sc, 0), med_whole(c, get_sc, 1),
+	       base ? "" : verdict_words(c, words, sizeof(words)));
 }
 
 /* Why there is no combination to show. */
@@ -435,7 +565,7 @@ static const char *no_combo_reason(const struct explore *x, struct config **rank
 	for (int i = 0; i < n; i++) {
 		bool seen = false;
 
-		if (ranked[i]->verdict != VERDICT_FASTER)
+		if (ranked[i]->verdict != VERDICT_FASTER || ranked[i]->changes)
 			continue;
 		faster++;
 		for (int g = 0; g < ngroups; g++)
@@ -453,7 +583,8 @@ static const char *no_combo_reason(const struct explore *x, struct config **rank
 	if (faster >= 2 && !x->combo.name)
 		return "the faster strategies do not go together, or the budget left no time to "
 		       "measure them together: give a larger --budget";
-	return "fewer than two strategies were faster, nothing to combine";
+	return "fewer than two strategies were found faster (within the shared 5% error), nothing "
+	       "to combine";
 }
 
 /* --profile: why c is faster, from where the time moved. False when there are no profiles. */
@@ -466,7 +597,7 @@ static bool print_why_one(struct explore *x, const struct config *c)
 		return false;
 	}
 	printf("\nwhy %s is %.2fx, where the time moved against the baseline:", c->name,
-	       c->speedup);
+	       c->e.ratio);
 	moved_print(mv, x->wl->unit, WHY_ROWS);
 	moved_free(mv);
 	return true;
@@ -486,20 +617,20 @@ static void print_why(struct explore *x, struct config **ranked, int n, bool hav
 		print_why_one(x, &x->combo);
 }
 
-static void print_table(struct explore *x, struct config **ranked, int n, bool have_combo)
+static void print_table(struct explore *x, struct config **ranked, int n, struct config **apart,
+			int napart, bool have_combo)
 {
-	printf("sockbench explore %s: %d runs of each configuration, %.2f s each after %.2f s of "
-	       "warm-up, interleaved; speedup = median of ratios to the baseline run of the same "
-	       "round, with a 95%% bootstrap interval\n\n",
-	       x->wl->name, x->rounds, x->run_s, WARMUP_S);
-	if (x->rounds < 3)
-		printf("(with %d runs an interval spans just the runs' own ratios: give a larger --budget "
-		       "for firmer verdicts)\n\n", x->rounds);
+	printf("sockbench explore %s: %d rounds, each configuration once a round in a random order "
+	       "(seed %llu), %.2f s runs after %.2f s of warm-up; speedup = ratio of the geometric "
+	       "means of the paired runs (a strategy and the baseline of its round), with a "
+	       "Student t interval; the verdicts share one 5%% error budget (Holm), each interval "
+	       "at the level its strategy was held to\n\n",
+	       x->wl->name, x->rounds, (unsigned long long)x->seed, x->run_s, WARMUP_S);
 	char rate[24];
 
 	snprintf(rate, sizeof(rate), "%.7ss/s", x->wl->unit);
-	printf("%-4s %-36s %11s %5s %8s %-11s %7s %7s %6s %6s  %s\n", "rank", "strategy",
-	       rate, "+-%", "speedup", "95% CI", "cli us", "srv us", "cli sc", "srv sc",
+	printf("%-4s %-36s %11s %5s %7s %-11s %6s %7s %7s %6s %6s  %s\n", "rank", "strategy",
+	       rate, "+-%", "speedup", "interval", "conf", "cli us", "srv us", "cli sc", "srv sc",
 	       "verdict");
 	print_row(&x->conf[0], "-", true);
 	for (int i = 0; i < n; i++) {
@@ -508,10 +639,17 @@ static void print_table(struct explore *x, struct config **ranked, int n, bool h
 		snprintf(rank, sizeof(rank), "%d", i + 1);
 		print_row(ranked[i], rank, false);
 	}
+	if (napart) {
+		printf("\nchanges the workload (measured, not ranked, never combined):\n");
+		for (int i = 0; i < napart; i++)
+			print_row(apart[i], "*", false);
+	}
 	printf("\n(us: CPU microseconds per %s; sc: system calls per %s)\n", x->wl->unit,
 	       x->wl->unit);
 	for (int i = 0; i < n; i++)
 		printf("  %-36s %s\n", ranked[i]->name, ranked[i]->flags);
+	for (int i = 0; i < napart; i++)
+		printf("  %-36s %s\n", apart[i]->name, apart[i]->flags);
 	if (have_combo) {
 		printf("\nbest combination: %s\n  flags: %s\n  ", x->combo.name, x->combo.flags);
 		print_row(&x->combo, "", false);
@@ -521,15 +659,27 @@ static void print_table(struct explore *x, struct config **ranked, int n, bool h
 	for (int i = 0; i < x->nskipped; i++)
 		printf("%s %s (%s): %s\n", i ? "             " : "\nnot tried:  ", x->skipped_name[i],
 		       x->skipped_flags[i], x->skipped_why[i]);
+	int partial = 0, failed = 0;
+
+	for (int i = 0; i < x->nconf; i++) {
+		partial += x->conf[i].partial;
+		failed += x->conf[i].failed;
+	}
+	if (partial || failed)
+		printf("\n%d of %d runs were partial and %d failed: left out, with their round's pair "
+		       "(--json: left_out)\n", partial, x->runs_done, failed);
 	if (x->conf[0].o.profile)
 		print_why(x, ranked, n, have_combo);
 	if (run_interrupted())
 		printf("\nPARTIAL: interrupted after %d of %d runs\n", x->runs_done, x->runs_total);
 }
 
-static void print_json(struct explore *x, struct config **ranked, int n, bool have_combo)
+static void print_json(struct explore *x, struct config **ranked, int n, struct config **apart,
+		       int napart, bool have_combo)
 {
 	cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray(), *sk = cJSON_CreateArray();
+	cJSON *ap = cJSON_CreateArray();
+	char seed[24];
 
 	cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
 	cJSON_AddStringToObject(j, "tool", "sockbench");
@@ -539,10 +689,18 @@ static void print_json(struct explore *x, struct config **ranked, int n, bool ha
 	cJSON_AddBoolToObject(j, "partial", run_interrupted());
 	cJSON_AddNumberToObject(j, "runs", x->rounds);
 	cJSON_AddNumberToObject(j, "run_seconds", x->run_s);
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)x->seed);
+	cJSON_AddStringToObject(j, "seed", seed);
+	cJSON_AddStringToObject(j, "order", x->order);
+	cJSON_AddStringToObject(j, "interval", "t on the paired log-ratios, Holm over the strategies");
+	cJSON_AddNumberToObject(j, "family_confidence", 1 - STATS_ALPHA);
 	cJSON_AddItemToObject(j, "baseline", config_json(x, &x->conf[0], 0));
 	for (int i = 0; i < n; i++)
 		cJSON_AddItemToArray(arr, config_json(x, ranked[i], i + 1));
 	cJSON_AddItemToObject(j, "strategies", arr);
+	for (int i = 0; i < napart; i++)
+		cJSON_AddItemToArray(ap, config_json(x, apart[i], 0));
+	cJSON_AddItemToObject(j, "changes_workload", ap);
 	cJSON_AddItemToObject(j, "best_combination",
 			      have_combo ? config_json(x, &x->combo, 0) : cJSON_CreateNull());
 	for (int i = 0; i < x->nskipped; i++) {
@@ -561,7 +719,7 @@ static void print_json(struct explore *x, struct config **ranked, int n, bool ha
 	cJSON_Delete(j);
 }
 
-/* Take explore's own flags (--budget S, --runs N, --list) out of argv. */
+/* Take explore's own flags (--budget S, --runs N, --seed N, --list) out of argv. */
 static int take_own_flags(int argc, char **argv, struct explore *x, bool *list, char **rest)
 {
 	int n = 0;
@@ -572,7 +730,7 @@ static int take_own_flags(int argc, char **argv, struct explore *x, bool *list, 
 
 		if (!strcmp(a, "--list")) {
 			*list = true;
-		} else if (!strcmp(a, "--budget") || !strcmp(a, "--runs")) {
+		} else if (!strcmp(a, "--budget") || !strcmp(a, "--runs") || !strcmp(a, "--seed")) {
 			if (i + 1 >= argc)
 				die_usage("explore: %s needs a value", a);
 			double v = strtod(argv[++i], &end);
@@ -583,9 +741,14 @@ static int take_own_flags(int argc, char **argv, struct explore *x, bool *list, 
 				if (v < 5 || v > 86400)
 					die_usage("explore: --budget %s is out of range: use 5 to 86400", argv[i]);
 				x->budget = v;
+			} else if (!strcmp(a, "--seed")) {
+				if (v < 1 || v != (double)(uint64_t)v)
+					die_usage("explore: --seed %s: give a whole number above 0", argv[i]);
+				x->seed = strtoull(argv[i], NULL, 10);
 			} else {
-				if (v < 2 || v > 16 || v != (int)v)
-					die_usage("explore: --runs %s is out of range: use 2 to 16", argv[i]);
+				if (v < 2 || v > MAX_ROUNDS || v != (int)v)
+					die_usage("explore: --runs %s is out of range: use 2 to %d", argv[i],
+						  MAX_ROUNDS);
 				x->rounds = (int)v;
 				x->rounds_given = true;
 			}
@@ -599,29 +762,43 @@ static int take_own_flags(int argc, char **argv, struct explore *x, bool *list, 
 static void run_all(struct explore *x)
 {
 	int *order = xcalloc((size_t)(x->nconf * x->rounds), sizeof(int));
+	size_t olen = 0;
 
-	explore_schedule(x->nconf, x->rounds, order);
+	explore_schedule(x->nconf, x->rounds, x->seed, order);
 	for (int i = 0; i < x->nconf * x->rounds; i++) {
 		struct config *c = &x->conf[order[i]];
 
-		if (!measure(x, c, c->name, &c->s[c->nsamples]))
+		olen += (size_t)snprintf(x->order + olen, sizeof(x->order) - olen, "%s%d",
+					 i == 0 ? "" : i % x->nconf ? "," : " ", order[i]);
+		if (!measure(x, c, c->name, &c->s[i / x->nconf]))
 			break;
-		c->nsamples++;
+		c->nsamples = i / x->nconf + 1;
 	}
 	free(order);
 }
 
 static void run_combination(struct explore *x)
 {
+	uint64_t st = x->seed ^ 0xc0bb1e;
+
 	for (int r = 0; r < x->rounds && !run_interrupted(); r++) {
-		if (!measure(x, &x->conf[0], "baseline (for the combination)", &x->combo_base[r]))
-			break;
-		x->ncombo++;
-		if (!measure(x, &x->combo, "best combination", &x->combo.s[x->combo.nsamples]))
-			break;
-		x->combo.nsamples++;
+		bool combo_first = stats_rand(&st) & 1;
+
+		for (int k = 0; k < 2; k++) {
+			bool combo = k == (combo_first ? 0 : 1);
+			bool ok = combo ? measure(x, &x->combo, "best combination", &x->combo.s[r])
+					: measure(x, &x->conf[0], "baseline (for the combination)",
+						  &x->combo_base[r]);
+
+			if (!ok)
+				goto out;
+		}
+		x->ncombo = x->combo.nsamples = r + 1;
 	}
+out:
 	analyse(&x->combo, x->combo_base, x->ncombo);
+	if (!x->combo.few && x->combo.verdict == VERDICT_SAME && fabs(x->combo.e.ratio - 1) >= MIN_GAIN)
+		x->combo.needed = stats_runs_needed(&x->combo.e, x->combo.level, 1000);
 }
 
 int cmd_explore(int argc, char **argv)
@@ -632,45 +809,61 @@ int cmd_explore(int argc, char **argv)
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		printf("usage: sockbench explore WORKLOAD [workload flags] [--budget S] [--runs N] "
-		       "[--json] [--list]\n"
-		       "Runs the workload as given, then every applicable strategy, interleaved, then "
-		       "the best combination of those that helped, and ranks them by measured gain.\n"
-		       "  --budget S   total time to spend (default 60)\n"
-		       "  --runs N     runs of each configuration (default 3)\n"
-		       "  --list       print the strategies (name, flags) and exit\n");
+		       "[--seed N] [--json] [--list]\n"
+		       "Runs the workload as given and every applicable strategy in rounds (each round "
+		       "all of them, in a random order), then the best combination of those found "
+		       "faster, and ranks them by measured gain; the verdicts share one 5%% error "
+		       "budget.\n"
+		       "  --budget S   total time to spend (default %d)\n"
+		       "  --runs N     rounds (default %d; fewer when the budget is short, down to %d)\n"
+		       "  --seed N     of the order of runs (default: a fresh one, printed)\n"
+		       "  --list       print the strategies (name, flags) and exit\n",
+		       DEFAULT_BUDGET, STATS_DEFAULT_RUNS, MIN_ROUNDS);
 		return argc < 2 ? 2 : 0;
 	}
 	x->wl = workload_or_exit("explore", argv[1]);
-	x->budget = 60;
-	x->rounds = 3;
+	x->budget = DEFAULT_BUDGET;
+	x->rounds = STATS_DEFAULT_RUNS;
 	int nrest = take_own_flags(argc - 2, argv + 2, x, &list, rest);
 
 	if (list) {
 		for (const struct strategy *s = x->wl->strategies; s && s->name; s++)
-			printf("%s\t%s\n", s->name, s->args);
+			printf("%s\t%s%s\n", s->name, s->args, s->changes_workload ? "\t(changes the workload)" : "");
 		free(rest);
 		free(x);
 		return 0;
 	}
+	if (!x->seed)
+		x->seed = (now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
 	plan(x, rest, nrest);
 	x->json = x->conf[0].o.json || OPT_IS_SET(&x->conf[0].o, json);
 	x->t0 = now_ns();
+	run_signals_keep();
 	run_all(x);
 
-	struct config *ranked[MAX_CONFIGS];
-	int n = 0;
-	int nbase = x->conf[0].nsamples;
-
+	struct config *ranked[MAX_CONFIGS], *apart[MAX_CONFIGS], *tested[MAX_CONFIGS];
+	int n = 0, napart = 0, ntested = 0, nbase = x->conf[0].nsamples;
 	struct config *done[MAX_CONFIGS];
 	double speedup[MAX_CONFIGS] = {0};
 	int order[MAX_CONFIGS];
 
 	analyse(&x->conf[0], x->conf[0].s, nbase);
 	for (int i = 1; i < x->nconf; i++) {
-		analyse(&x->conf[i], x->conf[0].s, nbase);
-		if (x->conf[i].analysed) {
-			speedup[n] = x->conf[i].speedup;
-			done[n++] = &x->conf[i];
+		struct config *c = &x->conf[i];
+
+		analyse(c, x->conf[0].s, nbase);
+		if (c->analysed)
+			tested[ntested++] = c;
+	}
+	holm(tested, ntested, x->conf[0].s, nbase);
+	for (int i = 1; i < x->nconf; i++) {
+		struct config *c = &x->conf[i];
+
+		if (c->changes) {
+			apart[napart++] = c;
+		} else {
+			speedup[n] = c->analysed ? c->e.ratio : 0;
+			done[n++] = c;
 		}
 	}
 	explore_rank(speedup, n, order);
@@ -685,9 +878,9 @@ int cmd_explore(int argc, char **argv)
 		run_combination(x);
 	progress_done();
 	if (x->json)
-		print_json(x, ranked, n, combo && x->combo.analysed);
+		print_json(x, ranked, n, apart, napart, combo && x->combo.analysed);
 	else
-		print_table(x, ranked, n, combo && x->combo.analysed);
+		print_table(x, ranked, n, apart, napart, combo && x->combo.analysed);
 	for (int i = 0; i < x->nconf; i++) {
 		free_docs(x->conf[i].s, x->conf[i].nsamples);
 		opts_free(&x->conf[i].o);

@@ -3,12 +3,15 @@
 #define SB_EXPLORE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Run the workload as given, then each applicable strategy, interleaved, then the best
  * combination; print them ranked by measured gain. Returns the exit code. */
 int cmd_explore(int argc, char **argv);
-/* The order of runs: rounds of (baseline, strategy 1, ..., strategy n-1), as config indexes. */
-void explore_schedule(int nconfigs, int rounds, int *order);
+/* The order of runs, as config indexes: rounds, each running every configuration once in an
+ * order drawn afresh from the seed (so steady drift cancels instead of favouring whatever
+ * runs later in a round). The same seed gives the same order. */
+void explore_schedule(int nconfigs, int rounds, uint64_t seed, int *order);
 
 /* Do two strategies' flags set an option in common ("--send uring" and "--send splice")?
  * Such strategies are alternatives: a combination of them would keep only the last. */

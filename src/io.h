@@ -39,6 +39,7 @@ struct io_ctx {
 	int depth;	   /* the most sends in flight (client: its window) */
 	size_t cap;	   /* the largest datagram expected */
 	uint64_t syscalls; /* every system call made, for syscalls per transaction */
+	uint64_t send_failed; /* sends a back end took, then learnt had failed (io_uring) */
 	int next;	   /* the socket to read first next time (fairness) */
 	void *priv;	   /* the back end's */
 	void *waiter;	   /* the wait strategy's */

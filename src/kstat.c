@@ -96,6 +96,31 @@ int kstat_snmp_read(const char *path, const char *proto, struct snmp *s)
 	return ret;
 }
 
+int kstat_snmp6_read(const char *path, const char *proto, struct snmp *s)
+{
+	FILE *f = fopen(path ? path : "/proc/net/snmp6", "re");
+	char line[256], prefix[40];
+	size_t plen;
+
+	if (!f)
+		return -errno;
+	memset(s, 0, sizeof(*s));
+	/* One "Udp6InDatagrams  123" a line: keep the names without the prefix, so they match
+	 * /proc/net/snmp's row of the same protocol. */
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "%s6", proto);
+	while (fgets(line, sizeof(line), f) && s->n < SNMP_MAX) {
+		char name[64];
+		unsigned long long v;
+
+		if (strncmp(line, prefix, plen) || sscanf(line, "%63s %llu", name, &v) != 2)
+			continue;
+		snprintf(s->name[s->n], sizeof(s->name[0]), "%s", name + plen);
+		s->v[s->n++] = v;
+	}
+	fclose(f);
+	return s->n ? 0 : -ENOENT;
+}
+
 int64_t kstat_snmp_get(const struct snmp *s, const char *name)
 {
 	for (int i = 0; i < s->n; i++)

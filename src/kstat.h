@@ -32,6 +32,10 @@ void kstat_cpu_split(const struct cpu_stat *a, const struct cpu_stat *b, struct 
 /* Read the counters of one protocol ("Udp", "Tcp") from a /proc/net/snmp file (NULL: the real
  * one). 0 or -errno (-ENOENT when the protocol is absent). */
 int kstat_snmp_read(const char *path, const char *proto, struct snmp *s);
+/* The same for IPv6 from a /proc/net/snmp6 file (NULL: the real one): "Udp" reads the Udp6*
+ * lines, named without the "Udp6" (InDatagrams, ...). TCP has no IPv6 row of its own: its
+ * counters in /proc/net/snmp count both families. 0 or -errno. */
+int kstat_snmp6_read(const char *path, const char *proto, struct snmp *s);
 /* out = b - a, by name. */
 void kstat_snmp_delta(const struct snmp *a, const struct snmp *b, struct snmp *out);
 /* Value of a counter by name, or -1 if absent. */

@@ -22,10 +22,16 @@ struct cJSON;
 	X(STR, server, NULL, 's', "server", 0, 0, "HOST[:PORT]",                                   \
 	  "drive a running `sockbench serve` agent instead of a local one")                        \
 	X(BOOL, json, false, 'j', "json", 0, 1, "", "print one JSON document instead of the table") \
+	X(BOOL, ipv4, false, '4', "ipv4", 0, 1, "", "IPv4 only (a local run: 127.0.0.1, the default)") \
+	X(BOOL, ipv6, false, '6', "ipv6", 0, 1, "",                                                \
+	  "IPv6 (a local run: ::1; with --server, its IPv6 address)")                              \
 	X(BOOL, profile, false, 0, "profile", 0, 1, "",                                            \
 	  "sample every CPU during the window: time per side and mode, per syscall, top kernel "   \
 	  "functions")                                                                             \
 	X(INT, profile_hz, 2999, 0, "profile-hz", 10, 50000, "HZ", "samples per second per CPU")   \
+	X(ENUM, profile_event, "cpu-clock", 0, "profile-event", 0, 0, "cpu-clock|cycles",          \
+	  "what --profile samples on: the CPU clock (time shares, idle included) or CPU cycles "   \
+	  "(a halted CPU takes none)")                                                             \
 	X(INT, profile_top, 30, 0, "profile-top", 1, 1000, "N", "kernel functions to list")        \
 	X(STR, profile_folded, NULL, 0, "profile-folded", 0, 0, "FILE",                            \
 	  "write folded stacks (flamegraph.pl, speedscope) to FILE")                               \

@@ -158,6 +158,7 @@ struct prof {
 	int nsys;
 	struct fold *folds;
 	uint64_t fold_overflow;
+	bool want_cycles;
 	char *scratch;
 };
 
@@ -278,10 +279,22 @@ static void permission_hint(char *err, size_t errlen, int e)
 		 strerror(e), level);
 }
 
+void prof_use_cycles(struct prof *p)
+{
+	p->want_cycles = true;
+}
+
+uint64_t prof_fold_overflow(const struct prof *p)
+{
+	return p->fold_overflow;
+}
+
 int prof_open(struct prof *p, char *err, size_t errlen)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	bool hw = true;
+	/* A clock by default: its shares are of time, idle included; cycles stop on a halted CPU,
+	 * so idle and every share of all time would be wrong on bare metal. */
+	bool hw = p->want_cycles;
 
 	p->ncpu = n < 1 ? 1 : n > MAX_CPUS ? MAX_CPUS : (int)n;
 	p->ring_len = (size_t)(RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
@@ -593,6 +606,7 @@ cJSON *prof_json(const struct prof *p, int top)
 	cJSON_AddNumberToObject(j, "hz", p->hz);
 	cJSON_AddNumberToObject(j, "samples", (double)p->samples);
 	cJSON_AddNumberToObject(j, "lost", (double)p->lost);
+	cJSON_AddNumberToObject(j, "folded_overflow", (double)p->fold_overflow);
 	cJSON_AddBoolToObject(j, "server_profiled", p->server != 0);
 	cJSON_AddNumberToObject(modes, "client_user", pct(p->mode[PS_CLIENT][0], p->samples));
 	cJSON_AddNumberToObject(modes, "client_kernel",

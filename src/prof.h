@@ -39,6 +39,11 @@ struct prof *prof_create(struct ksyms *k, int hz, bool folded);
 void prof_destroy(struct prof *p);
 /* Which processes are which side (the server pid may be 0: it runs elsewhere). */
 void prof_set_pids(struct prof *p, const pid_t *clients, int n, pid_t server);
+/* Sample CPU cycles (--profile-event cycles) rather than the CPU clock; falls back to the
+ * clock where there are no hardware counters. Before prof_open. */
+void prof_use_cycles(struct prof *p);
+/* Samples whose stack found no room in the folded table (not in --profile-folded). */
+uint64_t prof_fold_overflow(const struct prof *p);
 /* Open a sampling event on every CPU, disabled. 0, or -errno with a reason in err that says
  * what to change (perf_event_paranoid, kptr_restrict, the capability). */
 int prof_open(struct prof *p, char *err, size_t errlen);

@@ -14,7 +14,6 @@
 #include "stats.h"
 #include "util.h"
 
-#define BOOT_ITERS 4000
 #define UNSTABLE_CV 0.10 /* a rate whose stddev is over 10% of its median is not to be trusted */
 
 const struct figure_def figures[] = {
@@ -112,20 +111,22 @@ cJSON *figures_summary(cJSON *const *docs, int n, bool *unstable)
 
 		if (!k)
 			continue;
-		double lo, hi, med = stats_median(v, k), mn = v[0], mx = v[0], sd = stats_stddev(v, k);
+		double lo, hi, conf, med = stats_median(v, k), mn = v[0], mx = v[0];
+		double sd = stats_stddev(v, k);
 		cJSON *e = cJSON_CreateObject();
 
 		for (int i = 1; i < k; i++) {
 			mn = v[i] < mn ? v[i] : mn;
 			mx = v[i] > mx ? v[i] : mx;
 		}
-		stats_median_ci(v, k, BOOT_ITERS, 42, &lo, &hi);
+		stats_median_interval(v, k, 0.95, &lo, &hi, &conf);
 		cJSON_AddNumberToObject(e, "median", med);
 		cJSON_AddNumberToObject(e, "min", mn);
 		cJSON_AddNumberToObject(e, "max", mx);
 		cJSON_AddNumberToObject(e, "stddev", sd);
 		cJSON_AddNumberToObject(e, "ci_low", lo);
 		cJSON_AddNumberToObject(e, "ci_high", hi);
+		cJSON_AddNumberToObject(e, "ci_confidence", conf);
 		cJSON_AddNumberToObject(e, "runs", k);
 		/* Documents that name their rate transactions_per_s keep that key too (the
 		 * schema adds keys, never renames one). */
@@ -154,16 +155,52 @@ void progress_clear(void)
 		fprintf(stderr, "\r\033[K");
 }
 
+/* The runs that were not samples, and why: "2 of 10 runs were partial and left out: ...". */
+void print_left_out(const struct left_out *lo, int nlo, int total)
+{
+	int partial = 0, failed = 0;
+
+	for (int i = 0; i < nlo; i++) {
+		partial += lo[i].status == RUN_PARTIAL;
+		failed += lo[i].status == RUN_FAILED;
+	}
+	if (partial)
+		printf("%d of %d runs were partial and left out", partial, total);
+	if (failed)
+		printf("%s%d of %d runs failed", partial ? "; " : "", failed, total);
+	if (nlo)
+		printf(" (first: %s)\n", lo[0].why);
+}
+
+cJSON *left_out_json(const struct left_out *lo, int nlo)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (int i = 0; i < nlo; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(e, "run", lo[i].run);
+		if (lo[i].side)
+			cJSON_AddStringToObject(e, "side", lo[i].side);
+		cJSON_AddStringToObject(e, "status", run_status_name(lo[i].status));
+		cJSON_AddStringToObject(e, "reason", lo[i].why);
+		cJSON_AddItemToArray(arr, e);
+	}
+	return arr;
+}
+
 static void print_summary(const struct workload *wl, const struct opts *o, const cJSON *sum,
 			  int runs, bool unstable, bool partial)
 {
 	char desc[300], lab[64];
+	const cJSON *rate = cJSON_GetObjectItemCaseSensitive(sum, figures[0].key);
+	double conf = rate ? json_path(rate, "ci_confidence") : NAN;
 
 	wl->describe(o, desc, sizeof(desc));
 	printf("sockbench %s: %s\n%d runs%s\n\n", wl->name, desc, runs,
-	       partial ? " (PARTIAL: a run was cut short)" : "");
+	       partial ? " (PARTIAL: interrupted)" : "");
 	printf("  %-30s %12s %12s %12s %11s   %s\n", "figure", "median", "min", "max", "stddev",
-	       "95% CI of median");
+	       "interval of the median");
 	for (int f = 0; f < nfigures; f++) {
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(sum, figures[f].key);
 
@@ -174,6 +211,10 @@ static void print_summary(const struct workload *wl, const struct opts *o, const
 		       json_path(e, "median"), json_path(e, "min"), json_path(e, "max"),
 		       json_path(e, "stddev"), json_path(e, "ci_low"), json_path(e, "ci_high"));
 	}
+	if (!isnan(conf))
+		printf("\n  The interval of each median is the pair of runs (order statistics) that "
+		       "holds it with %.1f%% confidence, whatever the runs' distribution%s.\n",
+		       conf * 100, conf < 0.95 ? ": 95% needs 6 runs or more" : "");
 	if (unstable)
 		printf("\n  SPREAD TOO WIDE: %ss/s varies by more than %.0f%% of its median "
 		       "(stddev); these runs are not stable enough to trust: quiet the machine, use "
@@ -183,25 +224,36 @@ static void print_summary(const struct workload *wl, const struct opts *o, const
 
 int repeat_runs(const struct workload *wl, const struct opts *o)
 {
-	int n = (int)o->runs, done = 0, rc = 0;
+	int n = (int)o->runs, done = 0, made = 0, nlo = 0, rc = 0;
 	cJSON **docs = xcalloc((size_t)n, sizeof(*docs));
+	struct left_out *lo = xcalloc((size_t)n, sizeof(*lo));
 	uint64_t t0 = now_ns();
-	bool partial = false, unstable;
+	bool unstable;
 
-	for (; done < n && !run_interrupted(); done++) {
-		struct result res;
+	run_signals_keep();
+	for (; made < n && !run_interrupted(); made++) {
+		char why[300];
+		cJSON *doc;
 
-		progress_line("run", done, n, t0);
-		rc |= run_once(wl, o, &res);
-		partial |= res.partial;
-		if (run_interrupted() && done) {
-			result_free(&res); /* cut by Ctrl-C: not a sample, when there are others */
+		progress_line("run", made, n, t0);
+		enum run_status st = run_isolated(wl, o, &doc, why, sizeof(why));
+
+		if (run_interrupted()) { /* cut by Ctrl-C: not a sample */
+			cJSON_Delete(doc);
 			break;
 		}
-		docs[done] = out_result_json(&res);
-		result_free(&res);
+		if (st == RUN_WHOLE) {
+			docs[done++] = doc;
+			continue;
+		}
+		/* Partial and failed runs are counted and said, never averaged in. */
+		cJSON_Delete(doc);
+		lo[nlo] = (struct left_out){.run = made + 1, .status = st};
+		snprintf(lo[nlo++].why, sizeof(lo[0].why), "%s", why);
+		rc = 1;
 	}
 	progress_clear();
+	bool partial = made < n;
 	cJSON *sum = figures_summary(docs, done, &unstable);
 
 	if (o->json) {
@@ -212,8 +264,10 @@ int repeat_runs(const struct workload *wl, const struct opts *o)
 		cJSON_AddStringToObject(j, "kind", "runs");
 		cJSON_AddStringToObject(j, "workload", wl->name);
 		cJSON_AddItemToObject(j, "config", opts_to_json(wl->opts, o));
-		cJSON_AddBoolToObject(j, "partial", partial || done < n);
+		cJSON_AddBoolToObject(j, "partial", partial);
 		cJSON_AddNumberToObject(j, "runs", done);
+		cJSON_AddNumberToObject(j, "runs_asked", n);
+		cJSON_AddItemToObject(j, "left_out", left_out_json(lo, nlo));
 		cJSON_AddBoolToObject(j, "unstable", unstable);
 		cJSON_AddItemToObject(j, "summary", sum);
 		for (int i = 0; i < done; i++)
@@ -222,11 +276,13 @@ int repeat_runs(const struct workload *wl, const struct opts *o)
 		out_print_json(j, stdout);
 		cJSON_Delete(j);
 	} else {
-		print_summary(wl, o, sum, done, unstable, partial || done < n);
+		print_summary(wl, o, sum, done, unstable, partial);
+		print_left_out(lo, nlo, made);
 		cJSON_Delete(sum);
 		for (int i = 0; i < done; i++)
 			cJSON_Delete(docs[i]);
 	}
 	free(docs);
+	free(lo);
 	return rc;
 }

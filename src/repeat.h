@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "run.h"
 #include "workload.h"
 
 struct cJSON;
@@ -39,6 +40,18 @@ struct cJSON *figures_summary(struct cJSON *const *docs, int n, bool *unstable);
 /* Progress on stderr when it is a terminal: "what i/n, elapsed, ~left". */
 void progress_line(const char *what, int i, int n, uint64_t t0);
 void progress_clear(void);
+
+/* A run left out of the samples, and why. */
+struct left_out {
+	int run;	  /* 1-based, in the order made */
+	const char *side; /* compare: "A" or "B"; explore: the strategy; or NULL */
+	enum run_status status;
+	char why[300];
+};
+/* "2 of 10 runs were partial and left out (first: ...)", a line on stdout (nothing if none). */
+void print_left_out(const struct left_out *lo, int nlo, int total);
+/* The same as a JSON array of {run, side, status, reason} (caller frees). */
+struct cJSON *left_out_json(const struct left_out *lo, int nlo);
 
 /* `WORKLOAD --runs N`: N runs, then the summary (table, or JSON with every run). Returns the
  * exit code. */

@@ -113,8 +113,9 @@ static int spawn_local_agent(struct run *r)
 			fcntl(3, F_SETFD, 0);
 		else if (dup2(p[1], 3) < 0)
 			_exit(127);
-		execl("/proc/self/exe", "sockbench", "serve", "--listen", "127.0.0.1", "--port", "0",
-		      "--once", "--ready-fd", "3", (char *)NULL);
+		execl("/proc/self/exe", "sockbench", "serve", "--listen",
+		      r->o->ipv6 ? "::1" : "127.0.0.1", "--port", "0", "--once", "--ready-fd", "3",
+		      (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
@@ -154,9 +155,11 @@ static void split_hostport(const char *s, char *host, size_t hlen, char *port, s
 	snprintf(host, hlen, "%s", s);
 }
 
-static int connect_agent(const char *host, const char *port)
+static int connect_agent(const struct opts *o, const char *host, const char *port)
 {
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai, *a;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+				 .ai_family = o->ipv6 ? AF_INET6 : o->ipv4 ? AF_INET : AF_UNSPEC};
+	struct addrinfo *ai, *a;
 	struct timeval tv = {.tv_sec = 5};
 	int fd = -1, r = getaddrinfo(host, port, &hints, &ai);
 
@@ -305,7 +308,7 @@ static void reach_agent(struct run *r, const char *host, const char *port)
 	bool said = false;
 
 	for (;;) {
-		r->ctl = connect_agent(host, port);
+		r->ctl = connect_agent(r->o, host, port);
 		if (handshake(r) == 0)
 			return;
 		close(r->ctl);
@@ -598,15 +601,17 @@ struct kernel_read {
 	struct snmp proto, ext, ip;
 };
 
-static bool read_kernel(const struct workload *wl, struct kernel_read *k)
+static bool read_kernel(const struct workload *wl, bool v6, struct kernel_read *k)
 {
-	bool ok = kstat_snmp_read(NULL, wl->snmp_proto, &k->proto) == 0;
+	/* UDP over IPv6 is counted in /proc/net/snmp6 (Udp6*); TCP's one row counts both. */
+	bool ok = (v6 && !strcmp(wl->snmp_proto, "Udp") ? kstat_snmp6_read(NULL, wl->snmp_proto, &k->proto)
+							 : kstat_snmp_read(NULL, wl->snmp_proto, &k->proto)) == 0;
 
 	if (!strcmp(wl->snmp_proto, "Tcp"))
 		ok &= kstat_snmp_read("/proc/net/netstat", "TcpExt", &k->ext) == 0;
 	else
 		memset(&k->ext, 0, sizeof(k->ext));
-	if (kstat_snmp_read("/proc/net/netstat", "IpExt", &k->ip))
+	if (v6 ? kstat_snmp6_read(NULL, "Ip", &k->ip) : kstat_snmp_read("/proc/net/netstat", "IpExt", &k->ip))
 		memset(&k->ip, 0, sizeof(k->ip));
 	return ok;
 }
@@ -664,7 +669,7 @@ static void run_window(struct run *r)
 
 	if (r->count_based) {
 		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
-		k_ok = read_kernel(r->wl, &k0);
+		k_ok = read_kernel(r->wl, r->data.ss_family == AF_INET6, &k0);
 	}
 	if (ctl_send(r->ctl, CTL_MSG_BEGIN, NULL, 0) < 0 ||
 	    ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS) < 0) {
@@ -678,7 +683,7 @@ static void run_window(struct run *r)
 
 	if (!r->count_based) {
 		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
-		k_ok = read_kernel(r->wl, &k0);
+		k_ok = read_kernel(r->wl, r->data.ss_family == AF_INET6, &k0);
 	}
 
 	r->measuring = true;
@@ -696,7 +701,7 @@ static void run_window(struct run *r)
 	set_phase(r, PH_STOP);
 	r->end_sent = ctl_send(r->ctl, CTL_MSG_END, NULL, 0) == 0;
 	r->res.machine_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
-	r->res.kernel_ok = k_ok && read_kernel(r->wl, &k1);
+	r->res.kernel_ok = k_ok && read_kernel(r->wl, r->data.ss_family == AF_INET6, &k1);
 	if (r->res.machine_ok)
 		kstat_cpu_split(&c0, &c1, &r->res.machine);
 	if (r->res.kernel_ok)
@@ -864,6 +869,8 @@ void run_parse_or_exit(const struct workload *wl, int argc, char **argv, struct 
 	}
 	if (ret && strstr(err, "unknown option"))
 		other_workloads_flag(wl, argc, argv, err, sizeof(err));
+	if (!ret && o->ipv4 && o->ipv6)
+		die_usage("%s: -4 and -6 ask for both families: give one", wl->name);
 	if (ret || wl->check(o, err, sizeof(err)))
 		die_usage("%s: %s", wl->name, err);
 }
@@ -871,6 +878,136 @@ void run_parse_or_exit(const struct workload *wl, int argc, char **argv, struct 
 bool run_interrupted(void)
 {
 	return interrupted;
+}
+
+void run_signals_keep(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+const char *run_status_name(enum run_status s)
+{
+	return s == RUN_WHOLE ? "whole" : s == RUN_PARTIAL ? "partial" : "failed";
+}
+
+/* Append what came on fd to buf (a bounded string); false at EOF. */
+static bool take_into(int fd, char **buf, size_t *len, size_t *cap)
+{
+	char chunk[8192];
+	ssize_t n = read(fd, chunk, sizeof(chunk));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	if (*len + (size_t)n + 1 > *cap) {
+		*cap = (*len + (size_t)n + 1) * 2;
+		*buf = realloc(*buf, *cap);
+		if (!*buf)
+			die("out of memory");
+	}
+	memcpy(*buf + *len, chunk, (size_t)n);
+	*len += (size_t)n;
+	(*buf)[*len] = '\0';
+	return true;
+}
+
+/* The last non-empty line of text, without "sockbench: ". */
+static void last_line(const char *text, char *out, size_t len)
+{
+	const char *end = text + strlen(text), *start;
+
+	while (end > text && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	for (start = end; start > text && start[-1] != '\n'; start--)
+		;
+	if (!strncmp(start, "sockbench: ", 11))
+		start += 11;
+	snprintf(out, len, "%.*s", (int)(end - start), start);
+}
+
+enum run_status run_isolated(const struct workload *wl, const struct opts *o, cJSON **doc,
+			     char *why, size_t whylen)
+{
+	int out[2], err[2], status = 0;
+	char *obuf = xmalloc(65536), *ebuf = xmalloc(4096);
+	size_t olen = 0, elen = 0, ocap = 65536, ecap = 4096;
+	bool told = false;
+
+	*doc = NULL;
+	why[0] = obuf[0] = ebuf[0] = '\0';
+	fflush(NULL);
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
+		die("pipe: %s", strerror(errno));
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		struct result res;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(err[1], STDERR_FILENO);
+		close(out[0]);
+		close(err[0]);
+		int rc = run_once(wl, o, &res);
+		cJSON *j = out_result_json(&res);
+		char *txt = cJSON_PrintUnformatted(j);
+
+		write_full(out[1], txt, strlen(txt));
+		_exit(rc);
+	}
+	close(out[1]);
+	close(err[1]);
+	struct pollfd p[2] = {{.fd = out[0], .events = POLLIN}, {.fd = err[0], .events = POLLIN}};
+
+	while (p[0].fd >= 0 || p[1].fd >= 0) {
+		if (interrupted && !told) { /* Ctrl-C reached us alone (kill): pass it on */
+			kill(pid, SIGINT);
+			told = true;
+		}
+		if (poll(p, 2, 100) <= 0)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			bool more = i == 0 ? take_into(p[i].fd, &obuf, &olen, &ocap)
+					   : take_into(p[i].fd, &ebuf, &elen, &ecap);
+
+			if (!more) {
+				close(p[i].fd);
+				p[i].fd = -1;
+			}
+		}
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*doc = olen ? cJSON_Parse(obuf) : NULL;
+	last_line(ebuf, why, whylen);
+	free(obuf);
+	free(ebuf);
+	bool exited0 = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+
+	if (!*doc) {
+		if (!why[0])
+			snprintf(why, whylen, "the run %s", WIFSIGNALED(status) ? "was killed" : "failed");
+		return RUN_FAILED;
+	}
+	bool partial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*doc, "partial"));
+
+	if (!exited0 || partial) {
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(*doc, "partial_reason");
+
+		if (cJSON_IsString(r) && r->valuestring[0])
+			snprintf(why, whylen, "%s", r->valuestring);
+		return RUN_PARTIAL;
+	}
+	return RUN_WHOLE;
 }
 
 /* --profile: symbols, then an event per CPU; a refusal is reported and the run goes on. */
@@ -882,6 +1019,8 @@ static void profile_open(struct run *r)
 	r->ksyms = ksyms_load(NULL, err, len);
 	if (r->ksyms) {
 		r->prof = prof_create(r->ksyms, (int)r->o->profile_hz, r->o->profile_folded != NULL);
+		if (!strcmp(r->o->profile_event, "cycles"))
+			prof_use_cycles(r->prof);
 		prof_set_pids(r->prof, r->cpid, r->nclients, r->server_pid > 0 ? r->server_pid : 0);
 		if (prof_open(r->prof, err, len) == 0)
 			return;
@@ -896,6 +1035,10 @@ static void profile_close(struct run *r)
 	if (r->prof) {
 		prof_drain(r->prof);
 		r->res.profile = prof_json(r->prof, (int)r->o->profile_top);
+		if (r->folded && prof_fold_overflow(r->prof))
+			fprintf(stderr, "sockbench: --profile-folded: %llu samples found no room in the "
+				"folded table and are not in %s (the profile's shares count them)\n",
+				(unsigned long long)prof_fold_overflow(r->prof), r->o->profile_folded);
 		if (r->folded) {
 			int bad = prof_write_folded(r->prof, r->folded);
 
@@ -964,7 +1107,7 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	if (o->server) {
 		split_hostport(o->server, host, sizeof(host), port, sizeof(port));
 	} else {
-		snprintf(host, sizeof(host), "127.0.0.1");
+		snprintf(host, sizeof(host), "%s", o->ipv6 ? "::1" : "127.0.0.1");
 		snprintf(port, sizeof(port), "%d", spawn_local_agent(&r));
 	}
 	reach_agent(&r, host, port);

@@ -1,32 +1,63 @@
-/* stats.h: statistics of repeated runs: medians, spread, a bootstrap confidence interval of a
+/* stats.h: statistics of repeated runs: medians, spread, t intervals of a
  * ratio, and the verdict that compare and explore print. Pure functions, fixed seeds. */
 #ifndef SB_STATS_H
 #define SB_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum verdict { VERDICT_SAME, VERDICT_FASTER, VERDICT_SLOWER };
 
+/* Runs of each side that compare and explore take by default: enough that a 15% effect under
+ * 10% run-to-run noise (this machine's) is found 80% of the time (tests/unit/test_stats.c). */
+#define STATS_DEFAULT_RUNS 12
+/* The family-wise error of a verdict, and the least gain that counts as one. */
+#define STATS_ALPHA 0.05
+#define STATS_MIN_GAIN 0.02
+
+/* xorshift64*: the next number of a seeded sequence (*state must not be 0). */
+uint64_t stats_rand(uint64_t *state);
 /* Median of n values (n >= 1; v is not changed). */
 double stats_median(const double *v, int n);
 /* (max - min) / median / 2, in percent: the half-width of the spread around the median. */
 double stats_spread_pct(const double *v, int n);
-/* Ratios b[i] / a[i] of paired samples (runs made side by side, so drift cancels); their
- * median in *ratio and a 95% bootstrap percentile interval of that median in [*lo, *hi].
- * iters resamples drawn with a fixed seed: the same data give the same interval. */
-void stats_paired_ratio(const double *a, const double *b, int n, int iters, uint64_t seed,
-			double *ratio, double *lo, double *hi);
+/* Paired runs (each B run beside an A run, their order drawn at random each round): the ratio
+ * B/A as exp(mean of the log-ratios d = log(b/a)), which is also geomean(b) / geomean(a) of
+ * those runs, and a two-sided Student t interval of that mean at `level`. It covers as often
+ * as it says when the log-ratios are normal, as with log-normal run-to-run noise, at any n >= 2
+ * (docs/json.md: "verdicts"); pairing cancels whatever both runs of a round share, and the
+ * random order turns drift within a round into noise the interval sees. */
+struct paired {
+	int n;
+	double a_gm, b_gm;  /* geometric means of the paired runs */
+	double ratio, lo, hi;
+	double level;	    /* the interval's confidence */
+	double p;	    /* two-sided: that the true ratio is 1 */
+	double mean, sd;    /* of the log-ratios */
+};
+void stats_paired(const double *a, const double *b, int n, double level, struct paired *e);
+/* Runs that could not be paired (saved results): Welch's t interval of the difference of the
+ * mean logs, the same fields (a_gm, b_gm over each side's own runs; n the smaller side). */
+void stats_unpaired(const double *a, int na, const double *b, int nb, double level,
+		    struct paired *e);
+/* How many pairs would put a ratio like e's (its mean and spread of log-ratios) beyond 1 at
+ * `level`: that number (> e->n), or -1 when none up to max would. */
+int stats_runs_needed(const struct paired *e, double level, int max);
+/* Holm's step-down over m two-sided p-values at family-wise alpha: reject[i], and the
+ * confidence level[i] test i was held to (1 - alpha / (m - rank + 1), rank by p). */
+void stats_holm(const double *p, int m, double alpha, bool *reject, double *level);
+/* A distribution-free interval of the median of v: the narrowest pair of order statistics
+ * [v(k), v(n+1-k)] whose coverage (binomial) is at least want; its coverage in *conf. With
+ * too few values for want, [min, max] and what that covers (1 - 2^(1-n): 75% at 3). */
+void stats_median_interval(const double *v, int n, double want, double *lo, double *hi,
+			   double *conf);
+/* The verdict of a paired (or unpaired) estimate: faster when its interval is wholly above 1
+ * (significant at its level) and the gain at least min_gain; slower likewise; otherwise the
+ * same. `significant` is the test's own word (Holm's, in explore). */
+enum verdict stats_verdict_of(const struct paired *e, bool significant, double min_gain);
+
 /* Standard deviation (n - 1 in the denominator; 0 for one value). */
 double stats_stddev(const double *v, int n);
-/* A 95% bootstrap percentile interval of the median of v. */
-void stats_median_ci(const double *v, int n, int iters, uint64_t seed, double *lo, double *hi);
-/* Unpaired samples (runs that could not be interleaved: other boots, other kernels): the ratio
- * of medians median(b) / median(a) and a 95% bootstrap interval, resampling each side. */
-void stats_unpaired_ratio(const double *a, int na, const double *b, int nb, int iters,
-			  uint64_t seed, double *ratio, double *lo, double *hi);
-/* Faster when the whole interval is above 1 and the gain is at least min_gain (0.02: 2%),
- * slower when it is all below 1 and the loss at least min_gain, otherwise the same. */
-enum verdict stats_verdict(double ratio, double lo, double hi, double min_gain);
 /* "faster", "no real difference", "slower". */
 const char *stats_verdict_name(enum verdict v);
 

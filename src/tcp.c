@@ -232,6 +232,7 @@ int tcp_recv_n(struct tcp_io *io, int fd, char *buf, size_t n)
 
 		if (got > 0) {
 			io->rx_calls++;
+			io->rx_bytes += (uint64_t)got;
 			n -= (size_t)got;
 			since = 0;
 			continue;
@@ -264,6 +265,7 @@ int tcp_send_n(struct tcp_io *io, int fd, const char *buf, size_t n)
 
 		if (w > 0) {
 			io->tx_calls++;
+			io->tx_bytes += (uint64_t)w;
 			n -= (size_t)w;
 			buf += w;
 			since = 0;

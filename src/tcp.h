@@ -76,6 +76,8 @@ struct tcp_io {
 	uint64_t rx_calls;   /* receive calls that moved data */
 	uint64_t tx_calls;   /* send calls that moved data */
 	uint64_t syscalls;   /* every system call made through this, moving data or not */
+	uint64_t rx_bytes;   /* bytes the receive calls returned */
+	uint64_t tx_bytes;   /* bytes the send calls took */
 	enum err_kind why;   /* set when TCP_FAIL */
 };
 

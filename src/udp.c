@@ -216,22 +216,30 @@ void udp_server_close(struct server_ctx *s)
 	s->priv = NULL;
 }
 
-int udp_window_follow(struct udp_window *w, int ph, uint64_t syscalls, uint64_t *count)
+int udp_window_follow(struct udp_window *w, int ph, const struct io_ctx *io,
+		      struct side_counters *c)
 {
 	bool was = w->measuring;
+	uint64_t failed = io->send_failed - w->failed;
 
+	w->failed = io->send_failed;
 	w->measuring = ph == PH_MEASURE;
 	if (w->measuring && !was)
-		w->base = syscalls;
-	if (w->measuring)
-		*count = syscalls - w->base;
+		w->base = io->syscalls;
+	if (w->measuring) {
+		c->syscalls = io->syscalls - w->base;
+		failed = failed < c->tx_packets ? failed : c->tx_packets;
+		c->tx_packets -= failed;
+		c->err[ERR_SEND] += failed;
+		c->errors += failed;
+	}
 	return ph;
 }
 
 int udp_server_phase(struct udp_srv_thread *t, const struct io_ctx *io)
 {
 	return udp_window_follow(&t->win, atomic_load_explicit(&t->s->phase, memory_order_acquire),
-				 io->syscalls, &t->c.syscalls);
+				 io, &t->c);
 }
 
 int udp_server_recv(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io,

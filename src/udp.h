@@ -33,15 +33,18 @@ int udp_rr_tag(const uint8_t *buf, size_t len, size_t size, uint32_t window, uin
 #define UDP_RX_BURST 64	      /* datagrams taken per receive call when not batching */
 #define UDP_SERVER_WAIT_MS 50 /* a server looks at the phase at least this often */
 
-/* The window as one side's loop follows it: measuring now, and the back end's syscall count
- * when it opened. */
+/* The window as one side's loop follows it: measuring now, the back end's syscall count when
+ * it opened, and its count of failed sends when last looked at. */
 struct udp_window {
-	uint64_t base;
+	uint64_t base, failed;
 	bool measuring;
 };
 
-/* Follow phase ph: keep *count at the syscalls made since the window opened. Returns ph. */
-int udp_window_follow(struct udp_window *w, int ph, uint64_t syscalls, uint64_t *count);
+/* Follow phase ph: keep c->syscalls at the syscalls the back end made since the window
+ * opened; sends it has since reported failed (io_uring completions) are taken off c's sent
+ * datagrams and counted as send errors. Returns ph. */
+int udp_window_follow(struct udp_window *w, int ph, const struct io_ctx *io,
+		      struct side_counters *c);
 
 /* The server side of the UDP workloads: a thread per socket, all on the agent's port
  * (SO_REUSEPORT with --server-threads > 1; the kernel spreads the peers over them). */

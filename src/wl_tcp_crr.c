@@ -118,64 +118,79 @@ static void set_fatal(struct client_thread *t, int e)
 		atomic_store(&t->c->sh->fatal_after, (long)t->cnt.transactions);
 }
 
-/* One socket, bound to the next source address when spreading over several. */
-static int crr_socket(struct client_thread *t, struct crr_thread *x)
+/* One socket, bound to the next source address when spreading over several. Every system
+ * call it makes is added to *calls. */
+static int crr_socket(struct client_thread *t, struct crr_thread *x, uint64_t *calls)
 {
 	const struct opts *o = t->c->o;
-	int fd = socket(t->c->server.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	int fd = socket(t->c->server.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, e;
 
+	++*calls;
 	if (fd < 0)
 		return -errno;
 	/* A receive timeout only: the phase and --timeout are looked at between timed-out waits;
 	 * the small request never fills a send buffer. */
 	struct timeval tv = {.tv_usec = POLL_NS / 1000};
 
-	if (tcp_sockopts(fd, o) || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
-		close(fd);
-		return -errno;
-	}
+	if (tcp_sockopts_counted(fd, o, calls) ||
+	    (++*calls, setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))))
+		goto fail;
 	if (o->src_addrs > 1 && t->c->server.ss_family == AF_INET) {
 		struct sockaddr_in a = {.sin_family = AF_INET};
 
 		/* Let connect() pick the port, per source address (Linux 4.2+). */
+		*calls += 2;
 		setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
 		a.sin_addr.s_addr = htonl(0x7f000001u + x->next_src++ % (unsigned)o->src_addrs);
-		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-			close(fd);
-			return -errno;
-		}
+		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+			goto fail;
 	}
 	return fd;
+fail:
+	e = errno;
+	++*calls;
+	close(fd);
+	return -e;
 }
 
-static void crr_close(const struct opts *o, int fd)
+static void crr_close(const struct opts *o, int fd, uint64_t *calls)
 {
-	if (!strcmp(o->close, "reset")) {
+	if (o->close[0] == 'r') { /* reset: the only --close value starting so */
 		struct linger l = {.l_onoff = 1, .l_linger = 0};
 
+		++*calls;
 		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 	}
+	++*calls;
 	tcp_close(fd);
 }
 
-/* One connection; counted when `measuring`. */
+/* One connection; counted when `measuring`. Its spans, as the README defines them: connect()
+ * from its call to its return, and the connection from the call of connect() to the last byte
+ * received (before the wait for the server's FIN and the close). Every system call is counted
+ * where it is made. */
 static void crr_one(struct client_thread *t, struct crr_thread *x, bool measuring)
 {
 	const struct opts *o = t->c->o;
 	struct side_counters *c = &t->cnt;
-	uint64_t t0 = now_ns(), t1;
-	int fd = crr_socket(t, x);
+	uint64_t t0, t1, t2, calls = 0;
+	int fd = crr_socket(t, x, &calls);
 
 	if (fd < 0) {
+		c->syscalls += measuring ? calls : 0;
 		count_err(c, fd == -EADDRNOTAVAIL ? ERR_ADDRNOTAVAIL : ERR_CONNECT, measuring);
 		if (fd == -EMFILE || fd == -ENFILE || fd == -EADDRNOTAVAIL)
 			set_fatal(t, -fd);
 		return;
 	}
+	calls++;
+	t0 = now_ns();
 	if (connect(fd, (struct sockaddr *)&t->c->server, t->c->server_len) < 0) {
 		int e = errno;
 
+		calls++;
 		close(fd);
+		c->syscalls += measuring ? calls : 0;
 		count_err(c, tcp_err_kind(e) == ERR_TIMEOUT ? ERR_TIMEOUT : tcp_err_kind(e), measuring);
 		if (e == EADDRNOTAVAIL)
 			set_fatal(t, e);
@@ -183,37 +198,34 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 	}
 	t1 = now_ns();
 	c->connects += measuring;
-	x->io.rx_calls = x->io.tx_calls = x->io.syscalls = 0;
+	x->io.rx_calls = x->io.tx_calls = x->io.syscalls = x->io.rx_bytes = x->io.tx_bytes = 0;
 	int r = TCP_OK;
 	size_t total = (size_t)o->msgs * (size_t)o->size;
 
 	if (o->request)
 		r = tcp_send_n(&x->io, fd, x->req, (size_t)o->request);
-	if (r == TCP_OK) {
-		c->tx_bytes += measuring ? (uint64_t)o->request : 0;
+	if (r == TCP_OK)
 		r = tcp_recv_n(&x->io, fd, x->buf, total);
-	}
+	t2 = now_ns();
 	/* --close server: wait for its FIN, so the server closes first and keeps TIME_WAIT
 	 * (closing as soon as the bytes are in races it, and the client then gets TIME_WAIT). */
-	if (r == TCP_OK && !strcmp(o->close, "server"))
+	if (r == TCP_OK && o->close[0] == 's')
 		tcp_drain_to_eof(&x->io, fd, x->buf, x->io.chunk);
-	crr_close(o, fd);
-	/* socket, the timeout, connect, close; a bind and its option, a linger */
-	c->syscalls += measuring ? x->io.syscalls + 4 + (o->src_addrs > 1 ? 2 : 0) +
-					   !strcmp(o->close, "reset") + !!o->rcvbuf + !!o->sndbuf + o->nodelay
-				 : 0;
+	crr_close(o, fd, &calls);
+	if (!measuring)
+		return;
+	c->syscalls += calls + x->io.syscalls;
+	c->tx_bytes += x->io.tx_bytes;
+	c->rx_bytes += x->io.rx_bytes;
+	c->rx_packets += x->io.rx_calls;
+	c->tx_packets += x->io.tx_calls;
 	if (r == TCP_FAIL)
 		count_err(c, x->io.why, measuring);
-	if (r != TCP_OK || !measuring)
+	if (r != TCP_OK)
 		return;
-	uint64_t t2 = now_ns();
-
 	hist_record(&t->lat, t2 - t0);
 	hist_record(&t->lat2, t1 - t0);
 	c->transactions++;
-	c->rx_bytes += total;
-	c->rx_packets += x->io.rx_calls;
-	c->tx_packets += x->io.tx_calls;
 }
 
 static void *crr_thread_main(void *arg)
@@ -567,6 +579,7 @@ static void *crr_accept_loop(void *arg)
 		int ph = atomic_load_explicit(&s->phase, memory_order_acquire);
 
 		if (fd < 0) {
+			w->cnt.syscalls += ph == PH_MEASURE; /* an accept that timed out is a call too */
 			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
 				count_err(&w->cnt, ERR_CONNECT, ph == PH_MEASURE);
 			continue;
@@ -598,17 +611,17 @@ static void crr_server_loop(struct server_ctx *s)
 }
 
 static const struct strategy crr_strategies[] = {
-	{"abortive close (RST, no TIME_WAIT)", "close", "--close reset"},
-	{"TCP_NODELAY", "nodelay", "--nodelay"},
-	{"recv with MSG_WAITALL", "recv", "--recv waitall"},
-	{"epoll_wait, then recv", "recv", "--recv epoll"},
-	{"io_uring recv", "recv", "--recv uring"},
-	{"64 KB per receive call", "readsize", "--read-size 65536"},
-	{"SO_RCVLOWAT: wake once a message is in", "lowat", "--rcvlowat 10000"},
-	{"TCP_QUICKACK", "quickack", "--quickack"},
-	{"4 connections in flight", "concurrency", "--concurrency 4"},
-	{"pin to CPUs", "pin", "--pin"},
-	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50"},
+	{"abortive close (RST, no TIME_WAIT)", "close", "--close reset", true},
+	{"TCP_NODELAY", "nodelay", "--nodelay", false},
+	{"recv with MSG_WAITALL", "recv", "--recv waitall", false},
+	{"epoll_wait, then recv", "recv", "--recv epoll", false},
+	{"io_uring recv", "recv", "--recv uring", false},
+	{"64 KB per receive call", "readsize", "--read-size 65536", false},
+	{"SO_RCVLOWAT: wake once a message is in", "lowat", "--rcvlowat 10000", false},
+	{"TCP_QUICKACK", "quickack", "--quickack", false},
+	{"4 connections in flight", "concurrency", "--concurrency 4", true},
+	{"pin to CPUs", "pin", "--pin", false},
+	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", false},
 	{0},
 };
 

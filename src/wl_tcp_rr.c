@@ -101,7 +101,7 @@ static void *rr_thread_main(void *arg)
 	while (r == TCP_OK && (ph = thread_phase(t)) != PH_STOP) {
 		bool measuring = ph == PH_MEASURE;
 
-		f->io.rx_calls = f->io.tx_calls = f->io.syscalls = 0;
+		f->io.rx_calls = f->io.tx_calls = f->io.syscalls = f->io.rx_bytes = f->io.tx_bytes = 0;
 		r = tcp_recv_n(&f->io, f->fd, f->buf, (size_t)o->response);
 		if (r != TCP_OK)
 			break;
@@ -109,13 +109,13 @@ static void *rr_thread_main(void *arg)
 		if (measuring) {
 			hist_record(&t->lat, now - f->sent[head]);
 			t->cnt.transactions++;
-			t->cnt.rx_bytes += (uint64_t)o->response;
 		}
 		f->sent[head] = now;
 		head = (head + 1) % w;
 		r = tcp_send_n(&f->io, f->fd, f->req, (size_t)o->request);
 		if (measuring) {
-			t->cnt.tx_bytes += r == TCP_OK ? (uint64_t)o->request : 0;
+			t->cnt.rx_bytes += f->io.rx_bytes;
+			t->cnt.tx_bytes += f->io.tx_bytes;
 			t->cnt.rx_packets += f->io.rx_calls;
 			t->cnt.tx_packets += f->io.tx_calls;
 			t->cnt.syscalls += f->io.syscalls;
@@ -191,14 +191,14 @@ static void *rr_serve_conn(void *arg)
 		k->cnt.refused++;
 	tcp_pin_server(o, k->index, k->fd);
 	while (r == TCP_OK) {
-		io.rx_calls = io.tx_calls = io.syscalls = 0;
+		io.rx_calls = io.tx_calls = io.syscalls = io.rx_bytes = io.tx_bytes = 0;
 		r = tcp_recv_n(&io, k->fd, buf, (size_t)o->request);
 		if (r == TCP_OK)
 			r = tcp_send_n(&io, k->fd, buf, (size_t)o->response);
 		if (r == TCP_OK && atomic_load_explicit(&k->s->phase, memory_order_relaxed) == PH_MEASURE) {
 			k->cnt.transactions++;
-			k->cnt.rx_bytes += (uint64_t)o->request;
-			k->cnt.tx_bytes += (uint64_t)o->response;
+			k->cnt.rx_bytes += io.rx_bytes;
+			k->cnt.tx_bytes += io.tx_bytes;
 			k->cnt.rx_packets += io.rx_calls;
 			k->cnt.tx_packets += io.tx_calls;
 			k->cnt.syscalls += io.syscalls;
@@ -258,15 +258,15 @@ static double rr_server_bytes(const struct opts *o)
 }
 
 static const struct strategy rr_strategies[] = {
-	{"TCP_NODELAY", "nodelay", "--nodelay"},
-	{"recv with MSG_WAITALL", "recv", "--recv waitall"},
-	{"read() instead of recv()", "recv", "--recv read"},
-	{"epoll_wait, then recv", "recv", "--recv epoll"},
-	{"io_uring recv", "recv", "--recv uring"},
-	{"TCP_QUICKACK", "quickack", "--quickack"},
-	{"1 MB socket buffers", "bufs", "--rcvbuf 1048576 --sndbuf 1048576"},
-	{"pin to CPUs", "pin", "--pin"},
-	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50"},
+	{"TCP_NODELAY", "nodelay", "--nodelay", false},
+	{"recv with MSG_WAITALL", "recv", "--recv waitall", false},
+	{"read() instead of recv()", "recv", "--recv read", false},
+	{"epoll_wait, then recv", "recv", "--recv epoll", false},
+	{"io_uring recv", "recv", "--recv uring", false},
+	{"TCP_QUICKACK", "quickack", "--quickack", false},
+	{"1 MB socket buffers", "bufs", "--rcvbuf 1048576 --sndbuf 1048576", false},
+	{"pin to CPUs", "pin", "--pin", false},
+	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", false},
 	{0},
 };
 

@@ -237,8 +237,7 @@ static bool take_answers(struct udp_client *u, uint64_t *now)
 /* Follow the coordinator's phase; false once the run is over. */
 static bool follow_phase(struct udp_client *u)
 {
-	int ph = udp_window_follow(&u->win, client_follow_phase(u->c), u->io.syscalls,
-				   &u->rep->c.syscalls);
+	int ph = udp_window_follow(&u->win, client_follow_phase(u->c), &u->io, &u->rep->c);
 
 	return ph != PH_STOP;
 }
@@ -430,20 +429,20 @@ static void udp_rr_server_loop(struct server_ctx *s)
 /* The report's own ideas and today's: batching syscalls, a cached route, io_uring, other ways
  * to wait, no checksums, more server threads, pinning, busy polling. */
 static const struct strategy udp_rr_strategies[] = {
-	{"connected sockets", "route", "--connected"},
-	{"batch 8 (recvmmsg/sendmmsg)", "calls", "--batch 8"},
-	{"batch 32 (recvmmsg/sendmmsg)", "calls", "--batch 32"},
-	{"batch 64 (recvmmsg/sendmmsg)", "calls", "--batch 64"},
-	{"io_uring", "calls", "--io uring"},
-	{"io_uring, batch 32", "calls", "--io uring --batch 32"},
-	{"io_uring, batch 32, SQPOLL", "calls", "--io uring --batch 32 --sqpoll"},
-	{"wait in epoll_wait", "wait", "--wait epoll"},
-	{"busy wait (spin)", "wait", "--wait busy"},
-	{"block in recvmsg", "wait", "--wait block"},
-	{"no UDP checksums", "csum", "--no-check"},
-	{"2 server threads (SO_REUSEPORT)", "threads", "--server-threads 2"},
-	{"pin to CPUs", "pin", "--pin"},
-	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50"},
+	{"connected sockets", "route", "--connected", false},
+	{"batch 8 (recvmmsg/sendmmsg)", "calls", "--batch 8", false},
+	{"batch 32 (recvmmsg/sendmmsg)", "calls", "--batch 32", false},
+	{"batch 64 (recvmmsg/sendmmsg)", "calls", "--batch 64", false},
+	{"io_uring", "calls", "--io uring", false},
+	{"io_uring, batch 32", "calls", "--io uring --batch 32", false},
+	{"io_uring, batch 32, SQPOLL", "calls", "--io uring --batch 32 --sqpoll", false},
+	{"wait in epoll_wait", "wait", "--wait epoll", false},
+	{"busy wait (spin)", "wait", "--wait busy", false},
+	{"block in recvmsg", "wait", "--wait block", false},
+	{"no UDP checksums", "csum", "--no-check", false},
+	{"2 server threads (SO_REUSEPORT)", "threads", "--server-threads 2", false},
+	{"pin to CPUs", "pin", "--pin", false},
+	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", false},
 	{0},
 };
 

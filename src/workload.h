@@ -141,6 +141,9 @@ struct strategy {
 	const char *name;
 	const char *group;
 	const char *args;
+	/* It changes what is measured, not how (who holds TIME_WAIT, connections in flight, the
+	 * number of flows): explore reports it apart, never ranks or combines it. */
+	bool changes_workload;
 };
 
 struct workload {

@@ -5,15 +5,25 @@ run="--duration 0.6 --warmup 0.2"
 # One outstanding request instead of 100: B must come out slower.
 "$SB" compare "udp-rr $run" "udp-rr --window 1 $run" --runs 3 --json >"$TMP/c.json" || fail "compare failed"
 jassert "$TMP/c.json" '.kind == "compare" and .paired == true and .runs_a == 3 and .runs_b == 3'
+# The order of each round is drawn from the seed, and said; the same seed gives the same order.
+jassert "$TMP/c.json" '(.seed | test("^[0-9]+$")) and (.order | test("^(AB|BA)( (AB|BA)){2}$")) and .left_out == [] and .partial == false'
+seed=$(jget "$TMP/c.json" .seed) order=$(jget "$TMP/c.json" .order)
+"$SB" compare "udp-rr $run" "udp-rr --window 1 $run" --runs 3 --seed "$seed" --json >"$TMP/c2.json" || fail "compare --seed"
+[ "$(jget "$TMP/c2.json" .order)" = "$order" ] || fail "--seed $seed gave $(jget "$TMP/c2.json" .order), not $order"
+# Each ratio is the ratio of the two numbers beside it, and holds its interval.
+jassert "$TMP/c.json" '[.figures[] | select(.ratio) | ((.b_geomean / .a_geomean) / .ratio - 1 | fabs) < 1e-6 and .ci_low <= .ratio and .ratio <= .ci_high and .confidence == 0.95 and .p_value >= 0] | all'
 jassert "$TMP/c.json" '(.verdict | startswith("B is slower")) and (.figures[0].key == "transactions_per_s") and .figures[0].ci_high < 1' '.verdict'
 jassert "$TMP/c.json" '.figures[] | select(.key == "latency_p50_us") | .verdict == "B lower (better)"'
-"$SB" compare "udp-rr $run" "udp-rr --window 1 $run" --runs 2 | grep -q "B is slower" || fail "table has no verdict line"
+"$SB" compare "udp-rr $run" "udp-rr --window 1 $run" --runs 3 >"$TMP/c.txt"
+grep -q "^B is slower" "$TMP/c.txt" || fail "table has no verdict line: $(cat "$TMP/c.txt")"
 
 # Saved results, one a --runs document.
 "$SB" udp-rr $run --json >"$TMP/a.json" || fail "run a"
 "$SB" udp-rr $run --runs 3 --batch 32 --json >"$TMP/b.json" || fail "run b"
 jassert "$TMP/b.json" '.kind == "runs" and .runs == 3 and (.results | length) == 3 and .summary.transactions_per_s.median > 0'
 jassert "$TMP/b.json" '.summary.transactions_per_s | (.min <= .median and .median <= .max and .ci_low <= .median and .median <= .ci_high and .stddev >= 0)'
+# Three runs hold the median between their lowest and highest with 75% confidence, not 95%.
+jassert "$TMP/b.json" '.summary.transactions_per_s | ((.ci_confidence - 0.75 | fabs) < 1e-9 and .ci_low == .min and .ci_high == .max)'
 "$SB" compare "$TMP/a.json" "$TMP/b.json" --json >"$TMP/f.json" || fail "compare files failed"
 jassert "$TMP/f.json" '.paired == false and .runs_a == 1 and .runs_b == 3 and (.figures | length) > 5'
 jassert "$TMP/f.json" '.figures[] | select(.key == "server_syscalls") | .ratio < 0.25'

@@ -1,22 +1,31 @@
-# explore udp-rr within a 20 s budget: completes, ranks at least 6 strategies with speedups,
-# intervals and verdicts, and says why any strategy was not tried; bad flags exit 2.
+# explore udp-rr within a 30 s budget: completes, ranks at least 6 strategies with speedups,
+# intervals at their Holm levels and verdicts, says its seed and order, and says why any
+# strategy was not tried; bad flags exit 2.
 . "$(dirname "$0")/lib.sh"
 need jq
 t0=$(date +%s)
-"$SB" explore udp-rr --budget 20 --json >"$TMP/x.json" 2>"$TMP/err" || fail "explore failed: $(cat "$TMP/err")"
+"$SB" explore udp-rr --budget 30 --runs 3 --json >"$TMP/x.json" 2>"$TMP/err" || fail "explore failed: $(cat "$TMP/err")"
 took=$(($(date +%s) - t0))
-[ $took -le 25 ] || fail "explore took $took s for a 20 s budget"
+[ $took -le 36 ] || fail "explore took $took s for a 30 s budget"
 f=$TMP/x.json
 jassert "$f" '.kind == "explore" and .workload == "udp-rr" and (.strategies | length) >= 6'
 jassert "$f" '.strategies | all(has("name") and has("flags") and has("transactions_per_s") and has("speedup") and has("ci_low") and has("ci_high") and has("verdict"))'
-jassert "$f" '.strategies | all(.ci_low <= .speedup and .speedup <= .ci_high and .transactions_per_s > 0)'
+# The speedup is the ratio of the geometric means of the runs themselves (every round whole).
+jassert "$f" '(.baseline.samples | map(log) | add / length) as $b | (.baseline.left_out | length) as $bl | [.strategies[] | select((.left_out | length) == 0 and $bl == 0)] | all(((.samples | map(log) | add / length) - $b | exp) / .speedup - 1 | fabs < 1e-6)' '[.strategies[] | {name, speedup, samples}]'
+jassert "$f" '.strategies | all(.transactions_per_s > 0)'
 jassert "$f" '.strategies | all(.sides.client.cpu_us_per_transaction > 0 and .sides.server.cpu_us_per_transaction > 0)'
 jassert "$f" '[.strategies[].speedup] as $s | $s == ($s | sort | reverse)'
-jassert "$f" '.strategies | all(.verdict == "faster" or .verdict == "slower" or .verdict == "no real difference")'
+jassert "$f" '.strategies | all(.verdict == "faster" or .verdict == "slower" or .verdict == "no real difference" or .verdict == "no verdict")'
+# Holm: the levels are 1 - 0.05/k for k = 1..m, one each, and "significant" follows them.
+jassert "$f" '[.strategies[] | select(.pairs >= 2) | .ci_level] | sort | . as $l | ($l | length) as $m | [range($m)] | all(. as $i | (($l[$i] - (1 - 0.05 / ($i + 1))) | fabs) < 1e-9)' '[.strategies[] | {name, ci_level, p_value}]'
+jassert "$f" '.strategies | all((.verdict == "faster" or .verdict == "slower") == (.significant and ((.speedup - 1) | fabs) >= 0.02))'
+jassert "$f" '(.seed | test("^[0-9]+$")) and (.order | split(" ") | length) == 3 and .family_confidence == 0.95'
+# Each round runs every configuration once; and not always the baseline first.
+jassert "$f" '.order | split(" ") | map(split(",") | map(tonumber) | sort) | all(. == [range(length)])'
 # Batching cuts the syscalls per transaction of both sides, whatever the noise does to rates.
 jassert "$f" '(.strategies[] | select(.flags == "--batch 32") | .sides.server.syscalls_per_transaction) < .baseline.sides.server.syscalls_per_transaction / 4'
 # A strategy already in the baseline is not tried, and says why.
-"$SB" explore udp-rr --connected --budget 20 --json >"$TMP/y.json" || fail "explore --connected failed"
+"$SB" explore udp-rr --connected --budget 30 --runs 3 --json >"$TMP/y.json" || fail "explore --connected failed"
 jassert "$TMP/y.json" '.not_applicable | any(.flags == "--connected" and .reason == "already in the baseline")'
 expect_usage "--budget 1 is out of range" explore udp-rr --budget 1
 expect_usage "unknown workload 'nope'" explore nope

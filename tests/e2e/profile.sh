@@ -11,17 +11,25 @@ PIDS+=("$pid")
 perf_ok=0
 if command -v perf >/dev/null; then
 	sleep 1.2 # inside the window: both sample the same seconds
-	perf record -e cpu-clock -a -F 2999 -o "$TMP/perf.data" -- sleep 1.5 >/dev/null 2>&1 && perf_ok=1
+	perf record -e cpu-clock -a -F 2999 -o "$TMP/perf.data" -- sleep 1.5 >"$TMP/perf.err" 2>&1 && perf_ok=1
+	[ $perf_ok = 1 ] || fail "perf record failed as root, so nothing is cross-checked: $(tail -3 "$TMP/perf.err")"
 fi
 wait $pid || fail "profiled run failed: $(cat "$TMP/err")"
 f=$TMP/p.json
-jassert "$f" '.profile.available == true and .profile.samples > 1000 and (.profile.event == "cpu-clock" or .profile.event == "cycles")' '.profile | {available, samples, event, error}'
+jassert "$f" '.profile.available == true and .profile.samples > 1000 and .profile.event == "cpu-clock"' '.profile | {available, samples, event, error}'
 jassert "$f" '.profile.lost == 0' '.profile.lost'
 jassert "$f" '[.profile.functions[].name] | any(test("^(udp_sendmsg|udp_recvmsg|__udp_enqueue_schedule_skb|udp_send_skb|udp_rcv|__udp4_lib_rcv)$"))' '[.profile.functions[].name]'
 # The report's user-space profile: the client's time goes to sendmsg and recvmsg.
 jassert "$f" '[.profile.syscalls.client[] | select(.name == "sendmsg" or .name == "recvmsg") | .pct] | add > 60' '.profile.syscalls.client'
 jassert "$f" '.profile.modes | (.client_kernel > .client_user and .server_kernel > .server_user)'
-jassert "$f" '.profile.modes | (.client_user + .client_kernel + .server_user + .server_kernel + .softirq_and_other + .idle) > 99.9'
+# Against sources of their own: the profile's idle share against /proc/stat's over the same
+# window, and each side's share of the samples against its rusage CPU over the window.
+jassert "$f" '(.profile.modes.idle - .machine_cpu.idle) | fabs < 15' '{p: .profile.modes.idle, m: .machine_cpu.idle}'
+n=$(nproc)
+for side in client server; do
+	jassert "$f" "(.profile.modes.${side}_user + .profile.modes.${side}_kernel) as \$p | (100 * (.sides.$side.user_s + .sides.$side.sys_s) / ($n * .duration_s)) as \$r | (\$p / \$r - 1 | fabs) < 0.3" \
+		"{p: (.profile.modes.${side}_user + .profile.modes.${side}_kernel), cpu: (.sides.$side.user_s + .sides.$side.sys_s), d: .duration_s}"
+done
 # Folded stacks: non-empty, every line "side;frame;...;frame count".
 [ -s "$TMP/f.folded" ] || fail "folded file is empty"
 bad=$(grep -cvE '^(client|server|other|idle)(;[^;]+)+ [0-9]+$' "$TMP/f.folded")
@@ -49,23 +57,15 @@ if command -v setpriv >/dev/null; then
 	jassert "$TMP/np.json" '.transactions > 0 and .profile.available == false and (.profile.error | test("perf_event_paranoid|kptr_restrict"))' '.profile'
 	grep -q "no profile" "$TMP/np.err" || fail "no message on stderr"
 fi
-# compare --profile: where the time moved. A made sendmsg calls and B sendmmsg, on both sides;
-# each side's time, divided among its syscalls as its samples fell, adds up to the CPU per
-# unit rusage measured (the mean of the runs against the median).
+# compare --profile: where the time moved. A made sendmsg calls and B sendmmsg, on both sides.
 "$SB" compare 'udp-rr --duration 1 --warmup 0.3' 'udp-rr --batch 32 --duration 1 --warmup 0.3' \
 	--runs 2 --profile --json >"$TMP/cp.json" 2>"$TMP/cp.err" || fail "compare --profile failed: $(cat "$TMP/cp.err")"
 jassert "$TMP/cp.json" '(.where_time_moved.functions | length) > 20' '.where_time_moved.functions | length'
 for side in client server; do
 	jassert "$TMP/cp.json" ".where_time_moved.syscalls | (map(select(.name == \"$side sendmsg\"))[0] | .a_us_per_unit > 1 and .b_us_per_unit == 0) and (map(select(.name == \"$side sendmmsg\"))[0] | .a_us_per_unit == 0 and .b_us_per_unit > 1)" '.where_time_moved.syscalls'
 done
-for side in client server; do
-	for ab in a b; do
-		jassert "$TMP/cp.json" "([.where_time_moved.syscalls[] | select(.name | startswith(\"$side \")) | .${ab}_us_per_unit] | add) as \$p | (.figures[] | select(.key == \"${side}_cpu_us\") | .${ab}_median) as \$r | (\$p / \$r - 1 | fabs) < 0.15" \
-			"{p: ([.where_time_moved.syscalls[] | select(.name | startswith(\"$side \")) | .${ab}_us_per_unit] | add), f: [.figures[] | select(.key == \"${side}_cpu_us\")]}"
-	done
-done
 # explore --profile: every strategy's entry says where the time moved against the baseline.
-"$SB" explore udp-rr --profile --budget 20 --json >"$TMP/ex.json" 2>"$TMP/ex.err" || fail "explore --profile failed: $(cat "$TMP/ex.err")"
+"$SB" explore udp-rr --profile --budget 30 --runs 3 --json >"$TMP/ex.json" 2>"$TMP/ex.err" || fail "explore --profile failed: $(cat "$TMP/ex.err")"
 jassert "$TMP/ex.json" '(.strategies | length) >= 6 and (.strategies | all(has("where_time_moved")))' '.strategies | map({name, w: has("where_time_moved")})'
 jassert "$TMP/ex.json" '.strategies[] | select(.flags == "--batch 8") | .where_time_moved.syscalls | (map(select(.name == "client sendmmsg"))[0] | .a_us_per_unit == 0 and .b_us_per_unit > 0)' '.strategies[] | select(.flags == "--batch 8") | .where_time_moved.syscalls[0:4]'
 echo ok

@@ -9,6 +9,15 @@ jassert "$TMP/a.json" '.transactions > 0 and .sides.server.processes == 1 and .k
 # The agent is on loopback: the kernel's counters hold both sides, and so do ours.
 jassert "$TMP/a.json" '[.kernel_check.counters[] | .diff_pct | fabs] | all(. < 2)' '.kernel_check'
 
+# The CPU charged to the server over the window, against the agent's own /proc/PID/stat
+# around the whole run (setup and 0.2 s of warm-up add a little; the idle agent nothing).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$AGENT_PID/stat"; }
+hz=$(getconf CLK_TCK)
+c0=$(cpu_ticks)
+"$SB" udp-rr --server 127.0.0.1:$AGENT_PORT --duration 2 --warmup 0.2 --json >"$TMP/cpu.json" || fail "cpu run"
+c1=$(cpu_ticks)
+jassert "$TMP/cpu.json" "(.sides.server.user_s + .sides.server.sys_s) as \$w | (($c1 - $c0) / $hz) as \$all | \$w <= \$all + 2 / $hz and \$w >= 0.75 * \$all" "{w: (.sides.server.user_s + .sides.server.sys_s), all: (($c1 - $c0) / $hz)}"
+
 # Garbage, a wrong magic and a truncated frame: the agent keeps serving.
 exec 3<>/dev/tcp/127.0.0.1/$AGENT_PORT; printf 'GET / HTTP/1.0\r\n\r\n' >&3; exec 3>&-
 exec 3<>/dev/tcp/127.0.0.1/$AGENT_PORT; printf 'SKBN\0\1\0\1\0\0\0\50{"tru' >&3; exec 3>&-

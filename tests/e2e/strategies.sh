@@ -19,7 +19,7 @@ check_run() { # workload, flags...: the run must succeed and agree with the kern
 
 for wl in $("$SB" list); do
 	n=0
-	while IFS=$'\t' read -r name flags; do
+	while IFS=$'\t' read -r name flags _; do
 		check_run $wl $flags
 		n=$((n + 1))
 	done < <("$SB" explore $wl --list)

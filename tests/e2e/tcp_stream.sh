@@ -13,14 +13,16 @@ kernel_agrees() { # file: our figures beside the kernel's over the window
 
 "$SB" tcp-stream --duration 2 --warmup 0.3 --json >"$TMP/a.json" || fail "tcp-stream failed"
 jassert "$TMP/a.json" '.partial == false and .errors == 0 and .gbit_per_s > 0.5 and .unit == "megabyte"'
-# Gbit/s, MB/s and the bytes counted agree with each other.
-jassert "$TMP/a.json" '((.sides.server.bytes_received * 8 / .duration_s / 1e9) - .gbit_per_s | fabs) < 0.01' '{gbit_per_s, duration_s, s: .sides.server.bytes_received}'
-jassert "$TMP/a.json" '((.megabytes_per_s * 8 / 1000) - .gbit_per_s | fabs) < 0.01'
+# The bytes we count received are the kernel's IP bytes in, less 52 bytes of headers per
+# segment: the kernel's count holds ours, and not much more (loopback: one count per packet).
+jassert "$TMP/a.json" '(.kernel.InOctets >= .sides.server.bytes_received * 0.98) and (.kernel.InOctets <= .sides.server.bytes_received * 1.05 + 1e6)' '{k: .kernel.InOctets, s: .sides.server.bytes_received}'
 # What the client sent in its window is what the server received in its own (the edges lag
 # by a control message; a few MB of buffers at most).
 jassert "$TMP/a.json" '(.sides.client.bytes_sent - .sides.server.bytes_received | fabs) < 0.02 * .sides.client.bytes_sent' '.sides'
 jassert "$TMP/a.json" '.service_demand_us_per_mb | .client > 0 and .server > 0'
-jassert "$TMP/a.json" '.sides.client.cpu_us_per_unit == .service_demand_us_per_mb.client'
+# The CPU charged to both sides fits in what /proc/stat saw busy over the window.
+n=$(nproc)
+jassert "$TMP/a.json" "((.sides.client.user_s + .sides.client.sys_s + .sides.server.user_s + .sides.server.sys_s) / ($n * .duration_s) * 100) as \$ours | (100 - .machine_cpu.idle) >= \$ours - 5" '{machine_cpu, duration_s}'
 kernel_agrees "$TMP/a.json"
 
 "$SB" tcp-stream --reverse --flows 2 --duration 2 --warmup 0.3 --json >"$TMP/r.json" || fail "--reverse failed"

@@ -16,8 +16,8 @@ agrees "$TMP/a.json" OutDatagrams 2
 # give or take the window's edges (the server's window is a control message wider at each
 # end than the kernel's reads, and drops come in bursts).
 jassert "$TMP/a.json" '.kernel_check.counters.RcvbufErrors | ((.ours - .kernel) | fabs) <= 0.1 * .kernel + 20' '.kernel_check'
-jassert "$TMP/a.json" '.loss == .kernel_check.counters.RcvbufErrors.ours and .packets_received == .sides.server.packets_received'
-jassert "$TMP/a.json" '(.loss_pct - 100 * .loss / (.loss + .packets_received) | fabs) < 0.001'
+# What the clients counted sent is what the server counted received or lost (edges aside).
+jassert "$TMP/a.json" '(.packets_sent - .packets_received - .loss | fabs) <= 0.01 * .packets_sent + 64' '{packets_sent, packets_received, loss}'
 jassert "$TMP/a.json" '.cpu_us_per_packet | .client_per_sent > 0 and .server_per_received > 0'
 
 # Paced: 10,000 a second, two clients of two flows each, nothing lost. The default receive

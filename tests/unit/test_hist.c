@@ -1,4 +1,5 @@
-/* Histogram: percentiles within 1% of the exact ones on random data, merge, edges. */
+/* Histogram: percentiles within 0.5% of the exact ones on random data (what the README
+ * promises: a bucket is 1/128 of its value wide, its midpoint at most 0.39% off), merge, edges. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,7 +48,7 @@ static void check_data(uint64_t *v, size_t n)
 		double want = (double)exact(v, n, ps[i]);
 		double got = (double)hist_percentile(h, ps[i]);
 
-		if (fabs(got - want) > 0.01 * want)
+		if (fabs(got - want) > 0.005 * want)
 			fail_msg("p%g: histogram %.0f, exact %.0f", ps[i], got, want);
 	}
 	free(h);
