@@ -4,17 +4,21 @@
 . "$(dirname "$0")/lib.sh"
 need jq
 [ "$(id -u)" -eq 0 ] || skip "needs root for system-wide sampling"
-"$SB" udp-rr --duration 3 --warmup 0.5 --profile --profile-top 30 --profile-folded "$TMP/f.folded" \
-	--json >"$TMP/p.json" 2>"$TMP/err" &
-pid=$!
-PIDS+=("$pid")
-perf_ok=0
-if command -v perf >/dev/null; then
-	sleep 1.2 # inside the window: both sample the same seconds
-	perf record -e cpu-clock -a -F 2999 -o "$TMP/perf.data" -- sleep 1.5 >"$TMP/perf.err" 2>&1 && perf_ok=1
-	[ $perf_ok = 1 ] || fail "perf record failed as root, so nothing is cross-checked: $(tail -3 "$TMP/perf.err")"
-fi
-wait $pid || fail "profiled run failed: $(cat "$TMP/err")"
+# One profiled run with `perf record` sampling 1.5 s inside its window.
+profiled_run() {
+	"$SB" udp-rr --duration 3 --warmup 0.5 --profile --profile-top 30 --profile-folded "$TMP/f.folded" \
+		--json >"$TMP/p.json" 2>"$TMP/err" &
+	pid=$!
+	PIDS+=("$pid")
+	perf_ok=0
+	if command -v perf >/dev/null; then
+		sleep 1.2 # inside the window: both sample the same seconds
+		perf record -e cpu-clock -a -F 2999 -o "$TMP/perf.data" -- sleep 1.5 >"$TMP/perf.err" 2>&1 && perf_ok=1
+		[ $perf_ok = 1 ] || fail "perf record failed as root, so nothing is cross-checked: $(tail -3 "$TMP/perf.err")"
+	fi
+	wait $pid || fail "profiled run failed: $(cat "$TMP/err")"
+}
+profiled_run
 f=$TMP/p.json
 jassert "$f" '.profile.available == true and .profile.samples > 1000 and .profile.event == "cpu-clock"' '.profile | {available, samples, event, error}'
 jassert "$f" '.profile.lost == 0' '.profile.lost'
@@ -37,16 +41,26 @@ bad=$(grep -cvE '^(client|server|other|idle)(;[^;]+)+ [0-9]+$' "$TMP/f.folded")
 total=$(awk '{s += $NF} END {print s}' "$TMP/f.folded")
 jassert "$f" ".profile.samples == $total" '.profile.samples'
 
-# Cross-check with perf: each of our top 10 functions within 3 points of perf's share.
-if [ $perf_ok = 1 ]; then
+# Cross-check with perf: each of our top 10 functions within 3 points of perf's share. perf
+# sees 1.5 s of our 3 s, and a loaded machine's irq-enable share moves within a window: one
+# disagreement gets a second pair of runs, and two in a row fail.
+perf_agrees() {
 	perf report -i "$TMP/perf.data" --no-children --sort sym --stdio -q 2>/dev/null |
 		awk '{gsub("%", "", $1); print $3, $1}' >"$TMP/perf.txt"
-	jq -r '.profile.functions[:10][] | "\(.name) \(.pct_of_all)"' "$f" | while read -r name ours; do
+	jq -r '.profile.functions[:10][] | "\(.name) \(.pct_of_all)"' "$TMP/p.json" >"$TMP/ours.txt"
+	while read -r name ours; do
 		theirs=$(awk -v n="$name" '$1 == n {print $2}' "$TMP/perf.txt")
 		[ -n "$theirs" ] || theirs=0
 		awk -v a="$ours" -v b="$theirs" 'BEGIN {d = a - b; exit !(d < 3 && d > -3)}' ||
-			fail "$name: ours $ours%, perf $theirs%"
-	done || exit 1
+			{ echo "$name: ours $ours%, perf $theirs%"; return 1; }
+	done <"$TMP/ours.txt"
+}
+if [ $perf_ok = 1 ]; then
+	if ! why=$(perf_agrees); then
+		echo "perf disagreed once ($why): a second pair of runs"
+		profiled_run
+		why=$(perf_agrees) || fail "$why (twice)"
+	fi
 	echo "perf agrees on the top 10"
 fi
 
