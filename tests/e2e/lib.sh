@@ -10,6 +10,8 @@ cleanup() {
 trap cleanup EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# The binary under test is a sanitizer build (2-3x slower: the window's edges lag further).
+sanitized() { ldd "$SB" 2>/dev/null | grep -q libasan; }
 skip() { echo "SKIP: $*"; exit 77; }
 need() { command -v "$1" >/dev/null || skip "$1 is not installed"; }
 

