@@ -65,8 +65,12 @@ void seq_take(struct seq_flow *f, uint64_t seq)
 		if (seq - f->hi >= SEQ_SEEN_BITS)
 			memset(f->seen, 0, sizeof(f->seen));
 		else
-			for (uint64_t q = f->hi + 1; q <= seq; q++)
+			/* Counted by distance, never up to seq: at 2^64 - 1, q <= seq always holds
+			 * (the data fuzzer found that loop never ending). */
+			for (uint64_t d = 1, q; d <= seq - f->hi; d++) {
+				q = f->hi + d;
 				*word(f, q) &= ~(1ULL << (q % 64));
+			}
 		f->hi = seq;
 		*word(f, seq) |= bit;
 		f->got++;

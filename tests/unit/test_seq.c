@@ -138,6 +138,13 @@ static void test_header_and_bounds(void **state)
 	assert_true(seq_plausible(&f, 99 + SEQ_MAX_GAP));
 	assert_false(seq_plausible(&f, 100 + SEQ_MAX_GAP));
 	assert_int_equal(seq_lost(&f), 0);
+	/* Numbers at the very top of the range: no endless loop, no wrap. */
+	struct seq_flow top = {0};
+
+	seq_take(&top, UINT64_MAX - 3);
+	seq_take(&top, UINT64_MAX);
+	seq_take(&top, UINT64_MAX - 1);
+	assert_true(top.hi == UINT64_MAX && top.got == 3 && seq_lost(&top) == 1);
 }
 
 int main(void)
