@@ -277,11 +277,26 @@ static bool measure(struct explore *x, const struct config *c, const char *label
 	return true;
 }
 
+/* The rates of c and of the baseline in the rounds where both runs were whole: how many. */
+static int pairs_of(const struct config *c, const struct sample *base, int nbase, double *a,
+		    double *b)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->nsamples && i < nbase; i++)
+		if (base[i].status == RUN_WHOLE && c->s[i].status == RUN_WHOLE && base[i].tps > 0 &&
+		    c->s[i].tps > 0) {
+			a[n] = base[i].tps;
+			b[n++] = c->s[i].tps;
+		}
+	return n;
+}
+
 /* c against the baseline runs of the same rounds: the rounds where both were whole. */
 static void analyse(struct config *c, const struct sample *base, int nbase)
 {
 	double a[MAX_ROUNDS], b[MAX_ROUNDS], t[MAX_ROUNDS];
-	int n = 0, k = 0;
+	int n = pairs_of(c, base, nbase, a, b), k = 0;
 
 	c->whole = c->partial = c->failed = 0;
 	for (int i = 0; i < c->nsamples; i++) {
@@ -290,11 +305,6 @@ static void analyse(struct config *c, const struct sample *base, int nbase)
 		c->failed += c->s[i].status == RUN_FAILED;
 		if (c->s[i].status == RUN_WHOLE)
 			t[k++] = c->s[i].tps;
-		if (i < nbase && base[i].status == RUN_WHOLE && c->s[i].status == RUN_WHOLE &&
-		    base[i].tps > 0 && c->s[i].tps > 0) {
-			a[n] = base[i].tps;
-			b[n++] = c->s[i].tps;
-		}
 	}
 	c->pairs = n;
 	c->needed = -1;
@@ -325,14 +335,8 @@ static void holm(struct config **cs, int n, const struct sample *base, int nbase
 	for (int i = 0; i < n; i++) {
 		struct config *c = cs[i];
 		double a[MAX_ROUNDS], b[MAX_ROUNDS];
-		int m = 0;
+		int m = pairs_of(c, base, nbase, a, b);
 
-		for (int r = 0; r < c->nsamples && r < nbase; r++)
-			if (base[r].status == RUN_WHOLE && c->s[r].status == RUN_WHOLE &&
-			    base[r].tps > 0 && c->s[r].tps > 0) {
-				a[m] = base[r].tps;
-				b[m++] = c->s[r].tps;
-			}
 		c->level = level[i];
 		c->reject = reject[i] && !c->few;
 		stats_paired(a, b, m, c->level, &c->e);
