@@ -72,7 +72,8 @@ forged=0000010000000000$(printf '%08x' 0)574b4253$(head -c 8 /dev/urandom | od -
 "$FLOOD" udp 127.0.0.1 $port 256 2000 --send "$(head -c 64 /dev/urandom | od -An -tx1 | tr -d ' \n')" --size 1472 >/dev/null
 wait $run || fail "udp-stream under forged datagrams: $(cat "$TMP/u.err")"
 # (A full receive buffer may drop a few of the 512 before we see them: the kernel counts those.)
-jassert "$TMP/u.json" '.loss < 100 and .packets_received <= .packets_sent and .sides.server.errors_by_kind.foreign + .kernel.RcvbufErrors >= 512 and .sides.server.errors_by_kind.foreign >= 400' '{loss, packets_received, packets_sent, e: .sides.server.errors_by_kind, k: .kernel.RcvbufErrors}'
+# Loss is bounded by the kernel's own drops (a loaded machine drops some): a forged 2^40 is not.
+jassert "$TMP/u.json" '.loss <= .kernel.RcvbufErrors + 100 and .packets_received <= .packets_sent and .sides.server.errors_by_kind.foreign + .kernel.RcvbufErrors >= 512 and .sides.server.errors_by_kind.foreign >= 400' '{loss, packets_received, packets_sent, e: .sides.server.errors_by_kind, k: .kernel.RcvbufErrors}'
 # --reverse: a hello without the token gets nothing sent its way.
 "$SB" udp-stream --server $srv --port $port --reverse --rate 2000 --duration 2 --warmup 0.2 --json >"$TMP/r.json" 2>/dev/null &
 run=$!
