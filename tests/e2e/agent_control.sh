@@ -62,7 +62,7 @@ jassert "$TMP/q.json" '.partial == false'
 
 # 4. udp-stream: 256 datagrams claiming sequence number 2^40 of flow 0, in-window, without
 # the test's token, and 256 stray ones, all from this host: foreign, never received or lost.
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 "$SB" udp-stream --server $srv --port $port --rate 20000 --duration 3 --warmup 0.3 --json >"$TMP/u.json" 2>"$TMP/u.err" &
 run=$!
 PIDS+=("$run")
@@ -73,7 +73,9 @@ forged=0000010000000000$(printf '%08x' 0)574b4253$(head -c 8 /dev/urandom | od -
 wait $run || fail "udp-stream under forged datagrams: $(cat "$TMP/u.err")"
 # (A full receive buffer may drop a few of the 512 before we see them: the kernel counts those.)
 # Loss is bounded by the kernel's own drops (a loaded machine drops some): a forged 2^40 is not.
-jassert "$TMP/u.json" '.loss <= .kernel.RcvbufErrors + 100 and .packets_received <= .packets_sent and .sides.server.errors_by_kind.foreign + .kernel.RcvbufErrors >= 512 and .sides.server.errors_by_kind.foreign >= 400' '{loss, packets_received, packets_sent, e: .sides.server.errors_by_kind, k: .kernel.RcvbufErrors}'
+# Sent and received are counted in each side's own window, whose edges lie a control message
+# apart (a CI run received 60,020 of 60,019 sent): 100 allows that, 512 forged would not pass.
+jassert "$TMP/u.json" '.loss <= .kernel.RcvbufErrors + 100 and .packets_received <= .packets_sent + 100 and .sides.server.errors_by_kind.foreign + .kernel.RcvbufErrors >= 512 and .sides.server.errors_by_kind.foreign >= 400' '{loss, packets_received, packets_sent, e: .sides.server.errors_by_kind, k: .kernel.RcvbufErrors}'
 # --reverse: a hello without the token gets nothing sent its way.
 "$SB" udp-stream --server $srv --port $port --reverse --rate 2000 --duration 2 --warmup 0.2 --json >"$TMP/r.json" 2>/dev/null &
 run=$!

@@ -12,7 +12,7 @@ asan_clean() { ! grep -q "ERROR: AddressSanitizer\|runtime error" "$TMP/agent.lo
 
 # 1. 4,200 connections to a tcp-rr test's data port (it declared 2 flows), then 2,100 with a
 # direction byte to a tcp-stream's (2 flows): each one past the test's own is refused.
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 "$SB" tcp-rr --server $srv --port $port --flows 2 --duration 9 --warmup 0.2 --json >"$TMP/rr.json" 2>"$TMP/rr.err" &
 run=$!
 PIDS+=("$run")
@@ -29,7 +29,7 @@ refused=$(jget "$TMP/rr.json" .sides.server.refused)
 	fail "tcp-rr: $est connections flooded in, the agent refused $refused"
 echo "tcp-rr: $est flooded, $refused refused"
 
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 "$SB" tcp-stream --server $srv --port $port --flows 2 --duration 6 --warmup 0.2 --json >"$TMP/st.json" 2>"$TMP/st.err" &
 run=$!
 PIDS+=("$run")
@@ -51,7 +51,7 @@ echo "tcp-stream: $est flooded, $refused refused"
 for how in "--close client" "--request 10"; do
 	crr="--conns 3000 --warmup-conns 100 --timeout 2000 --json $how"
 	"$SB" tcp-crr --server $srv $crr >"$TMP/c0.json" || fail "tcp-crr $how alone"
-	port=$((20000 + RANDOM % 20000))
+	port=$(free_port)
 	"$SB" tcp-crr --server $srv --port $port $crr >"$TMP/c1.json" 2>"$TMP/c1.err" &
 	run=$!
 	PIDS+=("$run")

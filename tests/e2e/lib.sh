@@ -34,6 +34,19 @@ expect_usage() {
 	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "sockbench $*: error is not one line: $(cat "$TMP/err")"
 }
 
+# A data port for a test: below the ephemeral range (so no connection of ours can be holding
+# it) and unused now by any TCP or UDP socket on this host.
+free_port() {
+	local lo p
+	lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range)
+	[ "$lo" -gt 20100 ] || lo=40000
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % (lo - 20000)))
+		[ -z "$(ss -Htuan "sport = :$p" 2>/dev/null)" ] && { echo $p; return; }
+	done
+	fail "no free port found below $lo"
+}
+
 # Start a standalone agent on a free control port; sets AGENT_PID and AGENT_PORT.
 start_agent() {
 	exec {rfd}<> <(:)

@@ -26,7 +26,7 @@ exec 3<>/dev/tcp/127.0.0.1/$AGENT_PORT; printf 'SKBN\0\1\0\1\0\0\0\50{"tru' >&3;
 jassert "$TMP/b.json" '.transactions > 0'
 
 # A data port that is busy on the agent's side: its refusal comes back as a usage error.
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 "$SB" udp-rr --port $port --duration 20 --warmup 0 --clients 1 --window 1 >/dev/null 2>&1 &
 holder=$!
 PIDS+=("$holder")

@@ -14,7 +14,7 @@ expect_usage "unknown command 'udp-rrr'" udp-rrr
 expect_usage "--port 65536 is out of range" serve --port 65536
 
 # A busy data port: hold it with a first run, the second gets a clear error.
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 "$SB" udp-rr --port $port --duration 20 --warmup 0 --clients 1 --window 1 >/dev/null 2>&1 &
 PIDS+=("$!")
 for _ in $(seq 50); do ss -Hlun "sport = :$port" | grep -q . && break; sleep 0.1; done

@@ -29,7 +29,7 @@ jassert "$TMP/p.json" '.verdict | startswith("no verdict")'
 grep -q "2 of 4 runs were partial and left out" "$TMP/p.txt" || fail "table: $(cat "$TMP/p.txt")"
 
 # --runs: a run that fails is counted and said, and the others still make the summary.
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 "$SB" udp-rr --port $port --duration 6 --warmup 0 --clients 1 --window 1 >/dev/null 2>&1 &
 holder=$!
 PIDS+=("$holder")
