@@ -12,7 +12,7 @@ SANFLAGS :=
 endif
 
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) \
+CFLAGS  += -Isrc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) \
 	   -DSB_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS += -pthread $(SANFLAGS)
 LIBS    := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson) \
@@ -23,13 +23,13 @@ ifneq ($(shell pkg-config --exists liburing && echo yes),)
 CFLAGS  += -DHAVE_LIBURING
 LIBS    += $(shell pkg-config --libs liburing)
 else
-SKIP_SRC := src/io_uring.c
+SKIP_SRC := src/transport/io_uring.c
 endif
 CMOCKA  := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-SRC  := $(filter-out $(SKIP_SRC),$(wildcard src/*.c))
+SRC  := $(filter-out $(SKIP_SRC),$(wildcard src/*/*.c))
 OBJ  := $(SRC:src/%.c=$(BUILD)/%.o)
-LIBOBJ := $(filter-out $(BUILD)/main.o,$(OBJ))
+LIBOBJ := $(filter-out $(BUILD)/cli/main.o,$(OBJ))
 UNIT := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
 ifeq ($(V),1)
@@ -70,6 +70,7 @@ deps:
 unit: $(UNIT)
 
 test: all $(UNIT) $(BUILD)/tests/udp_probe $(BUILD)/tests/flood
+	@scripts/layers
 	@SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench UDP_PROBE=$(CURDIR)/$(BUILD)/tests/udp_probe \
 		FLOOD=$(CURDIR)/$(BUILD)/tests/flood tests/run.sh $(UNIT)
 
@@ -84,7 +85,7 @@ bench: all
 FUZZ_TIME ?= 30
 FUZZERS := ctl session data
 # Every source but main.c, so a new file can never break the fuzz link again.
-FUZZ_SRC := $(filter-out src/main.c,$(SRC))
+FUZZ_SRC := $(filter-out src/cli/main.c,$(SRC))
 fuzz:
 	@for f in $(FUZZERS); do \
 		mkdir -p build-fuzz/corpus-$$f && \

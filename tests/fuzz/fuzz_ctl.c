@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl.h"
-#include "opts.h"
-#include "workload.h"
+#include "link/ctl.h"
+#include "base/opts.h"
+#include "workload/workload.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "seq.h"
-#include "tcp.h"
-#include "udp.h"
+#include "measure/seq.h"
+#include "transport/tcp.h"
+#include "transport/udp.h"
 
 #define FLOWS 4
 #define TOKEN 0x0123456789abcdefULL

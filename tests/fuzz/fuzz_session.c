@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl.h"
-#include "opts.h"
-#include "serve.h"
-#include "workload.h"
+#include "link/ctl.h"
+#include "base/opts.h"
+#include "link/serve.h"
+#include "workload/workload.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

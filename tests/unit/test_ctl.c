@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "auth.h"
-#include "ctl.h"
-#include "serve.h"
+#include "link/auth.h"
+#include "link/ctl.h"
+#include "link/serve.h"
 
 static void frame(uint8_t *buf, unsigned type, const char *payload)
 {

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "hist.h"
+#include "measure/hist.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "io.h"
-#include "opts.h"
-#include "util.h"
+#include "transport/io.h"
+#include "base/opts.h"
+#include "base/util.h"
 
 #define N 16
 

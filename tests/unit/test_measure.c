@@ -7,9 +7,9 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "kstat.h"
-#include "out.h"
-#include "rusage.h"
+#include "measure/kstat.h"
+#include "report/out.h"
+#include "measure/rusage.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures/"
@@ -24,14 +24,14 @@ static void near(double got, double want)
 static void test_rates(void **state)
 {
 	(void)state;
-	near(out_rate(1000, 2.0), 500.0);
-	near(out_rate(1000, 0.0), 0.0);
+	near(result_per_s(1000, 2.0), 500.0);
+	near(result_per_s(1000, 0.0), 0.0);
 	/* 0.5 s user + 1.5 s sys over 1,000,000 transactions = 2 us each. */
-	near(out_cpu_us_per(0.5, 1.5, 1000000), 2.0);
-	near(out_cpu_us_per(1.0, 1.0, 0), 0.0);
-	near(out_diff_pct(102, 100), 2.0);
-	near(out_diff_pct(98, 100), -2.0);
-	near(out_diff_pct(0, 0), 0.0);
+	near(result_cpu_us_per(0.5, 1.5, 1000000), 2.0);
+	near(result_cpu_us_per(1.0, 1.0, 0), 0.0);
+	near(result_diff_pct(102, 100), 2.0);
+	near(result_diff_pct(98, 100), -2.0);
+	near(result_diff_pct(0, 0), 0.0);
 }
 
 static void test_cpu_marks(void **state)

@@ -9,8 +9,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "opts.h"
-#include "workload.h"
+#include "base/opts.h"
+#include "workload/workload.h"
 
 static char err[256];
 

@@ -12,7 +12,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "prof.h"
+#include "profile/prof.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures/"

@@ -10,11 +10,11 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "hist.h"
-#include "out.h"
-#include "repeat.h"
-#include "util.h"
-#include "workload.h"
+#include "measure/hist.h"
+#include "report/out.h"
+#include "multi/repeat.h"
+#include "base/util.h"
+#include "workload/workload.h"
 
 static void near(double got, double want, double tol)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "seq.h"
+#include "measure/seq.h"
 
 static void test_in_order(void **state)
 {

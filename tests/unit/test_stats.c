@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "explore.h"
-#include "stats.h"
+#include "multi/explore.h"
+#include "multi/stats.h"
 
 static void test_median_spread(void **state)
 {

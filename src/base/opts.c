@@ -1,0 +1,438 @@
+/* opts.c: see opts.h. */
+#include "base/opts.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+#define OPT_DEF_(t, f, d, s, n, lo, hi, mv, h)                                                     \
+	{.name = n,                                                                                \
+	 .field = #f,                                                                              \
+	 .id = OPT_ID_##f,                                                                         \
+	 .shortc = s,                                                                              \
+	 .type = OPT_##t,                                                                          \
+	 .off = offsetof(struct opts, f),                                                          \
+	 .min = lo,                                                                                \
+	 .max = hi,                                                                                \
+	 .metavar = mv,                                                                            \
+	 .help = h},
+
+const struct opt_def opts_udp_rr[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) WINDOW_OPT(
+	OPT_DEF_) SIZE_OPT(OPT_DEF_) UDP_RR_OPTS(OPT_DEF_){0}};
+const struct opt_def opts_tcp_crr[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) TCP_CRR_OPTS(
+	OPT_DEF_) SIZE_OPT(OPT_DEF_) REQUEST_OPT(OPT_DEF_) TCP_OPTS(OPT_DEF_) PIN_OPTS(OPT_DEF_){0}};
+const struct opt_def opts_tcp_rr[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) FLOWS_OPT(
+	OPT_DEF_) TCP_RR_OPTS(OPT_DEF_) REQUEST_OPT(OPT_DEF_) WINDOW_OPT(OPT_DEF_) TCP_OPTS(OPT_DEF_)
+	PIN_OPTS(OPT_DEF_){0}};
+const struct opt_def opts_tcp_stream[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) FLOWS_OPT(
+	OPT_DEF_) SIZE_OPT(OPT_DEF_) TCP_STREAM_OPTS(OPT_DEF_) REVERSE_OPT(OPT_DEF_) TCP_OPTS(OPT_DEF_)
+	PIN_OPTS(OPT_DEF_){0}};
+const struct opt_def opts_udp_stream[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) SIZE_OPT(
+	OPT_DEF_) UDP_STREAM_OPTS(OPT_DEF_) REVERSE_OPT(OPT_DEF_) UDP_RR_OPTS(OPT_DEF_) BUF_OPTS(
+	OPT_DEF_){0}};
+const struct opt_def opts_serve[] = {SERVE_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_){0}};
+
+#define OPT_SET_DEFAULT_(t, f, d, s, n, lo, hi, mv, h) opt_default_##t(&o->f, d);
+
+static void opt_default_INT(long *p, long v) { *p = v; }
+static void opt_default_DBL(double *p, double v) { *p = v; }
+static void opt_default_BOOL(bool *p, bool v) { *p = v; }
+static void opt_default_STR(char **p, const char *v) { *p = v ? xstrdup(v) : NULL; }
+static void opt_default_ENUM(char **p, const char *v) { opt_default_STR(p, v); }
+
+static const struct opt_def all_defs[] = {ALL_OPTS(OPT_DEF_){0}};
+
+static const struct opt_def *find_field(const struct opt_def *defs, const char *name);
+
+const struct opt_def *opt_find(const struct opt_def *defs, const char *name, size_t len)
+{
+	for (; defs->name; defs++)
+		if (strlen(defs->name) == len && !strncmp(defs->name, name, len))
+			return defs;
+	return NULL;
+}
+static int set_value(const struct opt_def *d, const char *val, struct opts *o, char *err,
+		     size_t errlen);
+
+void opts_defaults(struct opts *o, const struct opt_override *ov)
+{
+	char err[160];
+
+	memset(o, 0, sizeof(*o));
+	ALL_OPTS(OPT_SET_DEFAULT_)
+	for (; ov && ov->field; ov++) {
+		const struct opt_def *d = find_field(all_defs, ov->field);
+
+		/* A bad override is a bug in a workload table, caught by the unit tests. No def:
+		 * the default stays (an override of the help alone). */
+		if (!d || (ov->def && set_value(d, ov->def, o, err, sizeof(err))))
+			abort();
+	}
+}
+
+#define OPT_FREE_STR_(t, f, d, s, n, lo, hi, mv, h) opt_free_##t(&o->f);
+static void opt_free_INT(long *p) { (void)p; }
+static void opt_free_DBL(double *p) { (void)p; }
+static void opt_free_BOOL(bool *p) { (void)p; }
+static void opt_free_STR(char **p)
+{
+	free(*p);
+	*p = NULL;
+}
+static void opt_free_ENUM(char **p) { opt_free_STR(p); }
+
+void opts_free(struct opts *o)
+{
+	ALL_OPTS(OPT_FREE_STR_)
+}
+
+static void *field(struct opts *o, const struct opt_def *d)
+{
+	return (char *)o + d->off;
+}
+
+static const void *cfield(const struct opts *o, const struct opt_def *d)
+{
+	return (const char *)o + d->off;
+}
+
+static int range_err(const struct opt_def *d, const char *val, char *err, size_t errlen)
+{
+	if (d->type == OPT_INT)
+		snprintf(err, errlen, "--%s %s is out of range: use %.0f to %.0f", d->name, val,
+			 d->min, d->max);
+	else
+		snprintf(err, errlen, "--%s %s is out of range: use %g to %g", d->name, val, d->min,
+			 d->max);
+	return -EINVAL;
+}
+
+/* Is val one of the |-separated words of choices? */
+static bool is_choice(const char *choices, const char *val)
+{
+	size_t n = strlen(val);
+
+	for (const char *p = choices; *p;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (n && len == n && !strncmp(p, val, n))
+			return true;
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	return false;
+}
+
+/* Set one option from its text value. */
+static int set_value(const struct opt_def *d, const char *val, struct opts *o, char *err,
+		     size_t errlen)
+{
+	char *end;
+
+	switch (d->type) {
+	case OPT_BOOL:
+		*(bool *)field(o, d) = true;
+		return 0;
+	case OPT_ENUM:
+		if (!is_choice(d->metavar, val)) {
+			snprintf(err, errlen, "--%s %s is not one of %s", d->name, val, d->metavar);
+			return -EINVAL;
+		}
+		/* fall through */
+	case OPT_STR:
+		if (!*val) {
+			snprintf(err, errlen, "--%s needs a non-empty value", d->name);
+			return -EINVAL;
+		}
+		free(*(char **)field(o, d));
+		*(char **)field(o, d) = xstrdup(val);
+		return 0;
+	case OPT_INT: {
+		errno = 0;
+		long v = strtol(val, &end, 10);
+
+		if (errno || end == val || *end) {
+			snprintf(err, errlen, "--%s '%s' is not a whole number", d->name, val);
+			return -EINVAL;
+		}
+		if (v < d->min || v > d->max)
+			return range_err(d, val, err, errlen);
+		*(long *)field(o, d) = v;
+		return 0;
+	}
+	case OPT_DBL: {
+		errno = 0;
+		double v = strtod(val, &end);
+
+		if (errno || end == val || *end || !isfinite(v)) {
+			snprintf(err, errlen, "--%s '%s' is not a number", d->name, val);
+			return -EINVAL;
+		}
+		if (v < d->min || v > d->max)
+			return range_err(d, val, err, errlen);
+		*(double *)field(o, d) = v;
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+static size_t count_defs(const struct opt_def *defs)
+{
+	size_t n = 0;
+
+	while (defs[n].name)
+		n++;
+	return n;
+}
+
+/* getopt_long tables from defs; long options report their index through `val` >= 256. */
+static void build_getopt(const struct opt_def *defs, struct option *lo, char *shorts)
+{
+	size_t n = count_defs(defs), k = 0;
+
+	shorts[k++] = ':'; /* report a missing argument as ':' */
+	shorts[k++] = 'h';
+	for (size_t i = 0; i < n; i++) {
+		lo[i] = (struct option){
+			.name = defs[i].name,
+			.has_arg = defs[i].type == OPT_BOOL ? no_argument : required_argument,
+			.val = 256 + (int)i,
+		};
+		if (defs[i].shortc) {
+			shorts[k++] = (char)defs[i].shortc;
+			if (defs[i].type != OPT_BOOL)
+				shorts[k++] = ':';
+		}
+	}
+	lo[n] = (struct option){.name = "help", .val = 'h'};
+	lo[n + 1] = (struct option){0};
+	shorts[k] = '\0';
+}
+
+static const struct opt_def *find_short(const struct opt_def *defs, int c)
+{
+	for (; defs->name; defs++)
+		if (defs->shortc == c)
+			return defs;
+	return NULL;
+}
+
+/* defs with a workload's help and ranges applied (caller frees). */
+static struct opt_def *effective(const struct opt_def *defs, const struct opt_override *ov)
+{
+	size_t n = count_defs(defs);
+	struct opt_def *e = xcalloc(n + 1, sizeof(*e));
+
+	memcpy(e, defs, n * sizeof(*e));
+	for (; ov && ov->field; ov++) {
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(e[i].field, ov->field))
+				continue;
+			if (ov->help)
+				e[i].help = ov->help;
+			if (ov->min || ov->max) {
+				e[i].min = ov->min;
+				e[i].max = ov->max;
+			}
+		}
+	}
+	return e;
+}
+
+int opts_parse(const struct opt_def *table, const struct opt_override *ov, int argc, char **argv,
+	       struct opts *o, char *err, size_t errlen)
+{
+	struct opt_def *defs = effective(table, ov);
+	size_t n = count_defs(defs);
+	struct option *lo = xcalloc(n + 2, sizeof(*lo));
+	char *shorts = xcalloc(3 * n + 4, 1);
+	int ret = 0, c;
+
+	build_getopt(defs, lo, shorts);
+	optind = 0; /* GNU: full reset, so tests may parse many times */
+	opterr = 0;
+	while (!ret && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		const char *bad = argv[optind - 1];
+
+		if (c == 'h') {
+			ret = 1;
+		} else if (c == '?') {
+			if (optopt && optopt < 256)
+				snprintf(err, errlen, "unknown option '-%c' (see '--help')", optopt);
+			else
+				snprintf(err, errlen, "unknown option '%s' (see '--help')", bad);
+			ret = -EINVAL;
+		} else if (c == ':') {
+			snprintf(err, errlen, "option '%s' needs a value", bad);
+			ret = -EINVAL;
+		} else {
+			const struct opt_def *d = c >= 256 ? &defs[c - 256] : find_short(defs, c);
+
+			ret = set_value(d, optarg, o, err, errlen);
+			o->set[d->id] = true;
+		}
+	}
+	if (!ret && optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s' (see '--help')", argv[optind]);
+		ret = -EINVAL;
+	}
+	free(lo);
+	free(shorts);
+	free(defs);
+	return ret;
+}
+
+static void default_text(const struct opt_def *d, const struct opt_override *ov, char *buf,
+			 size_t len)
+{
+	struct opts o;
+
+	opts_defaults(&o, ov);
+	const void *p = cfield(&o, d);
+
+	switch (d->type) {
+	case OPT_INT:
+		snprintf(buf, len, "%ld", *(const long *)p);
+		break;
+	case OPT_DBL:
+		snprintf(buf, len, "%g", *(const double *)p);
+		break;
+	case OPT_STR:
+	case OPT_ENUM:
+		snprintf(buf, len, "%s", *(char *const *)p ? *(char *const *)p : "none");
+		break;
+	case OPT_BOOL:
+		snprintf(buf, len, "off");
+		break;
+	}
+	opts_free(&o);
+}
+
+void opts_usage(const struct opt_def *table, const struct opt_override *ov, const char *cmd,
+		const char *summary, void *file)
+{
+	FILE *f = file;
+	struct opt_def *all = effective(table, ov), *defs = all;
+
+	fprintf(f, "usage: sockbench %s [options]\n%s\n\noptions:\n", cmd, summary);
+	for (; defs->name; defs++) {
+		char flag[64], def[64];
+
+		snprintf(flag, sizeof(flag), "%c%c%s--%s %s", defs->shortc ? '-' : ' ',
+			 defs->shortc ? defs->shortc : ' ', defs->shortc ? ", " : "  ", defs->name,
+			 defs->metavar);
+		default_text(defs, ov, def, sizeof(def));
+		fprintf(f, "  %-28s %s (default: %s)\n", flag, defs->help, def);
+	}
+	fprintf(f, "  -h, --help                   this text\n");
+	free(all);
+}
+
+struct cJSON *opts_to_json(const struct opt_def *defs, const struct opts *o)
+{
+	cJSON *obj = cJSON_CreateObject();
+
+	for (; defs->name; defs++) {
+		const void *p = cfield(o, defs);
+
+		switch (defs->type) {
+		case OPT_INT:
+			cJSON_AddNumberToObject(obj, defs->field, (double)*(const long *)p);
+			break;
+		case OPT_DBL:
+			cJSON_AddNumberToObject(obj, defs->field, *(const double *)p);
+			break;
+		case OPT_BOOL:
+			cJSON_AddBoolToObject(obj, defs->field, *(const bool *)p);
+			break;
+		case OPT_STR:
+		case OPT_ENUM:
+			if (*(char *const *)p)
+				cJSON_AddStringToObject(obj, defs->field, *(char *const *)p);
+			else
+				cJSON_AddNullToObject(obj, defs->field);
+			break;
+		}
+	}
+	return obj;
+}
+
+static const struct opt_def *find_field(const struct opt_def *defs, const char *name)
+{
+	for (; defs->name; defs++)
+		if (!strcmp(defs->field, name))
+			return defs;
+	return NULL;
+}
+
+/* One JSON member into its option, checked as on the command line. */
+static int apply_json(const struct opt_def *d, const cJSON *it, struct opts *o, char *err,
+		      size_t errlen)
+{
+	char text[64];
+
+	if (d->type == OPT_BOOL) {
+		if (!cJSON_IsBool(it))
+			goto bad_type;
+		*(bool *)field(o, d) = cJSON_IsTrue(it);
+		return 0;
+	}
+	if (d->type == OPT_STR || d->type == OPT_ENUM) {
+		if (cJSON_IsNull(it) && d->type == OPT_STR) {
+			free(*(char **)field(o, d));
+			*(char **)field(o, d) = NULL;
+			return 0;
+		}
+		if (!cJSON_IsString(it))
+			goto bad_type;
+		return set_value(d, it->valuestring, o, err, errlen);
+	}
+	if (!cJSON_IsNumber(it))
+		goto bad_type;
+	if (d->type == OPT_INT && it->valuedouble != floor(it->valuedouble))
+		goto bad_type;
+	snprintf(text, sizeof(text), d->type == OPT_INT ? "%.0f" : "%.17g", it->valuedouble);
+	return set_value(d, text, o, err, errlen);
+bad_type:
+	snprintf(err, errlen, "config key '%s' has the wrong type", d->field);
+	return -EINVAL;
+}
+
+int opts_from_json(const struct opt_def *table, const struct opt_override *ov,
+		   const struct cJSON *obj, struct opts *o, char *err, size_t errlen)
+{
+	struct opt_def *defs = effective(table, ov);
+	const cJSON *it;
+	int ret = 0;
+
+	if (!cJSON_IsObject(obj)) {
+		snprintf(err, errlen, "config is not a JSON object");
+		free(defs);
+		return -EINVAL;
+	}
+	cJSON_ArrayForEach(it, obj)
+	{
+		const struct opt_def *d = find_field(defs, it->string);
+
+		if (!d) {
+			snprintf(err, errlen, "unknown config key '%s'", it->string);
+			ret = -EINVAL;
+			break;
+		}
+		ret = apply_json(d, it, o, err, errlen);
+		if (ret)
+			break;
+		o->set[d->id] = true;
+	}
+	free(defs);
+	return ret;
+}

@@ -1,0 +1,182 @@
+/* util.c: see util.h. */
+#include "base/util.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "sockbench: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	exit(2);
+}
+
+void warnx_(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t n)
+{
+	void *p = calloc(nmemb ? nmemb : 1, n ? n : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+double ns_to_s(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+int wait_readable(int fd, int timeout_ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	uint64_t deadline = timeout_ms < 0 ? 0 : now_ns() + (uint64_t)timeout_ms * 1000000;
+
+	for (;;) {
+		int left = -1;
+
+		if (timeout_ms >= 0) {
+			uint64_t t = now_ns();
+
+			left = t >= deadline ? 0 : (int)((deadline - t + 999999) / 1000000);
+		}
+		int r = poll(&p, 1, left);
+
+		if (r > 0)
+			return 1;
+		if (r == 0)
+			return 0;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+int read_full(int fd, void *buf, size_t n, int timeout_ms)
+{
+	uint64_t deadline = timeout_ms < 0 ? 0 : now_ns() + (uint64_t)timeout_ms * 1000000;
+	char *p = buf;
+
+	while (n) {
+		if (timeout_ms >= 0) {
+			uint64_t t = now_ns();
+			int r = t >= deadline ? 0
+					      : wait_readable(fd, (int)((deadline - t) / 1000000) + 1);
+
+			if (r == 0)
+				return -ETIMEDOUT;
+			if (r < 0)
+				return r;
+		}
+		ssize_t got = read(fd, p, n);
+
+		if (got == 0)
+			return -EPIPE;
+		if (got < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		p += got;
+		n -= (size_t)got;
+	}
+	return 0;
+}
+
+int write_full(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int ncpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+}
+
+/* --pin: the n-th CPU counting from the first (clients) or from the last (server threads). */
+int pin_self(int n, bool from_last)
+{
+	int nc = ncpus(), cpu = from_last ? nc - 1 - n % nc : n % nc;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ? -1 : cpu;
+}

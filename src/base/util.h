@@ -1,0 +1,40 @@
+/* util.h: process-wide helpers: fatal errors, allocation that never fails, clocks, fd I/O. */
+#ifndef SB_UTIL_H
+#define SB_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NSEC_PER_SEC 1000000000ULL
+
+/* Print "sockbench: msg" to stderr and exit 1 (setup failure). */
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* Print "sockbench: msg" to stderr and exit 2 (usage error). */
+void die_usage(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* Print "sockbench: warning: msg" to stderr. */
+void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t n);
+char *xstrdup(const char *s);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t now_ns(void);
+/* Seconds between two now_ns() readings. */
+double ns_to_s(uint64_t ns);
+
+/* Read exactly n bytes within timeout_ms (-1: no limit). 0, -ETIMEDOUT, -EPIPE on EOF, -errno. */
+int read_full(int fd, void *buf, size_t n, int timeout_ms);
+/* Write all n bytes, retrying EINTR and short writes. 0 or -errno. */
+int write_full(int fd, const void *buf, size_t n);
+
+/* Wait until fd is readable or timeout_ms passes (-1: forever). 1 readable, 0 timeout, -errno. */
+int wait_readable(int fd, int timeout_ms);
+
+/* --pin: pin the calling thread to the n-th CPU counting from the first (clients) or from the
+ * last (server threads). The CPU, or -1. */
+int pin_self(int n, bool from_last);
+
+#endif

@@ -1,0 +1,11 @@
+/* cli.h: the commands of the command line (main.c dispatches from a table of them). Each
+ * takes its argv (argv[0] is the command) and returns the process's exit code. */
+#ifndef SB_CLI_H
+#define SB_CLI_H
+
+#include "workload/workload.h"
+
+/* `sockbench WORKLOAD [options]`: returns the exit code. */
+int cmd_workload(const struct workload *wl, int argc, char **argv);
+
+#endif

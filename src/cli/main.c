@@ -1,0 +1,111 @@
+/* main.c: the command table (iproute2 ip.c style): the workloads from workload/registry.c,
+ * then the other commands; the usage text is made from the same table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "cli/cli.h"
+#include "link/serve.h"
+#include "multi/compare.h"
+#include "multi/explore.h"
+#include "transport/io.h"
+#include "workload/workload.h"
+
+#ifndef SB_VERSION
+#define SB_VERSION "unknown"
+#endif
+
+static int cmd_list(int argc, char **argv);
+static int cmd_list_io(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+static int cmd_help(int argc, char **argv);
+
+struct command {
+	const char *name;
+	const char *alias[3]; /* other spellings, not listed */
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"explore", {0}, cmd_explore,
+	 "\"what can I do?\": every strategy on your workload, ranked by measured gain"},
+	{"compare", {0}, cmd_compare,
+	 "A/B: two configurations interleaved, or two saved --json results, with a verdict"},
+	{"sweep", {0}, cmd_sweep, "a grid of flag values (table, CSV, JSON, gnuplot SVG), optionally B/A"},
+	{"serve", {0}, cmd_serve,
+	 "run the server side of tests for a controller (another host or a local run)"},
+	{"list", {0}, cmd_list, "the workloads, one per line"},
+	{"list-io", {0}, cmd_list_io, "the I/O back ends built in, one per line"},
+	{"version", {"--version"}, cmd_version, "print the version"},
+	{"help", {"--help", "-h"}, cmd_help, "this text"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sockbench COMMAND [options]   (sockbench COMMAND --help for its options)\n\n"
+		   "workloads:\n");
+	for (int i = 0; workloads[i]; i++)
+		fprintf(f, "  %-10s %s\n", workloads[i]->name, workloads[i]->summary);
+	fprintf(f, "\nother commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	for (int i = 0; workloads[i]; i++)
+		printf("%s\n", workloads[i]->name);
+	return 0;
+}
+
+static int cmd_list_io(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	for (int i = 0; io_registry[i]; i++)
+		printf("%s\n", io_registry[i]->name);
+	return 0;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	printf("sockbench %s\n", SB_VERSION);
+	return 0;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	usage(stdout);
+	return 0;
+}
+
+static const struct command *command_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+		for (size_t k = 0; k < ARRAY_SIZE(commands[i].alias) && commands[i].alias[k]; k++)
+			if (!strcmp(commands[i].alias[k], name))
+				return &commands[i];
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const struct workload *wl = workload_find(argv[1]);
+	const struct command *c = command_find(argv[1]);
+
+	if (wl)
+		return cmd_workload(wl, argc - 1, argv + 1);
+	if (c)
+		return c->fn(argc - 1, argv + 1);
+	die_usage("unknown command '%s' (try 'sockbench help')", argv[1]);
+}

@@ -1,0 +1,95 @@
+/* hist.c: see hist.h. */
+#include "measure/hist.h"
+
+#include <string.h>
+
+void hist_reset(struct hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = UINT64_MAX;
+}
+
+unsigned hist_index(uint64_t v)
+{
+	if (v < (1u << HIST_SUB_BITS))
+		return (unsigned)v;
+	unsigned shift = (unsigned)(63 - __builtin_clzll(v)) - HIST_SUB_BITS + 1;
+
+	if (shift > HIST_MAX_SHIFT)
+		return HIST_BUCKETS - 1;
+	return shift * HIST_HALF + (unsigned)(v >> shift);
+}
+
+/* Lowest value and width of bucket i. */
+static void bucket_range(unsigned i, uint64_t *lo, uint64_t *width)
+{
+	if (i < (1u << HIST_SUB_BITS)) {
+		*lo = i;
+		*width = 1;
+		return;
+	}
+	/* i = shift * HALF + sub, with sub = v >> shift in [HALF, 2 * HALF). */
+	unsigned shift = i / HIST_HALF - 1;
+	uint64_t sub = i - shift * HIST_HALF;
+
+	*lo = sub << shift;
+	*width = 1ULL << shift;
+}
+
+void hist_record(struct hist *h, uint64_t v)
+{
+	h->buckets[hist_index(v)]++;
+	h->count++;
+	h->sum += (double)v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+void hist_merge(struct hist *dst, const struct hist *src)
+{
+	if (!src->count)
+		return;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		dst->buckets[i] += src->buckets[i];
+	dst->count += src->count;
+	dst->sum += src->sum;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}
+
+uint64_t hist_percentile(const struct hist *h, double p)
+{
+	if (!h->count)
+		return 0;
+	if (p >= 100.0)
+		return h->max;
+	uint64_t rank = (uint64_t)(p / 100.0 * (double)h->count + 0.999999999);
+	uint64_t seen = 0;
+
+	if (rank < 1)
+		rank = 1;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->buckets[i];
+		if (seen < rank)
+			continue;
+		uint64_t lo, width, v;
+
+		bucket_range(i, &lo, &width);
+		v = lo + width / 2;
+		if (v < h->min)
+			v = h->min;
+		if (v > h->max)
+			v = h->max;
+		return v;
+	}
+	return h->max;
+}
+
+double hist_mean(const struct hist *h)
+{
+	return h->count ? h->sum / (double)h->count : 0.0;
+}

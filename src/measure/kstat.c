@@ -1,0 +1,150 @@
+/* kstat.c: see kstat.h. */
+#include "measure/kstat.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int kstat_cpu_read(const char *path, struct cpu_stat *s)
+{
+	FILE *f = fopen(path ? path : "/proc/stat", "re");
+	char line[512];
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	memset(s, 0, sizeof(*s));
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "cpu ", 4))
+			continue;
+		char *p = line + 4, *end;
+
+		for (int i = 0; i < CPU_NFIELDS; i++, p = end) {
+			s->t[i] = strtoull(p, &end, 10);
+			if (end == p)
+				break; /* older kernels have fewer fields */
+		}
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+void kstat_cpu_split(const struct cpu_stat *a, const struct cpu_stat *b, struct cpu_split *out)
+{
+	double d[CPU_NFIELDS], total = 0;
+
+	for (int i = 0; i < CPU_NFIELDS; i++) {
+		d[i] = b->t[i] >= a->t[i] ? (double)(b->t[i] - a->t[i]) : 0;
+		total += d[i];
+	}
+	memset(out, 0, sizeof(*out));
+	if (total <= 0)
+		return;
+	out->user = 100.0 * (d[CPU_USER] + d[CPU_NICE]) / total;
+	out->system = 100.0 * d[CPU_SYSTEM] / total;
+	out->softirq = 100.0 * d[CPU_SOFTIRQ] / total;
+	out->irq = 100.0 * d[CPU_IRQ] / total;
+	out->idle = 100.0 * (d[CPU_IDLE] + d[CPU_IOWAIT]) / total;
+	out->steal = 100.0 * d[CPU_STEAL] / total;
+}
+
+/* Split a line "Proto: a b c\n" into up to max words after the prefix. */
+static int split_words(char *line, char **w, int max)
+{
+	int n = 0;
+
+	for (char *tok = strtok(line, " \n"); tok && n < max; tok = strtok(NULL, " \n"))
+		w[n++] = tok;
+	return n;
+}
+
+int kstat_snmp_read(const char *path, const char *proto, struct snmp *s)
+{
+	FILE *f = fopen(path ? path : "/proc/net/snmp", "re");
+	static __thread char head[8192], vals[8192];
+	char prefix[40];
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	memset(s, 0, sizeof(*s));
+	snprintf(prefix, sizeof(prefix), "%s: ", proto);
+	/* The file pairs a line of names with a line of values, both starting "Proto: ". */
+	while (fgets(head, sizeof(head), f)) {
+		if (strncmp(head, prefix, strlen(prefix)))
+			continue;
+		if (!fgets(vals, sizeof(vals), f) || strncmp(vals, prefix, strlen(prefix)))
+			break;
+		char *hw[SNMP_MAX + 1], *vw[SNMP_MAX + 1];
+		int nh = split_words(head + strlen(prefix), hw, SNMP_MAX);
+		int nv = split_words(vals + strlen(prefix), vw, SNMP_MAX);
+
+		s->n = nh < nv ? nh : nv;
+		for (int i = 0; i < s->n; i++) {
+			snprintf(s->name[i], sizeof(s->name[i]), "%s", hw[i]);
+			s->v[i] = strtoull(vw[i], NULL, 10);
+		}
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+int kstat_snmp6_read(const char *path, const char *proto, struct snmp *s)
+{
+	FILE *f = fopen(path ? path : "/proc/net/snmp6", "re");
+	char line[256], prefix[40];
+	size_t plen;
+
+	if (!f)
+		return -errno;
+	memset(s, 0, sizeof(*s));
+	/* One "Udp6InDatagrams  123" a line: keep the names without the prefix, so they match
+	 * /proc/net/snmp's row of the same protocol. */
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "%s6", proto);
+	while (fgets(line, sizeof(line), f) && s->n < SNMP_MAX) {
+		char name[64];
+		unsigned long long v;
+
+		if (strncmp(line, prefix, plen) || sscanf(line, "%63s %llu", name, &v) != 2)
+			continue;
+		snprintf(s->name[s->n], sizeof(s->name[0]), "%s", name + plen);
+		s->v[s->n++] = v;
+	}
+	fclose(f);
+	return s->n ? 0 : -ENOENT;
+}
+
+int64_t kstat_snmp_get(const struct snmp *s, const char *name)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->name[i], name))
+			return (int64_t)s->v[i];
+	return -1;
+}
+
+void kstat_snmp_delta(const struct snmp *a, const struct snmp *b, struct snmp *out)
+{
+	/* Gauges and constants, not counters: a difference of them means nothing. */
+	static const char *const gauges[] = {"RtoAlgorithm", "RtoMin", "RtoMax", "MaxConn",
+					     "CurrEstab"};
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < b->n; i++) {
+		int64_t before = kstat_snmp_get(a, b->name[i]);
+		bool gauge = false;
+
+		for (size_t g = 0; g < sizeof(gauges) / sizeof(gauges[0]); g++)
+			gauge |= !strcmp(b->name[i], gauges[g]);
+		if (before < 0 || gauge)
+			continue;
+		snprintf(out->name[out->n], sizeof(out->name[0]), "%s", b->name[i]);
+		out->v[out->n++] = b->v[i] - (uint64_t)before;
+	}
+}

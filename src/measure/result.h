@@ -1,0 +1,54 @@
+/* result.h: the result of one run: what each side measured over the window, the kernel's
+ * counters and the machine's CPU over it, the latency histograms and the profile; and the
+ * arithmetic every reader of a result shares (rates, CPU per unit). Data only: it prints
+ * nothing and knows no workload beyond a pointer to it. */
+#ifndef SB_RESULT_H
+#define SB_RESULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/opts.h"
+#include "measure/hist.h"
+#include "measure/kstat.h"
+#include "measure/side.h"
+
+struct cJSON;
+struct workload;
+
+#define RESULT_SCHEMA 1
+
+struct side_result {
+	bool present;  /* false when that side never reported (it died, or the run was cut) */
+	int processes; /* processes that reported */
+	double user_s, sys_s;
+	struct side_counters c;
+};
+
+struct result {
+	const struct workload *wl;
+	const struct opts *cfg;
+	bool partial;
+	char partial_reason[320];
+	double duration_s; /* the measured window, as the coordinator timed it */
+	double warmup_s;
+	struct hist *lat;  /* per unit (round trip / connection), all clients */
+	struct hist *lat2; /* connect() alone */
+	struct side_result client, server;
+	bool server_local; /* same machine: the kernel counters include the server's side */
+	bool machine_ok;
+	struct cpu_split machine;
+	bool kernel_ok;
+	struct snmp kernel; /* counter deltas over the window */
+	struct cJSON *profile;	  /* --profile: prof_json(), or NULL */
+	char profile_error[300]; /* why there is no profile, when one was asked for */
+};
+
+/* count / seconds, 0 when seconds is 0. */
+double result_per_s(uint64_t count, double seconds);
+/* (user + sys) in microseconds per unit, 0 when count is 0. */
+double result_cpu_us_per(double user_s, double sys_s, double count);
+/* Percent by which ours differs from the kernel's count (0 when both are 0). */
+double result_diff_pct(uint64_t ours, uint64_t kernel);
+
+#endif

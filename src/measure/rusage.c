@@ -1,0 +1,29 @@
+/* rusage.c: see rusage.h. */
+#include "measure/rusage.h"
+
+#include <sys/resource.h>
+
+#include "base/util.h"
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+void cpu_mark_take(struct cpu_mark *m)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	m->ns = now_ns();
+	m->user_s = tv_s(ru.ru_utime);
+	m->sys_s = tv_s(ru.ru_stime);
+}
+
+void cpu_mark_delta(const struct cpu_mark *a, const struct cpu_mark *b, double *user_s,
+		    double *sys_s, double *wall_s)
+{
+	*user_s = b->user_s - a->user_s;
+	*sys_s = b->sys_s - a->sys_s;
+	*wall_s = ns_to_s(b->ns - a->ns);
+}

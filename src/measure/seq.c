@@ -1,0 +1,99 @@
+/* seq.c: see seq.h. */
+#include "measure/seq.h"
+
+#include <string.h>
+
+static void put_be(uint8_t *p, size_t n, uint64_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+static uint64_t get_be(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+void seq_hdr_put(uint8_t *p, const struct seq_hdr *h)
+{
+	put_be(p, 8, h->seq);
+	put_be(p + 8, 4, h->flow);
+	put_be(p + 12, 4, h->magic);
+	put_be(p + 16, 8, h->token);
+}
+
+int seq_hdr_get(const uint8_t *p, size_t n, struct seq_hdr *h)
+{
+	if (n < SEQ_HDR_LEN)
+		return -1;
+	h->seq = get_be(p, 8);
+	h->flow = (uint32_t)get_be(p + 8, 4);
+	h->magic = (uint32_t)get_be(p + 12, 4);
+	h->token = get_be(p + 16, 8);
+	return 0;
+}
+
+bool seq_plausible(const struct seq_flow *f, uint64_t seq)
+{
+	if (!f->any)
+		return true;
+	return seq > f->hi ? seq - f->hi <= SEQ_MAX_GAP : f->hi - seq <= SEQ_MAX_GAP;
+}
+
+static uint64_t *word(struct seq_flow *f, uint64_t seq)
+{
+	return &f->seen[seq % SEQ_SEEN_BITS / 64];
+}
+
+void seq_take(struct seq_flow *f, uint64_t seq)
+{
+	uint64_t bit = 1ULL << (seq % 64);
+
+	if (!f->any) {
+		f->any = true;
+		f->lo = f->hi = seq;
+		f->got = 1;
+		*word(f, seq) |= bit;
+		return;
+	}
+	if (seq > f->hi) {
+		/* The window of remembered numbers slides: forget those it leaves behind. */
+		if (seq - f->hi >= SEQ_SEEN_BITS)
+			memset(f->seen, 0, sizeof(f->seen));
+		else
+			/* Counted by distance, never up to seq: at 2^64 - 1, q <= seq always holds
+			 * (the data fuzzer found that loop never ending). */
+			for (uint64_t d = 1, q; d <= seq - f->hi; d++) {
+				q = f->hi + d;
+				*word(f, q) &= ~(1ULL << (q % 64));
+			}
+		f->hi = seq;
+		*word(f, seq) |= bit;
+		f->got++;
+		return;
+	}
+	bool remembered = f->hi - seq < SEQ_SEEN_BITS;
+
+	if (remembered && (*word(f, seq) & bit)) {
+		f->dups++;
+		return;
+	}
+	/* Older than what is remembered: counted as a late arrival, not a duplicate. */
+	f->reordered++;
+	if (remembered)
+		*word(f, seq) |= bit;
+	if (seq < f->lo)
+		f->lo = seq;
+	f->got++;
+}
+
+uint64_t seq_lost(const struct seq_flow *f)
+{
+	uint64_t span = f->any ? f->hi - f->lo + 1 : 0;
+
+	return span > f->got ? span - f->got : 0;
+}

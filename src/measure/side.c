@@ -1,0 +1,107 @@
+/* side.c: the helpers of one side's data: error names, counters added up and carried as JSON
+ * (agent to controller, client process to coordinator), the server's memory budget. */
+#include <cjson/cJSON.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/side.h"
+
+const char *const err_kind_names[ERR_KINDS] = {
+	[ERR_CONNECT] = "connect", [ERR_ADDRNOTAVAIL] = "addrnotavail", [ERR_RESET] = "reset",
+	[ERR_SHORT] = "short",	   [ERR_TIMEOUT] = "timeout",		[ERR_SEND] = "send",
+	[ERR_RECV] = "recv",	   [ERR_FOREIGN] = "foreign",
+};
+
+void *srv_alloc(struct server_ctx *s, size_t n)
+{
+	if (atomic_fetch_sub(&s->mem_left, (long)n) < (long)n) {
+		atomic_fetch_add(&s->mem_left, (long)n);
+		return NULL;
+	}
+	void *p = calloc(1, n ? n : 1);
+
+	if (!p)
+		atomic_fetch_add(&s->mem_left, (long)n);
+	return p;
+}
+
+void srv_free(struct server_ctx *s, void *p, size_t n)
+{
+	if (!p)
+		return;
+	free(p);
+	atomic_fetch_add(&s->mem_left, (long)n);
+}
+
+bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET) {
+		uint32_t x = ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr);
+		uint32_t y = ntohl(((const struct sockaddr_in *)b)->sin_addr.s_addr);
+
+		/* All of 127.0.0.0/8 is this machine (--src-addrs spreads over it). */
+		return x == y || (x >> 24 == 127 && y >> 24 == 127);
+	}
+	if (a->ss_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+	return false;
+}
+
+/* One table for both directions, so a counter added to the struct is added here once. */
+#define COUNTER_FIELDS(X)                                                                          \
+	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
+	X(connects) X(syscalls) X(retrans) X(segs_out) X(zc_done) X(zc_copied) X(zc_unknown)      \
+	X(reordered) X(dups) X(refused) X(listen_drops) X(errors)
+
+void side_counters_add(struct side_counters *a, const struct side_counters *b)
+{
+#define ADD_(f) a->f += b->f;
+	COUNTER_FIELDS(ADD_)
+#undef ADD_
+	for (int k = 0; k < ERR_KINDS; k++)
+		a->err[k] += b->err[k];
+}
+
+cJSON *side_counters_to_json(const struct side_counters *c)
+{
+	cJSON *j = cJSON_CreateObject(), *e = cJSON_CreateObject();
+
+#define TO_JSON_(f) cJSON_AddNumberToObject(j, #f, (double)c->f);
+	COUNTER_FIELDS(TO_JSON_)
+#undef TO_JSON_
+	for (int k = 0; k < ERR_KINDS; k++)
+		cJSON_AddNumberToObject(e, err_kind_names[k], (double)c->err[k]);
+	cJSON_AddItemToObject(j, "err", e);
+	return j;
+}
+
+static int get_u64(const cJSON *j, const char *key, uint64_t *v)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	if (!cJSON_IsNumber(it) || it->valuedouble < 0)
+		return -EINVAL;
+	*v = (uint64_t)it->valuedouble;
+	return 0;
+}
+
+int side_counters_from_json(const cJSON *j, struct side_counters *c)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "err");
+	int bad = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!cJSON_IsObject(j) || !cJSON_IsObject(e))
+		return -EINVAL;
+#define FROM_JSON_(f) bad |= get_u64(j, #f, &c->f);
+	COUNTER_FIELDS(FROM_JSON_)
+#undef FROM_JSON_
+	for (int k = 0; k < ERR_KINDS; k++)
+		bad |= get_u64(e, err_kind_names[k], &c->err[k]);
+	return bad ? -EINVAL : 0;
+}

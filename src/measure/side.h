@@ -1,0 +1,142 @@
+/* side.h: one side of a test, as every layer sees it: the phases of a run, the errors and
+ * counters a side keeps over the window, the memory the coordinator and its client processes
+ * share, and the contexts a workload's client and server run in. Plain data and a few
+ * helpers on it; it touches nothing but memory (no sockets, no printing). */
+#ifndef SB_SIDE_H
+#define SB_SIDE_H
+
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "base/opts.h"
+#include "measure/hist.h"
+#include "measure/rusage.h"
+
+/* Phases of a run; both sides count only in PH_MEASURE. */
+enum phase { PH_SETUP, PH_WARMUP, PH_MEASURE, PH_STOP };
+
+/* Errors on the data path, counted by kind (wrk: errors.connect/read/write/timeout). */
+enum err_kind {
+	ERR_CONNECT,	   /* connect() refused or failed */
+	ERR_ADDRNOTAVAIL,  /* connect(): no local port or address left */
+	ERR_RESET,	   /* ECONNRESET / EPIPE */
+	ERR_SHORT,	   /* the peer closed before sending everything */
+	ERR_TIMEOUT,	   /* nothing came within --timeout */
+	ERR_SEND,	   /* a send call failed */
+	ERR_RECV,	   /* a receive call failed otherwise, or the data was malformed */
+	ERR_FOREIGN,	   /* server: traffic from a host other than the controller's, ignored */
+	ERR_KINDS,
+};
+
+/* Names of the kinds, as in the JSON: "connect", "addrnotavail", ... */
+extern const char *const err_kind_names[ERR_KINDS];
+
+/* Counted by one side during the measured window only. */
+struct side_counters {
+	uint64_t tx_packets, rx_packets; /* datagrams, or send/receive calls that moved data */
+	uint64_t tx_bytes, rx_bytes;
+	uint64_t transactions; /* client: completed units (answers, connections); server: its own */
+	uint64_t lost;	       /* requests unanswered after --timeout; udp-stream: gaps in sequence */
+	uint64_t late;	       /* client: answers to requests already counted lost */
+	uint64_t connects;     /* connect() calls (client) or accepted connections (server) */
+	uint64_t syscalls;     /* system calls made on the data path */
+	uint64_t retrans;      /* TCP: segments retransmitted (TCP_INFO) */
+	uint64_t segs_out;     /* TCP: segments sent (TCP_INFO) */
+	uint64_t zc_done;      /* zero-copy sends the kernel reported complete */
+	uint64_t zc_copied;    /* ... of which it copied after all */
+	uint64_t zc_unknown;   /* ... of which it did not say (io_uring before Linux 6.2) */
+	uint64_t reordered;    /* datagrams that came after a later one of their flow */
+	uint64_t dups;	       /* datagrams seen twice */
+	uint64_t refused;      /* server: connections it had no slot or memory for, closed at once */
+	uint64_t listen_drops; /* server: connections its own listener dropped (SO_MEMINFO) */
+	uint64_t errors;       /* sum of err[] */
+	uint64_t err[ERR_KINDS];
+};
+
+struct cJSON;
+
+/* Same host (family and address; ports aside)? The agent answers only its controller's. */
+bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+/* Add b into a. */
+void side_counters_add(struct side_counters *a, const struct side_counters *b);
+/* The counters as a JSON object (caller frees), and back: 0 or -EINVAL. */
+struct cJSON *side_counters_to_json(const struct side_counters *c);
+int side_counters_from_json(const struct cJSON *j, struct side_counters *c);
+/* Count one error of a kind (only while measuring). */
+static inline void count_err(struct side_counters *c, enum err_kind k, bool measuring)
+{
+	c->err[k] += measuring;
+	c->errors += measuring;
+}
+
+/* Progress of the client threads, for the coordinator's stall watch: each thread stores its
+ * own running count (nothing shared is written twice; thread i of a process uses slot i % 64). */
+#define PROGRESS_SLOTS 64
+struct progress_slot {
+	_Atomic uint64_t v;
+	char pad[56];
+};
+
+/* Shared memory between the coordinator and the client processes. */
+struct shared {
+	struct progress_slot *progress; /* clients x PROGRESS_SLOTS, mapped shared too */
+	_Atomic int phase;     /* written by the coordinator */
+	_Atomic int ready;     /* clients whose sockets are open */
+	_Atomic int warm_done; /* count-based runs: clients done with their warm-up share */
+	_Atomic int done;      /* count-based runs: clients done with their window share */
+	_Atomic int fatal;     /* an errno that ends the run (e.g. EADDRNOTAVAIL), 0 if none */
+	_Atomic long fatal_after; /* connections completed when it happened */
+};
+
+/* What one client process sends back to the coordinator through its pipe. */
+struct client_report {
+	int err; /* 0, or the errno of a setup failure described in msg */
+	char msg[256];
+	bool began, ended; /* saw the window open / close */
+	struct cpu_mark begin, end;
+	struct side_counters c;
+	struct hist lat;  /* per unit: round trip, or connect start to last byte; ns */
+	struct hist lat2; /* connect() alone, where the workload connects; ns */
+};
+
+struct client_ctx {
+	const struct opts *o;
+	int index; /* 0 .. clients-1 */
+	int nsock; /* udp-rr: this client's share of --peers */
+	struct sockaddr_storage server;
+	socklen_t server_len;
+	uint64_t token; /* the agent's token for this test */
+	struct shared *sh;
+	struct client_report *rep;
+};
+
+struct server_ctx {
+	const struct opts *o;
+	struct sockaddr_storage local; /* address to serve on; its port is --port */
+	socklen_t local_len;
+	struct sockaddr_storage peer;  /* the controller: the only host the data sockets answer */
+	int port;	   /* the bound data port, set by server_open */
+	int listen_fd;	   /* TCP: the data listener, whose own drops the agent watches; else -1 */
+	uint64_t token;	   /* this test's random token (udp-stream's datagrams carry it) */
+	_Atomic long mem_left; /* bytes of buffers the test may still take (serve --max-memory) */
+	_Atomic int phase; /* written by the agent's control thread */
+	struct side_counters c;
+	void *priv;
+};
+
+/* Our count of a kernel counter, for the cross-check printed beside the kernel's. */
+struct kernel_pair {
+	const char *name; /* the /proc name */
+	uint64_t ours;
+};
+
+/* A buffer of the server side, charged to the test's --max-memory: NULL (nothing taken) when
+ * it would go past it. Zeroed. srv_free gives it back. */
+void *srv_alloc(struct server_ctx *s, size_t n);
+void srv_free(struct server_ctx *s, void *p, size_t n);
+
+#endif

@@ -1,0 +1,288 @@
+/* repeat.c: see repeat.h. A figure is read from a result's JSON document, so live runs and
+ * saved files (compare a.json b.json) go through the same code. */
+#include "multi/repeat.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/out.h"
+#include "run/run.h"
+#include "multi/stats.h"
+#include "base/util.h"
+
+#define UNSTABLE_CV 0.10 /* a rate whose stddev is over 10% of its median is not to be trusted */
+
+const struct figure_def figures[] = {
+	{"rate", "%ss/s", "rate", "transactions_per_s", true},
+	{"gbit_per_s", "Gbit/s", "gbit_per_s", NULL, true},
+	{"packets_sent_per_s", "packets sent/s", "packets_sent_per_s", NULL, true},
+	{"loss_pct", "loss (%%)", "loss_pct", NULL, false},
+	{"latency_p50_us", "latency p50 (us)", "latency_us.p50", NULL, false},
+	{"latency_p90_us", "latency p90 (us)", "latency_us.p90", NULL, false},
+	{"latency_p99_us", "latency p99 (us)", "latency_us.p99", NULL, false},
+	{"latency_p999_us", "latency p99.9 (us)", "latency_us.p999", NULL, false},
+	{"connect_p50_us", "connect() p50 (us)", "connect_latency_us.p50", NULL, false},
+	{"client_cpu_us", "client CPU us/%s", "sides.client.cpu_us_per_unit",
+	 "sides.client.cpu_us_per_transaction", false},
+	{"server_cpu_us", "server CPU us/%s", "sides.server.cpu_us_per_unit",
+	 "sides.server.cpu_us_per_transaction", false},
+	{"client_user_us", "client user us/connection", "sides.client.user_us_per_connection", NULL, false},
+	{"client_sys_us", "client sys us/connection", "sides.client.sys_us_per_connection", NULL, false},
+	{"server_user_us", "server user us/connection", "sides.server.user_us_per_connection", NULL, false},
+	{"server_sys_us", "server sys us/connection", "sides.server.sys_us_per_connection", NULL, false},
+	{"client_user_s", "client user (s)", "sides.client.user_s", NULL, false},
+	{"client_sys_s", "client sys (s)", "sides.client.sys_s", NULL, false},
+	{"server_user_s", "server user (s)", "sides.server.user_s", NULL, false},
+	{"server_sys_s", "server sys (s)", "sides.server.sys_s", NULL, false},
+	{"client_syscalls", "client syscalls/%s", "sides.client.syscalls_per_unit",
+	 "sides.client.syscalls_per_transaction", false},
+	{"server_syscalls", "server syscalls/%s", "sides.server.syscalls_per_unit",
+	 "sides.server.syscalls_per_transaction", false},
+	{"retransmits", "retransmits", "retransmits", NULL, false},
+};
+const int nfigures = (int)ARRAY_SIZE(figures);
+
+double json_path(const cJSON *doc, const char *path)
+{
+	char key[64];
+	const char *p = path;
+	const cJSON *it = doc;
+
+	while (it && *p) {
+		size_t n = strcspn(p, ".");
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, p);
+		it = cJSON_GetObjectItemCaseSensitive(it, key);
+		p += n + (p[n] == '.');
+	}
+	return cJSON_IsNumber(it) ? it->valuedouble : NAN;
+}
+
+double figure_of(const cJSON *doc, int f)
+{
+	double v = json_path(doc, figures[f].path);
+
+	return isnan(v) && figures[f].alt ? json_path(doc, figures[f].alt) : v;
+}
+
+const char *figure_key(int f, const struct workload *wl)
+{
+	return f == 0 && wl && !wl->units ? "transactions_per_s" : figures[f].key;
+}
+
+const char *figure_label(int f, const struct workload *wl, char *buf, size_t len)
+{
+	snprintf(buf, len, figures[f].label, wl ? wl->unit : "transaction");
+	return buf;
+}
+
+void figures_of(const cJSON *doc, double *out)
+{
+	for (int f = 0; f < nfigures; f++)
+		out[f] = figure_of(doc, f);
+}
+
+/* The non-NAN values of figure f over n documents; returns how many. */
+static int column(cJSON *const *docs, int n, int f, double *v)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		double x = figure_of(docs[i], f);
+
+		if (!isnan(x))
+			v[k++] = x;
+	}
+	return k;
+}
+
+cJSON *figures_summary(cJSON *const *docs, int n, bool *unstable)
+{
+	cJSON *j = cJSON_CreateObject();
+	double *v = xmalloc((size_t)n * sizeof(*v));
+
+	*unstable = false;
+	for (int f = 0; f < nfigures; f++) {
+		int k = column(docs, n, f, v);
+
+		if (!k)
+			continue;
+		double lo, hi, conf, med = stats_median(v, k), mn = v[0], mx = v[0];
+		double sd = stats_stddev(v, k);
+		cJSON *e = cJSON_CreateObject();
+
+		for (int i = 1; i < k; i++) {
+			mn = v[i] < mn ? v[i] : mn;
+			mx = v[i] > mx ? v[i] : mx;
+		}
+		stats_median_interval(v, k, 0.95, &lo, &hi, &conf);
+		cJSON_AddNumberToObject(e, "median", med);
+		cJSON_AddNumberToObject(e, "min", mn);
+		cJSON_AddNumberToObject(e, "max", mx);
+		cJSON_AddNumberToObject(e, "stddev", sd);
+		cJSON_AddNumberToObject(e, "ci_low", lo);
+		cJSON_AddNumberToObject(e, "ci_high", hi);
+		cJSON_AddNumberToObject(e, "ci_confidence", conf);
+		cJSON_AddNumberToObject(e, "runs", k);
+		/* Documents that name their rate transactions_per_s keep that key too (the
+		 * schema adds keys, never renames one). */
+		if (f == 0 && !isnan(json_path(docs[0], "transactions_per_s")))
+			cJSON_AddItemToObject(j, "transactions_per_s", cJSON_Duplicate(e, true));
+		cJSON_AddItemToObject(j, figures[f].key, e);
+		if (f == 0 && med > 0 && sd / med > UNSTABLE_CV)
+			*unstable = true;
+	}
+	free(v);
+	return j;
+}
+
+void progress_line(const char *what, int i, int n, uint64_t t0)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	double el = ns_to_s(now_ns() - t0), left = i ? el / i * (n - i) : 0;
+
+	fprintf(stderr, "\r\033[K%s %d/%d, %.0f s elapsed, ~%.0f s left", what, i + 1, n, el, left);
+}
+
+void progress_clear(void)
+{
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\r\033[K");
+}
+
+/* The runs that were not samples, and why: "2 of 10 runs were partial and left out: ...". */
+void print_left_out(const struct left_out *lo, int nlo, int total)
+{
+	int partial = 0, failed = 0;
+
+	for (int i = 0; i < nlo; i++) {
+		partial += lo[i].status == RUN_PARTIAL;
+		failed += lo[i].status == RUN_FAILED;
+	}
+	if (partial)
+		printf("%d of %d runs were partial and left out", partial, total);
+	if (failed)
+		printf("%s%d of %d runs failed", partial ? "; " : "", failed, total);
+	if (nlo)
+		printf(" (first: %s)\n", lo[0].why);
+}
+
+cJSON *left_out_json(const struct left_out *lo, int nlo)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (int i = 0; i < nlo; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(e, "run", lo[i].run);
+		if (lo[i].side)
+			cJSON_AddStringToObject(e, "side", lo[i].side);
+		cJSON_AddStringToObject(e, "status", run_status_name(lo[i].status));
+		cJSON_AddStringToObject(e, "reason", lo[i].why);
+		cJSON_AddItemToArray(arr, e);
+	}
+	return arr;
+}
+
+static void print_summary(const struct workload *wl, const struct opts *o, const cJSON *sum,
+			  int runs, bool unstable, bool partial)
+{
+	char desc[300], lab[64];
+	const cJSON *rate = cJSON_GetObjectItemCaseSensitive(sum, figures[0].key);
+	double conf = rate ? json_path(rate, "ci_confidence") : NAN;
+
+	wl->describe(o, desc, sizeof(desc));
+	printf("sockbench %s: %s\n%d runs%s\n\n", wl->name, desc, runs,
+	       partial ? " (PARTIAL: interrupted)" : "");
+	printf("  %-30s %12s %12s %12s %11s   %s\n", "figure", "median", "min", "max", "stddev",
+	       "interval of the median");
+	for (int f = 0; f < nfigures; f++) {
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(sum, figures[f].key);
+
+		if (!e)
+			continue;
+		printf("  %-30s %12.3f %12.3f %12.3f %11.3f   %.3f-%.3f\n",
+		       figure_label(f, wl, lab, sizeof(lab)),
+		       json_path(e, "median"), json_path(e, "min"), json_path(e, "max"),
+		       json_path(e, "stddev"), json_path(e, "ci_low"), json_path(e, "ci_high"));
+	}
+	if (!isnan(conf))
+		printf("\n  The interval of each median is the pair of runs (order statistics) that "
+		       "holds it with %.1f%% confidence, whatever the runs' distribution%s.\n",
+		       conf * 100, conf < 0.95 ? ": 95% needs 6 runs or more" : "");
+	if (unstable)
+		printf("\n  SPREAD TOO WIDE: %ss/s varies by more than %.0f%% of its median "
+		       "(stddev); these runs are not stable enough to trust: quiet the machine, use "
+		       "longer --duration or more --runs\n",
+		       wl->unit, UNSTABLE_CV * 100);
+}
+
+int repeat_runs(const struct workload *wl, const struct opts *o)
+{
+	int n = (int)o->runs, done = 0, made = 0, nlo = 0, rc = 0;
+	cJSON **docs = xcalloc((size_t)n, sizeof(*docs));
+	struct left_out *lo = xcalloc((size_t)n, sizeof(*lo));
+	uint64_t t0 = now_ns();
+	bool unstable;
+
+	run_signals_keep();
+	for (; made < n && !run_interrupted(); made++) {
+		char why[300];
+		cJSON *doc;
+
+		progress_line("run", made, n, t0);
+		enum run_status st = run_isolated(wl, o, &doc, why, sizeof(why));
+
+		if (run_interrupted()) { /* cut by Ctrl-C: not a sample */
+			cJSON_Delete(doc);
+			break;
+		}
+		if (st == RUN_WHOLE) {
+			docs[done++] = doc;
+			continue;
+		}
+		/* Partial and failed runs are counted and said, never averaged in. */
+		cJSON_Delete(doc);
+		lo[nlo] = (struct left_out){.run = made + 1, .status = st};
+		snprintf(lo[nlo++].why, sizeof(lo[0].why), "%s", why);
+		rc = 1;
+	}
+	progress_clear();
+	bool partial = made < n;
+	cJSON *sum = figures_summary(docs, done, &unstable);
+
+	if (o->json) {
+		cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+
+		cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
+		cJSON_AddStringToObject(j, "tool", "sockbench");
+		cJSON_AddStringToObject(j, "kind", "runs");
+		cJSON_AddStringToObject(j, "workload", wl->name);
+		cJSON_AddItemToObject(j, "config", opts_to_json(wl->opts, o));
+		cJSON_AddBoolToObject(j, "partial", partial);
+		cJSON_AddNumberToObject(j, "runs", done);
+		cJSON_AddNumberToObject(j, "runs_asked", n);
+		cJSON_AddItemToObject(j, "left_out", left_out_json(lo, nlo));
+		cJSON_AddBoolToObject(j, "unstable", unstable);
+		cJSON_AddItemToObject(j, "summary", sum);
+		for (int i = 0; i < done; i++)
+			cJSON_AddItemToArray(arr, docs[i]);
+		cJSON_AddItemToObject(j, "results", arr);
+		out_print_json(j, stdout);
+		cJSON_Delete(j);
+	} else {
+		print_summary(wl, o, sum, done, unstable, partial);
+		print_left_out(lo, nlo, made);
+		cJSON_Delete(sum);
+		for (int i = 0; i < done; i++)
+			cJSON_Delete(docs[i]);
+	}
+	free(docs);
+	free(lo);
+	return rc;
+}

@@ -1,0 +1,28 @@
+/* out.h: the result of a run and the only code that prints it (table or JSON). */
+#ifndef SB_OUT_H
+#define SB_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "measure/result.h"
+#include "workload/workload.h"
+
+struct cJSON;
+
+/* The units the window moved (the workload's count: transactions, megabytes, packets), and
+ * per second. */
+double result_units(const struct result *r);
+double result_rate(const struct result *r);
+/* The human report. */
+void out_table(const struct result *r, FILE *f);
+struct cJSON;
+
+/* The versioned JSON document (docs/json.md). */
+void out_json(const struct result *r, FILE *f);
+/* The same document as a cJSON tree (caller frees), and printing one. */
+struct cJSON *out_result_json(const struct result *r);
+void out_print_json(struct cJSON *j, FILE *f);
+
+#endif

@@ -1,0 +1,39 @@
+/* run.h: the coordinator: one run of a workload, local or against a remote agent. */
+#ifndef SB_RUN_H
+#define SB_RUN_H
+
+#include "workload/workload.h"
+
+struct cJSON;
+
+struct result;
+
+/* One run of wl with o, nothing printed: fills res (result_free frees it; res->cfg is o).
+ * 0, or 1 when a side died or a fatal error cut the run (res is then partial). A failure to
+ * set up exits with a message. */
+int run_once(const struct workload *wl, const struct opts *o, struct result *res);
+void result_free(struct result *res);
+/* Did SIGINT or SIGTERM arrive during a run? */
+bool run_interrupted(void);
+
+/* How a run made by run_isolated ended. */
+enum run_status {
+	RUN_WHOLE,   /* a whole run: a sample */
+	RUN_PARTIAL, /* it measured, but was cut (partial) or a side failed: not a sample */
+	RUN_FAILED,  /* no result at all: it could not start, or crashed */
+};
+
+/* For the commands that make many runs (--runs, compare, sweep, explore): catch Ctrl-C and
+ * SIGTERM without ever resetting to the default, so a second signal cannot kill the command
+ * before it prints what it measured. */
+void run_signals_keep(void);
+/* One run in a child process of its own, so that a run that cannot start (a refused
+ * strategy, a busy port) or crashes costs that run alone. Its result document in *doc (NULL
+ * if none came back; caller frees), and what the run said last on stderr in why. A signal
+ * to this process is passed on to the run, which then ends partial. */
+enum run_status run_isolated(const struct workload *wl, const struct opts *o,
+			     struct cJSON **doc, char *why, size_t whylen);
+/* "whole", "partial", "failed". */
+const char *run_status_name(enum run_status s);
+
+#endif

@@ -1,0 +1,129 @@
+/* io.c: the back-end registry and the --wait strategies the syscall back ends share. */
+#include "transport/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "base/util.h"
+
+const struct io_ops *const io_registry[] = {
+	&io_msg_ops,
+	&io_mmsg_ops,
+#ifdef HAVE_LIBURING
+	&io_uring_ops,
+#endif
+	NULL,
+};
+
+const struct io_ops *io_find(const struct opts *o)
+{
+	const char *name = o->io;
+
+	if (!strcmp(name, "auto"))
+		name = o->batch > 1 ? "mmsg" : "msg";
+	for (int i = 0; io_registry[i]; i++)
+		if (!strcmp(io_registry[i]->name, name))
+			return io_registry[i];
+	return NULL;
+}
+
+enum io_wait io_wait_of(const struct opts *o, bool server)
+{
+	static const char *const names[] = {[IO_WAIT_POLL] = "poll", [IO_WAIT_EPOLL] = "epoll",
+					    [IO_WAIT_BUSY] = "busy", [IO_WAIT_BLOCK] = "block"};
+
+	if (!strcmp(o->wait, "auto"))
+		return server ? IO_WAIT_BLOCK : IO_WAIT_POLL;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(o->wait, names[i]))
+			return (enum io_wait)i;
+	return IO_WAIT_POLL;
+}
+
+struct waiter {
+	struct pollfd *pfd;
+	int epfd;
+	struct epoll_event ev[64];
+};
+
+static int set_blocking(int fd, bool block, int block_ms)
+{
+	int fl = fcntl(fd, F_GETFL);
+	struct timeval tv = {.tv_sec = block_ms / 1000, .tv_usec = (block_ms % 1000) * 1000};
+
+	if (fl < 0 || fcntl(fd, F_SETFL, block ? fl & ~O_NONBLOCK : fl | O_NONBLOCK) < 0)
+		return -errno;
+	if (block && setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+		return -errno;
+	return 0;
+}
+
+int io_waiter_open(struct io_ctx *c, int block_ms)
+{
+	struct waiter *w = xcalloc(1, sizeof(*w));
+	int ret;
+
+	c->waiter = w;
+	w->epfd = -1;
+	for (int k = 0; k < c->nsock; k++)
+		if ((ret = set_blocking(c->fds[k], c->wait == IO_WAIT_BLOCK, block_ms)))
+			return ret;
+	if (c->wait == IO_WAIT_POLL) {
+		w->pfd = xcalloc((size_t)c->nsock, sizeof(*w->pfd));
+		for (int k = 0; k < c->nsock; k++)
+			w->pfd[k] = (struct pollfd){.fd = c->fds[k], .events = POLLIN};
+	} else if (c->wait == IO_WAIT_EPOLL) {
+		w->epfd = epoll_create1(EPOLL_CLOEXEC);
+		if (w->epfd < 0)
+			return -errno;
+		for (int k = 0; k < c->nsock; k++) {
+			struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)k};
+
+			if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, c->fds[k], &ev) < 0)
+				return -errno;
+		}
+	}
+	return 0;
+}
+
+int io_waiter_wait(struct io_ctx *c, int timeout_ms)
+{
+	struct waiter *w = c->waiter;
+	int r = 0;
+
+	switch (c->wait) {
+	case IO_WAIT_POLL:
+		c->syscalls++;
+		r = poll(w->pfd, (nfds_t)c->nsock, timeout_ms);
+		break;
+	case IO_WAIT_EPOLL:
+		c->syscalls++;
+		r = epoll_wait(w->epfd, w->ev, ARRAY_SIZE(w->ev), timeout_ms);
+		/* Read the socket that woke us first. */
+		if (r > 0)
+			c->next = (int)w->ev[0].data.u32;
+		break;
+	case IO_WAIT_BUSY:  /* spin: the next recv() is the wait */
+	case IO_WAIT_BLOCK: /* recv() itself sleeps */
+		return 0;
+	}
+	return r < 0 && errno != EINTR ? -errno : 0;
+}
+
+void io_waiter_close(struct io_ctx *c)
+{
+	struct waiter *w = c->waiter;
+
+	if (!w)
+		return;
+	if (w->epfd >= 0)
+		close(w->epfd);
+	free(w->pfd);
+	free(w);
+	c->waiter = NULL;
+}

@@ -1,0 +1,83 @@
+/* io.h: the datagram I/O back ends, behind one ops table (wrk's struct sock, STYLE.md).
+ *
+ * A back end moves batches of datagrams over a set of sockets: recvmsg/sendmsg one at a time
+ * ("msg"), recvmmsg/sendmmsg ("mmsg"), or io_uring with multishot receive ("uring"). How a
+ * side waits when nothing has arrived is the --wait strategy (poll, epoll, busy, block),
+ * which the syscall back ends share; io_uring waits in io_uring_enter. Workloads reach a back
+ * end only through these ops. Adding one: a file io_foo.c exporting io_foo_ops, a line in
+ * io.c's registry. Every system call a back end makes is counted in io_ctx.syscalls.
+ */
+#ifndef SB_IO_H
+#define SB_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "base/opts.h"
+
+struct io_msg {
+	void *buf;   /* payload (the caller's memory) */
+	size_t len;  /* send: bytes to send; recv: bytes received */
+	size_t cap;  /* recv: room in buf */
+	int sock;    /* index of the socket it goes out on, or came in on */
+	bool trunc;  /* recv: the datagram was larger than cap */
+	struct sockaddr_storage addr; /* send: destination (unless connected); recv: source */
+	socklen_t addrlen;
+};
+
+enum io_wait { IO_WAIT_POLL, IO_WAIT_EPOLL, IO_WAIT_BUSY, IO_WAIT_BLOCK };
+
+struct io_ctx {
+	const struct opts *o;
+	int nsock;
+	int *fds;	   /* open and bound (and connected, if connected) by the caller */
+	bool connected;	   /* send without a destination */
+	enum io_wait wait; /* how wait() sleeps; IO_WAIT_BLOCK: recv() sleeps instead */
+	int batch;	   /* the most messages one call moves */
+	int depth;	   /* the most sends in flight (client: its window) */
+	size_t cap;	   /* the largest datagram expected */
+	uint64_t syscalls; /* every system call made, for syscalls per transaction */
+	uint64_t send_failed; /* sends a back end took, then learnt had failed (io_uring) */
+	int next;	   /* the socket to read first next time (fairness) */
+	void *priv;	   /* the back end's */
+	void *waiter;	   /* the wait strategy's */
+};
+
+struct io_ops {
+	const char *name;
+	/* Why this back end cannot run with these options, or NULL. */
+	const char *(*not_applicable)(const struct opts *o);
+	/* Set up for c's sockets. 0 or -errno (with a reason in err). */
+	int (*open)(struct io_ctx *c, char *err, size_t errlen);
+	/* Take up to n datagrams that have arrived, from any socket, without waiting (but with
+	 * IO_WAIT_BLOCK, wait for the first). >= 0 received (fewer than n: nothing more is
+	 * waiting), or -errno. */
+	int (*recv)(struct io_ctx *c, struct io_msg *m, int n);
+	/* Send n datagrams. The number sent (the rest failed with a transient error), or -errno. */
+	int (*send)(struct io_ctx *c, struct io_msg *m, int n);
+	/* Sleep until a datagram may have arrived or timeout_ms passed. 0 or -errno. */
+	int (*wait)(struct io_ctx *c, int timeout_ms);
+	void (*close)(struct io_ctx *c);
+};
+
+extern const struct io_ops io_msg_ops, io_mmsg_ops;
+#ifdef HAVE_LIBURING
+extern const struct io_ops io_uring_ops;
+#endif
+
+/* NULL-terminated table of every back end built in. */
+extern const struct io_ops *const io_registry[];
+/* The back end named by o->io ("auto": mmsg when --batch > 1, else msg), or NULL. */
+const struct io_ops *io_find(const struct opts *o);
+/* The --wait strategy for one side ("auto": the client polls, the server blocks). */
+enum io_wait io_wait_of(const struct opts *o, bool server);
+
+/* Shared by the syscall back ends: make sockets fit the wait strategy (blocking with a receive
+ * timeout of block_ms for IO_WAIT_BLOCK, else non-blocking) and set up the waiter. */
+int io_waiter_open(struct io_ctx *c, int block_ms);
+int io_waiter_wait(struct io_ctx *c, int timeout_ms);
+void io_waiter_close(struct io_ctx *c);
+
+#endif

@@ -1,0 +1,99 @@
+/* io_msg.c: one datagram per system call, sendmsg()/recvmsg() (the report's program). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/io.h"
+#include "base/util.h"
+
+static int msg_open(struct io_ctx *c, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	return io_waiter_open(c, 50);
+}
+
+/* One recvmsg; 1, 0 when it would block (or timed out blocking), or -errno. */
+static int recv_one(struct io_ctx *c, int k, struct io_msg *m, int flags)
+{
+	struct iovec v = {.iov_base = m->buf, .iov_len = m->cap};
+	struct msghdr h = {.msg_name = &m->addr, .msg_namelen = sizeof(m->addr), .msg_iov = &v,
+			   .msg_iovlen = 1};
+
+	for (;;) {
+		c->syscalls++;
+		ssize_t n = recvmsg(c->fds[k], &h, flags);
+
+		if (n >= 0) {
+			m->len = (size_t)n;
+			m->sock = k;
+			m->addrlen = h.msg_namelen;
+			m->trunc = h.msg_flags & MSG_TRUNC;
+			return 1;
+		}
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+static int msg_recv(struct io_ctx *c, struct io_msg *m, int n)
+{
+	int got = 0, flags = 0, misses = 0;
+
+	/* Visit the sockets in turn, from where the last call stopped, until n arrived or every
+	 * socket would block. With IO_WAIT_BLOCK only the first call may sleep. */
+	while (got < n && misses < c->nsock) {
+		int k = c->next, r = recv_one(c, k, &m[got], flags);
+
+		if (r < 0)
+			return got ? got : r;
+		if (r == 0) {
+			misses++;
+			c->next = (k + 1) % c->nsock;
+		} else {
+			misses = 0;
+			got++;
+		}
+		flags = MSG_DONTWAIT;
+		if (c->wait == IO_WAIT_BLOCK && got == 0)
+			break; /* a receive timeout: let the caller look at its clock */
+	}
+	return got;
+}
+
+static int msg_send(struct io_ctx *c, struct io_msg *m, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct iovec v = {.iov_base = m[i].buf, .iov_len = m[i].len};
+		struct msghdr h = {.msg_name = c->connected ? NULL : &m[i].addr,
+				   .msg_namelen = c->connected ? 0 : m[i].addrlen,
+				   .msg_iov = &v,
+				   .msg_iovlen = 1};
+
+		c->syscalls++;
+		if (sendmsg(c->fds[m[i].sock], &h, 0) < 0) {
+			if (errno == EINTR) {
+				i--;
+				continue;
+			}
+			return i ? i : (errno == EAGAIN || errno == ENOBUFS ? 0 : -errno);
+		}
+	}
+	return n;
+}
+
+static void msg_close(struct io_ctx *c)
+{
+	io_waiter_close(c);
+}
+
+const struct io_ops io_msg_ops = {
+	.name = "msg",
+	.open = msg_open,
+	.recv = msg_recv,
+	.send = msg_send,
+	.wait = io_waiter_wait,
+	.close = msg_close,
+};

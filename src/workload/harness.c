@@ -1,0 +1,169 @@
+/* harness.c: what the client sides of the workloads share: phase following, CPU marks at the window's edges, threads with their shares. */
+#include <cjson/cJSON.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <time.h>
+
+#include "base/util.h"
+#include "workload/workload.h"
+
+int client_follow_phase(struct client_ctx *c)
+{
+	int ph = atomic_load_explicit(&c->sh->phase, memory_order_acquire);
+	struct client_report *rep = c->rep;
+
+	atomic_store_explicit(&c->sh->progress[c->index * PROGRESS_SLOTS].v,
+			      rep->c.transactions + rep->c.rx_packets + rep->c.tx_packets,
+			      memory_order_relaxed);
+	if (ph >= PH_MEASURE && !rep->began) {
+		cpu_mark_take(&rep->begin);
+		rep->began = true;
+	}
+	if (ph == PH_STOP && rep->began && !rep->ended) {
+		cpu_mark_take(&rep->end);
+		rep->ended = true;
+	}
+	return ph;
+}
+
+long share_of(long total, int parts, int i)
+{
+	return total / parts + (i < total % parts);
+}
+
+/* The CPU marks of a threaded client are taken by its threads, at the moments the window
+ * opens and closes for them, so the process's main thread can sleep in pthread_join. */
+static void mark_begin(struct client_thread *t)
+{
+	bool no = false;
+
+	if (atomic_compare_exchange_strong(&t->g->began, &no, true)) {
+		cpu_mark_take(&t->c->rep->begin);
+		t->c->rep->began = true;
+	}
+}
+
+static void mark_end(struct client_thread *t)
+{
+	bool no = false;
+
+	if (atomic_compare_exchange_strong(&t->g->ended, &no, true)) {
+		cpu_mark_take(&t->c->rep->end);
+		t->c->rep->ended = true;
+	}
+}
+
+void thread_progress(struct client_thread *t, uint64_t units)
+{
+	atomic_store_explicit(&t->c->sh->progress[t->c->index * PROGRESS_SLOTS +
+						  t->index % PROGRESS_SLOTS].v,
+			      units, memory_order_relaxed);
+}
+
+int thread_phase(struct client_thread *t)
+{
+	int ph = atomic_load_explicit(&t->c->sh->phase, memory_order_acquire);
+
+	thread_progress(t, t->cnt.transactions + t->cnt.rx_bytes + t->cnt.tx_bytes);
+	if (ph == PH_MEASURE && !t->saw_measure) {
+		t->saw_measure = true;
+		mark_begin(t);
+	}
+	if (ph == PH_STOP && t->saw_measure && !t->g->count_based)
+		mark_end(t);
+	return ph;
+}
+
+int thread_wait_phase(struct client_thread *t, int ph)
+{
+	struct timespec ms1 = {0, 1000000};
+	int now;
+
+	while ((now = thread_phase(t)) < ph)
+		nanosleep(&ms1, NULL);
+	return now;
+}
+
+/* The last thread of the process to finish a share tells the coordinator. */
+void thread_warm_done(struct client_thread *t)
+{
+	if (atomic_fetch_add(&t->g->warm, 1) + 1 == t->g->n)
+		atomic_fetch_add(&t->c->sh->warm_done, 1);
+}
+
+void thread_done(struct client_thread *t)
+{
+	if (atomic_fetch_add(&t->g->done, 1) + 1 == t->g->n) {
+		if (t->saw_measure)
+			mark_end(t);
+		atomic_fetch_add(&t->c->sh->done, 1);
+	}
+}
+
+/* A client thread: pinned first with --pin (the process's threads one CPU each, counting on
+ * from the threads of the clients before it), then the workload's function. */
+static void *thread_start(void *arg)
+{
+	struct client_thread *t = arg;
+
+	if (t->c->o->pin)
+		pin_self(t->c->index * t->g->n + t->index, false);
+	return t->fn(t);
+}
+
+int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, long warm_units,
+		       long units, void *(*fn)(void *))
+{
+	struct thread_group g = {.n = n, .count_based = units > 0};
+	pthread_t *tid = calloc((size_t)n, sizeof(*tid));
+	int started = 0, ret = 0;
+	long my_warm = share_of(warm_units, (int)c->o->clients, c->index);
+	long mine = share_of(units, (int)c->o->clients, c->index);
+
+	if (!tid)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		t[i].c = c;
+		t[i].g = &g;
+		t[i].index = i;
+		t[i].warm_share = share_of(my_warm, n, i);
+		t[i].share = share_of(mine, n, i);
+		hist_reset(&t[i].lat);
+		hist_reset(&t[i].lat2);
+	}
+	for (; started < n; started++) {
+		t[started].fn = fn;
+		if (pthread_create(&tid[started], NULL, thread_start, &t[started])) {
+			ret = -EAGAIN;
+			atomic_store(&c->sh->fatal, EAGAIN);
+			break;
+		}
+	}
+	for (int i = 0; i < started; i++) {
+		pthread_join(tid[i], NULL);
+		side_counters_add(&c->rep->c, &t[i].cnt);
+		hist_merge(&c->rep->lat, &t[i].lat);
+		hist_merge(&c->rep->lat2, &t[i].lat2);
+	}
+	/* Threads that stopped early (a fatal error) still leave a closed window. */
+	if (c->rep->began && !c->rep->ended) {
+		cpu_mark_take(&c->rep->end);
+		c->rep->ended = true;
+	}
+	free(tid);
+	return ret;
+}
+
+int client_wait_phase(struct client_ctx *c, int ph)
+{
+	struct timespec ms1 = {0, 1000000};
+	int now;
+
+	while ((now = client_follow_phase(c)) < ph)
+		nanosleep(&ms1, NULL);
+	return now;
+}

@@ -1,0 +1,79 @@
+/* registry.c: the table of workloads (adding one is one line here), and a workload's command
+ * line read into its options. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "workload/workload.h"
+
+const struct workload *const workloads[] = {
+	&wl_udp_rr,
+	&wl_tcp_crr,
+	&wl_tcp_rr,
+	&wl_tcp_stream,
+	&wl_udp_stream,
+	NULL,
+};
+
+const struct workload *workload_find(const char *name)
+{
+	for (int i = 0; workloads[i]; i++)
+		if (!strcmp(workloads[i]->name, name))
+			return workloads[i];
+	return NULL;
+}
+
+const struct workload *workload_or_exit(const char *cmd, const char *name)
+{
+	const struct workload *wl = workload_find(name);
+
+	if (!wl)
+		die_usage("%s: unknown workload '%s' (try 'sockbench list')", cmd, name);
+	return wl;
+}
+
+/* A flag this workload lacks but others have is a strategy that does not apply here: say
+ * so, and where it does. */
+static void other_workloads_flag(const struct workload *wl, int argc, char **argv, char *err,
+				 size_t errlen)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strncmp(a, "--", 2) || !a[2])
+			continue;
+		size_t len = strcspn(a + 2, "=");
+		char where[160] = "";
+
+		if (opt_find(wl->opts, a + 2, len))
+			continue;
+		for (int k = 0; workloads[k]; k++)
+			if (workloads[k] != wl && opt_find(workloads[k]->opts, a + 2, len))
+				snprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%s",
+					 where[0] ? ", " : "", workloads[k]->name);
+		if (where[0])
+			snprintf(err, errlen, "--%.*s is not applicable to %s: it is a flag of %s (see "
+				 "the README's strategy table)", (int)len, a + 2, wl->name, where);
+		return;
+	}
+}
+
+void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o)
+{
+	char err[256];
+	int ret;
+
+	opts_defaults(o, wl->overrides);
+	ret = opts_parse(wl->opts, wl->overrides, argc, argv, o, err, sizeof(err));
+	if (ret == 1) {
+		opts_usage(wl->opts, wl->overrides, wl->name, wl->summary, stdout);
+		exit(0);
+	}
+	if (ret && strstr(err, "unknown option"))
+		other_workloads_flag(wl, argc, argv, err, sizeof(err));
+	if (!ret && o->ipv4 && o->ipv6)
+		die_usage("%s: -4 and -6 ask for both families: give one", wl->name);
+	if (ret || wl->check(o, err, sizeof(err)))
+		die_usage("%s: %s", wl->name, err);
+}

@@ -1,0 +1,647 @@
+/* wl_tcp_crr.c: TCP connect, receive, close, over and over (SCENARIOS.md A).
+ *
+ * Each connection: the client connects, optionally sends --request bytes, the server sends
+ * --msgs messages of --size bytes, the client receives every byte with the --recv call, and
+ * the connection is closed in the --close order. By default the window is a count of
+ * connections (100,000 after 1,000 of warm-up), as in the report; --duration makes it a time.
+ *
+ * TIME_WAIT lands on the side that closes first. The default, --close server, keeps it off the
+ * client's ephemeral ports, so 100,000 connections in a row do not run out of them; --close
+ * client spreads the client over 16 source addresses on loopback; if connect() still fails
+ * with EADDRNOTAVAIL the run stops and says so (never a silent short count).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "measure/result.h"
+#include "transport/tcp.h"
+#include "base/util.h"
+#include "workload/workload.h"
+
+#define POLL_NS (50 * 1000000ULL) /* receive timeout between checks of the phase */
+#define MAX_SERVER_THREADS 256
+
+static const struct opt_override crr_overrides[] = {
+	{.field = "clients", .def = "1", .help = NULL},
+	{.field = "size", .def = "10000", .help = "bytes in each message the server sends"},
+	{.field = "request", .def = "0", .help = "bytes the client sends first (0: the server writes on accept)"},
+	{.field = "timeout", .def = "5000", .help = "a connection making no progress this long is an error (timeout)"},
+	{0},
+};
+
+static bool crr_count_based(const struct opts *o)
+{
+	return o->conns > 0;
+}
+
+static bool server_is_loopback(const struct opts *o)
+{
+	return !o->server || !strncmp(o->server, "127.", 4) || !strncmp(o->server, "localhost", 9);
+}
+
+static int crr_check(struct opts *o, char *err, size_t errlen)
+{
+	/* --duration without --conns: a time-based window. */
+	if (OPT_IS_SET(o, duration) && !OPT_IS_SET(o, conns))
+		o->conns = 0;
+	if (!tcp_recv_fn(o->recv)) {
+		snprintf(err, errlen, "--recv %s is not a known call", o->recv);
+		return -EINVAL;
+	}
+	if (tcp_recv_not_applicable(o->recv)) {
+		snprintf(err, errlen, "--recv %s is not applicable: %s", o->recv,
+			 tcp_recv_not_applicable(o->recv));
+		return -EINVAL;
+	}
+	if (o->src_addrs > 1 && !server_is_loopback(o)) {
+		snprintf(err, errlen, "--src-addrs needs a loopback server (127.0.0.0/8)");
+		return -EINVAL;
+	}
+	if (!o->src_addrs)
+		o->src_addrs = !strcmp(o->close, "client") && server_is_loopback(o) ? 16 : 1;
+	if ((double)o->msgs * (double)o->size > 1e12) {
+		snprintf(err, errlen, "--msgs x --size is over 1 TB per connection");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void crr_describe(const struct opts *o, char *buf, size_t len)
+{
+	char what[64];
+
+	if (o->conns)
+		snprintf(what, sizeof(what), "%ld connections after %ld of warm-up", o->conns,
+			 o->warmup_conns);
+	else
+		snprintf(what, sizeof(what), "connections for %.1f s", o->duration);
+	snprintf(buf, len,
+		 "%s, %ld client%s x %ld in flight; server sends %ld x %ld bytes%s; client %s, "
+		 "close: %s",
+		 what, o->clients, o->clients > 1 ? "s" : "", o->concurrency, o->msgs, o->size,
+		 o->request ? " after a request" : "", o->recv, o->close);
+}
+
+/* ActiveOpens counts each connect() that sent a SYN; PassiveOpens each connection the server
+ * side established (its count is ours when the server runs here). */
+static int crr_kernel_pairs(const struct result *r, struct kernel_pair *out)
+{
+	const struct side_counters *c = &r->client.c;
+	int n = 0;
+
+	out[n++] = (struct kernel_pair){"ActiveOpens", c->connects + c->err[ERR_CONNECT]};
+	if (r->server_local && r->server.present)
+		out[n++] = (struct kernel_pair){"PassiveOpens", r->server.c.connects};
+	return n;
+}
+
+/* Client side. */
+struct crr_thread {
+	char *buf;
+	char *req;
+	struct tcp_io io;
+	unsigned next_src;
+};
+
+static void set_fatal(struct client_thread *t, int e)
+{
+	int zero = 0;
+
+	if (atomic_compare_exchange_strong(&t->c->sh->fatal, &zero, e))
+		atomic_store(&t->c->sh->fatal_after, (long)t->cnt.transactions);
+}
+
+/* One socket, bound to the next source address when spreading over several. Every system
+ * call it makes is added to *calls. */
+static int crr_socket(struct client_thread *t, struct crr_thread *x, uint64_t *calls)
+{
+	const struct opts *o = t->c->o;
+	int fd = socket(t->c->server.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, e;
+
+	++*calls;
+	if (fd < 0)
+		return -errno;
+	/* A receive timeout only: the phase and --timeout are looked at between timed-out waits;
+	 * the small request never fills a send buffer. */
+	struct timeval tv = {.tv_usec = POLL_NS / 1000};
+
+	if (tcp_sockopts_counted(fd, o, calls) ||
+	    (++*calls, setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))))
+		goto fail;
+	if (o->src_addrs > 1 && t->c->server.ss_family == AF_INET) {
+		struct sockaddr_in a = {.sin_family = AF_INET};
+
+		/* Let connect() pick the port, per source address (Linux 4.2+). */
+		*calls += 2;
+		setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+		a.sin_addr.s_addr = htonl(0x7f000001u + x->next_src++ % (unsigned)o->src_addrs);
+		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+			goto fail;
+	}
+	return fd;
+fail:
+	e = errno;
+	++*calls;
+	close(fd);
+	return -e;
+}
+
+static void crr_close(const struct opts *o, int fd, uint64_t *calls)
+{
+	if (o->close[0] == 'r') { /* reset: the only --close value starting so */
+		struct linger l = {.l_onoff = 1, .l_linger = 0};
+
+		++*calls;
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	}
+	++*calls;
+	tcp_close(fd);
+}
+
+/* One connection; counted when `measuring`. Its spans, as the README defines them: connect()
+ * from its call to its return, and the connection from the call of connect() to the last byte
+ * received (before the wait for the server's FIN and the close). Every system call is counted
+ * where it is made. */
+static void crr_one(struct client_thread *t, struct crr_thread *x, bool measuring)
+{
+	const struct opts *o = t->c->o;
+	struct side_counters *c = &t->cnt;
+	uint64_t t0, t1, t2, calls = 0;
+	int fd = crr_socket(t, x, &calls);
+
+	if (fd < 0) {
+		c->syscalls += measuring ? calls : 0;
+		count_err(c, fd == -EADDRNOTAVAIL ? ERR_ADDRNOTAVAIL : ERR_CONNECT, measuring);
+		if (fd == -EMFILE || fd == -ENFILE || fd == -EADDRNOTAVAIL)
+			set_fatal(t, -fd);
+		return;
+	}
+	calls++;
+	t0 = now_ns();
+	if (connect(fd, (struct sockaddr *)&t->c->server, t->c->server_len) < 0) {
+		int e = errno;
+
+		calls++;
+		close(fd);
+		c->syscalls += measuring ? calls : 0;
+		count_err(c, tcp_err_kind(e) == ERR_TIMEOUT ? ERR_TIMEOUT : tcp_err_kind(e), measuring);
+		if (e == EADDRNOTAVAIL)
+			set_fatal(t, e);
+		return;
+	}
+	t1 = now_ns();
+	c->connects += measuring;
+	x->io.rx_calls = x->io.tx_calls = x->io.syscalls = x->io.rx_bytes = x->io.tx_bytes = 0;
+	int r = TCP_OK;
+	size_t total = (size_t)o->msgs * (size_t)o->size;
+
+	if (o->request)
+		r = tcp_send_n(&x->io, fd, x->req, (size_t)o->request);
+	if (r == TCP_OK)
+		r = tcp_recv_n(&x->io, fd, x->buf, total);
+	t2 = now_ns();
+	/* --close server: wait for its FIN, so the server closes first and keeps TIME_WAIT
+	 * (closing as soon as the bytes are in races it, and the client then gets TIME_WAIT). */
+	if (r == TCP_OK && o->close[0] == 's')
+		tcp_drain_to_eof(&x->io, fd, x->buf, x->io.chunk);
+	crr_close(o, fd, &calls);
+	if (!measuring)
+		return;
+	c->syscalls += calls + x->io.syscalls;
+	c->tx_bytes += x->io.tx_bytes;
+	c->rx_bytes += x->io.rx_bytes;
+	c->rx_packets += x->io.rx_calls;
+	c->tx_packets += x->io.tx_calls;
+	if (r == TCP_FAIL)
+		count_err(c, x->io.why, measuring);
+	if (r != TCP_OK)
+		return;
+	hist_record(&t->lat, t2 - t0);
+	hist_record(&t->lat2, t1 - t0);
+	c->transactions++;
+}
+
+static void *crr_thread_main(void *arg)
+{
+	struct client_thread *t = arg;
+	struct crr_thread *x = t->priv;
+	const struct opts *o = t->c->o;
+
+	thread_wait_phase(t, PH_WARMUP);
+	if (o->conns) {
+		for (long i = 0; i < t->warm_share && thread_phase(t) == PH_WARMUP; i++)
+			crr_one(t, x, false);
+		thread_warm_done(t);
+		if (thread_wait_phase(t, PH_MEASURE) == PH_MEASURE)
+			for (long i = 0; i < t->share && thread_phase(t) == PH_MEASURE; i++)
+				crr_one(t, x, true);
+		thread_done(t);
+		return NULL;
+	}
+	for (int ph; (ph = thread_phase(t)) != PH_STOP;)
+		crr_one(t, x, ph == PH_MEASURE);
+	return NULL;
+}
+
+static int crr_client(struct client_ctx *c)
+{
+	const struct opts *o = c->o;
+	int n = (int)o->concurrency, ret;
+	struct client_thread *t = xcalloc((size_t)n, sizeof(*t));
+	struct crr_thread *x = xcalloc((size_t)n, sizeof(*x));
+	size_t chunk = o->read_size ? (size_t)o->read_size : (size_t)o->size;
+
+	for (int i = 0; i < n; i++) {
+		x[i].buf = xmalloc(chunk);
+		x[i].req = xcalloc(1, (size_t)o->request + 1);
+		x[i].io = (struct tcp_io){.recv = tcp_recv_fn(o->recv), .chunk = chunk,
+					  .quickack = o->quickack, .phase = &c->sh->phase,
+					  .timeout_ns = (uint64_t)o->timeout * 1000000};
+		t[i].priv = &x[i];
+	}
+	atomic_fetch_add(&c->sh->ready, 1);
+	ret = client_threads_run(c, t, n, o->warmup_conns, o->conns, crr_thread_main);
+	for (int i = 0; i < n; i++) {
+		free(x[i].buf);
+		free(x[i].req);
+	}
+	free(x);
+	free(t);
+	return ret;
+}
+
+/* Server side: a pool of threads, each blocked in accept() on the one listening socket and
+ * serving what it accepts at once with calls that never wait: the fast path is accept, the
+ * sends, close. A connection that cannot go on (its request not in yet, the peer's window
+ * full, its FIN not in) is parked in the thread's epoll set with a deadline of --timeout, and
+ * the thread goes back to accepting; so no one connection, idle or slow, holds a thread up.
+ * Every system call is counted where it is made. */
+#define PARK_MAX 64 /* parked connections per thread; one more is refused */
+
+enum crr_step { STEP_REQUEST, STEP_SEND, STEP_DRAIN, STEP_DONE, STEP_FAIL };
+
+struct crr_conn {
+	int fd;
+	enum crr_step step;
+	size_t left;	   /* bytes of the request, or of the messages, still to go */
+	bool measuring;	   /* accepted in the window */
+	uint64_t deadline; /* parked: no progress by then is a timeout */
+	uint64_t rx_calls, tx_calls;
+	enum err_kind why;
+};
+
+struct crr_worker {
+	struct crr_server *x;
+	int ep; /* the listener and the parked connections */
+	int nparked;
+	struct crr_conn park[PARK_MAX];
+	struct side_counters cnt;
+	char *buf;
+	size_t buflen;
+};
+
+struct crr_server {
+	int lfd; /* first: tcp_server_close */
+	int nthreads;
+	pthread_t tid[MAX_SERVER_THREADS];
+	struct crr_worker w[MAX_SERVER_THREADS];
+	struct server_ctx *s;
+	_Atomic int next;
+};
+
+static int crr_server_open(struct server_ctx *s, char *err, size_t errlen)
+{
+	struct crr_server *x = xcalloc(1, sizeof(*x));
+	long n = s->o->clients * s->o->concurrency;
+
+	s->priv = x;
+	x->s = s;
+	x->nthreads = n > MAX_SERVER_THREADS ? MAX_SERVER_THREADS : (int)n;
+	x->lfd = tcp_listen(s, (int)s->o->backlog, err, errlen);
+	return x->lfd < 0 ? x->lfd : 0;
+}
+
+/* A buffer of the larger of a message and the request, per server thread. */
+static double crr_server_bytes(const struct opts *o)
+{
+	long n = o->clients * o->concurrency;
+
+	return (double)(n > MAX_SERVER_THREADS ? MAX_SERVER_THREADS : n) *
+	       (double)((o->size > o->request ? o->size : o->request) + 1);
+}
+
+/* --server-fault: half the bytes then a clean close, or an abort (RST). */
+static void serve_fault(struct crr_worker *w, const struct opts *o, int fd)
+{
+	size_t half = (size_t)(o->msgs * o->size / 2);
+
+	if (!strcmp(o->server_fault, "reset")) {
+		struct linger l = {.l_onoff = 1, .l_linger = 0};
+
+		w->cnt.syscalls++;
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		half = 0;
+	}
+	while (half) {
+		w->cnt.syscalls++;
+		ssize_t n = send(fd, w->buf, half < (size_t)o->size ? half : (size_t)o->size,
+				 MSG_NOSIGNAL);
+
+		if (n <= 0)
+			break;
+		half -= (size_t)n;
+	}
+}
+
+/* The request is in (or there is none), or every message is out: what comes next. */
+static void crr_next_step(struct crr_worker *w, struct crr_conn *k)
+{
+	const struct opts *o = w->x->s->o;
+
+	if (k->step == STEP_REQUEST && strcmp(o->server_fault, "none")) {
+		serve_fault(w, o, k->fd);
+		k->step = STEP_DONE;
+	} else if (k->step == STEP_REQUEST) {
+		k->step = STEP_SEND;
+		k->left = (size_t)(o->msgs * o->size);
+	} else {
+		/* The side that closes first keeps TIME_WAIT: the server, unless the client closes. */
+		k->step = strcmp(o->close, "server") ? STEP_DRAIN : STEP_DONE;
+	}
+}
+
+/* Take one step's calls as far as they go without waiting. */
+static void crr_advance(struct crr_worker *w, struct crr_conn *k)
+{
+	const struct opts *o = w->x->s->o;
+	size_t msg = (size_t)o->size;
+
+	while (k->step < STEP_DONE) {
+		ssize_t n;
+
+		if (!k->left && k->step != STEP_DRAIN) {
+			crr_next_step(w, k);
+			continue;
+		}
+		w->cnt.syscalls += k->measuring;
+		if (k->step == STEP_SEND) {
+			/* One message per call, as a blocking server writes them. */
+			size_t off = (size_t)(o->msgs * o->size) - k->left, in = msg - off % msg;
+
+			n = send(k->fd, w->buf, in < k->left ? in : k->left, MSG_DONTWAIT | MSG_NOSIGNAL);
+		} else {
+			size_t ask = k->step == STEP_REQUEST && k->left < w->buflen ? k->left : w->buflen;
+
+			n = recv(k->fd, w->buf, ask, MSG_DONTWAIT);
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return; /* park */
+		if (n < 0 && k->step == STEP_DRAIN) {
+			k->step = STEP_DONE; /* a reset instead of a FIN (--close reset) ends it too */
+			return;
+		}
+		if (n < 0 || (n == 0 && k->step == STEP_REQUEST)) {
+			k->why = n == 0 ? ERR_SHORT : k->step == STEP_SEND && errno != EPIPE &&
+							       errno != ECONNRESET ? ERR_SEND
+											 : tcp_err_kind(errno);
+			k->step = STEP_FAIL;
+			return;
+		}
+		if (k->step == STEP_DRAIN) {
+			k->step = n == 0 ? STEP_DONE : STEP_DRAIN;
+			continue;
+		}
+		if (k->step == STEP_SEND)
+			k->tx_calls++;
+		else
+			k->rx_calls++;
+		k->left -= (size_t)n;
+		k->deadline = now_ns() + (uint64_t)o->timeout * 1000000;
+	}
+}
+
+/* A connection is done (or failed): close it and count it. */
+static void crr_finish(struct crr_worker *w, struct crr_conn *k)
+{
+	const struct opts *o = w->x->s->o;
+	struct side_counters *c = &w->cnt;
+
+	close(k->fd);
+	c->syscalls += k->measuring;
+	if (k->step == STEP_FAIL) {
+		count_err(c, k->why, k->measuring);
+		return;
+	}
+	if (!k->measuring)
+		return;
+	c->transactions++;
+	c->tx_bytes += strcmp(o->server_fault, "none") ? 0 : (uint64_t)(o->msgs * o->size);
+	c->rx_bytes += (uint64_t)o->request;
+	c->tx_packets += k->tx_calls;
+	c->rx_packets += k->rx_calls;
+}
+
+/* Park a connection until its socket is ready, or refuse it when the table is full. */
+static void crr_park(struct crr_worker *w, struct crr_conn *k)
+{
+	struct epoll_event ev = {.events = k->step == STEP_SEND ? EPOLLOUT : EPOLLIN,
+				 .data.fd = k->fd};
+
+	w->cnt.syscalls += k->measuring;
+	if (w->nparked == PARK_MAX || epoll_ctl(w->ep, EPOLL_CTL_ADD, k->fd, &ev) < 0) {
+		close(k->fd);
+		w->cnt.refused++;
+		return;
+	}
+	w->park[w->nparked++] = *k;
+}
+
+static void crr_unpark(struct crr_worker *w, int i)
+{
+	w->park[i] = w->park[--w->nparked];
+}
+
+/* A parked connection's socket is ready: go on; done, failed, or parked again (for the other
+ * direction, if it changed). */
+static void crr_resume(struct crr_worker *w, int i)
+{
+	struct crr_conn *k = &w->park[i];
+	enum crr_step was = k->step;
+
+	crr_advance(w, k);
+	if (k->step >= STEP_DONE) {
+		crr_finish(w, k); /* closing it takes it out of the epoll set */
+		crr_unpark(w, i);
+	} else if ((was == STEP_SEND) != (k->step == STEP_SEND)) {
+		struct epoll_event ev = {.events = k->step == STEP_SEND ? EPOLLOUT : EPOLLIN,
+					 .data.fd = k->fd};
+
+		w->cnt.syscalls += k->measuring;
+		epoll_ctl(w->ep, EPOLL_CTL_MOD, k->fd, &ev);
+	}
+}
+
+static void crr_serve_new(struct crr_worker *w, int fd, bool measuring)
+{
+	const struct opts *o = w->x->s->o;
+	struct crr_conn k = {.fd = fd, .measuring = measuring, .why = ERR_RECV,
+			     .step = STEP_REQUEST, .left = (size_t)o->request,
+			     .deadline = now_ns() + (uint64_t)o->timeout * 1000000};
+	uint64_t calls = 0;
+
+	w->cnt.connects += measuring;
+	w->cnt.syscalls += measuring; /* the accept */
+	if (tcp_sockopts_counted(fd, o, &calls)) {
+		k.step = STEP_FAIL;
+		k.why = ERR_RECV;
+	}
+	w->cnt.syscalls += measuring ? calls : 0;
+	crr_advance(w, &k);
+	if (k.step >= STEP_DONE)
+		crr_finish(w, &k);
+	else
+		crr_park(w, &k);
+}
+
+/* Parked connections past their deadline: timed out. */
+static void crr_expire(struct crr_worker *w)
+{
+	uint64_t now = now_ns();
+
+	for (int i = w->nparked - 1; i >= 0; i--) {
+		if (w->park[i].deadline > now)
+			continue;
+		w->park[i].step = STEP_FAIL;
+		w->park[i].why = ERR_TIMEOUT;
+		crr_finish(w, &w->park[i]);
+		crr_unpark(w, i);
+	}
+}
+
+static void *crr_accept_loop(void *arg)
+{
+	struct crr_server *x = arg;
+	struct server_ctx *s = x->s;
+	int me = atomic_fetch_add(&x->next, 1);
+	struct crr_worker *w = &x->w[me];
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = x->lfd}, evs[16];
+
+	w->x = x;
+	w->buflen = (size_t)(s->o->size > s->o->request ? s->o->size : s->o->request) + 1;
+	w->buf = srv_alloc(s, w->buflen);
+	w->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!w->buf || w->ep < 0 || epoll_ctl(w->ep, EPOLL_CTL_ADD, x->lfd, &ev) < 0) {
+		w->cnt.refused += !w->buf;
+		count_err(&w->cnt, ERR_RECV, true);
+		goto out;
+	}
+	memset(w->buf, 'x', w->buflen);
+	tcp_pin_server(s->o, me, -1);
+	while (atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
+		int n = 0;
+		bool take = true;
+
+		if (w->nparked) {
+			/* Something waits: watch it and the listener together. */
+			int ph = atomic_load_explicit(&s->phase, memory_order_relaxed);
+
+			n = epoll_wait(w->ep, evs, ARRAY_SIZE(evs), 50);
+			w->cnt.syscalls += ph == PH_MEASURE;
+			take = false;
+			for (int i = 0; i < n; i++) {
+				if (evs[i].data.fd == x->lfd) {
+					take = true;
+					continue;
+				}
+				for (int k = 0; k < w->nparked; k++) {
+					if (w->park[k].fd == evs[i].data.fd) {
+						crr_resume(w, k);
+						break;
+					}
+				}
+			}
+			crr_expire(w);
+		}
+		if (!take)
+			continue;
+		int fd = tcp_accept(s, x->lfd, &w->cnt, true);
+		/* The phase once accepted (accept() may have slept across the window's start), as
+		 * the client counts a connection by when it connected. */
+		int ph = atomic_load_explicit(&s->phase, memory_order_acquire);
+
+		if (fd < 0) {
+			w->cnt.syscalls += ph == PH_MEASURE; /* an accept that timed out is a call too */
+			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+				count_err(&w->cnt, ERR_CONNECT, ph == PH_MEASURE);
+			continue;
+		}
+		crr_serve_new(w, fd, ph == PH_MEASURE);
+	}
+out:
+	while (w->nparked) {
+		close(w->park[0].fd);
+		crr_unpark(w, 0);
+	}
+	if (w->ep >= 0)
+		close(w->ep);
+	srv_free(s, w->buf, w->buflen);
+	return NULL;
+}
+
+static void crr_server_loop(struct server_ctx *s)
+{
+	struct crr_server *x = s->priv;
+	int started = 0;
+
+	while (started < x->nthreads && !pthread_create(&x->tid[started], NULL, crr_accept_loop, x))
+		started++;
+	for (int i = 0; i < started; i++) {
+		pthread_join(x->tid[i], NULL);
+		side_counters_add(&s->c, &x->w[i].cnt);
+	}
+}
+
+static const struct strategy crr_strategies[] = {
+	{"abortive close (RST, no TIME_WAIT)", "close", "--close reset", true},
+	{"TCP_NODELAY", "nodelay", "--nodelay", false},
+	{"recv with MSG_WAITALL", "recv", "--recv waitall", false},
+	{"epoll_wait, then recv", "recv", "--recv epoll", false},
+	{"io_uring recv", "recv", "--recv uring", false},
+	{"64 KB per receive call", "readsize", "--read-size 65536", false},
+	{"SO_RCVLOWAT: wake once a message is in", "lowat", "--rcvlowat 10000", false},
+	{"TCP_QUICKACK", "quickack", "--quickack", false},
+	{"4 connections in flight", "concurrency", "--concurrency 4", true},
+	{"pin to CPUs", "pin", "--pin", false},
+	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", false},
+	{0},
+};
+
+const struct workload wl_tcp_crr = {
+	.name = "tcp-crr",
+	.summary = "TCP connect, receive, close, over and over (defaults: the classic report, "
+		   "100,000 connections, the server sends 2 x 10,000 bytes on each).",
+	.opts = opts_tcp_crr,
+	.overrides = crr_overrides,
+	.unit = "connection",
+	.latency_label = "connection",
+	.snmp_proto = "Tcp",
+	.check = crr_check,
+	.count_based = crr_count_based,
+	.describe = crr_describe,
+	.kernel_pairs = crr_kernel_pairs,
+	.server_open = crr_server_open,
+	.server_bytes = crr_server_bytes,
+	.server_loop = crr_server_loop,
+	.server_close = tcp_server_close,
+	.client = crr_client,
+	.strategies = crr_strategies,
+};

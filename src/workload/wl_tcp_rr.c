@@ -1,0 +1,290 @@
+/* wl_tcp_rr.c: TCP request/response on persistent connections (netperf TCP_RR, neper tcp_rr).
+ *
+ * Each client process opens --flows connections, one thread each; a flow keeps --window
+ * requests of --request bytes in flight and the server answers each with --response bytes.
+ * A transaction's latency runs from the send of its request to the last byte of its answer.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "measure/result.h"
+#include "transport/tcp.h"
+#include "base/util.h"
+#include "workload/workload.h"
+
+#define POLL_NS (50 * 1000000ULL)
+#define MAX_FLOWS 4096
+
+static const struct opt_override rr_overrides[] = {
+	{.field = "clients", .def = "1", .help = NULL},
+	{.field = "window", .def = "1", .help = "requests in flight per flow"},
+	{.field = "request", .def = "1", .help = "bytes in each request"},
+	{.field = "timeout", .def = "5000", .help = "a flow making no progress this long is an error (timeout)"},
+	{0},
+};
+
+static int rr_check(struct opts *o, char *err, size_t errlen)
+{
+	if (!tcp_recv_fn(o->recv)) {
+		snprintf(err, errlen, "--recv %s is not a known call", o->recv);
+		return -EINVAL;
+	}
+	if (tcp_recv_not_applicable(o->recv)) {
+		snprintf(err, errlen, "--recv %s is not applicable: %s", o->recv,
+			 tcp_recv_not_applicable(o->recv));
+		return -EINVAL;
+	}
+	if (o->request < 1) {
+		snprintf(err, errlen, "--request 0: tcp-rr needs requests of 1 byte or more");
+		return -EINVAL;
+	}
+	if (o->clients * o->flows > MAX_FLOWS) {
+		snprintf(err, errlen, "--clients x --flows is %ld: at most %d connections",
+			 o->clients * o->flows, MAX_FLOWS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void rr_describe(const struct opts *o, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "%ld client%s x %ld flow%s x %ld in flight, %ld-byte requests, %ld-byte answers, "
+		 "client %s",
+		 o->clients, o->clients > 1 ? "s" : "", o->flows, o->flows > 1 ? "s" : "", o->window,
+		 o->request, o->response, o->recv);
+}
+
+static int rr_kernel_pairs(const struct result *r, struct kernel_pair *out)
+{
+	(void)r;
+	(void)out;
+	return 0; /* connections open before the window: no Tcp counter moves with our count */
+}
+
+/* Client side: one thread per flow. */
+struct rr_flow {
+	int fd;
+	char *req, *buf;
+	uint64_t *sent; /* send times of the requests in flight, a ring */
+	struct tcp_io io;
+};
+
+static int rr_connect(struct client_ctx *c, struct rr_flow *f)
+{
+	f->fd = socket(c->server.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (f->fd < 0 || tcp_sockopts(f->fd, c->o) || tcp_timeouts(f->fd, POLL_NS) ||
+	    connect(f->fd, (struct sockaddr *)&c->server, c->server_len) < 0)
+		return -errno;
+	return 0;
+}
+
+static void *rr_thread_main(void *arg)
+{
+	struct client_thread *t = arg;
+	struct rr_flow *f = t->priv;
+	const struct opts *o = t->c->o;
+	size_t w = (size_t)o->window, head = 0;
+	uint64_t now = 0;
+	int r = TCP_OK, ph = thread_wait_phase(t, PH_WARMUP);
+
+	/* The first request of each slot goes out unmeasured; then one per answer. */
+	for (size_t i = 0; i < w && r == TCP_OK; i++) {
+		f->sent[i] = now_ns();
+		r = tcp_send_n(&f->io, f->fd, f->req, (size_t)o->request);
+	}
+	while (r == TCP_OK && (ph = thread_phase(t)) != PH_STOP) {
+		bool measuring = ph == PH_MEASURE;
+
+		f->io.rx_calls = f->io.tx_calls = f->io.syscalls = f->io.rx_bytes = f->io.tx_bytes = 0;
+		r = tcp_recv_n(&f->io, f->fd, f->buf, (size_t)o->response);
+		if (r != TCP_OK)
+			break;
+		now = now_ns();
+		if (measuring) {
+			hist_record(&t->lat, now - f->sent[head]);
+			t->cnt.transactions++;
+		}
+		f->sent[head] = now;
+		head = (head + 1) % w;
+		r = tcp_send_n(&f->io, f->fd, f->req, (size_t)o->request);
+		if (measuring) {
+			t->cnt.rx_bytes += f->io.rx_bytes;
+			t->cnt.tx_bytes += f->io.tx_bytes;
+			t->cnt.rx_packets += f->io.rx_calls;
+			t->cnt.tx_packets += f->io.tx_calls;
+			t->cnt.syscalls += f->io.syscalls;
+		}
+	}
+	if (r == TCP_FAIL)
+		count_err(&t->cnt, f->io.why, thread_phase(t) == PH_MEASURE);
+	return NULL;
+}
+
+static int rr_client(struct client_ctx *c)
+{
+	const struct opts *o = c->o;
+	int n = (int)o->flows, ret = 0;
+	struct client_thread *t = xcalloc((size_t)n, sizeof(*t));
+	struct rr_flow *f = xcalloc((size_t)n, sizeof(*f));
+	size_t chunk = o->read_size ? (size_t)o->read_size : (size_t)o->response;
+
+	for (int i = 0; i < n; i++) {
+		f[i].fd = -1;
+		f[i].req = xcalloc(1, (size_t)o->request);
+		f[i].buf = xmalloc(chunk);
+		f[i].sent = xcalloc((size_t)o->window, sizeof(*f[i].sent));
+		f[i].io = (struct tcp_io){.recv = tcp_recv_fn(o->recv), .chunk = chunk,
+					  .quickack = o->quickack, .phase = &c->sh->phase,
+					  .timeout_ns = (uint64_t)o->timeout * 1000000};
+		t[i].priv = &f[i];
+		if (!ret && (ret = rr_connect(c, &f[i])))
+			snprintf(c->rep->msg, sizeof(c->rep->msg), "connect flow %d: %s", i + 1,
+				 strerror(-ret));
+	}
+	atomic_fetch_add(&c->sh->ready, 1);
+	if (!ret)
+		ret = client_threads_run(c, t, n, 0, 0, rr_thread_main);
+	for (int i = 0; i < n; i++) {
+		if (f[i].fd >= 0)
+			close(f[i].fd);
+		free(f[i].req);
+		free(f[i].buf);
+		free(f[i].sent);
+	}
+	free(f);
+	free(t);
+	return ret;
+}
+
+/* Server side: an accept thread, then a thread per connection answering its requests. */
+struct rr_conn {
+	struct server_ctx *s;
+	int fd, index;
+	pthread_t tid;
+	struct side_counters cnt;
+};
+
+struct rr_server {
+	int lfd; /* first: tcp_server_close */
+	int n, max; /* connections taken; the test's flows, all it may take */
+	struct side_counters strangers;
+	struct rr_conn conn[];
+};
+
+static void *rr_serve_conn(void *arg)
+{
+	struct rr_conn *k = arg;
+	const struct opts *o = k->s->o;
+	size_t cap = (size_t)(o->request > o->response ? o->request : o->response);
+	char *buf = srv_alloc(k->s, cap);
+	struct tcp_io io = {.recv = tcp_recv_fn("recv"), .chunk = (size_t)o->request,
+			    .phase = &k->s->phase, .timeout_ns = UINT64_MAX / 2};
+	int r = buf ? TCP_OK : TCP_STOPPED;
+
+	if (!buf) /* past --max-memory: this connection gets nothing */
+		k->cnt.refused++;
+	tcp_pin_server(o, k->index, k->fd);
+	while (r == TCP_OK) {
+		io.rx_calls = io.tx_calls = io.syscalls = io.rx_bytes = io.tx_bytes = 0;
+		r = tcp_recv_n(&io, k->fd, buf, (size_t)o->request);
+		if (r == TCP_OK)
+			r = tcp_send_n(&io, k->fd, buf, (size_t)o->response);
+		if (r == TCP_OK && atomic_load_explicit(&k->s->phase, memory_order_relaxed) == PH_MEASURE) {
+			k->cnt.transactions++;
+			k->cnt.rx_bytes += io.rx_bytes;
+			k->cnt.tx_bytes += io.tx_bytes;
+			k->cnt.rx_packets += io.rx_calls;
+			k->cnt.tx_packets += io.tx_calls;
+			k->cnt.syscalls += io.syscalls;
+		}
+	}
+	/* The client closing its flows at the end is not an error. */
+	if (r == TCP_FAIL && io.why != ERR_SHORT && io.why != ERR_RESET)
+		count_err(&k->cnt, io.why, atomic_load(&k->s->phase) == PH_MEASURE);
+	srv_free(k->s, buf, cap);
+	return NULL;
+}
+
+static int rr_server_open(struct server_ctx *s, char *err, size_t errlen)
+{
+	long max = s->o->clients * s->o->flows;
+	struct rr_server *x = xcalloc(1, sizeof(*x) + (size_t)max * sizeof(x->conn[0]));
+
+	x->max = (int)max;
+	s->priv = x;
+	x->lfd = tcp_listen(s, (int)(max + 128), err, errlen);
+	return x->lfd < 0 ? x->lfd : 0;
+}
+
+static void rr_server_loop(struct server_ctx *s)
+{
+	struct rr_server *x = s->priv;
+
+	while (atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
+		int fd = tcp_accept(s, x->lfd, &x->strangers, x->n < x->max);
+
+		if (fd < 0)
+			continue; /* a 50 ms timeout, or a connection closed: look at the phase again */
+		struct rr_conn *k = &x->conn[x->n]; /* there is room: tcp_accept said so */
+
+		*k = (struct rr_conn){.s = s, .fd = fd, .index = x->n};
+		/* The listener's timeouts are inherited by the accepted socket. */
+		if (tcp_sockopts(fd, s->o) ||
+		    pthread_create(&k->tid, NULL, rr_serve_conn, k)) {
+			close(fd);
+			continue;
+		}
+		x->n++;
+	}
+	for (int i = 0; i < x->n; i++) {
+		pthread_join(x->conn[i].tid, NULL);
+		close(x->conn[i].fd);
+		side_counters_add(&s->c, &x->conn[i].cnt);
+	}
+	side_counters_add(&s->c, &x->strangers);
+}
+
+/* A buffer of the larger message per connection. */
+static double rr_server_bytes(const struct opts *o)
+{
+	return (double)(o->clients * o->flows) *
+	       (double)(o->request > o->response ? o->request : o->response);
+}
+
+static const struct strategy rr_strategies[] = {
+	{"TCP_NODELAY", "nodelay", "--nodelay", false},
+	{"recv with MSG_WAITALL", "recv", "--recv waitall", false},
+	{"read() instead of recv()", "recv", "--recv read", false},
+	{"epoll_wait, then recv", "recv", "--recv epoll", false},
+	{"io_uring recv", "recv", "--recv uring", false},
+	{"TCP_QUICKACK", "quickack", "--quickack", false},
+	{"1 MB socket buffers", "bufs", "--rcvbuf 1048576 --sndbuf 1048576", false},
+	{"pin to CPUs", "pin", "--pin", false},
+	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", false},
+	{0},
+};
+
+const struct workload wl_tcp_rr = {
+	.name = "tcp-rr",
+	.summary = "TCP request/response on persistent connections (netperf TCP_RR).",
+	.opts = opts_tcp_rr,
+	.overrides = rr_overrides,
+	.unit = "transaction",
+	.latency_label = "round trip",
+	.snmp_proto = "Tcp",
+	.check = rr_check,
+	.describe = rr_describe,
+	.kernel_pairs = rr_kernel_pairs,
+	.server_open = rr_server_open,
+	.server_bytes = rr_server_bytes,
+	.server_loop = rr_server_loop,
+	.server_close = tcp_server_close,
+	.client = rr_client,
+	.strategies = rr_strategies,
+};

@@ -1,0 +1,466 @@
+/* wl_udp_rr.c: UDP request/response with many requests outstanding (SCENARIOS.md B).
+ *
+ * Each client keeps --window requests in flight over its sockets (a burst at the start, then
+ * one new request per answer) on unconnected sockets, and waits (--wait) only when nothing has
+ * arrived. The server answers each request with a packet of the same size to whichever peer
+ * sent it. A request carries a tag (slot and generation) so that an answer is matched to its
+ * request, a request unanswered after --timeout is counted lost and replaced (the window never
+ * shrinks), and an answer that comes after that is counted late, not as a transaction.
+ *
+ * Both sides move datagrams only through an io back end (io.h): one per call, batches of
+ * --batch with recvmmsg/sendmmsg, or io_uring. Answers read in one call are replaced by
+ * requests sent in one call.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "transport/io.h"
+#include "transport/udp.h"
+#include "measure/result.h"
+#include "base/util.h"
+#include "workload/workload.h"
+
+#define SLOT_BITS 20
+#define SLOT_MASK ((1u << SLOT_BITS) - 1)
+#define POLL_MAX_MS 10	  /* so a phase change is seen within this even when idle */
+
+/* ---- options ---- */
+
+/* 65,507: the largest UDP payload over IPv4. */
+static const struct opt_override udp_rr_overrides[] = {
+	{.field = "size", .def = "100", .min = 1, .max = 65507},
+	{0},
+};
+
+static int udp_rr_check(struct opts *o, char *err, size_t errlen)
+{
+	if (!o->peers)
+		o->peers = o->clients;
+	if (o->peers < o->clients) {
+		snprintf(err, errlen, "--peers %ld is fewer than --clients %ld: each client needs a socket",
+			 o->peers, o->clients);
+		return -EINVAL;
+	}
+	if (o->peers > o->clients * o->window) {
+		snprintf(err, errlen,
+			 "--peers %ld is more than --clients x --window (%ld): every peer needs a request in flight",
+			 o->peers, o->clients * o->window);
+		return -EINVAL;
+	}
+	if (udp_io_check(o, err, errlen))
+		return -EINVAL;
+	if (!strcmp(o->wait, "block") && o->peers != o->clients) {
+		snprintf(err, errlen,
+			 "--wait block is not applicable with --peers %ld > --clients %ld: a client "
+			 "blocked on one socket cannot hear the others; use poll or epoll",
+			 o->peers, o->clients);
+		return -EINVAL;
+	}
+	/* The tag lives in the first min(size, 8) bytes; one byte tells only 256 slots apart. */
+	if (o->size == 1 && o->window > 256) {
+		snprintf(err, errlen, "--window %ld needs --size 2 or more (a 1-byte request tags 256 slots)",
+			 o->window);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "%ld client%s x %ld outstanding, %ld-byte packets, %ld peer%s, %s, io %s, batch %ld, "
+		 "wait %s, %ld server thread%s, checksums %s%s%s",
+		 o->clients, o->clients > 1 ? "s" : "", o->window, o->size, o->peers,
+		 o->peers > 1 ? "s" : "", o->connected ? "connected" : "unconnected",
+		 io_find(o)->name, o->batch, o->wait, o->server_threads,
+		 o->server_threads > 1 ? "s" : "", o->no_check ? "off" : "on", o->pin ? ", pinned" : "",
+		 o->busy_poll ? ", busy poll" : "");
+}
+
+/* Every datagram in and out of this machine's UDP stack: the clients', and the server's when
+ * it runs here (loopback counts both ends). */
+static int udp_rr_kernel_pairs(const struct result *r, struct kernel_pair *out)
+{
+	uint64_t in = r->client.c.rx_packets, sent = r->client.c.tx_packets;
+
+	if (r->server_local && r->server.present) {
+		in += r->server.c.rx_packets;
+		sent += r->server.c.tx_packets;
+	}
+	out[0] = (struct kernel_pair){"InDatagrams", in};
+	out[1] = (struct kernel_pair){"OutDatagrams", sent};
+	return 2;
+}
+
+/* ---- shared by both sides ---- */
+
+/* ---- client ---- */
+
+struct slot {
+	uint64_t sent_ns;
+	uint32_t gen;
+	uint32_t sock;
+	bool busy, unsent;
+};
+
+struct udp_client {
+	struct client_ctx *c;
+	struct client_report *rep;
+	const struct io_ops *ops;
+	struct io_ctx io;
+	struct slot *slots;
+	uint32_t window;
+	size_t size;
+	struct io_msg *rx, *tx;
+	int limit; /* answers taken per recv call */
+	int ntx;   /* requests queued in tx */
+	uint32_t *tx_slot;
+	uint64_t timeout_ns, next_scan;
+	struct udp_window win;
+	bool retry_pending;
+};
+
+/* How often unanswered requests are looked for: a quarter of --timeout, at most 10 ms. */
+static uint64_t scan_every(const struct udp_client *u)
+{
+	return u->timeout_ns / 4 < 10000000 ? u->timeout_ns / 4 : 10000000;
+}
+
+/* Queue the next request of slot i; sent by flush(). */
+static void queue_req(struct udp_client *u, uint32_t i, uint64_t now)
+{
+	struct slot *s = &u->slots[i];
+	struct io_msg *m = &u->tx[u->ntx];
+
+	s->gen++;
+	s->sent_ns = now;
+	s->busy = true;
+	s->unsent = false;
+	put_tag(m->buf, u->size, u->size >= 8 ? ((uint64_t)s->gen << SLOT_BITS) | i : i);
+	m->sock = (int)s->sock;
+	u->tx_slot[u->ntx++] = i;
+}
+
+static void flush(struct udp_client *u)
+{
+	int sent = u->ntx ? u->ops->send(&u->io, u->tx, u->ntx) : 0;
+
+	if (sent < 0)
+		sent = 0;
+	u->rep->c.tx_packets += u->win.measuring ? (uint64_t)sent : 0;
+	/* Socket buffer full or a transient error: retried by the scan, not counted lost. */
+	for (int k = sent; k < u->ntx; k++) {
+		u->slots[u->tx_slot[k]].unsent = true;
+		u->retry_pending = true;
+		count_err(&u->rep->c, ERR_SEND, u->win.measuring);
+	}
+	u->ntx = 0;
+}
+
+int udp_rr_tag(const uint8_t *buf, size_t len, size_t size, uint32_t window, uint32_t *slot,
+	       uint32_t *gen)
+{
+	if (len != size)
+		return -1;
+	uint64_t tag = get_tag(buf, size);
+
+	*slot = size >= 8 ? (uint32_t)(tag & SLOT_MASK) : (uint32_t)tag;
+	*gen = size >= 8 ? (uint32_t)(tag >> SLOT_BITS) : 0;
+	return *slot < window ? 0 : 1;
+}
+
+static void on_answer(struct udp_client *u, const struct io_msg *m, uint64_t now)
+{
+	uint32_t i, gen;
+	int r = m->trunc ? -1 : udp_rr_tag(m->buf, m->len, u->size, u->window, &i, &gen);
+
+	u->rep->c.rx_packets += u->win.measuring;
+	if (r < 0) {
+		count_err(&u->rep->c, ERR_RECV, u->win.measuring);
+		return;
+	}
+	struct slot *s = &u->slots[r == 0 ? i : 0];
+
+	if (r || !s->busy || (u->size >= 8 && gen != s->gen)) {
+		u->rep->c.late += u->win.measuring;
+		return;
+	}
+	if (u->win.measuring) {
+		hist_record(&u->rep->lat, now - s->sent_ns);
+		u->rep->c.transactions++;
+	}
+	queue_req(u, i, now);
+}
+
+/* Replace requests unanswered for longer than --timeout, retry unsent ones. */
+static void scan_slots(struct udp_client *u, uint64_t now)
+{
+	u->retry_pending = false;
+	for (uint32_t i = 0; i < u->window; i++) {
+		struct slot *s = &u->slots[i];
+		bool expired = s->busy && !s->unsent && now - s->sent_ns >= u->timeout_ns;
+
+		if (!s->unsent && !expired)
+			continue;
+		u->rep->c.lost += expired && u->win.measuring;
+		queue_req(u, i, now);
+		if (u->ntx == u->limit)
+			flush(u);
+	}
+	flush(u);
+	u->next_scan = now + (u->retry_pending ? 1000000 : scan_every(u));
+}
+
+/* Take what has arrived and answer it with new requests, in one call each. Returns true when
+ * nothing more can be waiting: fewer than asked came, or as many as are in flight (so with one
+ * request outstanding a transaction is wait + receive + send, without a receive that fails). */
+static bool take_answers(struct udp_client *u, uint64_t *now)
+{
+	int n = u->ops->recv(&u->io, u->rx, u->limit);
+
+	if (n <= 0) {
+		if (n < 0)
+			count_err(&u->rep->c, ERR_RECV, u->win.measuring);
+		*now = now_ns();
+		return true;
+	}
+	*now = now_ns();
+	for (int k = 0; k < n; k++)
+		on_answer(u, &u->rx[k], *now);
+	flush(u);
+	return n < u->limit || (uint32_t)u->limit == u->window;
+}
+
+/* Follow the coordinator's phase; false once the run is over. */
+static bool follow_phase(struct udp_client *u)
+{
+	int ph = udp_window_follow(&u->win, client_follow_phase(u->c), &u->io, &u->rep->c);
+
+	return ph != PH_STOP;
+}
+
+static int open_sockets(struct udp_client *u, struct client_ctx *c)
+{
+	const struct opts *o = c->o;
+	struct sockaddr_storage any = {.ss_family = c->server.ss_family};
+
+	for (int k = 0; k < u->io.nsock; k++) {
+		int fd = udp_socket(c->server.ss_family, o);
+
+		if (fd < 0)
+			return fd;
+		u->io.fds[k] = fd;
+		if (bind(fd, (struct sockaddr *)&any, c->server_len) < 0)
+			return -errno;
+		if (o->connected && connect(fd, (struct sockaddr *)&c->server, c->server_len) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static int client_open(struct udp_client *u, struct client_ctx *c)
+{
+	const struct opts *o = c->o;
+	char why[200] = "";
+	int ret;
+
+	u->c = c;
+	u->rep = c->rep;
+	u->ops = io_find(o);
+	u->window = (uint32_t)o->window;
+	u->size = (size_t)o->size;
+	u->timeout_ns = (uint64_t)o->timeout * 1000000;
+	u->limit = (int)(o->batch > 1 ? o->batch : UDP_RX_BURST);
+	if ((uint32_t)u->limit > u->window)
+		u->limit = (int)u->window;
+	u->io = (struct io_ctx){.o = o, .nsock = c->nsock, .connected = o->connected,
+				.wait = io_wait_of(o, false), .batch = (int)o->batch,
+				.depth = (int)o->window, .cap = u->size};
+	u->io.fds = xcalloc((size_t)c->nsock, sizeof(int));
+	for (int k = 0; k < c->nsock; k++)
+		u->io.fds[k] = -1;
+	u->slots = xcalloc(u->window, sizeof(*u->slots));
+	u->tx_slot = xcalloc((size_t)u->limit, sizeof(*u->tx_slot));
+	u->rx = msgs_alloc(u->limit, u->size);
+	u->tx = msgs_alloc(u->limit, u->size);
+	for (int k = 0; k < u->limit; k++) {
+		u->tx[k].len = u->size;
+		u->tx[k].addr = c->server;
+		u->tx[k].addrlen = c->server_len;
+	}
+	for (uint32_t i = 0; i < u->window; i++)
+		u->slots[i].sock = i % (uint32_t)c->nsock;
+	if (o->pin)
+		pin_self(c->index, false);
+	ret = open_sockets(u, c);
+	if (ret) {
+		snprintf(u->rep->msg, sizeof(u->rep->msg), "client sockets: %s", strerror(-ret));
+		return ret;
+	}
+	ret = u->ops->open(&u->io, why, sizeof(why));
+	if (ret)
+		snprintf(u->rep->msg, sizeof(u->rep->msg), "%s",
+			 why[0] ? why : strerror(-ret));
+	return ret;
+}
+
+static void client_close(struct udp_client *u)
+{
+	if (u->ops)
+		u->ops->close(&u->io);
+	for (int k = 0; k < u->io.nsock; k++)
+		if (u->io.fds[k] >= 0)
+			close(u->io.fds[k]);
+	free(u->io.fds);
+	free(u->slots);
+	free(u->tx_slot);
+	msgs_free(u->rx, u->limit);
+	msgs_free(u->tx, u->limit);
+}
+
+static int udp_rr_client(struct client_ctx *c)
+{
+	struct udp_client u = {0};
+	int ret = client_open(&u, c);
+
+	atomic_fetch_add(&c->sh->ready, 1);
+	if (ret) {
+		client_close(&u);
+		return ret;
+	}
+	client_wait_phase(c, PH_WARMUP);
+
+	uint64_t now = now_ns();
+
+	/* The burst: every slot's first request. */
+	for (uint32_t i = 0; i < u.window; i++) {
+		queue_req(&u, i, now);
+		if (u.ntx == u.limit)
+			flush(&u);
+	}
+	flush(&u);
+	u.next_scan = now + 1000000;
+	while (follow_phase(&u)) {
+		bool drained = take_answers(&u, &now);
+
+		if (now >= u.next_scan) {
+			scan_slots(&u, now);
+		} else if (drained) {
+			int ms = (int)((u.next_scan - now) / 1000000) + 1;
+
+			u.ops->wait(&u.io, ms < POLL_MAX_MS ? ms : POLL_MAX_MS);
+		}
+	}
+	client_close(&u);
+	return 0;
+}
+
+/* ---- server ---- */
+
+static int udp_rr_server_open(struct server_ctx *s, char *err, size_t errlen)
+{
+	return udp_server_open(s, NULL, err, errlen);
+}
+
+static void serve_batches(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io)
+{
+	struct server_ctx *s = t->s;
+	int batch = (int)(s->o->batch > 1 ? s->o->batch : 1);
+	struct io_msg *m = msgs_alloc(batch, (size_t)s->o->size);
+
+	for (;;) {
+		int ph = udp_server_phase(t, io);
+
+		if (ph == PH_STOP)
+			break;
+		bool measuring = ph == PH_MEASURE;
+		int n = udp_server_recv(t, ops, io, m, batch);
+
+		if (!n)
+			continue;
+		t->c.rx_packets += measuring ? (uint64_t)n : 0;
+		/* Each answer goes back as large as its request, to its sender, in one call; a
+		 * request larger than --size is not answered (nor amplified). */
+		int keep = 0;
+
+		for (int i = 0; i < n; i++) {
+			if (!same_host(&m[i].addr, &s->peer)) {
+				/* Not the controller's host: no answer, so no reflection. */
+				count_err(&t->c, ERR_FOREIGN, true);
+				continue;
+			}
+			if (m[i].trunc) {
+				count_err(&t->c, ERR_RECV, measuring);
+				continue;
+			}
+			if (keep != i) {
+				void *b = m[keep].buf;
+
+				m[keep] = m[i];
+				m[i].buf = b;
+			}
+			keep++;
+		}
+		n = keep;
+		int sent = ops->send(io, m, n);
+
+		if (sent < 0)
+			sent = 0;
+		if (measuring) {
+			t->c.tx_packets += (uint64_t)sent;
+			t->c.transactions += (uint64_t)sent;
+			t->c.err[ERR_SEND] += (uint64_t)(n - sent);
+			t->c.errors += (uint64_t)(n - sent);
+		}
+	}
+	msgs_free(m, batch);
+}
+
+static void udp_rr_server_loop(struct server_ctx *s)
+{
+	const struct opts *o = s->o;
+
+	udp_server_run(s, (size_t)o->size, (int)o->batch, 4 * (int)o->batch, false, serve_batches);
+}
+
+/* The report's own ideas and today's: batching syscalls, a cached route, io_uring, other ways
+ * to wait, no checksums, more server threads, pinning, busy polling. */
+static const struct strategy udp_rr_strategies[] = {
+	{"connected sockets", "route", "--connected", false},
+	{"batch 8 (recvmmsg/sendmmsg)", "calls", "--batch 8", false},
+	{"batch 32 (recvmmsg/sendmmsg)", "calls", "--batch 32", false},
+	{"batch 64 (recvmmsg/sendmmsg)", "calls", "--batch 64", false},
+	{"io_uring", "calls", "--io uring", false},
+	{"io_uring, batch 32", "calls", "--io uring --batch 32", false},
+	{"io_uring, batch 32, SQPOLL", "calls", "--io uring --batch 32 --sqpoll", false},
+	{"wait in epoll_wait", "wait", "--wait epoll", false},
+	{"busy wait (spin)", "wait", "--wait busy", false},
+	{"block in recvmsg", "wait", "--wait block", false},
+	{"no UDP checksums", "csum", "--no-check", false},
+	{"2 server threads (SO_REUSEPORT)", "threads", "--server-threads 2", false},
+	{"pin to CPUs", "pin", "--pin", false},
+	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", false},
+	{0},
+};
+
+const struct workload wl_udp_rr = {
+	.name = "udp-rr",
+	.summary = "UDP request/response, many requests outstanding, unconnected sockets "
+		   "(defaults: the classic report, 2 clients x 100 outstanding, 100-byte packets).",
+	.opts = opts_udp_rr,
+	.overrides = udp_rr_overrides,
+	.snmp_proto = "Udp",
+	.unit = "transaction",
+	.latency_label = "round trip",
+	.check = udp_rr_check,
+	.describe = udp_rr_describe,
+	.kernel_pairs = udp_rr_kernel_pairs,
+	.server_open = udp_rr_server_open,
+	.server_loop = udp_rr_server_loop,
+	.server_close = udp_server_close,
+	.client = udp_rr_client,
+	.strategies = udp_rr_strategies,
+};

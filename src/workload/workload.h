@@ -1,0 +1,126 @@
+/* workload.h: what a workload is (a table entry, like neper's struct neper_fn: options, the
+ * data path of each side, its figures, explore's strategies), the table of them, and the
+ * client harness they share (threads that follow the phase and count on their own). A
+ * workload reaches down to transport/ and measure/, never up to the report or the run. */
+#ifndef SB_WORKLOAD_H
+#define SB_WORKLOAD_H
+
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include "base/opts.h"
+#include "measure/side.h"
+
+struct result;
+
+/* One user-space change that explore tries: flags added to the user's own. At most one
+ * strategy of a group goes into the best combination. NULL name ends a table. */
+struct strategy {
+	const char *name;
+	const char *group;
+	const char *args;
+	/* It changes what is measured, not how (who holds TIME_WAIT, connections in flight, the
+	 * number of flows): explore reports it apart, never ranks or combines it. */
+	bool changes_workload;
+};
+
+struct workload {
+	const char *name; /* the subcommand */
+	const char *summary;
+	const struct opt_def *opts;
+	const struct opt_override *overrides; /* this workload's defaults for shared options */
+	const char *unit; /* what the rate counts: "transaction", "connection", "megabyte" */
+	const char *latency_label;	      /* what lat measures */
+	const char *snmp_proto;		      /* the /proc/net/snmp row to cross-check */
+	/* Checks across options; may fill derived defaults. 0 or -EINVAL with err. */
+	int (*check)(struct opts *o, char *err, size_t errlen);
+	/* Count-based window (N units) rather than --duration? NULL: never. */
+	bool (*count_based)(const struct opts *o);
+	/* How many units the window moved (NULL: the client's transactions). */
+	double (*units)(const struct result *r);
+	/* The workload's own headline figures: printed to f when f is not NULL, added to the
+	 * JSON document j when j is not NULL. NULL: none. */
+	void (*headline)(const struct result *r, FILE *f, struct cJSON *j);
+	/* Header line of the report. */
+	void (*describe)(const struct opts *o, char *buf, size_t len);
+	/* Our counts for the kernel counters we cross-check (up to 4); returns how many. */
+	int (*kernel_pairs)(const struct result *r, struct kernel_pair *out);
+	/* Server side, in the agent: open the data socket(s) (0 or -errno with err), serve until
+	 * the phase is PH_STOP (in a thread of the agent; it may start and join its own), close. */
+	int (*server_open)(struct server_ctx *s, char *err, size_t errlen);
+	/* The bytes of buffers the server side takes for this config, at most (checked against
+	 * serve --max-memory before anything is opened). */
+	double (*server_bytes)(const struct opts *o);
+	void (*server_loop)(struct server_ctx *s);
+	void (*server_close)(struct server_ctx *s);
+	/* Client side: one process each; runs until PH_STOP and fills c->rep. 0 or -errno. */
+	int (*client)(struct client_ctx *c);
+	const struct strategy *strategies; /* what explore tries */
+};
+
+extern const struct workload wl_udp_rr, wl_tcp_crr, wl_tcp_rr, wl_tcp_stream, wl_udp_stream;
+/* NULL-terminated table of every workload. */
+extern const struct workload *const workloads[];
+/* The workload of that name, or NULL. */
+const struct workload *workload_find(const char *name);
+
+
+/* Workloads whose client process runs several threads (TCP: one per connection in flight or
+ * per flow). Each thread counts on its own; the process's main thread follows the phase,
+ * takes the CPU marks, and tells the coordinator when every thread is done with a share. */
+struct thread_group {
+	int n;
+	bool count_based;
+	_Atomic int warm, done;	     /* threads done with their share */
+	_Atomic bool began, ended;   /* the process's CPU marks are taken */
+};
+
+struct client_thread {
+	struct client_ctx *c;
+	struct thread_group *g;
+	int index;
+	long warm_share, share; /* count-based runs: units before and in the window */
+	bool saw_measure;
+	struct side_counters cnt;
+	struct hist lat, lat2;
+	void *priv; /* the workload's per-thread state */
+	void *(*fn)(void *); /* what the thread runs */
+};
+
+/* Split total units into parts; the share of part i. */
+long share_of(long total, int parts, int i);
+/* Run fn in n threads (t[i].priv filled by the caller; the rest is set here, shares from the
+ * counts of this client), join them, and add every thread's counts to the report. The
+ * threads follow the phase and take the CPU marks themselves (thread_phase). 0 or -errno if
+ * a thread could not start. */
+int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, long warm_units,
+		       long units, void *(*fn)(void *));
+/* In a thread: the current phase (taking the window's CPU marks on its edges), and sleep
+ * until it is at least ph. */
+int thread_phase(struct client_thread *t);
+/* For the coordinator's stall watch: this thread's running count of units of progress (its
+ * transactions and bytes; thread_phase stores those of t->cnt itself). */
+void thread_progress(struct client_thread *t, uint64_t units);
+int thread_wait_phase(struct client_thread *t, int ph);
+/* In a thread of a count-based run: this thread has finished its warm-up / window share. */
+void thread_warm_done(struct client_thread *t);
+void thread_done(struct client_thread *t);
+
+/* In a client process: follow the coordinator's phase, taking the CPU marks at the window's
+ * edges. Returns the phase now. Cheap: one shared-memory load when nothing changed. */
+int client_follow_phase(struct client_ctx *c);
+/* Block (sleeping 1 ms at a time) until the phase is at least ph, following it. */
+int client_wait_phase(struct client_ctx *c, int ph);
+
+/* The workload named by a subcommand's argument; exits 2 naming cmd when there is none. */
+const struct workload *workload_or_exit(const char *cmd, const char *name);
+/* Defaults, then argv (argv[0] is the subcommand), then the workload's check: exits 2 with a
+ * one-line reason on a usage error, 0 after printing --help. */
+void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o);
+
+#endif
