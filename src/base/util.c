@@ -180,3 +180,21 @@ int pin_self(int n, bool from_last)
 	CPU_SET(cpu, &set);
 	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ? -1 : cpu;
 }
+
+int split_words(char *s, char **w, int max)
+{
+	int n = 0;
+	char *save = NULL;
+
+	for (char *t = strtok_r(s, " \t\n", &save); t && n < max - 1; t = strtok_r(NULL, " \t\n", &save))
+		w[n++] = t;
+	w[n] = NULL;
+	return n;
+}
+
+uint64_t fresh_seed(void)
+{
+	uint64_t s = now_ns() ^ ((uint64_t)getpid() << 32);
+
+	return s ? s : 1;
+}

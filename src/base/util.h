@@ -37,4 +37,10 @@ int wait_readable(int fd, int timeout_ms);
  * last (server threads). The CPU, or -1. */
 int pin_self(int n, bool from_last);
 
+/* Split s in place into words at blanks, tabs and newlines: up to max - 1 of them in w, then
+ * NULL. The count. */
+int split_words(char *s, char **w, int max);
+/* A seed for a run order nobody chose: the clock and the process id, never 0. */
+uint64_t fresh_seed(void);
+
 #endif

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+
 int kstat_cpu_read(const char *path, struct cpu_stat *s)
 {
 	FILE *f = fopen(path ? path : "/proc/stat", "re");
@@ -53,16 +55,6 @@ void kstat_cpu_split(const struct cpu_stat *a, const struct cpu_stat *b, struct 
 	out->steal = 100.0 * d[CPU_STEAL] / total;
 }
 
-/* Split a line "Proto: a b c\n" into up to max words after the prefix. */
-static int split_words(char *line, char **w, int max)
-{
-	int n = 0;
-
-	for (char *tok = strtok(line, " \n"); tok && n < max; tok = strtok(NULL, " \n"))
-		w[n++] = tok;
-	return n;
-}
-
 int kstat_snmp_read(const char *path, const char *proto, struct snmp *s)
 {
 	FILE *f = fopen(path ? path : "/proc/net/snmp", "re");
@@ -81,8 +73,8 @@ int kstat_snmp_read(const char *path, const char *proto, struct snmp *s)
 		if (!fgets(vals, sizeof(vals), f) || strncmp(vals, prefix, strlen(prefix)))
 			break;
 		char *hw[SNMP_MAX + 1], *vw[SNMP_MAX + 1];
-		int nh = split_words(head + strlen(prefix), hw, SNMP_MAX);
-		int nv = split_words(vals + strlen(prefix), vw, SNMP_MAX);
+		int nh = split_words(head + strlen(prefix), hw, SNMP_MAX + 1);
+		int nv = split_words(vals + strlen(prefix), vw, SNMP_MAX + 1);
 
 		s->n = nh < nv ? nh : nv;
 		for (int i = 0; i < s->n; i++) {

@@ -1,7 +1,6 @@
 /* side.c: the helpers of one side's data: error names, counters added up and carried as JSON
  * (agent to controller, client process to coordinator), the server's memory budget. */
 #include <cjson/cJSON.h>
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -14,87 +14,18 @@
  * With --profile every run is profiled and each strategy that helped is explained: where the
  * time moved against the baseline runs (moved.h).
  */
-#include "multi/explore.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "profile/moved.h"
-#include "report/out.h"
 #include "multi/repeat.h"
-#include "run/run.h"
-#include "multi/stats.h"
 #include "base/util.h"
-#include "workload/workload.h"
 
-#define MAX_CONFIGS 32
-#define MAX_ARGS 96
-#define MAX_ROUNDS 32
-#define RUN_OVERHEAD_S 0.25 /* a child process, the agent and the clients, handshakes: measured */
-#define MIN_RUN_S 0.15
-#define MIN_ROUNDS 3	    /* fewer than this and no budget is enough */
-#define WARMUP_S 0.15
-#define MIN_GAIN STATS_MIN_GAIN
-#define DEFAULT_BUDGET 180
-#define WHY_SHOWN 3 /* faster strategies explained in the table (all in --json) */
-#define WHY_ROWS 6  /* syscalls and functions shown for each */
-
-/* One run of a configuration, in its round. */
-struct sample {
-	enum run_status status; /* only whole runs are samples */
-	char why[200];		/* a partial or failed run: why */
-	double tps;
-	double cpu_us[2];      /* client, server: CPU us per transaction */
-	double user_s[2], sys_s[2];
-	double sys_per_tx[2];  /* syscalls per transaction */
-	cJSON *doc;	       /* the run's result, kept with --profile */
-};
-
-struct config {
-	const char *name;
-	const char *group;
-	char flags[200];	/* the strategy's flags ("" for the baseline) */
-	bool changes;		/* it changes the workload: shown apart */
-	struct opts o;
-	int nsamples;		/* rounds it ran in */
-	struct sample s[MAX_ROUNDS];
-	/* analysis */
-	struct paired e;	/* against the baseline runs of the same rounds */
-	double tps, spread;
-	int pairs, whole, partial, failed;
-	enum verdict verdict;
-	bool few;     /* fewer than 2 pairs: no verdict */
-	bool reject;  /* Holm: significant within the family's 5% */
-	double level; /* the confidence Holm held it to */
-	int needed;   /* runs that would show a difference this size, or -1 */
-	bool analysed;
-};
-
-struct explore {
-	const struct workload *wl;
-	int rounds;
-	uint64_t seed; /* of the run order */
-	bool rounds_given;
-	double budget, run_s;
-	int nconf;
-	struct config conf[MAX_CONFIGS];
-	struct config combo; /* the best combination, paired with baseline runs of its own */
-	struct sample combo_base[MAX_ROUNDS];
-	int ncombo;
-	char order[MAX_ROUNDS * MAX_CONFIGS * 3]; /* each round's order, as config indexes */
-	const char *skipped_name[MAX_CONFIGS];
-	char skipped_why[MAX_CONFIGS][240];
-	const char *skipped_flags[MAX_CONFIGS];
-	int nskipped;
-	int runs_done, runs_total;
-	uint64_t t0;
-	bool json;
-};
+#include "multi/explore_priv.h"
 
 void explore_schedule(int nconfigs, int rounds, uint64_t seed, int *order)
 {
@@ -226,29 +157,12 @@ static void plan(struct explore *x, char **user, int nuser)
 		fit_run(x, &x->conf[i].o);
 }
 
-static void progress(struct explore *x, const char *what)
-{
-	if (!isatty(STDERR_FILENO))
-		return;
-	double el = ns_to_s(now_ns() - x->t0);
-	double left = x->runs_done ? el / x->runs_done * (x->runs_total - x->runs_done) : 0;
-
-	fprintf(stderr, "\r\033[Kexplore: run %d/%d  %-34.34s  %3.0f s elapsed, ~%3.0f s left",
-		x->runs_done + 1, x->runs_total, what, el, left);
-}
-
-static void progress_done(void)
-{
-	if (isatty(STDERR_FILENO))
-		fprintf(stderr, "\r\033[K");
-}
-
 /* One run, in a child process of its own; false when Ctrl-C cut it (no sample, and stop). */
 static bool measure(struct explore *x, const struct config *c, const char *label, struct sample *s)
 {
 	cJSON *doc;
 
-	progress(x, label);
+	progress_line("explore: run", label, x->runs_done, x->runs_total, x->t0);
 	*s = (struct sample){0};
 	s->status = run_isolated(x->wl, &c->o, &doc, s->why, sizeof(s->why));
 	x->runs_done++;
@@ -256,21 +170,8 @@ static bool measure(struct explore *x, const struct config *c, const char *label
 		cJSON_Delete(doc);
 		return false;
 	}
-	if (s->status == RUN_WHOLE) {
-		static const char *const side[] = {"sides.client.", "sides.server."};
-		char path[64];
-
-		s->tps = json_path(doc, "rate");
-		for (int k = 0; k < 2; k++) {
-#define SIDE_(field, key)                                                                          \
-	(snprintf(path, sizeof(path), "%s%s", side[k], key), field = json_path(doc, path))
-			SIDE_(s->user_s[k], "user_s");
-			SIDE_(s->sys_s[k], "sys_s");
-			SIDE_(s->cpu_us[k], "cpu_us_per_unit");
-			SIDE_(s->sys_per_tx[k], "syscalls_per_unit");
-#undef SIDE_
-		}
-	}
+	if (s->status == RUN_WHOLE)
+		figures_of(doc, s->fig);
 	s->doc = s->status == RUN_WHOLE && c->o.profile ? doc : NULL;
 	if (!s->doc)
 		cJSON_Delete(doc);
@@ -284,10 +185,10 @@ static int pairs_of(const struct config *c, const struct sample *base, int nbase
 	int n = 0;
 
 	for (int i = 0; i < c->nsamples && i < nbase; i++)
-		if (base[i].status == RUN_WHOLE && c->s[i].status == RUN_WHOLE && base[i].tps > 0 &&
-		    c->s[i].tps > 0) {
-			a[n] = base[i].tps;
-			b[n++] = c->s[i].tps;
+		if (base[i].status == RUN_WHOLE && c->s[i].status == RUN_WHOLE &&
+		    base[i].fig[FIG_RATE] > 0 && c->s[i].fig[FIG_RATE] > 0) {
+			a[n] = base[i].fig[FIG_RATE];
+			b[n++] = c->s[i].fig[FIG_RATE];
 		}
 	return n;
 }
@@ -304,7 +205,7 @@ static void analyse(struct config *c, const struct sample *base, int nbase)
 		c->partial += c->s[i].status == RUN_PARTIAL;
 		c->failed += c->s[i].status == RUN_FAILED;
 		if (c->s[i].status == RUN_WHOLE)
-			t[k++] = c->s[i].tps;
+			t[k++] = c->s[i].fig[FIG_RATE];
 	}
 	c->pairs = n;
 	c->needed = -1;
@@ -411,316 +312,11 @@ static bool plan_combination(struct explore *x, char **user, int nuser, struct c
 	return true;
 }
 
-/* The median over c's whole runs of a figure of its samples. */
-static double med_whole(const struct config *c, double (*get)(const struct sample *, int), int k)
-{
-	double v[MAX_ROUNDS];
-	int n = 0;
-
-	for (int i = 0; i < c->nsamples; i++)
-		if (c->s[i].status == RUN_WHOLE)
-			v[n++] = get(&c->s[i], k);
-	return n ? stats_median(v, n) : 0;
-}
-
-static double get_cpu(const struct sample *s, int k) { return s->cpu_us[k]; }
-static double get_user(const struct sample *s, int k) { return s->user_s[k]; }
-static double get_sys(const struct sample *s, int k) { return s->sys_s[k]; }
-static double get_sc(const struct sample *s, int k) { return s->sys_per_tx[k]; }
-
-static cJSON *sample_sides_json(const struct workload *wl, const struct config *c)
-{
-	cJSON *sides = cJSON_CreateObject();
-	static const char *const side_names[] = {"client", "server"};
-
-	for (int k = 0; k < 2; k++) {
-		cJSON *j = cJSON_CreateObject();
-		double mcpu = med_whole(c, get_cpu, k), msc = med_whole(c, get_sc, k);
-
-		cJSON_AddNumberToObject(j, "cpu_us_per_unit", mcpu);
-		if (!wl->units)
-			cJSON_AddNumberToObject(j, "cpu_us_per_transaction", mcpu);
-		cJSON_AddNumberToObject(j, "user_s", med_whole(c, get_user, k));
-		cJSON_AddNumberToObject(j, "sys_s", med_whole(c, get_sys, k));
-		cJSON_AddNumberToObject(j, "syscalls_per_unit", msc);
-		if (!wl->units)
-			cJSON_AddNumberToObject(j, "syscalls_per_transaction", msc);
-		cJSON_AddItemToObject(sides, side_names[k], j);
-	}
-	return sides;
-}
-
-/* Where the time moved from the baseline's runs to c's (NULL without profiles). */
-static struct moved_set *config_moved(const struct explore *x, const struct config *c)
-{
-	const struct sample *base = c == &x->combo ? x->combo_base : x->conf[0].s;
-	int nbase = c == &x->combo ? x->ncombo : x->conf[0].nsamples, na = 0, nb = 0;
-	cJSON *a[MAX_ROUNDS], *b[MAX_ROUNDS];
-
-	if (!c->o.profile || c == &x->conf[0])
-		return NULL;
-	for (int i = 0; i < nbase; i++)
-		if (base[i].doc)
-			a[na++] = base[i].doc;
-	for (int i = 0; i < c->nsamples; i++)
-		if (c->s[i].doc)
-			b[nb++] = c->s[i].doc;
-	return na && nb ? moved_of(a, na, b, nb) : NULL;
-}
 
 static void free_docs(struct sample *s, int n)
 {
 	for (int i = 0; i < n; i++)
 		cJSON_Delete(s[i].doc);
-}
-
-/* The verdict's words: faster, slower, no real difference, or why there is none. */
-static const char *verdict_words(const struct config *c, char *buf, size_t len)
-{
-	if (!c->analysed && c->failed)
-		snprintf(buf, len, "failed: %s", c->s[0].why);
-	else if (!c->analysed || c->few)
-		snprintf(buf, len, "no verdict: %d pair%s of whole runs", c->pairs, c->pairs == 1 ? "" : "s");
-	else if (c->verdict == VERDICT_SAME && c->needed > 0)
-		snprintf(buf, len, "no real difference (a %+.0f%% one would need ~%d runs)",
-			 (c->e.ratio - 1) * 100, c->needed);
-	else
-		snprintf(buf, len, "%s", stats_verdict_name(c->verdict));
-	return buf;
-}
-
-static cJSON *config_json(const struct explore *x, const struct config *c, int rank)
-{
-	struct moved_set *mv = config_moved(x, c);
-	cJSON *j = cJSON_CreateObject(), *samples = cJSON_CreateArray(), *left = cJSON_CreateArray();
-	char words[300];
-	bool base = c == &x->conf[0];
-
-	if (rank)
-		cJSON_AddNumberToObject(j, "rank", rank);
-	cJSON_AddStringToObject(j, "name", c->name);
-	cJSON_AddStringToObject(j, "flags", c->flags);
-	cJSON_AddBoolToObject(j, "changes_workload", c->changes);
-	cJSON_AddStringToObject(j, "unit", x->wl->unit);
-	cJSON_AddNumberToObject(j, "rate", c->tps);
-	if (!x->wl->units)
-		cJSON_AddNumberToObject(j, "transactions_per_s", c->tps);
-	cJSON_AddNumberToObject(j, "spread_pct", c->spread);
-	cJSON_AddNumberToObject(j, "runs", c->whole);
-	if (!base) {
-		cJSON_AddNumberToObject(j, "pairs", c->pairs);
-		cJSON_AddNumberToObject(j, "speedup", c->e.ratio);
-		cJSON_AddNumberToObject(j, "ci_low", c->e.lo);
-		cJSON_AddNumberToObject(j, "ci_high", isinf(c->e.hi) ? 1e308 : c->e.hi);
-		cJSON_AddNumberToObject(j, "ci_level", c->level);
-		cJSON_AddNumberToObject(j, "p_value", c->e.p);
-		cJSON_AddBoolToObject(j, "significant", c->reject);
-		if (c->needed > 0)
-			cJSON_AddNumberToObject(j, "runs_needed", c->needed);
-		cJSON_AddStringToObject(j, "verdict", !c->analysed && c->failed ? "failed"
-						      : !c->analysed || c->few ? "no verdict"
-									       : stats_verdict_name(c->verdict));
-		cJSON_AddStringToObject(j, "verdict_text", verdict_words(c, words, sizeof(words)));
-	}
-	cJSON_AddItemToObject(j, "sides", sample_sides_json(x->wl, c));
-	for (int i = 0; i < c->nsamples; i++) {
-		if (c->s[i].status == RUN_WHOLE) {
-			cJSON_AddItemToArray(samples, cJSON_CreateNumber(c->s[i].tps));
-			continue;
-		}
-		cJSON *e = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(e, "round", i + 1);
-		cJSON_AddStringToObject(e, "status", run_status_name(c->s[i].status));
-		cJSON_AddStringToObject(e, "reason", c->s[i].why);
-		cJSON_AddItemToArray(left, e);
-	}
-	cJSON_AddItemToObject(j, "samples", samples);
-	cJSON_AddItemToObject(j, "left_out", left);
-	if (mv)
-		cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
-	moved_free(mv);
-	return j;
-}
-
-static void print_row(const struct config *c, const char *rank, bool base)
-{
-	char ci[40] = "-", conf[16] = "", words[300], speed[16] = "1.00x";
-
-	if (!base && c->analysed && !c->few) {
-		snprintf(ci, sizeof(ci), "%.2f-%.2f", c->e.lo, c->e.hi);
-		snprintf(conf, sizeof(conf), "%.1f%%", c->level * 100);
-	}
-	if (!base)
-		snprintf(speed, sizeof(speed), c->analysed ? "%.2fx" : "-", c->e.ratio);
-	printf("%-4s %-36.36s %11.0f %5.1f %7s %-11s %6s %7.2f %7.2f %6.2f %6.2f  %s\n", rank,
-	       c->name, c->tps, c->spread, speed, ci, conf, med_whole(c, get_cpu, 0),
-	       med_whole(c, get_cpu, 1), med_whole(c, get_sc, 0), med_whole(c, get_sc, 1),
-	       base ? "" : verdict_words(c, words, sizeof(words)));
-}
-
-/* Why there is no combination to show. */
-static const char *no_combo_reason(const struct explore *x, struct config **ranked, int n)
-{
-	static char why[200];
-	const char *groups[MAX_CONFIGS];
-	int faster = 0, ngroups = 0;
-
-	for (int i = 0; i < n; i++) {
-		bool seen = false;
-
-		if (ranked[i]->verdict != VERDICT_FASTER || ranked[i]->changes)
-			continue;
-		faster++;
-		for (int g = 0; g < ngroups; g++)
-			seen |= !strcmp(groups[g], ranked[i]->group);
-		if (!seen)
-			groups[ngroups++] = ranked[i]->group;
-	}
-	if (run_interrupted())
-		return "interrupted before it could run";
-	if (faster >= 2 && ngroups == 1) {
-		snprintf(why, sizeof(why), "the %d faster strategies are alternatives of one kind (%s): "
-			 "take the first of them", faster, groups[0]);
-		return why;
-	}
-	if (faster >= 2 && !x->combo.name)
-		return "the faster strategies do not go together, or the budget left no time to "
-		       "measure them together: give a larger --budget";
-	return "fewer than two strategies were found faster (within the shared 5% error), nothing "
-	       "to combine";
-}
-
-/* --profile: why c is faster, from where the time moved. False when there are no profiles. */
-static bool print_why_one(struct explore *x, const struct config *c)
-{
-	struct moved_set *mv = config_moved(x, c);
-
-	if (!mv) {
-		printf("\n(--profile: the runs hold no profiles to compare; a run alone says why)\n");
-		return false;
-	}
-	printf("\nwhy %s is %.2fx, where the time moved against the baseline:", c->name,
-	       c->e.ratio);
-	moved_print(mv, x->wl->unit, WHY_ROWS);
-	moved_free(mv);
-	return true;
-}
-
-/* The first WHY_SHOWN faster strategies, and the combination. */
-static void print_why(struct explore *x, struct config **ranked, int n, bool have_combo)
-{
-	for (int i = 0, shown = 0; i < n && shown < WHY_SHOWN; i++) {
-		if (ranked[i]->verdict != VERDICT_FASTER)
-			continue;
-		if (!print_why_one(x, ranked[i]))
-			return;
-		shown++;
-	}
-	if (have_combo)
-		print_why_one(x, &x->combo);
-}
-
-static void print_table(struct explore *x, struct config **ranked, int n, struct config **apart,
-			int napart, bool have_combo)
-{
-	printf("sockbench explore %s: %d rounds, each configuration once a round in a random order "
-	       "(seed %llu), %.2f s runs after %.2f s of warm-up; speedup = ratio of the geometric "
-	       "means of the paired runs (a strategy and the baseline of its round), with a "
-	       "Student t interval; the verdicts share one 5%% error budget (Holm), each interval "
-	       "at the level its strategy was held to\n\n",
-	       x->wl->name, x->rounds, (unsigned long long)x->seed, x->run_s, WARMUP_S);
-	char rate[24];
-
-	snprintf(rate, sizeof(rate), "%.7ss/s", x->wl->unit);
-	printf("%-4s %-36s %11s %5s %7s %-11s %6s %7s %7s %6s %6s  %s\n", "rank", "strategy",
-	       rate, "+-%", "speedup", "interval", "conf", "cli us", "srv us", "cli sc", "srv sc",
-	       "verdict");
-	print_row(&x->conf[0], "-", true);
-	for (int i = 0; i < n; i++) {
-		char rank[16];
-
-		snprintf(rank, sizeof(rank), "%d", i + 1);
-		print_row(ranked[i], rank, false);
-	}
-	if (napart) {
-		printf("\nchanges the workload (measured, not ranked, never combined):\n");
-		for (int i = 0; i < napart; i++)
-			print_row(apart[i], "*", false);
-	}
-	printf("\n(us: CPU microseconds per %s; sc: system calls per %s)\n", x->wl->unit,
-	       x->wl->unit);
-	for (int i = 0; i < n; i++)
-		printf("  %-36s %s\n", ranked[i]->name, ranked[i]->flags);
-	for (int i = 0; i < napart; i++)
-		printf("  %-36s %s\n", apart[i]->name, apart[i]->flags);
-	if (have_combo) {
-		printf("\nbest combination: %s\n  flags: %s\n  ", x->combo.name, x->combo.flags);
-		print_row(&x->combo, "", false);
-	} else {
-		printf("\nbest combination: %s\n", no_combo_reason(x, ranked, n));
-	}
-	for (int i = 0; i < x->nskipped; i++)
-		printf("%s %s (%s): %s\n", i ? "             " : "\nnot tried:  ", x->skipped_name[i],
-		       x->skipped_flags[i], x->skipped_why[i]);
-	int partial = 0, failed = 0;
-
-	for (int i = 0; i < x->nconf; i++) {
-		partial += x->conf[i].partial;
-		failed += x->conf[i].failed;
-	}
-	if (partial || failed)
-		printf("\n%d of %d runs were partial and %d failed: left out, with their round's pair "
-		       "(--json: left_out)\n", partial, x->runs_done, failed);
-	if (x->conf[0].o.profile)
-		print_why(x, ranked, n, have_combo);
-	if (run_interrupted())
-		printf("\nPARTIAL: interrupted after %d of %d runs\n", x->runs_done, x->runs_total);
-}
-
-static void print_json(struct explore *x, struct config **ranked, int n, struct config **apart,
-		       int napart, bool have_combo)
-{
-	cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray(), *sk = cJSON_CreateArray();
-	cJSON *ap = cJSON_CreateArray();
-	char seed[24];
-
-	cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
-	cJSON_AddStringToObject(j, "tool", "sockbench");
-	cJSON_AddStringToObject(j, "kind", "explore");
-	cJSON_AddStringToObject(j, "workload", x->wl->name);
-	cJSON_AddItemToObject(j, "config", opts_to_json(x->wl->opts, &x->conf[0].o));
-	cJSON_AddBoolToObject(j, "partial", run_interrupted());
-	cJSON_AddNumberToObject(j, "runs", x->rounds);
-	cJSON_AddNumberToObject(j, "run_seconds", x->run_s);
-	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)x->seed);
-	cJSON_AddStringToObject(j, "seed", seed);
-	cJSON_AddStringToObject(j, "order", x->order);
-	cJSON_AddStringToObject(j, "interval", "t on the paired log-ratios, Holm over the strategies");
-	cJSON_AddNumberToObject(j, "family_confidence", 1 - STATS_ALPHA);
-	cJSON_AddItemToObject(j, "baseline", config_json(x, &x->conf[0], 0));
-	for (int i = 0; i < n; i++)
-		cJSON_AddItemToArray(arr, config_json(x, ranked[i], i + 1));
-	cJSON_AddItemToObject(j, "strategies", arr);
-	for (int i = 0; i < napart; i++)
-		cJSON_AddItemToArray(ap, config_json(x, apart[i], 0));
-	cJSON_AddItemToObject(j, "changes_workload", ap);
-	cJSON_AddItemToObject(j, "best_combination",
-			      have_combo ? config_json(x, &x->combo, 0) : cJSON_CreateNull());
-	for (int i = 0; i < x->nskipped; i++) {
-		cJSON *s = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(s, "name", x->skipped_name[i]);
-		cJSON_AddStringToObject(s, "flags", x->skipped_flags[i]);
-		cJSON_AddStringToObject(s, "reason", x->skipped_why[i]);
-		cJSON_AddItemToArray(sk, s);
-	}
-	cJSON_AddItemToObject(j, "not_applicable", sk);
-	char *txt = cJSON_Print(j);
-
-	printf("%s\n", txt);
-	free(txt);
-	cJSON_Delete(j);
 }
 
 /* Take explore's own flags (--budget S, --runs N, --seed N, --list) out of argv. */
@@ -838,7 +434,7 @@ int cmd_explore(int argc, char **argv)
 		return 0;
 	}
 	if (!x->seed)
-		x->seed = (now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
+		x->seed = fresh_seed();
 	plan(x, rest, nrest);
 	x->json = x->conf[0].o.json || OPT_IS_SET(&x->conf[0].o, json);
 	x->t0 = now_ns();
@@ -880,11 +476,11 @@ int cmd_explore(int argc, char **argv)
 
 	if (combo)
 		run_combination(x);
-	progress_done();
+	progress_clear();
 	if (x->json)
-		print_json(x, ranked, n, apart, napart, combo && x->combo.analysed);
+		explore_print_json(x, ranked, n, apart, napart, combo && x->combo.analysed);
 	else
-		print_table(x, ranked, n, apart, napart, combo && x->combo.analysed);
+		explore_print_table(x, ranked, n, apart, napart, combo && x->combo.analysed);
 	for (int i = 0; i < x->nconf; i++) {
 		free_docs(x->conf[i].s, x->conf[i].nsamples);
 		opts_free(&x->conf[i].o);

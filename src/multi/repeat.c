@@ -16,76 +16,6 @@
 
 #define UNSTABLE_CV 0.10 /* a rate whose stddev is over 10% of its median is not to be trusted */
 
-const struct figure_def figures[] = {
-	{"rate", "%ss/s", "rate", "transactions_per_s", true},
-	{"gbit_per_s", "Gbit/s", "gbit_per_s", NULL, true},
-	{"packets_sent_per_s", "packets sent/s", "packets_sent_per_s", NULL, true},
-	{"loss_pct", "loss (%%)", "loss_pct", NULL, false},
-	{"latency_p50_us", "latency p50 (us)", "latency_us.p50", NULL, false},
-	{"latency_p90_us", "latency p90 (us)", "latency_us.p90", NULL, false},
-	{"latency_p99_us", "latency p99 (us)", "latency_us.p99", NULL, false},
-	{"latency_p999_us", "latency p99.9 (us)", "latency_us.p999", NULL, false},
-	{"connect_p50_us", "connect() p50 (us)", "connect_latency_us.p50", NULL, false},
-	{"client_cpu_us", "client CPU us/%s", "sides.client.cpu_us_per_unit",
-	 "sides.client.cpu_us_per_transaction", false},
-	{"server_cpu_us", "server CPU us/%s", "sides.server.cpu_us_per_unit",
-	 "sides.server.cpu_us_per_transaction", false},
-	{"client_user_us", "client user us/connection", "sides.client.user_us_per_connection", NULL, false},
-	{"client_sys_us", "client sys us/connection", "sides.client.sys_us_per_connection", NULL, false},
-	{"server_user_us", "server user us/connection", "sides.server.user_us_per_connection", NULL, false},
-	{"server_sys_us", "server sys us/connection", "sides.server.sys_us_per_connection", NULL, false},
-	{"client_user_s", "client user (s)", "sides.client.user_s", NULL, false},
-	{"client_sys_s", "client sys (s)", "sides.client.sys_s", NULL, false},
-	{"server_user_s", "server user (s)", "sides.server.user_s", NULL, false},
-	{"server_sys_s", "server sys (s)", "sides.server.sys_s", NULL, false},
-	{"client_syscalls", "client syscalls/%s", "sides.client.syscalls_per_unit",
-	 "sides.client.syscalls_per_transaction", false},
-	{"server_syscalls", "server syscalls/%s", "sides.server.syscalls_per_unit",
-	 "sides.server.syscalls_per_transaction", false},
-	{"retransmits", "retransmits", "retransmits", NULL, false},
-};
-const int nfigures = (int)ARRAY_SIZE(figures);
-
-double json_path(const cJSON *doc, const char *path)
-{
-	char key[64];
-	const char *p = path;
-	const cJSON *it = doc;
-
-	while (it && *p) {
-		size_t n = strcspn(p, ".");
-
-		snprintf(key, sizeof(key), "%.*s", (int)n, p);
-		it = cJSON_GetObjectItemCaseSensitive(it, key);
-		p += n + (p[n] == '.');
-	}
-	return cJSON_IsNumber(it) ? it->valuedouble : NAN;
-}
-
-double figure_of(const cJSON *doc, int f)
-{
-	double v = json_path(doc, figures[f].path);
-
-	return isnan(v) && figures[f].alt ? json_path(doc, figures[f].alt) : v;
-}
-
-const char *figure_key(int f, const struct workload *wl)
-{
-	return f == 0 && wl && !wl->units ? "transactions_per_s" : figures[f].key;
-}
-
-const char *figure_label(int f, const struct workload *wl, char *buf, size_t len)
-{
-	snprintf(buf, len, figures[f].label, wl ? wl->unit : "transaction");
-	return buf;
-}
-
-void figures_of(const cJSON *doc, double *out)
-{
-	for (int f = 0; f < nfigures; f++)
-		out[f] = figure_of(doc, f);
-}
-
 /* The non-NAN values of figure f over n documents; returns how many. */
 static int column(cJSON *const *docs, int n, int f, double *v)
 {
@@ -140,13 +70,18 @@ cJSON *figures_summary(cJSON *const *docs, int n, bool *unstable)
 	return j;
 }
 
-void progress_line(const char *what, int i, int n, uint64_t t0)
+void progress_line(const char *what, const char *label, int i, int n, uint64_t t0)
 {
 	if (!isatty(STDERR_FILENO))
 		return;
 	double el = ns_to_s(now_ns() - t0), left = i ? el / i * (n - i) : 0;
 
-	fprintf(stderr, "\r\033[K%s %d/%d, %.0f s elapsed, ~%.0f s left", what, i + 1, n, el, left);
+	if (label)
+		fprintf(stderr, "\r\033[K%s %d/%d  %-34.34s  %3.0f s elapsed, ~%3.0f s left", what,
+			i + 1, n, label, el, left);
+	else
+		fprintf(stderr, "\r\033[K%s %d/%d, %.0f s elapsed, ~%.0f s left", what, i + 1, n,
+			el, left);
 }
 
 void progress_clear(void)
@@ -235,7 +170,7 @@ int repeat_runs(const struct workload *wl, const struct opts *o)
 		char why[300];
 		cJSON *doc;
 
-		progress_line("run", made, n, t0);
+		progress_line("run", NULL, made, n, t0);
 		enum run_status st = run_isolated(wl, o, &doc, why, sizeof(why));
 
 		if (run_interrupted()) { /* cut by Ctrl-C: not a sample */

@@ -1,12 +1,7 @@
 /* harness.c: what the client sides of the workloads share: phase following, CPU marks at the window's edges, threads with their shares. */
-#include <cjson/cJSON.h>
-#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sched.h>
-#include <time.h>
 
 #include "base/util.h"
 #include "workload/workload.h"

@@ -14,19 +14,11 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
-#include <netinet/in.h>
-#include <netinet/udp.h>
-#include <poll.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "transport/io.h"
 #include "measure/result.h"
-#include "measure/seq.h"
-#include "transport/udp.h"
 #include "base/util.h"
 #include "workload/workload.h"
 
@@ -37,14 +29,7 @@
 #define UDP_GRO 104
 #endif
 
-#define HDR_LEN SEQ_HDR_LEN
-#define HDR_MAGIC 0x534b4253u	  /* "SBKS": sent outside the sender's window */
-#define HDR_MAGIC_WIN 0x574b4253u /* "SBKW": sent inside it */
-#define HDR_MAGIC_HELLO 0x484b4253u /* "SBKH": --reverse, a client's flow says where it is */
-#define HELLO_EVERY_NS (10 * 1000000ULL) /* a flow that has heard nothing says hello again */
-#define HELLO_LOOPS 1024 /* a sending server looks for late hellos every so many sends */
-#define MAX_UDP 65507	      /* the largest UDP payload over IPv4 */
-#define GRO_CAP 65536	      /* room for a coalesced read */
+#include "workload/udp_stream.h"
 
 static const struct opt_override stream_overrides[] = {
 	{.field = "clients", .def = "1", .help = NULL},
@@ -196,245 +181,6 @@ static void stream_headline(const struct result *r, FILE *f, cJSON *j)
 	}
 }
 
-/* A socket buffer of that size, past the sysctl's cap where we may (root). 0 or -errno. */
-static int set_buf(int fd, int force, int plain, long bytes)
-{
-	int v = (int)bytes;
-
-	if (!bytes || setsockopt(fd, SOL_SOCKET, force, &v, sizeof(v)) == 0)
-		return 0;
-	return setsockopt(fd, SOL_SOCKET, plain, &v, sizeof(v)) < 0 ? -errno : 0;
-}
-
-/* ---- the header ---- */
-
-static void put_hdr(uint8_t *p, uint32_t flow, uint64_t seq, uint32_t magic, uint64_t token)
-{
-	seq_hdr_put(p, &(struct seq_hdr){.seq = seq, .flow = flow, .magic = magic, .token = token});
-}
-
-/* ---- the sender: the clients, or the server with --reverse ---- */
-
-/* A flow a sender feeds: its socket, its number, its next sequence number, where to. */
-struct target {
-	int sock;
-	uint32_t flow;
-	uint64_t seq;
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-};
-
-struct sender {
-	const struct io_ops *ops;
-	struct io_ctx *io;
-	struct side_counters *cnt; /* where the window's sends are counted */
-	const struct udp_window *win;
-	struct io_msg *m;
-	int batch, segs, ready; /* messages per call, datagrams per message, prepared */
-	size_t size;
-	struct target *tg;
-	int ntg, next;
-	double per_ns;		/* --rate: this sender's packets per nanosecond (0: full speed) */
-	uint64_t token;		/* the test's, in every header */
-	uint64_t t0, paced;	/* pacing: its start, and the packets sent since */
-};
-
-static void sender_init(struct sender *x, const struct opts *o, const struct io_ops *ops,
-			struct io_ctx *io, struct side_counters *cnt, const struct udp_window *win,
-			int ntarget, uint64_t token)
-{
-	size_t cap = (size_t)o->size * (size_t)(o->gso ? o->gso : 1);
-
-	*x = (struct sender){.ops = ops, .io = io, .cnt = cnt, .win = win, .size = (size_t)o->size,
-			     .token = token,
-			     .segs = o->gso ? (int)o->gso : 1, .batch = (int)o->batch};
-	x->tg = xcalloc((size_t)ntarget, sizeof(*x->tg));
-	x->m = msgs_alloc(x->batch, cap);
-	for (int i = 0; i < x->batch; i++) {
-		memset(x->m[i].buf, 'x', cap);
-		x->m[i].len = cap;
-	}
-}
-
-static void sender_free(struct sender *x)
-{
-	free(x->tg);
-	msgs_free(x->m, x->batch);
-}
-
-/* Pace at pps packets per second from now on (0: full speed). */
-static void sender_rate(struct sender *x, double pps)
-{
-	x->per_ns = pps / 1e9;
-	x->t0 = now_ns();
-	x->paced = 0;
-}
-
-/* Fill messages up to n (each for the next flow, with its next sequence numbers). */
-static void prepare(struct sender *x, int n)
-{
-	uint32_t magic = x->win->measuring ? HDR_MAGIC_WIN : HDR_MAGIC;
-
-	for (; x->ready < n; x->ready++) {
-		struct io_msg *m = &x->m[x->ready];
-		struct target *g = &x->tg[x->next];
-
-		x->next = (x->next + 1) % x->ntg;
-		m->sock = g->sock;
-		memcpy(&m->addr, &g->addr, g->addrlen);
-		m->addrlen = g->addrlen;
-		for (int s = 0; s < x->segs; s++)
-			put_hdr((uint8_t *)m->buf + (size_t)s * x->size, g->flow, g->seq++, magic,
-				x->token);
-	}
-}
-
-/* Packets due now under --rate (or a full batch without it). */
-static int due(struct sender *x)
-{
-	if (!x->per_ns)
-		return x->batch;
-	double owed = (double)(now_ns() - x->t0) * x->per_ns - (double)x->paced;
-	int msgs = (int)(owed / x->segs);
-
-	return msgs < x->batch ? msgs : x->batch;
-}
-
-/* Sleep until the next message is due, or max_ns at most. */
-static void pace_wait(struct sender *x, uint64_t max_ns)
-{
-	double at = (double)x->t0 + ((double)x->paced + x->segs) / x->per_ns;
-	double cap = (double)(now_ns() + max_ns);
-	struct timespec ts;
-
-	at = at < cap ? at : cap;
-	ts = (struct timespec){.tv_sec = (time_t)(at / 1e9), .tv_nsec = (long)fmod(at, 1e9)};
-	x->io->syscalls++;
-	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-}
-
-static void send_some(struct sender *x, int n)
-{
-	prepare(x, n);
-	int sent = x->ops->send(x->io, x->m, n);
-
-	if (sent < 0) {
-		count_err(x->cnt, ERR_SEND, x->win->measuring);
-		sent = 0;
-	}
-	if (x->win->measuring)
-		x->cnt->tx_packets += (uint64_t)sent * (uint64_t)x->segs;
-	x->paced += (uint64_t)sent * (uint64_t)x->segs;
-	/* The unsent keep their sequence numbers and go first next time. */
-	for (int i = sent; i < n; i++) {
-		struct io_msg t = x->m[i - sent];
-
-		x->m[i - sent] = x->m[i];
-		x->m[i] = t;
-	}
-	x->ready = n - sent;
-	if (sent < n) { /* the socket's buffer is full: wait until it drains */
-		struct pollfd p = {.fd = x->io->fds[x->m[0].sock], .events = POLLOUT};
-
-		x->io->syscalls++;
-		poll(&p, 1, 10);
-	}
-}
-
-/* Send what is due, or sleep until it is (max_ns at most). */
-static void sender_step(struct sender *x, uint64_t max_ns)
-{
-	int n = due(x);
-
-	if (n > 0)
-		send_some(x, n);
-	else
-		pace_wait(x, max_ns);
-}
-
-/* ---- the receiver: the server, or the clients with --reverse ---- */
-
-struct receiver {
-	const struct opts *o;
-	uint64_t token; /* the test's: a datagram without it is foreign */
-	struct side_counters *cnt;
-	struct seq_flow *flows; /* one per flow of the test (--peers) */
-};
-
-/* Datagrams received in the receiver's window make the rate; loss, reordering and duplicates
- * are counted over those the sender sent in its own window (its header says so), whose edges
- * lie closer to the kernel's reads of RcvbufErrors than the receiver's, one control message
- * wider at each end. */
-static void take(struct receiver *r, const struct io_msg *m, bool measuring)
-{
-	size_t size = (size_t)r->o->size;
-
-	if (m->trunc || m->len % size) {
-		count_err(r->cnt, ERR_RECV, measuring);
-		return;
-	}
-	for (size_t off = 0; off < m->len; off += size) {
-		struct seq_hdr h;
-
-		seq_hdr_get((const uint8_t *)m->buf + off, size, &h);
-		/* Not the test's (no token, no such flow, a number it could not have sent): counted
-		 * apart, never as received or lost. */
-		if (h.token != r->token || (h.magic != HDR_MAGIC && h.magic != HDR_MAGIC_WIN) ||
-		    h.flow >= (uint32_t)r->o->peers || !seq_plausible(&r->flows[h.flow], h.seq)) {
-			count_err(r->cnt, ERR_FOREIGN, true);
-			continue;
-		}
-		if (h.magic == HDR_MAGIC_WIN)
-			seq_take(&r->flows[h.flow], h.seq);
-		if (measuring) {
-			r->cnt->rx_packets++;
-			r->cnt->rx_bytes += size;
-		}
-	}
-	r->cnt->transactions += measuring;
-}
-
-/* Loss: what the gaps between the first and last of each flow leave out. */
-static void receiver_end(struct receiver *r)
-{
-	for (long i = 0; i < r->o->peers; i++) {
-		r->cnt->lost += seq_lost(&r->flows[i]);
-		r->cnt->reordered += r->flows[i].reordered;
-		r->cnt->dups += r->flows[i].dups;
-	}
-}
-
-/* Receive-side socket options: the buffer, GRO. 0 or -errno with err. */
-static int receiver_sockopts(int fd, const struct opts *o, char *err, size_t errlen)
-{
-	int one = 1;
-
-	if (set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, o->rcvbuf)) {
-		snprintf(err, errlen, "SO_RCVBUF %ld: %s", o->rcvbuf, strerror(errno));
-		return -errno;
-	}
-	if (o->gro && setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0) {
-		snprintf(err, errlen, "UDP_GRO: %s (the receiver's kernel needs 5.0 or later)",
-			 strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
-/* Send-side socket options: GSO, the buffer. 0 or -errno with err. */
-static int sender_sockopts(int fd, const struct opts *o, char *err, size_t errlen)
-{
-	int seg = (int)o->size;
-
-	if ((o->gso && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg)) < 0) ||
-	    set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, o->sndbuf)) {
-		snprintf(err, errlen, "%s: %s", o->gso ? "UDP_SEGMENT or SO_SNDBUF" : "SO_SNDBUF",
-			 strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
 /* ---- client ---- */
 
 struct client {
@@ -573,7 +319,7 @@ static void client_receive(struct client *x)
 			}
 			unheard -= !heard[m[i].sock];
 			heard[m[i].sock] = true;
-			take(&rx, &m[i], ph == PH_MEASURE);
+			receiver_take(&rx, &m[i], ph == PH_MEASURE);
 		}
 	}
 	receiver_end(&rx);
@@ -618,7 +364,7 @@ static void receive_loop(struct udp_srv_thread *t, const struct io_ops *ops, str
 				count_err(&t->c, ERR_FOREIGN, true);
 				continue;
 			}
-			take(&rx, &m[i], measuring);
+			receiver_take(&rx, &m[i], measuring);
 		}
 	}
 	msgs_free(m, burst);

@@ -1,0 +1,257 @@
+/* session.c: one test in the agent, for a controller that has authenticated and sent its
+ * SETUP: the data sockets opened and served in a thread of their own, BEGIN/PING/END answered
+ * on the control connection, the window's CPU and the listener's drops measured, RESULT sent.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <malloc.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "base/util.h"
+#include "link/ctl.h"
+#include "link/serve.h"
+#include "link/session.h"
+
+#define PHASE_SLACK_MS 30000  /* beyond a phase's own length, before a silent controller is dropped */
+#define STEP_MS 100	      /* the control thread's look at the listener between messages */
+
+#ifndef SK_MEMINFO_DROPS
+#define SK_MEMINFO_DROPS 8
+#endif
+#ifndef SO_MEMINFO
+#define SO_MEMINFO 55
+#endif
+
+
+static void logmsg(const struct session *ss, const char *fmt, const char *arg)
+{
+	if (!ss->verbose)
+		return;
+	fprintf(stderr, "sockbench serve: %s: ", ss->who);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+}
+
+static void send_error(struct session *ss, const char *msg, int err, bool usage)
+{
+	char txt[600];
+
+	serve_error_json(txt, sizeof(txt), msg, err, usage);
+	ctl_send(ss->fd, CTL_MSG_ERROR, txt, strlen(txt));
+	logmsg(ss, "refused: %s", msg);
+}
+
+static void *data_thread(void *arg)
+{
+	struct session *ss = arg;
+
+	ss->wl->server_loop(&ss->s);
+	return NULL;
+}
+
+/* The data loops read the phase at least every 50 ms (a receive timeout), so no wake-up. */
+static void set_phase(struct session *ss, int ph)
+{
+	atomic_store_explicit(&ss->s.phase, ph, memory_order_release);
+}
+
+static void stop_data(struct session *ss)
+{
+	if (!ss->running)
+		return;
+	set_phase(ss, PH_STOP);
+	pthread_join(ss->thread, NULL);
+	ss->running = false;
+}
+
+/* The longest a phase of this test may take: its warm-up or window, or for a count-based test
+ * the controller's --time-limit (each within this agent's --max-duration). */
+static double phase_limit_s(const struct session *ss, bool window)
+{
+	bool counted = ss->wl->count_based && ss->wl->count_based(&ss->o);
+	double s = counted ? ss->o.time_limit : window ? ss->o.duration : ss->o.warmup;
+
+	return s < ss->so->max_duration ? s : ss->so->max_duration;
+}
+
+/* SETUP: the workload and its config, checked; then the sockets and the data thread. */
+static int do_setup(struct session *ss, const char *payload)
+{
+	char err[256] = "";
+	int ret = serve_setup_check(ss->so, payload, &ss->wl, &ss->o, err, sizeof(err));
+
+	if (ret) {
+		send_error(ss, err, -ret, ret == -EINVAL);
+		ss->wl = NULL;
+		return ret;
+	}
+	socklen_t plen = sizeof(ss->s.peer);
+
+	getpeername(ss->fd, (struct sockaddr *)&ss->s.peer, &plen);
+	ss->s.o = &ss->o;
+	ss->s.listen_fd = -1;
+	ss->s.mem_left = ss->so->max_memory;
+	if (getrandom(&ss->s.token, sizeof(ss->s.token), 0) != sizeof(ss->s.token)) {
+		ret = -errno;
+		send_error(ss, "no random token for the test", errno, false);
+		goto out;
+	}
+	ss->s.local_len = sizeof(ss->s.local);
+	if (getsockname(ss->fd, (struct sockaddr *)&ss->s.local, &ss->s.local_len) < 0) {
+		ret = -errno;
+		send_error(ss, strerror(errno), errno, false);
+		goto out;
+	}
+	ret = ss->wl->server_open(&ss->s, err, sizeof(err));
+	if (ret) {
+		send_error(ss, err, -ret, ret == -EADDRINUSE || ret == -EACCES);
+		goto out;
+	}
+	atomic_store(&ss->s.phase, PH_WARMUP);
+	if (pthread_create(&ss->thread, NULL, data_thread, ss)) {
+		ret = -EAGAIN;
+		send_error(ss, "cannot start the data thread", EAGAIN, false);
+		goto out;
+	}
+	ss->running = true;
+	/* The token as a string: a JSON number cannot hold 64 bits exactly. */
+	snprintf(err, sizeof(err), "{\"port\":%d,\"token\":\"%016llx\"}", ss->s.port,
+		 (unsigned long long)ss->s.token);
+	ret = ctl_send(ss->fd, CTL_MSG_READY, err, strlen(err));
+out:
+	return ret;
+}
+
+static void send_result(struct session *ss)
+{
+	double user, sys, wall;
+	cJSON *j = cJSON_CreateObject();
+	const struct side_counters *c = &ss->s.c;
+
+	cpu_mark_delta(&ss->begin, &ss->end, &user, &sys, &wall);
+	cJSON_AddNumberToObject(j, "window_s", wall);
+	cJSON_AddNumberToObject(j, "user_s", user);
+	cJSON_AddNumberToObject(j, "sys_s", sys);
+	cJSON_AddItemToObject(j, "counters", side_counters_to_json(c));
+	char *txt = cJSON_PrintUnformatted(j);
+
+	ctl_send(ss->fd, CTL_MSG_RESULT, txt, strlen(txt));
+	free(txt);
+	cJSON_Delete(j);
+}
+
+/* Connections our own data listener dropped (its accept queue or SYN queue full): the kernel
+ * counts them on the socket (sk_drops), whatever other listeners on the host do. */
+static uint64_t listen_drops(const struct session *ss)
+{
+	uint32_t mem[16] = {0};
+	socklen_t len = sizeof(mem);
+
+	if (ss->s.listen_fd < 0 ||
+	    getsockopt(ss->s.listen_fd, SOL_SOCKET, SO_MEMINFO, mem, &len) < 0 ||
+	    len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
+		return 0;
+	return mem[SK_MEMINFO_DROPS];
+}
+
+/* In the window of a workload that connects as it goes (tcp-crr: the one with --backlog), our
+ * listener dropping connections means connect() waits for SYN retransmits: tell the
+ * controller once, which ends the test. Where every connection was made before the window,
+ * drops are a stranger's, and only counted (listen_drops in the result). */
+static void watch_listener(struct session *ss)
+{
+	uint64_t d;
+	char msg[300], txt[600];
+
+	if (!ss->began || ss->noticed || !opt_find(ss->wl->opts, "backlog", 7) ||
+	    !(d = listen_drops(ss) - ss->drops0))
+		return;
+	ss->noticed = true;
+	snprintf(msg, sizeof(msg),
+		 "the server's accept queue overflowed: its listener dropped %llu connection%s: "
+		 "raise --backlog (now %ld) or lower --concurrency",
+		 (unsigned long long)d, d > 1 ? "s" : "", ss->o.backlog);
+	serve_error_json(txt, sizeof(txt), msg, EAGAIN, 0);
+	ctl_send(ss->fd, CTL_MSG_NOTICE, txt, strlen(txt));
+	logmsg(ss, "%s", msg);
+}
+
+/* BEGIN, PINGs and END, each phase within the time it may take. */
+static int run_window(struct session *ss)
+{
+	uint64_t deadline = now_ns() + (uint64_t)(phase_limit_s(ss, false) * 1e9) +
+			    PHASE_SLACK_MS * 1000000ULL;
+	unsigned type;
+
+	for (;;) {
+		int ready = wait_readable(ss->fd, STEP_MS);
+
+		if (ready < 0)
+			return -EPIPE;
+		watch_listener(ss);
+		if (ready == 0) {
+			if (now_ns() < deadline)
+				continue;
+			char msg[200];
+
+			snprintf(msg, sizeof(msg), "no %s from the controller within %.0f s: the test "
+				 "ends here", ss->began ? "END" : "BEGIN",
+				 (ss->began ? phase_limit_s(ss, true) : phase_limit_s(ss, false)) +
+					 PHASE_SLACK_MS / 1000);
+			send_error(ss, msg, ETIMEDOUT, false);
+			return -ETIMEDOUT;
+		}
+		int ret = ctl_recv(ss->fd, &type, ss->buf, CTL_MAX_PAYLOAD + 1, 5000);
+
+		if (ret < 0)
+			return ret;
+		if (type == CTL_MSG_BEGIN && !ss->began) {
+			cpu_mark_take(&ss->begin);
+			ss->drops0 = listen_drops(ss);
+			ss->began = true;
+			set_phase(ss, PH_MEASURE);
+			deadline = now_ns() + (uint64_t)(phase_limit_s(ss, true) * 1e9) +
+				   PHASE_SLACK_MS * 1000000ULL;
+			/* The coordinator opens the clients' window only after this, so nothing the
+			 * clients count can reach us before we count too. */
+			if (ctl_send(ss->fd, CTL_MSG_ACK, NULL, 0) < 0)
+				return -EPIPE;
+		} else if (type == CTL_MSG_PING) {
+			if (ctl_send(ss->fd, CTL_MSG_ACK, NULL, 0) < 0)
+				return -EPIPE;
+		} else if (type == CTL_MSG_END) {
+			cpu_mark_take(&ss->end);
+			if (!ss->began)
+				ss->begin = ss->end;
+			ss->s.c.listen_drops = ss->began ? listen_drops(ss) - ss->drops0 : 0;
+			stop_data(ss);
+			send_result(ss);
+			return 0;
+		} else {
+			send_error(ss, "unexpected message during a test", EPROTO, false);
+			return -EPROTO;
+		}
+	}
+}
+
+void session_run(struct session *ss)
+{
+	unsigned type;
+
+	ss->buf = xmalloc(CTL_MAX_PAYLOAD + 1);
+	if (do_setup(ss, ss->setup) == 0) {
+		logmsg(ss, "running %s", ss->wl->name);
+		if (run_window(ss) == 0)
+			ctl_recv(ss->fd, &type, ss->buf, CTL_MAX_PAYLOAD + 1, 5000); /* BYE */
+	}
+	stop_data(ss);
+	if (ss->wl)
+		ss->wl->server_close(&ss->s);
+	opts_free(&ss->o);
+	free(ss->buf);
+	free(ss->setup);
+	/* Big tests leave big free blocks: give them back to the system now. */
+	malloc_trim(0);
+}
+

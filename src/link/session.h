@@ -1,0 +1,37 @@
+/* session.h: one test in the agent (session.c), as serve.c starts it. Not for use outside
+ * link/. */
+#ifndef SB_SESSION_H
+#define SB_SESSION_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/opts.h"
+#include "measure/rusage.h"
+#include "measure/side.h"
+#include "workload/workload.h"
+
+struct session {
+	int fd;
+	bool verbose;
+	const struct opts *so;	     /* the agent's own options: caps */
+	char who[64];		     /* the controller's address, for the log */
+	char *setup;		     /* the SETUP payload */
+	char *buf;
+	const struct workload *wl;
+	struct opts o;
+	struct server_ctx s;
+	pthread_t thread;
+	bool running;
+	struct cpu_mark begin, end;
+	bool began;
+	uint64_t drops0; /* the listener's drops when the window opened */
+	bool noticed;
+};
+
+/* Run the test whose SETUP ss->setup holds, on ss->fd, to its end (BYE, an error, or a
+ * silent controller); the caller closes the connection. */
+void session_run(struct session *ss);
+
+#endif

@@ -1,0 +1,141 @@
+/* compare_report.c: compare's verdicts as a table or as a JSON document, with where the time
+ * moved when both sides were profiled. */
+#include <cjson/cJSON.h>
+
+#include "multi/compare_priv.h"
+#include "profile/moved.h"
+#include "report/out.h"
+
+/* "B is 1.23x faster (1.18-1.29, 95%)", from the rate's row; without a verdict, what would
+ * give one. */
+static void headline(const struct verdict_row *r, char *buf, size_t len)
+{
+	enum verdict v = r->ratio_ok ? stats_verdict_of(&r->e, r->e.p < 1 - LEVEL, MIN_GAIN)
+				     : VERDICT_SAME;
+	const struct paired *e = &r->e;
+
+	if (!r->ratio_ok || e->n < 2)
+		snprintf(buf, len, "no verdict: %s", e->n < 2 ? "fewer than 2 pairs of whole runs"
+							       : "a run has no rate");
+	else if (v == VERDICT_FASTER)
+		snprintf(buf, len, "B is %.2fx faster (%.2f-%.2f, %.0f%% confidence)", e->ratio, e->lo,
+			 e->hi, e->level * 100);
+	else if (v == VERDICT_SLOWER)
+		snprintf(buf, len, "B is slower: %.2fx the rate of A (%.2f-%.2f, %.0f%% confidence), "
+			 "A is %.2fx faster", e->ratio, e->lo, e->hi, e->level * 100, 1 / e->ratio);
+	else if (r->needed > 0)
+		snprintf(buf, len, "no significant difference: B/A = %.2f (%.2f-%.2f, %.0f%% "
+			 "confidence); a difference this size needs about %d runs of each to show",
+			 e->ratio, e->lo, e->hi, e->level * 100, r->needed);
+	else
+		snprintf(buf, len, "no significant difference: B/A = %.2f (%.2f-%.2f, %.0f%% "
+			 "confidence)", e->ratio, e->lo, e->hi, e->level * 100);
+}
+
+static cJSON *row_json(const struct verdict_row *r, const struct workload *wl)
+{
+	cJSON *e = cJSON_CreateObject();
+	char lab[64];
+
+	cJSON_AddStringToObject(e, "key", figure_key(r->f, wl));
+	cJSON_AddStringToObject(e, "label", figure_label(r->f, wl, lab, sizeof(lab)));
+	cJSON_AddNumberToObject(e, r->ratio_ok ? "a_geomean" : "a_median", r->a);
+	cJSON_AddNumberToObject(e, r->ratio_ok ? "b_geomean" : "b_median", r->b);
+	if (r->ratio_ok) {
+		cJSON_AddNumberToObject(e, "ratio", r->e.ratio);
+		cJSON_AddNumberToObject(e, "ci_low", r->e.lo);
+		cJSON_AddNumberToObject(e, "ci_high", r->e.hi);
+		cJSON_AddNumberToObject(e, "confidence", r->e.level);
+		cJSON_AddNumberToObject(e, "p_value", r->e.p);
+		cJSON_AddNumberToObject(e, "pairs", r->e.n);
+		if (r->needed > 0)
+			cJSON_AddNumberToObject(e, "runs_needed", r->needed);
+	}
+	cJSON_AddStringToObject(e, "verdict", r->word);
+	return e;
+}
+
+void compare_print(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
+			  int n, bool json, const struct moved_set *mv, const char *mv_why,
+			  const struct compare_log *lg)
+{
+	char head[300] = "no verdict: no pair of whole runs to compare", lab[64];
+
+	if (n && rows[0].f == 0)
+		headline(&rows[0], head, sizeof(head));
+	if (json) {
+		cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+
+		cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
+		cJSON_AddStringToObject(j, "tool", "sockbench");
+		cJSON_AddStringToObject(j, "kind", "compare");
+		cJSON_AddStringToObject(j, "workload", a->wl->name);
+		cJSON_AddStringToObject(j, "a", a->label);
+		cJSON_AddStringToObject(j, "b", b->label);
+		cJSON_AddNumberToObject(j, "runs_a", a->n);
+		cJSON_AddNumberToObject(j, "runs_b", b->n);
+		cJSON_AddBoolToObject(j, "paired", paired);
+		cJSON_AddStringToObject(j, "interval", paired ? "t on the paired log-ratios"
+							       : "Welch t on the logs");
+		if (lg) {
+			char seed[24];
+
+			snprintf(seed, sizeof(seed), "%llu", (unsigned long long)lg->seed);
+			cJSON_AddStringToObject(j, "seed", seed);
+			cJSON_AddStringToObject(j, "order", lg->order);
+			cJSON_AddNumberToObject(j, "rounds_asked", lg->asked);
+			cJSON_AddItemToObject(j, "left_out", left_out_json(lg->lo, lg->nlo));
+		}
+		cJSON_AddBoolToObject(j, "partial", lg && lg->partial);
+		cJSON_AddStringToObject(j, "verdict", head);
+		for (int i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, row_json(&rows[i], a->wl));
+		cJSON_AddItemToObject(j, "figures", arr);
+		if (mv)
+			cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
+		else if (mv_why)
+			cJSON_AddStringToObject(j, "where_time_moved_note", mv_why);
+		out_print_json(j, stdout);
+		cJSON_Delete(j);
+		return;
+	}
+	printf("sockbench compare (%s)\n  A: %s  (%d runs)\n  B: %s  (%d runs)\n",
+	       paired ? "rounds of A and B in a random order, the two runs of a round paired"
+		      : "saved runs, not paired",
+	       a->label, a->n, b->label, b->n);
+	if (lg)
+		printf("  order (seed %llu): %s\n", (unsigned long long)lg->seed, lg->order);
+	printf("\n  %-30s %13s %13s %8s %16s   %s\n", "figure (geometric means)", "A", "B", "B/A",
+	       "95% interval", "verdict");
+	for (int i = 0; i < n; i++) {
+		char ci[40] = "-", ratio[16] = "-";
+
+		if (rows[i].ratio_ok) {
+			snprintf(ratio, sizeof(ratio), "%.3f", rows[i].e.ratio);
+			snprintf(ci, sizeof(ci), "%.3f-%.3f", rows[i].e.lo, rows[i].e.hi);
+		}
+		printf("  %-30s %13.3f %13.3f %8s %16s   %s\n",
+		       figure_label(rows[i].f, a->wl, lab, sizeof(lab)), rows[i].a, rows[i].b, ratio, ci,
+		       rows[i].word);
+	}
+	printf("\n  B/A is the ratio of the two columns beside it: the geometric means of the %s "
+	       "runs; the interval is Student's t on the %s (docs/json.md).\n",
+	       paired ? "paired" : "saved", paired ? "log-ratios of the pairs" : "logs (Welch)");
+	if (lg && (lg->nlo || lg->partial)) {
+		printf("  ");
+		if (lg->partial)
+			printf("PARTIAL: interrupted after %d of %d rounds. ", lg->rounds, lg->asked);
+		print_left_out(lg->lo, lg->nlo, 2 * lg->rounds);
+		if (!lg->nlo)
+			printf("\n");
+	}
+	printf("\n%s\n", head);
+	if (mv) {
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(a->docs[0], "unit");
+
+		printf("\nwhere the time moved (from the profiles of every run):");
+		moved_print(mv, cJSON_IsString(u) ? u->valuestring : "unit", 12);
+	} else if (mv_why) {
+		printf("(%s)\n", mv_why);
+	}
+}

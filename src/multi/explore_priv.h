@@ -1,0 +1,83 @@
+/* explore_priv.h: what explore.c (planning, running, analysis) and explore_report.c (the table
+ * and the JSON document) share. Not for use outside multi/. */
+#ifndef SB_EXPLORE_PRIV_H
+#define SB_EXPLORE_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/opts.h"
+#include "multi/stats.h"
+#include "report/figures.h"
+#include "run/run.h"
+#include "workload/workload.h"
+
+#define MAX_CONFIGS 32
+#define MAX_ARGS 96
+#define MAX_ROUNDS 32
+#define RUN_OVERHEAD_S 0.25 /* a child process, the agent and the clients, handshakes: measured */
+#define MIN_RUN_S 0.15
+#define MIN_ROUNDS 3	    /* fewer than this and no budget is enough */
+#define WARMUP_S 0.15
+#define MIN_GAIN STATS_MIN_GAIN
+#define DEFAULT_BUDGET 180
+#define WHY_SHOWN 3 /* faster strategies explained in the table (all in --json) */
+#define WHY_ROWS 6  /* syscalls and functions shown for each */
+
+/* One run of a configuration, in its round. */
+struct sample {
+	enum run_status status; /* only whole runs are samples */
+	char why[200];		/* a partial or failed run: why */
+	double fig[NFIGURES];  /* every figure of the run (report/figures.h) */
+	cJSON *doc;	       /* the run's result, kept with --profile */
+};
+
+struct config {
+	const char *name;
+	const char *group;
+	char flags[200];	/* the strategy's flags ("" for the baseline) */
+	bool changes;		/* it changes the workload: shown apart */
+	struct opts o;
+	int nsamples;		/* rounds it ran in */
+	struct sample s[MAX_ROUNDS];
+	/* analysis */
+	struct paired e;	/* against the baseline runs of the same rounds */
+	double tps, spread;
+	int pairs, whole, partial, failed;
+	enum verdict verdict;
+	bool few;     /* fewer than 2 pairs: no verdict */
+	bool reject;  /* Holm: significant within the family's 5% */
+	double level; /* the confidence Holm held it to */
+	int needed;   /* runs that would show a difference this size, or -1 */
+	bool analysed;
+};
+
+struct explore {
+	const struct workload *wl;
+	int rounds;
+	uint64_t seed; /* of the run order */
+	bool rounds_given;
+	double budget, run_s;
+	int nconf;
+	struct config conf[MAX_CONFIGS];
+	struct config combo; /* the best combination, paired with baseline runs of its own */
+	struct sample combo_base[MAX_ROUNDS];
+	int ncombo;
+	char order[MAX_ROUNDS * MAX_CONFIGS * 3]; /* each round's order, as config indexes */
+	const char *skipped_name[MAX_CONFIGS];
+	char skipped_why[MAX_CONFIGS][240];
+	const char *skipped_flags[MAX_CONFIGS];
+	int nskipped;
+	int runs_done, runs_total;
+	uint64_t t0;
+	bool json;
+};
+
+/* explore_report.c: the ranking, best first (ranked), the strategies shown apart, and
+ * whether the best combination was measured. */
+void explore_print_table(struct explore *x, struct config **ranked, int n, struct config **apart,
+			 int napart, bool have_combo);
+void explore_print_json(struct explore *x, struct config **ranked, int n, struct config **apart,
+		int napart, bool have_combo);
+
+#endif

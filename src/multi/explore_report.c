@@ -1,0 +1,312 @@
+/* explore_report.c: explore's ranking as a table (with why the faster strategies were faster,
+ * under --profile) or as a JSON document. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "multi/explore_priv.h"
+#include "profile/moved.h"
+#include "report/out.h"
+
+/* The median over c's whole runs of a figure of its samples. */
+static double med_whole(const struct config *c, enum figure_id f)
+{
+	double v[MAX_ROUNDS];
+	int n = 0;
+
+	for (int i = 0; i < c->nsamples; i++)
+		if (c->s[i].status == RUN_WHOLE)
+			v[n++] = c->s[i].fig[f];
+	return n ? stats_median(v, n) : 0;
+}
+
+static cJSON *sample_sides_json(const struct workload *wl, const struct config *c)
+{
+	cJSON *sides = cJSON_CreateObject();
+	static const char *const side_names[] = {"client", "server"};
+
+	for (int k = 0; k < 2; k++) {
+		cJSON *j = cJSON_CreateObject();
+		double mcpu = med_whole(c, k ? FIG_SERVER_CPU : FIG_CLIENT_CPU);
+		double msc = med_whole(c, k ? FIG_SERVER_SYSCALLS : FIG_CLIENT_SYSCALLS);
+
+		cJSON_AddNumberToObject(j, "cpu_us_per_unit", mcpu);
+		if (!wl->units)
+			cJSON_AddNumberToObject(j, "cpu_us_per_transaction", mcpu);
+		cJSON_AddNumberToObject(j, "user_s", med_whole(c, k ? FIG_SERVER_USER_S : FIG_CLIENT_USER_S));
+		cJSON_AddNumberToObject(j, "sys_s", med_whole(c, k ? FIG_SERVER_SYS_S : FIG_CLIENT_SYS_S));
+		cJSON_AddNumberToObject(j, "syscalls_per_unit", msc);
+		if (!wl->units)
+			cJSON_AddNumberToObject(j, "syscalls_per_transaction", msc);
+		cJSON_AddItemToObject(sides, side_names[k], j);
+	}
+	return sides;
+}
+
+/* Where the time moved from the baseline's runs to c's (NULL without profiles). */
+static struct moved_set *config_moved(const struct explore *x, const struct config *c)
+{
+	const struct sample *base = c == &x->combo ? x->combo_base : x->conf[0].s;
+	int nbase = c == &x->combo ? x->ncombo : x->conf[0].nsamples, na = 0, nb = 0;
+	cJSON *a[MAX_ROUNDS], *b[MAX_ROUNDS];
+
+	if (!c->o.profile || c == &x->conf[0])
+		return NULL;
+	for (int i = 0; i < nbase; i++)
+		if (base[i].doc)
+			a[na++] = base[i].doc;
+	for (int i = 0; i < c->nsamples; i++)
+		if (c->s[i].doc)
+			b[nb++] = c->s[i].doc;
+	return na && nb ? moved_of(a, na, b, nb) : NULL;
+}
+
+/* The verdict's words: faster, slower, no real difference, or why there is none. */
+static const char *verdict_words(const struct config *c, char *buf, size_t len)
+{
+	if (!c->analysed && c->failed)
+		snprintf(buf, len, "failed: %s", c->s[0].why);
+	else if (!c->analysed || c->few)
+		snprintf(buf, len, "no verdict: %d pair%s of whole runs", c->pairs, c->pairs == 1 ? "" : "s");
+	else if (c->verdict == VERDICT_SAME && c->needed > 0)
+		snprintf(buf, len, "no real difference (a %+.0f%% one would need ~%d runs)",
+			 (c->e.ratio - 1) * 100, c->needed);
+	else
+		snprintf(buf, len, "%s", stats_verdict_name(c->verdict));
+	return buf;
+}
+
+static cJSON *config_json(const struct explore *x, const struct config *c, int rank)
+{
+	struct moved_set *mv = config_moved(x, c);
+	cJSON *j = cJSON_CreateObject(), *samples = cJSON_CreateArray(), *left = cJSON_CreateArray();
+	char words[300];
+	bool base = c == &x->conf[0];
+
+	if (rank)
+		cJSON_AddNumberToObject(j, "rank", rank);
+	cJSON_AddStringToObject(j, "name", c->name);
+	cJSON_AddStringToObject(j, "flags", c->flags);
+	cJSON_AddBoolToObject(j, "changes_workload", c->changes);
+	cJSON_AddStringToObject(j, "unit", x->wl->unit);
+	cJSON_AddNumberToObject(j, "rate", c->tps);
+	if (!x->wl->units)
+		cJSON_AddNumberToObject(j, "transactions_per_s", c->tps);
+	cJSON_AddNumberToObject(j, "spread_pct", c->spread);
+	cJSON_AddNumberToObject(j, "runs", c->whole);
+	if (!base) {
+		cJSON_AddNumberToObject(j, "pairs", c->pairs);
+		cJSON_AddNumberToObject(j, "speedup", c->e.ratio);
+		cJSON_AddNumberToObject(j, "ci_low", c->e.lo);
+		cJSON_AddNumberToObject(j, "ci_high", isinf(c->e.hi) ? 1e308 : c->e.hi);
+		cJSON_AddNumberToObject(j, "ci_level", c->level);
+		cJSON_AddNumberToObject(j, "p_value", c->e.p);
+		cJSON_AddBoolToObject(j, "significant", c->reject);
+		if (c->needed > 0)
+			cJSON_AddNumberToObject(j, "runs_needed", c->needed);
+		cJSON_AddStringToObject(j, "verdict", !c->analysed && c->failed ? "failed"
+						      : !c->analysed || c->few ? "no verdict"
+									       : stats_verdict_name(c->verdict));
+		cJSON_AddStringToObject(j, "verdict_text", verdict_words(c, words, sizeof(words)));
+	}
+	cJSON_AddItemToObject(j, "sides", sample_sides_json(x->wl, c));
+	for (int i = 0; i < c->nsamples; i++) {
+		if (c->s[i].status == RUN_WHOLE) {
+			cJSON_AddItemToArray(samples, cJSON_CreateNumber(c->s[i].fig[FIG_RATE]));
+			continue;
+		}
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(e, "round", i + 1);
+		cJSON_AddStringToObject(e, "status", run_status_name(c->s[i].status));
+		cJSON_AddStringToObject(e, "reason", c->s[i].why);
+		cJSON_AddItemToArray(left, e);
+	}
+	cJSON_AddItemToObject(j, "samples", samples);
+	cJSON_AddItemToObject(j, "left_out", left);
+	if (mv)
+		cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
+	moved_free(mv);
+	return j;
+}
+
+static void print_row(const struct config *c, const char *rank, bool base)
+{
+	char ci[40] = "-", conf[16] = "", words[300], speed[16] = "1.00x";
+
+	if (!base && c->analysed && !c->few) {
+		snprintf(ci, sizeof(ci), "%.2f-%.2f", c->e.lo, c->e.hi);
+		snprintf(conf, sizeof(conf), "%.1f%%", c->level * 100);
+	}
+	if (!base)
+		snprintf(speed, sizeof(speed), c->analysed ? "%.2fx" : "-", c->e.ratio);
+	printf("%-4s %-36.36s %11.0f %5.1f %7s %-11s %6s %7.2f %7.2f %6.2f %6.2f  %s\n", rank,
+	       c->name, c->tps, c->spread, speed, ci, conf, med_whole(c, FIG_CLIENT_CPU),
+	       med_whole(c, FIG_SERVER_CPU), med_whole(c, FIG_CLIENT_SYSCALLS), med_whole(c, FIG_SERVER_SYSCALLS),
+	       base ? "" : verdict_words(c, words, sizeof(words)));
+}
+
+/* Why there is no combination to show. */
+static const char *no_combo_reason(const struct explore *x, struct config **ranked, int n)
+{
+	static char why[200];
+	const char *groups[MAX_CONFIGS];
+	int faster = 0, ngroups = 0;
+
+	for (int i = 0; i < n; i++) {
+		bool seen = false;
+
+		if (ranked[i]->verdict != VERDICT_FASTER || ranked[i]->changes)
+			continue;
+		faster++;
+		for (int g = 0; g < ngroups; g++)
+			seen |= !strcmp(groups[g], ranked[i]->group);
+		if (!seen)
+			groups[ngroups++] = ranked[i]->group;
+	}
+	if (run_interrupted())
+		return "interrupted before it could run";
+	if (faster >= 2 && ngroups == 1) {
+		snprintf(why, sizeof(why), "the %d faster strategies are alternatives of one kind (%s): "
+			 "take the first of them", faster, groups[0]);
+		return why;
+	}
+	if (faster >= 2 && !x->combo.name)
+		return "the faster strategies do not go together, or the budget left no time to "
+		       "measure them together: give a larger --budget";
+	return "fewer than two strategies were found faster (within the shared 5% error), nothing "
+	       "to combine";
+}
+
+/* --profile: why c is faster, from where the time moved. False when there are no profiles. */
+static bool print_why_one(struct explore *x, const struct config *c)
+{
+	struct moved_set *mv = config_moved(x, c);
+
+	if (!mv) {
+		printf("\n(--profile: the runs hold no profiles to compare; a run alone says why)\n");
+		return false;
+	}
+	printf("\nwhy %s is %.2fx, where the time moved against the baseline:", c->name,
+	       c->e.ratio);
+	moved_print(mv, x->wl->unit, WHY_ROWS);
+	moved_free(mv);
+	return true;
+}
+
+/* The first WHY_SHOWN faster strategies, and the combination. */
+static void print_why(struct explore *x, struct config **ranked, int n, bool have_combo)
+{
+	for (int i = 0, shown = 0; i < n && shown < WHY_SHOWN; i++) {
+		if (ranked[i]->verdict != VERDICT_FASTER)
+			continue;
+		if (!print_why_one(x, ranked[i]))
+			return;
+		shown++;
+	}
+	if (have_combo)
+		print_why_one(x, &x->combo);
+}
+
+void explore_print_table(struct explore *x, struct config **ranked, int n, struct config **apart,
+			int napart, bool have_combo)
+{
+	printf("sockbench explore %s: %d rounds, each configuration once a round in a random order "
+	       "(seed %llu), %.2f s runs after %.2f s of warm-up; speedup = ratio of the geometric "
+	       "means of the paired runs (a strategy and the baseline of its round), with a "
+	       "Student t interval; the verdicts share one 5%% error budget (Holm), each interval "
+	       "at the level its strategy was held to\n\n",
+	       x->wl->name, x->rounds, (unsigned long long)x->seed, x->run_s, WARMUP_S);
+	char rate[24];
+
+	snprintf(rate, sizeof(rate), "%.7ss/s", x->wl->unit);
+	printf("%-4s %-36s %11s %5s %7s %-11s %6s %7s %7s %6s %6s  %s\n", "rank", "strategy",
+	       rate, "+-%", "speedup", "interval", "conf", "cli us", "srv us", "cli sc", "srv sc",
+	       "verdict");
+	print_row(&x->conf[0], "-", true);
+	for (int i = 0; i < n; i++) {
+		char rank[16];
+
+		snprintf(rank, sizeof(rank), "%d", i + 1);
+		print_row(ranked[i], rank, false);
+	}
+	if (napart) {
+		printf("\nchanges the workload (measured, not ranked, never combined):\n");
+		for (int i = 0; i < napart; i++)
+			print_row(apart[i], "*", false);
+	}
+	printf("\n(us: CPU microseconds per %s; sc: system calls per %s)\n", x->wl->unit,
+	       x->wl->unit);
+	for (int i = 0; i < n; i++)
+		printf("  %-36s %s\n", ranked[i]->name, ranked[i]->flags);
+	for (int i = 0; i < napart; i++)
+		printf("  %-36s %s\n", apart[i]->name, apart[i]->flags);
+	if (have_combo) {
+		printf("\nbest combination: %s\n  flags: %s\n  ", x->combo.name, x->combo.flags);
+		print_row(&x->combo, "", false);
+	} else {
+		printf("\nbest combination: %s\n", no_combo_reason(x, ranked, n));
+	}
+	for (int i = 0; i < x->nskipped; i++)
+		printf("%s %s (%s): %s\n", i ? "             " : "\nnot tried:  ", x->skipped_name[i],
+		       x->skipped_flags[i], x->skipped_why[i]);
+	int partial = 0, failed = 0;
+
+	for (int i = 0; i < x->nconf; i++) {
+		partial += x->conf[i].partial;
+		failed += x->conf[i].failed;
+	}
+	if (partial || failed)
+		printf("\n%d of %d runs were partial and %d failed: left out, with their round's pair "
+		       "(--json: left_out)\n", partial, x->runs_done, failed);
+	if (x->conf[0].o.profile)
+		print_why(x, ranked, n, have_combo);
+	if (run_interrupted())
+		printf("\nPARTIAL: interrupted after %d of %d runs\n", x->runs_done, x->runs_total);
+}
+
+void explore_print_json(struct explore *x, struct config **ranked, int n, struct config **apart,
+		       int napart, bool have_combo)
+{
+	cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray(), *sk = cJSON_CreateArray();
+	cJSON *ap = cJSON_CreateArray();
+	char seed[24];
+
+	cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
+	cJSON_AddStringToObject(j, "tool", "sockbench");
+	cJSON_AddStringToObject(j, "kind", "explore");
+	cJSON_AddStringToObject(j, "workload", x->wl->name);
+	cJSON_AddItemToObject(j, "config", opts_to_json(x->wl->opts, &x->conf[0].o));
+	cJSON_AddBoolToObject(j, "partial", run_interrupted());
+	cJSON_AddNumberToObject(j, "runs", x->rounds);
+	cJSON_AddNumberToObject(j, "run_seconds", x->run_s);
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)x->seed);
+	cJSON_AddStringToObject(j, "seed", seed);
+	cJSON_AddStringToObject(j, "order", x->order);
+	cJSON_AddStringToObject(j, "interval", "t on the paired log-ratios, Holm over the strategies");
+	cJSON_AddNumberToObject(j, "family_confidence", 1 - STATS_ALPHA);
+	cJSON_AddItemToObject(j, "baseline", config_json(x, &x->conf[0], 0));
+	for (int i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, config_json(x, ranked[i], i + 1));
+	cJSON_AddItemToObject(j, "strategies", arr);
+	for (int i = 0; i < napart; i++)
+		cJSON_AddItemToArray(ap, config_json(x, apart[i], 0));
+	cJSON_AddItemToObject(j, "changes_workload", ap);
+	cJSON_AddItemToObject(j, "best_combination",
+			      have_combo ? config_json(x, &x->combo, 0) : cJSON_CreateNull());
+	for (int i = 0; i < x->nskipped; i++) {
+		cJSON *s = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(s, "name", x->skipped_name[i]);
+		cJSON_AddStringToObject(s, "flags", x->skipped_flags[i]);
+		cJSON_AddStringToObject(s, "reason", x->skipped_why[i]);
+		cJSON_AddItemToArray(sk, s);
+	}
+	cJSON_AddItemToObject(j, "not_applicable", sk);
+	char *txt = cJSON_Print(j);
+
+	printf("%s\n", txt);
+	free(txt);
+	cJSON_Delete(j);
+}

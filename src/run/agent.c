@@ -1,0 +1,298 @@
+/* agent.c: the coordinator's end of the control link: start a local serve agent or reach a
+ * remote one, the handshake (HELLO, AUTH, SETUP, READY), and what the agent says during the
+ * window. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "base/util.h"
+#include "link/auth.h"
+#include "link/ctl.h"
+#include "run/run_priv.h"
+
+/* In a child: die with the coordinator, leave Ctrl-C to it. */
+void child_setup(void)
+{
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+/* Start `sockbench serve` on loopback and return the control port it listens on. */
+int spawn_local_agent(struct run *r)
+{
+	int p[2];
+	char line[16] = "";
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		die("pipe: %s", strerror(errno));
+	r->server_pid = fork();
+	if (r->server_pid < 0)
+		die("fork: %s", strerror(errno));
+	if (r->server_pid == 0) {
+		child_setup();
+		if (p[1] == 3)
+			fcntl(3, F_SETFD, 0);
+		else if (dup2(p[1], 3) < 0)
+			_exit(127);
+		execl("/proc/self/exe", "sockbench", "serve", "--listen",
+		      r->o->ipv6 ? "::1" : "127.0.0.1", "--port", "0", "--once", "--ready-fd", "3",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	for (size_t n = 0; n < sizeof(line) - 1; n++) {
+		if (read_full(p[0], line + n, 1, START_MS) || line[n] == '\n')
+			break;
+	}
+	close(p[0]);
+	int port = atoi(line);
+
+	if (port <= 0)
+		die("the local serve agent did not start (see the message above)");
+	return port;
+}
+
+/* Split "HOST[:PORT]" or "[V6]:PORT". */
+void split_hostport(const char *s, char *host, size_t hlen, char *port, size_t plen)
+{
+	const char *colon = strrchr(s, ':');
+
+	snprintf(port, plen, "%s", CTL_PORT_DEFAULT);
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+
+		if (!end)
+			die_usage("--server %s: missing ']'", s);
+		snprintf(host, hlen, "%.*s", (int)(end - s - 1), s + 1);
+		if (end[1] == ':')
+			snprintf(port, plen, "%s", end + 2);
+		return;
+	}
+	if (colon && strchr(s, ':') == colon) {
+		snprintf(host, hlen, "%.*s", (int)(colon - s), s);
+		snprintf(port, plen, "%s", colon + 1);
+		return;
+	}
+	snprintf(host, hlen, "%s", s);
+}
+
+static int connect_agent(const struct opts *o, const char *host, const char *port)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+				 .ai_family = o->ipv6 ? AF_INET6 : o->ipv4 ? AF_INET : AF_UNSPEC};
+	struct addrinfo *ai, *a;
+	struct timeval tv = {.tv_sec = 5};
+	int fd = -1, r = getaddrinfo(host, port, &hints, &ai);
+
+	if (r)
+		die_usage("--server %s:%s: %s", host, port, gai_strerror(r));
+	for (a = ai; a; a = a->ai_next) {
+		fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		/* Bounds connect() too. */
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+			break;
+		r = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	if (fd < 0 && r == EADDRNOTAVAIL)
+		die("cannot reach the serve agent at %s port %s: no local port is free (TIME_WAIT "
+		    "from an earlier run with --close client? see `ss -tan state time-wait`)",
+		    host, port);
+	if (fd < 0)
+		die("cannot reach the serve agent at %s port %s: %s (is `sockbench serve` running "
+		    "there?)",
+		    host, port, strerror(r));
+	return fd;
+}
+
+/* An ERROR frame from the agent: a usage error (bad value, busy port) exits 2; busy returns
+ * -EBUSY, for the caller to try again. */
+static int agent_refused(const char *payload)
+{
+	cJSON *j = cJSON_Parse(payload);
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "error");
+	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(j, "usage");
+	char text[300];
+
+	snprintf(text, sizeof(text), "%s", cJSON_IsString(msg) ? msg->valuestring : payload);
+	bool is_usage = cJSON_IsTrue(usage);
+	bool busy = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "busy"));
+
+	cJSON_Delete(j);
+	if (is_usage)
+		die_usage("%s", text);
+	if (busy)
+		return -EBUSY;
+	die("the serve agent refused the test: %s", text);
+}
+
+/* The agent's ACK may carry a challenge: answer it with the secret, which stays here. */
+static void authenticate(struct run *r)
+{
+	cJSON *j = cJSON_Parse(r->buf);
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "challenge");
+	struct auth_key key;
+	char err[256], mac[2 * 32 + 1], msg[128];
+
+	if (!cJSON_IsString(ch)) {
+		cJSON_Delete(j);
+		return;
+	}
+	if (!r->o->auth_file)
+		die_usage("the serve agent requires authentication: give --auth-file with its secret");
+	if (auth_load(r->o->auth_file, &key, err, sizeof(err)))
+		die_usage("%s", err);
+	if (auth_answer(&key, ch->valuestring, mac, sizeof(mac)))
+		die("the serve agent sent a malformed challenge");
+	cJSON_Delete(j);
+	snprintf(msg, sizeof(msg), "{\"mac\":\"%s\"}", mac);
+	int ret = ctl_send(r->ctl, CTL_MSG_AUTH, msg, strlen(msg));
+
+	if (ret == 0)
+		ret = ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
+	if (ret == -EREMOTEIO)
+		agent_refused(r->buf);
+	if (ret < 0)
+		die("the serve agent did not answer the authentication: %s", strerror(-ret));
+}
+
+/* What the agent needs of the config: not the controller's own files and addresses. */
+static cJSON *setup_config(const struct run *r)
+{
+	static const char *const ours[] = {"auth_file", "server", "profile_folded", "busy_wait",
+					   "json", "runs"};
+	cJSON *c = opts_to_json(r->wl->opts, r->o);
+
+	for (size_t i = 0; i < ARRAY_SIZE(ours); i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(c, ours[i]);
+	return c;
+}
+
+/* 0, or -EBUSY when the agent runs another controller's test. */
+static int handshake(struct run *r)
+{
+	static const char hello[] = "{\"protocol\":1}";
+	int ret;
+
+	if (ctl_send(r->ctl, CTL_MSG_HELLO, hello, strlen(hello)) < 0)
+		die("control connection: %s", strerror(errno));
+	ret = ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
+	if (ret == -EREMOTEIO)
+		return agent_refused(r->buf);
+	if (ret < 0)
+		die("the serve agent did not answer HELLO: %s", strerror(-ret));
+	authenticate(r);
+
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(j, "workload", r->wl->name);
+	cJSON_AddItemToObject(j, "config", setup_config(r));
+	char *txt = cJSON_PrintUnformatted(j);
+
+	ret = ctl_send(r->ctl, CTL_MSG_SETUP, txt, strlen(txt));
+	free(txt);
+	cJSON_Delete(j);
+	if (ret == 0)
+		ret = ctl_expect(r->ctl, CTL_MSG_READY, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
+	if (ret == -EREMOTEIO)
+		return agent_refused(r->buf);
+	if (ret < 0)
+		die("the serve agent did not answer SETUP: %s", strerror(-ret));
+
+	j = cJSON_Parse(r->buf);
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(j, "port");
+	const cJSON *token = cJSON_GetObjectItemCaseSensitive(j, "token");
+
+	if (!cJSON_IsNumber(port) || port->valueint <= 0 || port->valueint > 65535)
+		die("the serve agent sent a READY without a port");
+	if (!cJSON_IsString(token) || sscanf(token->valuestring, "%16llx",
+					     (unsigned long long *)&r->token) != 1)
+		die("the serve agent sent a READY without a token (an older sockbench?)");
+	/* Data goes to the address the control connection reached, on the port it named. */
+	r->data_len = sizeof(r->data);
+	getpeername(r->ctl, (struct sockaddr *)&r->data, &r->data_len);
+	((struct sockaddr_in *)&r->data)->sin_port = htons((uint16_t)port->valueint);
+	cJSON_Delete(j);
+	return 0;
+}
+
+/* Reach the agent and set the test up; while it is busy with another controller's test, try
+ * again every half second for --busy-wait seconds. */
+void reach_agent(struct run *r, const char *host, const char *port)
+{
+	uint64_t until = now_ns() + (uint64_t)(r->o->busy_wait * 1e9);
+	bool said = false;
+
+	for (;;) {
+		r->ctl = connect_agent(r->o, host, port);
+		if (handshake(r) == 0)
+			return;
+		close(r->ctl);
+		r->ctl = -1;
+		if (run_sig || now_ns() >= until)
+			die("the serve agent is busy: it is running another controller's test (waited "
+			    "%.0f s; --busy-wait sets how long)", r->o->busy_wait);
+		if (!said)
+			fprintf(stderr, "sockbench: the serve agent is busy with another test; trying "
+				"again for up to %.0f s\n", r->o->busy_wait);
+		said = true;
+		struct timespec step = {0, BUSY_RETRY_MS * 1000000L};
+
+		nanosleep(&step, NULL);
+	}
+}
+
+/* A frame from the agent during the window: an answer to a PING, or the end of the test (a
+ * NOTICE saying why, an ERROR, or the connection closing). NULL, or why it ended. */
+const char *agent_said(struct run *r)
+{
+	static char why[300];
+	unsigned type;
+	int ret = ctl_recv(r->ctl, &type, r->buf, CTL_MAX_PAYLOAD + 1, 1000);
+
+	if (ret >= 0 && type == CTL_MSG_ACK && r->pings > 0) {
+		r->pings--;
+		r->pong_at = now_ns();
+		return NULL;
+	}
+	r->failed = true;
+	if (ret < 0)
+		return "the serve agent closed the control connection";
+	cJSON *j = cJSON_Parse(r->buf);
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "error");
+
+	snprintf(why, sizeof(why), "the serve agent %s: %s",
+		 type == CTL_MSG_NOTICE ? "stopped the test" : "ended the test",
+		 cJSON_IsString(msg) ? msg->valuestring : ctl_type_name(type));
+	cJSON_Delete(j);
+	snprintf(r->fatal, sizeof(r->fatal), "%s", why);
+	return why;
+}
+
+void reap_agent(struct run *r)
+{
+	close(r->ctl);
+	if (r->server_pid <= 0)
+		return;
+	for (int i = 0; i < 100; i++) {
+		if (waitpid(r->server_pid, NULL, WNOHANG) == r->server_pid)
+			return;
+		struct timespec step = {0, 20000000};
+
+		nanosleep(&step, NULL);
+	}
+	kill(r->server_pid, SIGKILL);
+	waitpid(r->server_pid, NULL, 0);
+}

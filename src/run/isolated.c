@@ -1,0 +1,167 @@
+/* isolated.c: signals, and one run in a child process of its own (run_isolated), for the
+ * commands that make many runs. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "base/util.h"
+#include "report/out.h"
+#include "run/run.h"
+
+volatile sig_atomic_t run_sig;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	run_sig = 1;
+}
+
+void install_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+bool run_interrupted(void)
+{
+	return run_sig;
+}
+
+void run_signals_keep(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+const char *run_status_name(enum run_status s)
+{
+	return s == RUN_WHOLE ? "whole" : s == RUN_PARTIAL ? "partial" : "failed";
+}
+
+/* Append what came on fd to buf (a bounded string); false at EOF. */
+static bool take_into(int fd, char **buf, size_t *len, size_t *cap)
+{
+	char chunk[8192];
+	ssize_t n = read(fd, chunk, sizeof(chunk));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	if (*len + (size_t)n + 1 > *cap) {
+		*cap = (*len + (size_t)n + 1) * 2;
+		*buf = realloc(*buf, *cap);
+		if (!*buf)
+			die("out of memory");
+	}
+	memcpy(*buf + *len, chunk, (size_t)n);
+	*len += (size_t)n;
+	(*buf)[*len] = '\0';
+	return true;
+}
+
+/* The last non-empty line of text, without "sockbench: ". */
+static void last_line(const char *text, char *out, size_t len)
+{
+	const char *end = text + strlen(text), *start;
+
+	while (end > text && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	for (start = end; start > text && start[-1] != '\n'; start--)
+		;
+	if (!strncmp(start, "sockbench: ", 11))
+		start += 11;
+	snprintf(out, len, "%.*s", (int)(end - start), start);
+}
+
+enum run_status run_isolated(const struct workload *wl, const struct opts *o, cJSON **doc,
+			     char *why, size_t whylen)
+{
+	int out[2], err[2], status = 0;
+	char *obuf = xmalloc(65536), *ebuf = xmalloc(4096);
+	size_t olen = 0, elen = 0, ocap = 65536, ecap = 4096;
+	bool told = false;
+
+	*doc = NULL;
+	why[0] = obuf[0] = ebuf[0] = '\0';
+	fflush(NULL);
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
+		die("pipe: %s", strerror(errno));
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		struct result res;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(err[1], STDERR_FILENO);
+		close(out[0]);
+		close(err[0]);
+		int rc = run_once(wl, o, &res);
+		cJSON *j = out_result_json(&res);
+		char *txt = cJSON_PrintUnformatted(j);
+
+		write_full(out[1], txt, strlen(txt));
+		_exit(rc);
+	}
+	close(out[1]);
+	close(err[1]);
+	struct pollfd p[2] = {{.fd = out[0], .events = POLLIN}, {.fd = err[0], .events = POLLIN}};
+
+	while (p[0].fd >= 0 || p[1].fd >= 0) {
+		if (run_sig && !told) { /* Ctrl-C reached us alone (kill): pass it on */
+			kill(pid, SIGINT);
+			told = true;
+		}
+		if (poll(p, 2, 100) <= 0)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			bool more = i == 0 ? take_into(p[i].fd, &obuf, &olen, &ocap)
+					   : take_into(p[i].fd, &ebuf, &elen, &ecap);
+
+			if (!more) {
+				close(p[i].fd);
+				p[i].fd = -1;
+			}
+		}
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*doc = olen ? cJSON_Parse(obuf) : NULL;
+	last_line(ebuf, why, whylen);
+	free(obuf);
+	free(ebuf);
+	bool exited0 = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+
+	if (!*doc) {
+		if (!why[0])
+			snprintf(why, whylen, "the run %s", WIFSIGNALED(status) ? "was killed" : "failed");
+		return RUN_FAILED;
+	}
+	bool partial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*doc, "partial"));
+
+	if (!exited0 || partial) {
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(*doc, "partial_reason");
+
+		if (cJSON_IsString(r) && r->valuestring[0])
+			snprintf(why, whylen, "%s", r->valuestring);
+		return RUN_PARTIAL;
+	}
+	return RUN_WHOLE;
+}

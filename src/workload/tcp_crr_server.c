@@ -1,0 +1,345 @@
+/* tcp_crr_server.c: tcp-crr's server side (wl_tcp_crr.c has the workload and its client). */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "transport/tcp.h"
+
+#define MAX_SERVER_THREADS 256
+
+/* Server side: a pool of threads, each blocked in accept() on the one listening socket and
+ * serving what it accepts at once with calls that never wait: the fast path is accept, the
+ * sends, close. A connection that cannot go on (its request not in yet, the peer's window
+ * full, its FIN not in) is parked in the thread's epoll set with a deadline of --timeout, and
+ * the thread goes back to accepting; so no one connection, idle or slow, holds a thread up.
+ * Every system call is counted where it is made. */
+#define PARK_MAX 64 /* parked connections per thread; one more is refused */
+
+enum crr_step { STEP_REQUEST, STEP_SEND, STEP_DRAIN, STEP_DONE, STEP_FAIL };
+
+struct crr_conn {
+	int fd;
+	enum crr_step step;
+	size_t left;	   /* bytes of the request, or of the messages, still to go */
+	bool measuring;	   /* accepted in the window */
+	uint64_t deadline; /* parked: no progress by then is a timeout */
+	uint64_t rx_calls, tx_calls;
+	enum err_kind why;
+};
+
+struct crr_worker {
+	struct crr_server *x;
+	int ep; /* the listener and the parked connections */
+	int nparked;
+	struct crr_conn park[PARK_MAX];
+	struct side_counters cnt;
+	char *buf;
+	size_t buflen;
+};
+
+struct crr_server {
+	int lfd; /* first: tcp_server_close */
+	int nthreads;
+	pthread_t tid[MAX_SERVER_THREADS];
+	struct crr_worker w[MAX_SERVER_THREADS];
+	struct server_ctx *s;
+	_Atomic int next;
+};
+
+int crr_server_open(struct server_ctx *s, char *err, size_t errlen)
+{
+	struct crr_server *x = xcalloc(1, sizeof(*x));
+	long n = s->o->clients * s->o->concurrency;
+
+	s->priv = x;
+	x->s = s;
+	x->nthreads = n > MAX_SERVER_THREADS ? MAX_SERVER_THREADS : (int)n;
+	x->lfd = tcp_listen(s, (int)s->o->backlog, err, errlen);
+	return x->lfd < 0 ? x->lfd : 0;
+}
+
+/* A buffer of the larger of a message and the request, per server thread. */
+double crr_server_bytes(const struct opts *o)
+{
+	long n = o->clients * o->concurrency;
+
+	return (double)(n > MAX_SERVER_THREADS ? MAX_SERVER_THREADS : n) *
+	       (double)((o->size > o->request ? o->size : o->request) + 1);
+}
+
+/* --server-fault: half the bytes then a clean close, or an abort (RST). */
+static void serve_fault(struct crr_worker *w, const struct opts *o, int fd)
+{
+	size_t half = (size_t)(o->msgs * o->size / 2);
+
+	if (!strcmp(o->server_fault, "reset")) {
+		struct linger l = {.l_onoff = 1, .l_linger = 0};
+
+		w->cnt.syscalls++;
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		half = 0;
+	}
+	while (half) {
+		w->cnt.syscalls++;
+		ssize_t n = send(fd, w->buf, half < (size_t)o->size ? half : (size_t)o->size,
+				 MSG_NOSIGNAL);
+
+		if (n <= 0)
+			break;
+		half -= (size_t)n;
+	}
+}
+
+/* The request is in (or there is none), or every message is out: what comes next. */
+static void crr_next_step(struct crr_worker *w, struct crr_conn *k)
+{
+	const struct opts *o = w->x->s->o;
+
+	if (k->step == STEP_REQUEST && strcmp(o->server_fault, "none")) {
+		serve_fault(w, o, k->fd);
+		k->step = STEP_DONE;
+	} else if (k->step == STEP_REQUEST) {
+		k->step = STEP_SEND;
+		k->left = (size_t)(o->msgs * o->size);
+	} else {
+		/* The side that closes first keeps TIME_WAIT: the server, unless the client closes. */
+		k->step = strcmp(o->close, "server") ? STEP_DRAIN : STEP_DONE;
+	}
+}
+
+/* Take one step's calls as far as they go without waiting. */
+static void crr_advance(struct crr_worker *w, struct crr_conn *k)
+{
+	const struct opts *o = w->x->s->o;
+	size_t msg = (size_t)o->size;
+
+	while (k->step < STEP_DONE) {
+		ssize_t n;
+
+		if (!k->left && k->step != STEP_DRAIN) {
+			crr_next_step(w, k);
+			continue;
+		}
+		w->cnt.syscalls += k->measuring;
+		if (k->step == STEP_SEND) {
+			/* One message per call, as a blocking server writes them. */
+			size_t off = (size_t)(o->msgs * o->size) - k->left, in = msg - off % msg;
+
+			n = send(k->fd, w->buf, in < k->left ? in : k->left, MSG_DONTWAIT | MSG_NOSIGNAL);
+		} else {
+			size_t ask = k->step == STEP_REQUEST && k->left < w->buflen ? k->left : w->buflen;
+
+			n = recv(k->fd, w->buf, ask, MSG_DONTWAIT);
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return; /* park */
+		if (n < 0 && k->step == STEP_DRAIN) {
+			k->step = STEP_DONE; /* a reset instead of a FIN (--close reset) ends it too */
+			return;
+		}
+		if (n < 0 || (n == 0 && k->step == STEP_REQUEST)) {
+			k->why = n == 0 ? ERR_SHORT : k->step == STEP_SEND && errno != EPIPE &&
+							       errno != ECONNRESET ? ERR_SEND
+											 : tcp_err_kind(errno);
+			k->step = STEP_FAIL;
+			return;
+		}
+		if (k->step == STEP_DRAIN) {
+			k->step = n == 0 ? STEP_DONE : STEP_DRAIN;
+			continue;
+		}
+		if (k->step == STEP_SEND)
+			k->tx_calls++;
+		else
+			k->rx_calls++;
+		k->left -= (size_t)n;
+		k->deadline = now_ns() + (uint64_t)o->timeout * 1000000;
+	}
+}
+
+/* A connection is done (or failed): close it and count it. */
+static void crr_finish(struct crr_worker *w, struct crr_conn *k)
+{
+	const struct opts *o = w->x->s->o;
+	struct side_counters *c = &w->cnt;
+
+	close(k->fd);
+	c->syscalls += k->measuring;
+	if (k->step == STEP_FAIL) {
+		count_err(c, k->why, k->measuring);
+		return;
+	}
+	if (!k->measuring)
+		return;
+	c->transactions++;
+	c->tx_bytes += strcmp(o->server_fault, "none") ? 0 : (uint64_t)(o->msgs * o->size);
+	c->rx_bytes += (uint64_t)o->request;
+	c->tx_packets += k->tx_calls;
+	c->rx_packets += k->rx_calls;
+}
+
+/* Park a connection until its socket is ready, or refuse it when the table is full. */
+static void crr_park(struct crr_worker *w, struct crr_conn *k)
+{
+	struct epoll_event ev = {.events = k->step == STEP_SEND ? EPOLLOUT : EPOLLIN,
+				 .data.fd = k->fd};
+
+	w->cnt.syscalls += k->measuring;
+	if (w->nparked == PARK_MAX || epoll_ctl(w->ep, EPOLL_CTL_ADD, k->fd, &ev) < 0) {
+		close(k->fd);
+		w->cnt.refused++;
+		return;
+	}
+	w->park[w->nparked++] = *k;
+}
+
+static void crr_unpark(struct crr_worker *w, int i)
+{
+	w->park[i] = w->park[--w->nparked];
+}
+
+/* A parked connection's socket is ready: go on; done, failed, or parked again (for the other
+ * direction, if it changed). */
+static void crr_resume(struct crr_worker *w, int i)
+{
+	struct crr_conn *k = &w->park[i];
+	enum crr_step was = k->step;
+
+	crr_advance(w, k);
+	if (k->step >= STEP_DONE) {
+		crr_finish(w, k); /* closing it takes it out of the epoll set */
+		crr_unpark(w, i);
+	} else if ((was == STEP_SEND) != (k->step == STEP_SEND)) {
+		struct epoll_event ev = {.events = k->step == STEP_SEND ? EPOLLOUT : EPOLLIN,
+					 .data.fd = k->fd};
+
+		w->cnt.syscalls += k->measuring;
+		epoll_ctl(w->ep, EPOLL_CTL_MOD, k->fd, &ev);
+	}
+}
+
+static void crr_serve_new(struct crr_worker *w, int fd, bool measuring)
+{
+	const struct opts *o = w->x->s->o;
+	struct crr_conn k = {.fd = fd, .measuring = measuring, .why = ERR_RECV,
+			     .step = STEP_REQUEST, .left = (size_t)o->request,
+			     .deadline = now_ns() + (uint64_t)o->timeout * 1000000};
+	uint64_t calls = 0;
+
+	w->cnt.connects += measuring;
+	w->cnt.syscalls += measuring; /* the accept */
+	if (tcp_sockopts_counted(fd, o, &calls)) {
+		k.step = STEP_FAIL;
+		k.why = ERR_RECV;
+	}
+	w->cnt.syscalls += measuring ? calls : 0;
+	crr_advance(w, &k);
+	if (k.step >= STEP_DONE)
+		crr_finish(w, &k);
+	else
+		crr_park(w, &k);
+}
+
+/* Parked connections past their deadline: timed out. */
+static void crr_expire(struct crr_worker *w)
+{
+	uint64_t now = now_ns();
+
+	for (int i = w->nparked - 1; i >= 0; i--) {
+		if (w->park[i].deadline > now)
+			continue;
+		w->park[i].step = STEP_FAIL;
+		w->park[i].why = ERR_TIMEOUT;
+		crr_finish(w, &w->park[i]);
+		crr_unpark(w, i);
+	}
+}
+
+static void *crr_accept_loop(void *arg)
+{
+	struct crr_server *x = arg;
+	struct server_ctx *s = x->s;
+	int me = atomic_fetch_add(&x->next, 1);
+	struct crr_worker *w = &x->w[me];
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = x->lfd}, evs[16];
+
+	w->x = x;
+	w->buflen = (size_t)(s->o->size > s->o->request ? s->o->size : s->o->request) + 1;
+	w->buf = srv_alloc(s, w->buflen);
+	w->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!w->buf || w->ep < 0 || epoll_ctl(w->ep, EPOLL_CTL_ADD, x->lfd, &ev) < 0) {
+		w->cnt.refused += !w->buf;
+		count_err(&w->cnt, ERR_RECV, true);
+		goto out;
+	}
+	memset(w->buf, 'x', w->buflen);
+	tcp_pin_server(s->o, me, -1);
+	while (atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
+		int n = 0;
+		bool take = true;
+
+		if (w->nparked) {
+			/* Something waits: watch it and the listener together. */
+			int ph = atomic_load_explicit(&s->phase, memory_order_relaxed);
+
+			n = epoll_wait(w->ep, evs, ARRAY_SIZE(evs), 50);
+			w->cnt.syscalls += ph == PH_MEASURE;
+			take = false;
+			for (int i = 0; i < n; i++) {
+				if (evs[i].data.fd == x->lfd) {
+					take = true;
+					continue;
+				}
+				for (int k = 0; k < w->nparked; k++) {
+					if (w->park[k].fd == evs[i].data.fd) {
+						crr_resume(w, k);
+						break;
+					}
+				}
+			}
+			crr_expire(w);
+		}
+		if (!take)
+			continue;
+		int fd = tcp_accept(s, x->lfd, &w->cnt, true);
+		/* The phase once accepted (accept() may have slept across the window's start), as
+		 * the client counts a connection by when it connected. */
+		int ph = atomic_load_explicit(&s->phase, memory_order_acquire);
+
+		if (fd < 0) {
+			w->cnt.syscalls += ph == PH_MEASURE; /* an accept that timed out is a call too */
+			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+				count_err(&w->cnt, ERR_CONNECT, ph == PH_MEASURE);
+			continue;
+		}
+		crr_serve_new(w, fd, ph == PH_MEASURE);
+	}
+out:
+	while (w->nparked) {
+		close(w->park[0].fd);
+		crr_unpark(w, 0);
+	}
+	if (w->ep >= 0)
+		close(w->ep);
+	srv_free(s, w->buf, w->buflen);
+	return NULL;
+}
+
+void crr_server_loop(struct server_ctx *s)
+{
+	struct crr_server *x = s->priv;
+	int started = 0;
+
+	while (started < x->nthreads && !pthread_create(&x->tid[started], NULL, crr_accept_loop, x))
+		started++;
+	for (int i = 0; i < started; i++) {
+		pthread_join(x->tid[i], NULL);
+		side_counters_add(&s->c, &x->w[i].cnt);
+	}
+}
+
