@@ -18,123 +18,12 @@
 
 #define LISTEN_POLL_NS (50 * 1000000ULL)
 
-static ssize_t call_recv(int fd, void *buf, size_t len)
-{
-	return recv(fd, buf, len, 0);
-}
-
-static ssize_t call_read(int fd, void *buf, size_t len)
-{
-	return read(fd, buf, len);
-}
-
-static ssize_t call_recvmsg(int fd, void *buf, size_t len)
-{
-	struct iovec v = {.iov_base = buf, .iov_len = len};
-	struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1};
-
-	return recvmsg(fd, &m, 0);
-}
-
-static ssize_t call_readv(int fd, void *buf, size_t len)
-{
-	struct iovec v = {.iov_base = buf, .iov_len = len};
-
-	return readv(fd, &v, 1);
-}
-
-static ssize_t call_waitall(int fd, void *buf, size_t len)
-{
-	return recv(fd, buf, len, MSG_WAITALL);
-}
-
-/* An event loop's receive: wait in epoll_wait until the socket is readable, then recv()
- * without blocking. One epoll instance per thread; the socket is added when it changes (the
- * workloads close theirs with tcp_close, which forgets it). */
-static __thread int tl_epfd = -1, tl_epsock = -1;
-__thread uint64_t tcp_extra_syscalls;
-static pthread_key_t ep_key;
-static pthread_once_t ep_once = PTHREAD_ONCE_INIT;
-
-static void ep_close(void *p)
-{
-	close((int)(intptr_t)p - 1);
-}
-
-static void ep_key_make(void)
-{
-	pthread_key_create(&ep_key, ep_close);
-}
-
-static ssize_t call_epoll(int fd, void *buf, size_t len)
-{
-	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
-
-	if (tl_epfd < 0) {
-		if ((tl_epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
-			return -1;
-		/* closed when the thread ends (the key holds fd + 1: NULL means none) */
-		pthread_once(&ep_once, ep_key_make);
-		pthread_setspecific(ep_key, (void *)(intptr_t)(tl_epfd + 1));
-	}
-	if (tl_epsock != fd) {
-		tcp_extra_syscalls++;
-		if (epoll_ctl(tl_epfd, EPOLL_CTL_ADD, fd, &ev) < 0 && errno != EEXIST)
-			return -1;
-		tl_epsock = fd;
-	}
-	tcp_extra_syscalls++; /* epoll_wait; the caller counts the recv */
-	int n = epoll_wait(tl_epfd, &ev, 1, (int)(LISTEN_POLL_NS / 1000000));
-
-	if (n <= 0) {
-		if (n == 0)
-			errno = EAGAIN;
-		return -1;
-	}
-	return recv(fd, buf, len, MSG_DONTWAIT);
-}
-
-static const struct {
-	const char *name;
-	recv_fn fn;
-} recv_calls[] = {
-	{"recv", call_recv},	     {"read", call_read},	{"recvmsg", call_recvmsg},
-	{"readv", call_readv},	     {"waitall", call_waitall}, {"epoll", call_epoll},
-	{"uring", tcp_uring_recv},
-};
-
-const char *tcp_recv_not_applicable(const char *name)
-{
-#ifndef HAVE_LIBURING
-	if (!strcmp(name, "uring"))
-		return "io_uring is not built in (liburing was missing at build time)";
-#endif
-	(void)name;
-	return NULL;
-}
-
 void tcp_pin_server(const struct opts *o, int n, int fd)
 {
 	int cpu = o->pin ? pin_self(n, true) : -1;
 
 	if (cpu >= 0 && fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, sizeof(cpu));
-}
-
-void tcp_close(int fd)
-{
-	tcp_uring_forget(fd);
-	if (fd == tl_epsock) /* closing it takes it out of the epoll set */
-		tl_epsock = -1;
-	close(fd);
-}
-
-recv_fn tcp_recv_fn(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(recv_calls); i++)
-		if (!strcmp(recv_calls[i].name, name))
-			return recv_calls[i].fn;
-	return NULL;
 }
 
 /* One option, counted as it is made. */
@@ -226,9 +115,7 @@ int tcp_recv_n(struct tcp_io *io, int fd, char *buf, size_t n)
 			io->syscalls++;
 			setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
 		}
-		ssize_t got = io->recv(fd, buf, ask);
-
-		io->syscalls += 1 + tcp_extra_syscalls_take();
+		ssize_t got = io->rx->recv(io, fd, buf, ask);
 
 		if (got > 0) {
 			io->rx_calls++;
@@ -241,10 +128,10 @@ int tcp_recv_n(struct tcp_io *io, int fd, char *buf, size_t n)
 			io->why = ERR_SHORT;
 			return TCP_FAIL;
 		}
-		if (errno == EINTR)
+		if (got == -EINTR)
 			continue;
-		if (errno != EAGAIN) {
-			io->why = tcp_err_kind(errno);
+		if (got != -EAGAIN) {
+			io->why = tcp_err_kind((int)-got);
 			return TCP_FAIL;
 		}
 		int r = on_wait_timeout(io, &since);
@@ -260,8 +147,7 @@ int tcp_send_n(struct tcp_io *io, int fd, const char *buf, size_t n)
 	uint64_t since = 0;
 
 	while (n) {
-		io->syscalls++;
-		ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
+		ssize_t w = io->tx->send(io, fd, buf, n);
 
 		if (w > 0) {
 			io->tx_calls++;
@@ -271,10 +157,10 @@ int tcp_send_n(struct tcp_io *io, int fd, const char *buf, size_t n)
 			since = 0;
 			continue;
 		}
-		if (w < 0 && errno == EINTR)
+		if (w == -EINTR)
 			continue;
-		if (w < 0 && errno != EAGAIN) {
-			io->why = errno == EPIPE || errno == ECONNRESET ? ERR_RESET : ERR_SEND;
+		if (w < 0 && w != -EAGAIN) {
+			io->why = w == -EPIPE || w == -ECONNRESET ? ERR_RESET : ERR_SEND;
 			return TCP_FAIL;
 		}
 		int r = on_wait_timeout(io, &since);

@@ -6,49 +6,61 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "base/opts.h"
 #include "measure/side.h"
 
-/* One receive call: recv, read, recvmsg, readv or recv(MSG_WAITALL). */
-typedef ssize_t (*recv_fn)(int fd, void *buf, size_t len);
+struct tcp_io;
 
-/* The call named by --recv, or NULL. */
-recv_fn tcp_recv_fn(const char *name);
-/* Why a --recv call cannot run in this build, or NULL. */
-const char *tcp_recv_not_applicable(const char *name);
-/* io_uring recv and send of one buffer, a ring per thread (tcp_uring.c); -1 with errno
- * (EAGAIN after a 50 ms wait, the operation left in flight for the next call). */
-ssize_t tcp_uring_recv(int fd, void *buf, size_t len);
-ssize_t tcp_uring_send(int fd, const void *buf, size_t len);
-/* A zero-copy send through io_uring (IORING_OP_SEND_ZC) with the caller's id: fn is told
- * (id, copied) when the kernel lets go of the buffer, as this thread's completions are
- * reaped, if *more says a notification follows (it may, even after a failure). copied: 1 the
- * kernel copied after all, 0 it did not, -1 unknown (a kernel before 6.2 does not say). */
-typedef void (*tcp_zc_fn)(void *arg, uint64_t id, int copied);
-ssize_t tcp_uring_send_zc(int fd, const void *buf, size_t len, uint64_t id, tcp_zc_fn fn,
-			  void *arg, bool *more);
-/* Wait up to ms for this thread's io_uring completions and take them (notifications). */
-void tcp_uring_settle(int ms);
-/* Cancel this thread's io_uring operations on fd (before closing it). */
-void tcp_uring_forget(int fd);
-/* System calls a receive call made beyond the one its caller counts (epoll_wait and
- * epoll_ctl before a recv), this thread; taking them resets the count. */
-extern __thread uint64_t tcp_extra_syscalls;
-static inline uint64_t tcp_extra_syscalls_take(void)
-{
-	uint64_t n = tcp_extra_syscalls;
+/* A receive call (--recv): recv, read, recvmsg, readv, recv(MSG_WAITALL), epoll_wait then
+ * recv, or io_uring. Bytes, 0 when the peer closed, or -errno (-EAGAIN: nothing within the
+ * socket's timeout or the ring's 50 ms wait); every system call made is added to
+ * io->syscalls. */
+struct tcp_recv_ops {
+	const char *name;
+	ssize_t (*recv)(struct tcp_io *io, int fd, void *buf, size_t len);
+	const char *unavailable; /* why it cannot run in this build, or NULL */
+};
 
-	tcp_extra_syscalls = 0;
-	return n;
-}
+/* A send call (--send): send, write, sendmsg, sendfile (from a memfd), splice (memfd, pipe,
+ * socket), or io_uring. */
+struct tcp_send_ops {
+	const char *name;
+	/* Ready a connection to send len bytes of buf (the memfd and pipe of sendfile and
+	 * splice; SO_ZEROCOPY). 0 or -errno; tcp_io_close undoes it. */
+	int (*open)(struct tcp_io *io, int fd, const char *buf, size_t len);
+	/* Bytes taken, or -errno (-EAGAIN: nothing now); every system call counted. */
+	ssize_t (*send)(struct tcp_io *io, int fd, const char *buf, size_t len);
+	/* Wait up to ms for zero-copy completions and hand them to io->zc_fn. */
+	void (*settle)(struct tcp_io *io, int fd, int ms);
+	bool zerocopy;		 /* --zerocopy applies: MSG_ZEROCOPY, or IORING_OP_SEND_ZC */
+	bool file;		 /* it sends from a memfd holding a copy of the buffer */
+	const char *unavailable; /* why it cannot run in this build, or NULL */
+};
+
+/* The call of that name, or NULL. */
+const struct tcp_recv_ops *tcp_recv_find(const char *name);
+const struct tcp_send_ops *tcp_send_find(const char *name);
+/* --recv checked for a workload: 0, or -EINVAL with why in err. */
+int tcp_recv_check(const struct opts *o, char *err, size_t errlen);
+/* Zero-copy completions: sends [lo, hi) of a connection are done; copied: 1 the kernel
+ * copied after all, 0 it did not, -1 it did not say (io_uring before Linux 6.2). */
+typedef void (*tcp_zc_fn)(void *arg, uint64_t lo, uint64_t hi, int copied);
+/* io_uring's receive and send (tcp_uring.c), a ring per thread: the receive and send calls
+ * "uring". A call that times out leaves its operation in flight for the next call. */
+ssize_t tcp_uring_recv(struct tcp_io *io, int fd, void *buf, size_t len);
+ssize_t tcp_uring_send(struct tcp_io *io, int fd, const char *buf, size_t len);
+void tcp_uring_settle(struct tcp_io *io, int fd, int ms);
+/* Cancel this thread's io_uring operations on fd; the system calls it took go to *calls. */
+void tcp_uring_forget(int fd, uint64_t *calls);
 /* --pin on the server side: pin the calling thread (the n-th server thread) from the last
  * CPU and steer fd's packets to it (SO_INCOMING_CPU; fd may be -1). */
 void tcp_pin_server(const struct opts *o, int n, int fd);
 /* Close a data socket: first end this thread's io_uring operations and epoll registration
- * on it. */
-void tcp_close(int fd);
+ * on it; every system call it makes is added to *calls (may be NULL). */
+void tcp_close(int fd, uint64_t *calls);
 /* --rcvbuf, --sndbuf, --nodelay, --busy-poll, --rcvlowat on a socket. 0 or -errno. The
  * counted form adds each setsockopt() it makes to *calls. */
 int tcp_sockopts(int fd, const struct opts *o);
@@ -67,8 +79,10 @@ enum { TCP_OK = 0, TCP_FAIL = -1, TCP_STOPPED = -2 };
  * server sends), or -1 for anything else. */
 int stream_dir_of(const uint8_t *buf, size_t n);
 
+/* A thread's (or a connection's) TCP calls and what they counted. */
 struct tcp_io {
-	recv_fn recv;
+	const struct tcp_recv_ops *rx;
+	const struct tcp_send_ops *tx;
 	size_t chunk;	     /* the most asked of one receive call */
 	bool quickack;	     /* TCP_QUICKACK before each receive */
 	_Atomic int *phase;  /* give up at PH_STOP, seen between timed-out waits; may be NULL */
@@ -79,7 +93,18 @@ struct tcp_io {
 	uint64_t rx_bytes;   /* bytes the receive calls returned */
 	uint64_t tx_bytes;   /* bytes the send calls took */
 	enum err_kind why;   /* set when TCP_FAIL */
+	/* The send call's own: sendfile's and splice's memfd and pipe (-1: none). */
+	int memfd, pipe[2];
+	/* Zero-copy sends: numbered from 0 (zc_id: the next); the kernel's completions go to
+	 * zc_fn(zc_arg, ...); zc_reaped_at: every number below it has been told (in order). */
+	bool zerocopy;
+	uint64_t zc_id, zc_reaped_at;
+	tcp_zc_fn zc_fn;
+	void *zc_arg;
 };
+
+/* Close what the send call's open made. */
+void tcp_io_close(struct tcp_io *io);
 
 /* Receive exactly n bytes. TCP_OK, TCP_FAIL (io->why), or TCP_STOPPED. */
 int tcp_recv_n(struct tcp_io *io, int fd, char *buf, size_t n);

@@ -5,7 +5,8 @@
  * wait). The wait is bounded like the socket timeouts of the other calls (50 ms), so the
  * callers see the end of a test: a call that times out returns EAGAIN and leaves its
  * operation in flight, and the caller's next call with the same socket and buffer waits for
- * it again. tcp_close cancels what is in flight on a socket before closing it.
+ * it again. tcp_close cancels what is in flight on a socket before closing it. Every
+ * io_uring_enter is counted in the caller's count of system calls.
  *
  * A zero-copy send (IORING_OP_SEND_ZC, tcp-stream --send uring --zerocopy) completes twice:
  * once when the bytes are queued (the send's result, with IORING_CQE_F_MORE), and once more,
@@ -49,8 +50,7 @@ struct op {
 struct tring {
 	struct io_uring ring;
 	struct op op[OP_KINDS];
-	tcp_zc_fn zc_fn; /* told of zero-copy notifications */
-	void *zc_arg;
+	struct tcp_io *zc_io; /* its zc_fn is told of zero-copy notifications */
 };
 
 /* The kernel refused IORING_SEND_ZC_REPORT_USAGE (before 6.2): send without it, and tell
@@ -100,10 +100,12 @@ static void reap(struct tring *t)
 		uint64_t ud = io_uring_cqe_get_data64(cqe), k = ud & ((1u << KIND_BITS) - 1);
 
 		if (cqe->flags & IORING_CQE_F_NOTIF) {
-			if (t->zc_fn)
-				t->zc_fn(t->zc_arg, ud >> KIND_BITS,
-					 zc_no_usage ? -1
-					 : ((uint32_t)cqe->res & IORING_NOTIF_USAGE_ZC_COPIED) != 0);
+			uint64_t id = ud >> KIND_BITS;
+
+			if (t->zc_io && t->zc_io->zc_fn)
+				t->zc_io->zc_fn(t->zc_io->zc_arg, id, id + 1,
+						zc_no_usage ? -1
+						: ((uint32_t)cqe->res & IORING_NOTIF_USAGE_ZC_COPIED) != 0);
 		} else if (k < OP_KINDS && t->op[k].pending && t->op[k].ud == ud) {
 			t->op[k].done = true;
 			t->op[k].res = cqe->res;
@@ -113,8 +115,9 @@ static void reap(struct tring *t)
 	}
 }
 
-/* Wait up to ns for op to complete (submitting what is queued). 0, or -errno (-ETIME). */
-static int wait_op(struct tring *t, struct op *op, long long ns)
+/* Wait up to ns for op to complete (submitting what is queued), the system call counted in
+ * *calls. 0, or -errno (-ETIME). */
+static int wait_op(struct tring *t, struct op *op, long long ns, uint64_t *calls)
 {
 	struct __kernel_timespec ts = {.tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL};
 	struct io_uring_cqe *cqe;
@@ -122,6 +125,7 @@ static int wait_op(struct tring *t, struct op *op, long long ns)
 	reap(t);
 	if (op->done)
 		return 0;
+	++*calls;
 	int ret = io_uring_submit_and_wait_timeout(&t->ring, &cqe, 1, &ts, NULL);
 
 	reap(t);
@@ -131,7 +135,7 @@ static int wait_op(struct tring *t, struct op *op, long long ns)
 }
 
 /* Cancel an operation in flight and wait for it to end. */
-static void cancel_op(struct tring *t, int kind)
+static void cancel_op(struct tring *t, int kind, uint64_t *calls)
 {
 	struct op *op = &t->op[kind];
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&t->ring);
@@ -140,33 +144,29 @@ static void cancel_op(struct tring *t, int kind)
 		io_uring_prep_cancel64(sqe, op->ud, 0);
 		io_uring_sqe_set_data64(sqe, OP_KINDS); /* its own completion is not an op's */
 	}
-	for (int i = 0; i < CANCEL_WAIT_MS / 50 && !op->done; i++) {
-		tcp_extra_syscalls++;
-		wait_op(t, op, WAIT_NS);
-	}
+	for (int i = 0; i < CANCEL_WAIT_MS / 50 && !op->done; i++)
+		wait_op(t, op, WAIT_NS, calls);
 	op->pending = false;
 }
 
 /* One recv or send; zc: a zero-copy send with that id, *more set when its notification is
- * still to come (whatever the result). */
+ * still to come (whatever the result). Bytes, or -errno; system calls counted in *calls. */
 static ssize_t uring_call(int kind, int fd, const void *buf, size_t len, const uint64_t *zc,
-			  bool *more)
+			  bool *more, uint64_t *calls)
 {
 	struct tring *t = ring_get();
 
 	if (!t)
-		return -1;
+		return -errno;
 	struct op *op = &t->op[kind];
 
 	if (op->pending && (op->fd != fd || op->buf != buf || op->len != len))
-		cancel_op(t, kind);
+		cancel_op(t, kind, calls);
 	if (!op->pending) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&t->ring);
 
-		if (!sqe) {
-			errno = EBUSY;
-			return -1;
-		}
+		if (!sqe)
+			return -EBUSY;
 		uint64_t ud = (uint64_t)kind | (zc ? *zc << KIND_BITS : 0);
 
 		if (kind == OP_RECV)
@@ -179,104 +179,87 @@ static ssize_t uring_call(int kind, int fd, const void *buf, size_t len, const u
 		io_uring_sqe_set_data64(sqe, ud);
 		*op = (struct op){.pending = true, .fd = fd, .buf = buf, .len = len, .ud = ud};
 	}
-	int ret = wait_op(t, op, WAIT_NS);
+	int ret = wait_op(t, op, WAIT_NS, calls);
 
-	if (ret < 0) {
-		errno = ret == -ETIME || ret == -EINTR ? EAGAIN : -ret;
-		return -1;
-	}
+	if (ret < 0)
+		return ret == -ETIME || ret == -EINTR ? -EAGAIN : ret;
 	op->pending = false;
 	if (more)
 		*more = op->more;
 	if (zc && op->res == -EINVAL && !op->more && !zc_no_usage) {
 		zc_no_usage = true; /* refused at preparation: again without the usage report */
-		return uring_call(kind, fd, buf, len, zc, more);
-	}
-	if (op->res < 0) {
-		errno = -op->res;
-		return -1;
+		return uring_call(kind, fd, buf, len, zc, more, calls);
 	}
 	return op->res;
 }
 
-ssize_t tcp_uring_recv(int fd, void *buf, size_t len)
+ssize_t tcp_uring_recv(struct tcp_io *io, int fd, void *buf, size_t len)
 {
-	return uring_call(OP_RECV, fd, buf, len, NULL, NULL);
+	return uring_call(OP_RECV, fd, buf, len, NULL, NULL, &io->syscalls);
 }
 
-ssize_t tcp_uring_send(int fd, const void *buf, size_t len)
+ssize_t tcp_uring_send(struct tcp_io *io, int fd, const char *buf, size_t len)
 {
-	return uring_call(OP_SEND, fd, buf, len, NULL, NULL);
-}
+	bool more = false;
+	ssize_t w;
 
-ssize_t tcp_uring_send_zc(int fd, const void *buf, size_t len, uint64_t id, tcp_zc_fn fn,
-			  void *arg, bool *more)
-{
+	if (!io->zerocopy)
+		return uring_call(OP_SEND, fd, buf, len, NULL, NULL, &io->syscalls);
 	struct tring *t = ring_get();
 
-	*more = false;
 	if (!t)
-		return -1;
-	t->zc_fn = fn;
-	t->zc_arg = arg;
-	return uring_call(OP_SEND, fd, buf, len, &id, more);
+		return -errno;
+	t->zc_io = io;
+	w = uring_call(OP_SEND, fd, buf, len, &io->zc_id, &more, &io->syscalls);
+	io->zc_id += more; /* its notification will come, whatever the result */
+	return w;
 }
 
-void tcp_uring_settle(int ms)
+void tcp_uring_settle(struct tcp_io *io, int fd, int ms)
 {
 	struct tring *t = tl_ring;
 	struct __kernel_timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
 	struct io_uring_cqe *cqe;
 
+	(void)fd;
 	if (!t)
 		return;
-	tcp_extra_syscalls++;
+	io->syscalls++;
 	io_uring_submit_and_wait_timeout(&t->ring, &cqe, 1, &ts, NULL);
 	reap(t);
 }
 
-void tcp_uring_forget(int fd)
+void tcp_uring_forget(int fd, uint64_t *calls)
 {
 	struct tring *t = tl_ring;
 
 	for (int k = 0; t && k < OP_KINDS; k++)
 		if (t->op[k].pending && t->op[k].fd == fd)
-			cancel_op(t, k);
+			cancel_op(t, k, calls);
 }
 
 #else
 
-ssize_t tcp_uring_recv(int fd, void *buf, size_t len)
+ssize_t tcp_uring_recv(struct tcp_io *io, int fd, void *buf, size_t len)
 {
-	(void)fd, (void)buf, (void)len;
-	errno = ENOSYS;
-	return -1;
+	(void)io, (void)fd, (void)buf, (void)len;
+	return -ENOSYS;
 }
 
-ssize_t tcp_uring_send(int fd, const void *buf, size_t len)
+ssize_t tcp_uring_send(struct tcp_io *io, int fd, const char *buf, size_t len)
 {
-	(void)fd, (void)buf, (void)len;
-	errno = ENOSYS;
-	return -1;
+	(void)io, (void)fd, (void)buf, (void)len;
+	return -ENOSYS;
 }
 
-ssize_t tcp_uring_send_zc(int fd, const void *buf, size_t len, uint64_t id, tcp_zc_fn fn,
-			  void *arg, bool *more)
+void tcp_uring_settle(struct tcp_io *io, int fd, int ms)
 {
-	(void)fd, (void)buf, (void)len, (void)id, (void)fn, (void)arg;
-	*more = false;
-	errno = ENOSYS;
-	return -1;
+	(void)io, (void)fd, (void)ms;
 }
 
-void tcp_uring_settle(int ms)
+void tcp_uring_forget(int fd, uint64_t *calls)
 {
-	(void)ms;
-}
-
-void tcp_uring_forget(int fd)
-{
-	(void)fd;
+	(void)fd, (void)calls;
 }
 
 #endif

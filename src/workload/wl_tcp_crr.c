@@ -46,15 +46,8 @@ static int crr_check(struct opts *o, char *err, size_t errlen)
 	/* --duration without --conns: a time-based window. */
 	if (OPT_IS_SET(o, duration) && !OPT_IS_SET(o, conns))
 		o->conns = 0;
-	if (!tcp_recv_fn(o->recv)) {
-		snprintf(err, errlen, "--recv %s is not a known call", o->recv);
+	if (tcp_recv_check(o, err, errlen))
 		return -EINVAL;
-	}
-	if (tcp_recv_not_applicable(o->recv)) {
-		snprintf(err, errlen, "--recv %s is not applicable: %s", o->recv,
-			 tcp_recv_not_applicable(o->recv));
-		return -EINVAL;
-	}
 	if (o->src_addrs > 1 && !server_is_loopback(o)) {
 		snprintf(err, errlen, "--src-addrs needs a loopback server (127.0.0.0/8)");
 		return -EINVAL;
@@ -156,8 +149,7 @@ static void crr_close(const struct opts *o, int fd, uint64_t *calls)
 		++*calls;
 		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 	}
-	++*calls;
-	tcp_close(fd);
+	tcp_close(fd, calls);
 }
 
 /* One connection; counted when `measuring`. Its spans, as the README defines them: connect()
@@ -256,7 +248,8 @@ static int crr_client(struct client_ctx *c)
 	for (int i = 0; i < n; i++) {
 		x[i].buf = xmalloc(chunk);
 		x[i].req = xcalloc(1, (size_t)o->request + 1);
-		x[i].io = (struct tcp_io){.recv = tcp_recv_fn(o->recv), .chunk = chunk,
+		x[i].io = (struct tcp_io){.rx = tcp_recv_find(o->recv),
+					  .tx = tcp_send_find("send"), .chunk = chunk,
 					  .quickack = o->quickack, .phase = &c->sh->phase,
 					  .timeout_ns = (uint64_t)o->timeout * 1000000};
 		t[i].priv = &x[i];

@@ -30,15 +30,8 @@ static const struct opt_override rr_overrides[] = {
 
 static int rr_check(struct opts *o, char *err, size_t errlen)
 {
-	if (!tcp_recv_fn(o->recv)) {
-		snprintf(err, errlen, "--recv %s is not a known call", o->recv);
+	if (tcp_recv_check(o, err, errlen))
 		return -EINVAL;
-	}
-	if (tcp_recv_not_applicable(o->recv)) {
-		snprintf(err, errlen, "--recv %s is not applicable: %s", o->recv,
-			 tcp_recv_not_applicable(o->recv));
-		return -EINVAL;
-	}
 	if (o->request < 1) {
 		snprintf(err, errlen, "--request 0: tcp-rr needs requests of 1 byte or more");
 		return -EINVAL;
@@ -139,7 +132,8 @@ static int rr_client(struct client_ctx *c)
 		f[i].req = xcalloc(1, (size_t)o->request);
 		f[i].buf = xmalloc(chunk);
 		f[i].sent = xcalloc((size_t)o->window, sizeof(*f[i].sent));
-		f[i].io = (struct tcp_io){.recv = tcp_recv_fn(o->recv), .chunk = chunk,
+		f[i].io = (struct tcp_io){.rx = tcp_recv_find(o->recv),
+					  .tx = tcp_send_find("send"), .chunk = chunk,
 					  .quickack = o->quickack, .phase = &c->sh->phase,
 					  .timeout_ns = (uint64_t)o->timeout * 1000000};
 		t[i].priv = &f[i];
@@ -183,8 +177,8 @@ static void *rr_serve_conn(void *arg)
 	const struct opts *o = k->s->o;
 	size_t cap = (size_t)(o->request > o->response ? o->request : o->response);
 	char *buf = srv_alloc(k->s, cap);
-	struct tcp_io io = {.recv = tcp_recv_fn("recv"), .chunk = (size_t)o->request,
-			    .phase = &k->s->phase, .timeout_ns = UINT64_MAX / 2};
+	struct tcp_io io = {.rx = tcp_recv_find("recv"), .tx = tcp_send_find("send"),
+			    .chunk = (size_t)o->request, .phase = &k->s->phase, .timeout_ns = UINT64_MAX / 2};
 	int r = buf ? TCP_OK : TCP_STOPPED;
 
 	if (!buf) /* past --max-memory: this connection gets nothing */

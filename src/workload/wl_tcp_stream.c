@@ -12,19 +12,11 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <linux/errqueue.h>
-#include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/sendfile.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "measure/result.h"
@@ -32,22 +24,8 @@
 #include "base/util.h"
 #include "workload/workload.h"
 
-#ifndef SO_ZEROCOPY
-#define SO_ZEROCOPY 60
-#endif
-#ifndef MSG_ZEROCOPY
-#define MSG_ZEROCOPY 0x4000000
-#endif
-#ifndef SO_EE_ORIGIN_ZEROCOPY
-#define SO_EE_ORIGIN_ZEROCOPY 5
-#endif
-#ifndef SO_EE_CODE_ZEROCOPY_COPIED
-#define SO_EE_CODE_ZEROCOPY_COPIED 1
-#endif
-
 #define POLL_NS (50 * 1000000ULL)
 #define MAX_CONNS 2048
-#define ZC_REAP_EVERY 32	 /* sends between looks at the error queue */
 #define ZC_DRAIN_NS (500 * 1000000ULL) /* at the end, wait this long for the last completions */
 #define DIR_UP 'U'	/* client to server */
 #define DIR_DOWN 'D'	/* server to client */
@@ -60,48 +38,26 @@ static const struct opt_override stream_overrides[] = {
 	{0},
 };
 
-enum send_kind { SEND_SEND, SEND_WRITE, SEND_SENDMSG, SEND_SENDFILE, SEND_SPLICE, SEND_URING };
-
-static const char *const send_names[] = {"send", "write", "sendmsg", "sendfile", "splice", "uring"};
-
-static int send_kind(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(send_names); i++)
-		if (!strcmp(send_names[i], name))
-			return (int)i;
-	return -1;
-}
-
 static int stream_check(struct opts *o, char *err, size_t errlen)
 {
-	int k = send_kind(o->send);
+	const struct tcp_send_ops *tx = tcp_send_find(o->send);
 
-	if (!tcp_recv_fn(o->recv)) {
-		snprintf(err, errlen, "--recv %s is not a known call", o->recv);
+	if (tcp_recv_check(o, err, errlen))
 		return -EINVAL;
-	}
-	if (tcp_recv_not_applicable(o->recv)) {
-		snprintf(err, errlen, "--recv %s is not applicable: %s", o->recv,
-			 tcp_recv_not_applicable(o->recv));
-		return -EINVAL;
-	}
-	if (k < 0) {
+	if (!tx) {
 		snprintf(err, errlen, "--send %s is not a known call", o->send);
 		return -EINVAL;
 	}
-	if (o->zerocopy && k != SEND_SEND && k != SEND_SENDMSG && k != SEND_URING) {
+	if (o->zerocopy && !tx->zerocopy) {
 		snprintf(err, errlen, "--zerocopy is not applicable with --send %s: it is MSG_ZEROCOPY "
 			 "with send and sendmsg, IORING_OP_SEND_ZC with uring (sendfile and splice do "
 			 "not copy anyway)", o->send);
 		return -EINVAL;
 	}
-#ifndef HAVE_LIBURING
-	if (k == SEND_URING) {
-		snprintf(err, errlen, "--send uring is not applicable: io_uring is not built in "
-			 "(liburing was missing at build time)");
+	if (tx->unavailable) {
+		snprintf(err, errlen, "--send %s is not applicable: %s", o->send, tx->unavailable);
 		return -EINVAL;
 	}
-#endif
 	if (o->reverse && o->bidir) {
 		snprintf(err, errlen, "--reverse and --bidir together: choose one (--bidir already "
 			 "sends both ways)");
@@ -122,7 +78,7 @@ static void stream_describe(const struct opts *o, char *buf, size_t len)
 		 o->clients, o->clients > 1 ? "s" : "", o->flows, o->flows > 1 ? "s" : "",
 		 o->bidir ? "both ways" : o->reverse ? "server to client" : "client to server",
 		 o->size, o->send,
-		 !o->zerocopy ? "" : send_kind(o->send) == SEND_URING ? " (SEND_ZC)" : " (MSG_ZEROCOPY)",
+		 !o->zerocopy ? "" : !strcmp(o->send, "uring") ? " (SEND_ZC)" : " (MSG_ZEROCOPY)",
 		 o->recv);
 }
 
@@ -218,18 +174,14 @@ struct stream_conn {
 	bool sender;  /* this side sends on it */
 	const struct opts *o;
 	_Atomic int *phase;
-	int kind;     /* enum send_kind */
+	struct tcp_io io; /* the --send and --recv calls, and their count of system calls */
 	char *buf;
 	size_t buflen;
 	struct server_ctx *srv; /* the server's: its buffers count against --max-memory */
 	size_t size, chunk;
-	recv_fn recv;
-	int memfd, pipe[2];
-	uint64_t syscalls;
-	/* Zero-copy: ids of our sends are 0, 1, 2, ...; those of the window are [zc_lo, zc_hi);
-	 * zc_told: how many the kernel has reported done; zc_reaped_at: MSG_ZEROCOPY's reports
-	 * come in order, every id below it has been told */
-	uint64_t zc_id, zc_lo, zc_hi, zc_reaped_at, zc_told;
+	/* Zero-copy: the numbers of the window's sends are [zc_lo, zc_hi) (io.zc_id counts
+	 * them); zc_told: how many the kernel has reported done */
+	uint64_t zc_lo, zc_hi, zc_told;
 	bool zc_window_open, zc_window_closed;
 	struct side_counters cnt;
 	bool saw_measure;
@@ -245,8 +197,10 @@ static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 
 /* The kernel is done with sends [lo, hi): count those of the window. copied: 1, 0, -1 (not
  * told). */
-static void zc_count(struct stream_conn *k, uint64_t lo, uint64_t hi, int copied)
+static void zc_count(void *arg, uint64_t lo, uint64_t hi, int copied)
 {
+	struct stream_conn *k = arg;
+
 	k->zc_told += hi - lo;
 	if (!k->zc_window_open)
 		return;
@@ -257,126 +211,15 @@ static void zc_count(struct stream_conn *k, uint64_t lo, uint64_t hi, int copied
 	k->cnt.zc_unknown += copied < 0 ? n : 0;
 }
 
-/* An io_uring notification: the kernel let go of the buffer of send id. */
-static void zc_note(void *arg, uint64_t id, int copied)
-{
-	zc_count(arg, id, id + 1, copied);
-}
-
-/* Read the completions waiting on the error queue; count those of the window's sends. */
-static void zc_reap(struct stream_conn *k)
-{
-	char ctrl[256];
-
-	for (;;) {
-		struct msghdr m = {.msg_control = ctrl, .msg_controllen = sizeof(ctrl)};
-
-		k->syscalls++;
-		if (recvmsg(k->fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
-			return;
-		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
-			bool v4 = cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_RECVERR;
-			bool v6 = cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_RECVERR;
-
-			if (!v4 && !v6)
-				continue;
-			struct sock_extended_err e;
-
-			memcpy(&e, CMSG_DATA(cm), sizeof(e));
-			if (e.ee_origin != SO_EE_ORIGIN_ZEROCOPY || e.ee_errno)
-				continue;
-			/* ids [ee_info, ee_data], 32-bit, in order; ours count up from 0 */
-			uint64_t base = k->zc_reaped_at & ~0xffffffffULL;
-			uint64_t lo = base | e.ee_info, hi = (base | e.ee_data) + 1;
-
-			if (hi <= lo)
-				hi += 1ULL << 32;
-			zc_count(k, lo, hi, (e.ee_code & SO_EE_CODE_ZEROCOPY_COPIED) != 0);
-			k->zc_reaped_at = hi;
-		}
-	}
-}
-
-/* One send call's worth. Bytes sent, 0 after a timed-out wait, or -errno. */
-static ssize_t send_once(struct stream_conn *k)
-{
-	ssize_t w = -1;
-	off_t off = 0;
-
-	k->syscalls++;
-	switch (k->kind) {
-	case SEND_SEND:
-		w = send(k->fd, k->buf, k->size, MSG_NOSIGNAL | (k->o->zerocopy ? MSG_ZEROCOPY : 0));
-		break;
-	case SEND_WRITE:
-		w = write(k->fd, k->buf, k->size);
-		break;
-	case SEND_SENDMSG: {
-		struct iovec v = {.iov_base = k->buf, .iov_len = k->size};
-		struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1};
-
-		w = sendmsg(k->fd, &m, MSG_NOSIGNAL | (k->o->zerocopy ? MSG_ZEROCOPY : 0));
-		break;
-	}
-	case SEND_SENDFILE:
-		w = sendfile(k->fd, k->memfd, &off, k->size);
-		break;
-	case SEND_URING:
-		if (k->o->zerocopy) {
-			bool more;
-
-			w = tcp_uring_send_zc(k->fd, k->buf, k->size, k->zc_id, zc_note, k, &more);
-			k->zc_id += more; /* its notification will come, whatever the result */
-		} else {
-			w = tcp_uring_send(k->fd, k->buf, k->size);
-		}
-		break;
-	case SEND_SPLICE: {
-		loff_t fo = 0;
-		ssize_t in = splice(k->memfd, &fo, k->pipe[1], NULL, k->size, SPLICE_F_MOVE);
-
-		if (in <= 0)
-			return in < 0 ? -errno : -EIO;
-		/* Whatever the pipe holds must leave before the next call fills it again. */
-		for (ssize_t left = in; left > 0;) {
-			k->syscalls++;
-			w = splice(k->pipe[0], NULL, k->fd, NULL, (size_t)left, SPLICE_F_MOVE);
-			if (w > 0) {
-				left -= w;
-				continue;
-			}
-			if (w < 0 && (errno == EAGAIN || errno == EINTR) &&
-			    atomic_load_explicit(k->phase, memory_order_relaxed) != PH_STOP)
-				continue;
-			return w < 0 ? -errno : -EIO;
-		}
-		return in;
-	}
-	}
-	if (w >= 0)
-		return w;
-	if (errno == EAGAIN || errno == EINTR)
-		return 0;
-	if (errno == ENOBUFS && k->o->zerocopy) { /* too many completions unread */
-		struct pollfd p = {.fd = k->fd, .events = 0};
-
-		k->syscalls++;
-		poll(&p, 1, 1);
-		zc_reap(k);
-		return 0;
-	}
-	return -errno;
-}
-
 /* The end of the window for this connection: the phase's end, or the connection's. */
 static void window_close(struct stream_conn *k)
 {
 	if (!k->saw_measure || k->zc_window_closed)
 		return;
 	tcp_info_add(k->fd, &k->cnt, 1);
-	k->zc_hi = k->zc_id;
+	k->zc_hi = k->io.zc_id;
 	k->zc_window_closed = true;
-	k->cnt.syscalls = k->syscalls;
+	k->cnt.syscalls = k->io.syscalls;
 }
 
 /* The window's edges as this side sees them: TCP_INFO, and the zerocopy ids. */
@@ -390,10 +233,10 @@ static int follow(struct stream_conn *k)
 	if (ph == PH_MEASURE && !k->saw_measure) {
 		k->saw_measure = true;
 		tcp_info_add(k->fd, &k->cnt, -1);
-		k->zc_lo = k->zc_id;
+		k->zc_lo = k->io.zc_id;
 		k->zc_window_open = true;
 		k->cnt.syscalls = 0;
-		k->syscalls = 0;
+		k->io.syscalls = 0;
 	}
 	if (ph == PH_STOP)
 		window_close(k);
@@ -418,7 +261,7 @@ static void run_sender(struct stream_conn *k)
 	uint64_t since = 0;
 
 	while ((ph = follow(k)) != PH_STOP) {
-		ssize_t w = send_once(k);
+		ssize_t w = k->io.tx->send(&k->io, k->fd, k->buf, k->size);
 
 		if (w > 0) {
 			since = 0;
@@ -426,14 +269,9 @@ static void run_sender(struct stream_conn *k)
 				k->cnt.tx_bytes += (uint64_t)w;
 				k->cnt.tx_packets++;
 			}
-			if (k->o->zerocopy && k->kind != SEND_URING) {
-				k->zc_id++;
-				if (k->zc_id - k->zc_reaped_at >= ZC_REAP_EVERY)
-					zc_reap(k);
-			}
 			continue;
 		}
-		if (w == 0) {
+		if (w == 0 || w == -EAGAIN || w == -EINTR) {
 			if (patient(k, &since, ph))
 				continue;
 			break;
@@ -447,16 +285,8 @@ static void run_sender(struct stream_conn *k)
 	if (k->o->zerocopy) { /* the last completions, so every send of the window is told */
 		uint64_t t0 = now_ns();
 
-		while (k->zc_told < k->zc_id && now_ns() - t0 < ZC_DRAIN_NS) {
-			struct pollfd p = {.fd = k->fd, .events = 0};
-
-			if (k->kind == SEND_URING) {
-				tcp_uring_settle(10);
-				continue;
-			}
-			poll(&p, 1, 10);
-			zc_reap(k);
-		}
+		while (k->zc_told < k->io.zc_id && now_ns() - t0 < ZC_DRAIN_NS)
+			k->io.tx->settle(&k->io, k->fd, 10);
 	}
 	shutdown(k->fd, SHUT_WR);
 }
@@ -470,12 +300,10 @@ static void run_receiver(struct stream_conn *k)
 		if (k->o->quickack) {
 			int one = 1;
 
-			k->syscalls++;
+			k->io.syscalls++;
 			setsockopt(k->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
 		}
-		ssize_t got = k->recv(k->fd, k->buf, k->chunk);
-
-		k->syscalls += 1 + tcp_extra_syscalls_take();
+		ssize_t got = k->io.rx->recv(&k->io, k->fd, k->buf, k->chunk);
 
 		if (got > 0) {
 			since = 0;
@@ -487,12 +315,12 @@ static void run_receiver(struct stream_conn *k)
 		}
 		if (got == 0)
 			break; /* the sender is done */
-		if (errno == EAGAIN || errno == EINTR) {
+		if (got == -EAGAIN || got == -EINTR) {
 			if (patient(k, &since, ph))
 				continue;
 			break;
 		}
-		if (errno != ECONNRESET)
+		if (got != -ECONNRESET)
 			count_err(&k->cnt, ERR_RECV, ph == PH_MEASURE);
 		break;
 	}
@@ -503,50 +331,30 @@ static void run_receiver(struct stream_conn *k)
 static int conn_setup(struct stream_conn *k, const struct opts *o, _Atomic int *phase,
 		      struct server_ctx *srv)
 {
-	int one = 1;
-
 	k->o = o;
 	k->phase = phase;
-	k->kind = send_kind(o->send);
 	k->size = (size_t)o->size;
 	k->chunk = o->read_size ? (size_t)o->read_size : k->size;
-	k->recv = tcp_recv_fn(o->recv);
-	k->memfd = k->pipe[0] = k->pipe[1] = -1;
+	k->io = (struct tcp_io){.rx = tcp_recv_find(o->recv), .tx = tcp_send_find(o->send),
+				.phase = phase, .memfd = -1, .pipe = {-1, -1},
+				.zerocopy = k->sender && o->zerocopy, .zc_fn = zc_count, .zc_arg = k};
 	k->buflen = (k->size > k->chunk ? k->size : k->chunk) +
-		    (k->sender && (k->kind == SEND_SENDFILE || k->kind == SEND_SPLICE) ? k->size : 0);
+		    (k->sender && k->io.tx->file ? k->size : 0);
 	k->srv = srv;
 	k->buf = srv ? srv_alloc(srv, k->buflen) : xmalloc(k->buflen);
 	if (!k->buf) /* past --max-memory */
 		return -ENOMEM;
 	for (size_t i = 0; i < k->size; i++)
 		k->buf[i] = (char)('a' + i % 26);
-	if (!k->sender)
-		return 0;
-	if (o->zerocopy && setsockopt(k->fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) < 0)
-		return -errno;
-	if (k->kind == SEND_SENDFILE || k->kind == SEND_SPLICE) {
-		k->memfd = memfd_create("sockbench-stream", MFD_CLOEXEC);
-		if (k->memfd < 0 || write(k->memfd, k->buf, k->size) != (ssize_t)k->size)
-			return -errno;
-	}
-	if (k->kind == SEND_SPLICE) {
-		if (pipe2(k->pipe, O_CLOEXEC) < 0)
-			return -errno;
-		fcntl(k->pipe[1], F_SETPIPE_SZ, (int)(k->size < (1 << 20) ? k->size : (1 << 20)));
-	}
-	return 0;
+	return k->sender ? k->io.tx->open(&k->io, k->fd, k->buf, k->size) : 0;
 }
 
 static void conn_free(struct stream_conn *k)
 {
 	if (k->fd >= 0)
 		close(k->fd);
-	if (k->memfd >= 0)
-		close(k->memfd);
-	if (k->pipe[0] >= 0) {
-		close(k->pipe[0]);
-		close(k->pipe[1]);
-	}
+	if (k->io.tx)
+		tcp_io_close(&k->io);
 	if (k->srv)
 		srv_free(k->srv, k->buf, k->buflen);
 	else
@@ -703,7 +511,7 @@ static double stream_server_bytes(const struct opts *o)
 {
 	double conns = (double)(o->clients * o->flows * (o->bidir ? 2 : 1));
 	double buf = (double)(o->size > o->read_size ? o->size : o->read_size);
-	bool file = !strcmp(o->send, "sendfile") || !strcmp(o->send, "splice");
+	bool file = tcp_send_find(o->send)->file;
 
 	return conns * (buf + (file ? (double)o->size : 0));
 }
