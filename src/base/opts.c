@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,13 +40,36 @@ const struct opt_def opts_udp_stream[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF
 	OPT_DEF_){0}};
 const struct opt_def opts_serve[] = {SERVE_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_){0}};
 
-#define OPT_SET_DEFAULT_(t, f, d, s, n, lo, hi, mv, h) opt_default_##t(&o->f, d);
+#define OPT_SET_DEFAULT_(t, f, d, s, n, lo, hi, mv, h) opt_default_##t(&o->f, d, mv);
 
-static void opt_default_INT(long *p, long v) { *p = v; }
-static void opt_default_DBL(double *p, double v) { *p = v; }
-static void opt_default_BOOL(bool *p, bool v) { *p = v; }
-static void opt_default_STR(char **p, const char *v) { *p = v ? xstrdup(v) : NULL; }
-static void opt_default_ENUM(char **p, const char *v) { opt_default_STR(p, v); }
+/* The index of val among the |-separated words of choices, or -1. */
+static int choice_index(const char *choices, const char *val)
+{
+	size_t n = strlen(val);
+	int i = 0;
+
+	for (const char *p = choices; *p; i++) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (n && len == n && !strncmp(p, val, n))
+			return i;
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	return -1;
+}
+
+static void opt_default_INT(long *p, long v, const char *mv) { (void)mv, *p = v; }
+static void opt_default_DBL(double *p, double v, const char *mv) { (void)mv, *p = v; }
+static void opt_default_BOOL(bool *p, bool v, const char *mv) { (void)mv, *p = v; }
+static void opt_default_STR(char **p, const char *v, const char *mv)
+{
+	(void)mv;
+	*p = v ? xstrdup(v) : NULL;
+}
+static void opt_default_ENUM(int *p, const char *v, const char *mv) { *p = choice_index(mv, v); }
 
 static const struct opt_def all_defs[] = {ALL_OPTS(OPT_DEF_){0}};
 
@@ -85,7 +110,7 @@ static void opt_free_STR(char **p)
 	free(*p);
 	*p = NULL;
 }
-static void opt_free_ENUM(char **p) { opt_free_STR(p); }
+static void opt_free_ENUM(int *p) { (void)p; }
 
 void opts_free(struct opts *o)
 {
@@ -113,22 +138,31 @@ static int range_err(const struct opt_def *d, const char *val, char *err, size_t
 	return -EINVAL;
 }
 
-/* Is val one of the |-separated words of choices? */
-static bool is_choice(const char *choices, const char *val)
+/* The words of every enum option, split once. */
+#define MAX_WORDS 8
+static char words[OPT_ID_COUNT][MAX_WORDS][24];
+static pthread_once_t words_once = PTHREAD_ONCE_INIT;
+
+static void words_split(void)
 {
-	size_t n = strlen(val);
+	for (const struct opt_def *d = all_defs; d->name; d++) {
+		const char *p = d->metavar;
 
-	for (const char *p = choices; *p;) {
-		const char *bar = strchr(p, '|');
-		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+		for (int i = 0; d->type == OPT_ENUM && *p && i < MAX_WORDS; i++) {
+			size_t len = strcspn(p, "|");
 
-		if (n && len == n && !strncmp(p, val, n))
-			return true;
-		if (!bar)
-			break;
-		p = bar + 1;
+			snprintf(words[d->id][i], sizeof(words[d->id][i]), "%.*s", (int)len, p);
+			p += len + (p[len] == '|');
+		}
 	}
-	return false;
+}
+
+const char *opts_word(enum opt_id id, int v)
+{
+	pthread_once(&words_once, words_split);
+	if ((unsigned)id >= OPT_ID_COUNT || v < 0 || v >= MAX_WORDS || !words[id][v][0])
+		return "?";
+	return words[id][v];
 }
 
 /* Set one option from its text value. */
@@ -141,12 +175,16 @@ static int set_value(const struct opt_def *d, const char *val, struct opts *o, c
 	case OPT_BOOL:
 		*(bool *)field(o, d) = true;
 		return 0;
-	case OPT_ENUM:
-		if (!is_choice(d->metavar, val)) {
+	case OPT_ENUM: {
+		int k = choice_index(d->metavar, val);
+
+		if (k < 0) {
 			snprintf(err, errlen, "--%s %s is not one of %s", d->name, val, d->metavar);
 			return -EINVAL;
 		}
-		/* fall through */
+		*(int *)field(o, d) = k;
+		return 0;
+	}
 	case OPT_STR:
 		if (!*val) {
 			snprintf(err, errlen, "--%s needs a non-empty value", d->name);
@@ -155,6 +193,18 @@ static int set_value(const struct opt_def *d, const char *val, struct opts *o, c
 		free(*(char **)field(o, d));
 		*(char **)field(o, d) = xstrdup(val);
 		return 0;
+	case OPT_U64: {
+		errno = 0;
+		unsigned long long v = strtoull(val, &end, 10);
+
+		if (errno || end == val || *end || *val == '-' || (double)v < d->min) {
+			snprintf(err, errlen, "--%s %s: give a whole number of %.0f or more", d->name,
+				 val, d->min);
+			return -EINVAL;
+		}
+		*(uint64_t *)field(o, d) = v;
+		return 0;
+	}
 	case OPT_INT: {
 		errno = 0;
 		long v = strtol(val, &end, 10);
@@ -183,6 +233,37 @@ static int set_value(const struct opt_def *d, const char *val, struct opts *o, c
 	}
 	}
 	return -EINVAL;
+}
+
+int opts_take(const struct opt_def *defs, void *base, int argc, char **argv, char **rest,
+	      int *nrest, char *err, size_t errlen)
+{
+	*nrest = 0;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *eq = strchr(a, '=');
+		size_t len = eq ? (size_t)(eq - a) : strlen(a);
+		const struct opt_def *d = NULL;
+
+		for (const struct opt_def *k = defs; !strncmp(a, "--", 2) && k->name; k++)
+			if (strlen(k->name) == len - 2 && !strncmp(k->name, a + 2, len - 2))
+				d = k;
+		if (!d) {
+			rest[(*nrest)++] = argv[i];
+			continue;
+		}
+		const char *val = eq ? eq + 1 : NULL;
+
+		if (d->type != OPT_BOOL && !val) {
+			if (i + 1 >= argc) {
+				snprintf(err, errlen, "--%s needs a value", d->name);
+				return -EINVAL;
+			}
+			val = argv[++i];
+		}
+		if (set_value(d, val ? val : "", base, err, errlen))
+			return -EINVAL;
+	}
+	return 0;
 }
 
 static size_t count_defs(const struct opt_def *defs)
@@ -307,11 +388,16 @@ static void default_text(const struct opt_def *d, const struct opt_override *ov,
 		snprintf(buf, len, "%g", *(const double *)p);
 		break;
 	case OPT_STR:
-	case OPT_ENUM:
 		snprintf(buf, len, "%s", *(char *const *)p ? *(char *const *)p : "none");
+		break;
+	case OPT_ENUM:
+		snprintf(buf, len, "%s", opts_word(d->id, *(const int *)p));
 		break;
 	case OPT_BOOL:
 		snprintf(buf, len, "off");
+		break;
+	case OPT_U64:
+		snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)p);
 		break;
 	}
 	opts_free(&o);
@@ -354,8 +440,13 @@ struct cJSON *opts_to_json(const struct opt_def *defs, const struct opts *o)
 		case OPT_BOOL:
 			cJSON_AddBoolToObject(obj, defs->field, *(const bool *)p);
 			break;
-		case OPT_STR:
+		case OPT_U64:
+			cJSON_AddNumberToObject(obj, defs->field, (double)*(const uint64_t *)p);
+			break;
 		case OPT_ENUM:
+			cJSON_AddStringToObject(obj, defs->field, opts_word(defs->id, *(const int *)p));
+			break;
+		case OPT_STR:
 			if (*(char *const *)p)
 				cJSON_AddStringToObject(obj, defs->field, *(char *const *)p);
 			else

@@ -4,6 +4,7 @@
  * One line defines the struct field, its default, its getopt entry, its range check, its
  * --help line and its JSON key (the field name), so the five never drift apart. All lists
  * live here (not in the wl_*.c files) because struct opts must see every field.
+ * It touches memory only (and prints --help where asked); every layer may include it.
  */
 #ifndef SB_OPTS_H
 #define SB_OPTS_H
@@ -181,7 +182,7 @@ struct cJSON;
 #define OPT_CTYPE_DBL double
 #define OPT_CTYPE_BOOL bool
 #define OPT_CTYPE_STR char *
-#define OPT_CTYPE_ENUM char *
+#define OPT_CTYPE_ENUM int /* the index of its word in the metavar: the enums below */
 #define OPT_FIELD_(t, f, d, s, n, lo, hi, mv, h) OPT_CTYPE_##t f;
 
 #define OPT_ID_(t, f, d, s, n, lo, hi, mv, h) OPT_ID_##f,
@@ -192,10 +193,30 @@ struct opts {
 	bool set[OPT_ID_COUNT]; /* given on the command line or in a config */
 };
 
+/* The values of the enum options, in the order of their metavar's words. */
+enum { PROFILE_EVENT_CPU_CLOCK, PROFILE_EVENT_CYCLES };
+enum { WAIT_AUTO, WAIT_POLL, WAIT_EPOLL, WAIT_BUSY, WAIT_BLOCK };
+enum { IO_AUTO, IO_MSG, IO_MMSG, IO_URING };
+enum { RECV_RECV, RECV_READ, RECV_RECVMSG, RECV_READV, RECV_WAITALL, RECV_EPOLL, RECV_URING };
+enum { CLOSE_SERVER, CLOSE_CLIENT, CLOSE_RESET };
+enum { FAULT_NONE, FAULT_SHORT, FAULT_RESET };
+enum { SEND_SEND, SEND_WRITE, SEND_SENDMSG, SEND_SENDFILE, SEND_SPLICE, SEND_URING };
+
+/* The word of value v of an enum option ("reset" for --close CLOSE_RESET); "?" if none. */
+const char *opts_word(enum opt_id id, int v);
+#define OPT_WORD(o, f) opts_word(OPT_ID_##f, (o)->f)
+
 /* Was option f given (not a default)? */
 #define OPT_IS_SET(o, f) ((o)->set[OPT_ID_##f])
 
-enum opt_type { OPT_INT, OPT_DBL, OPT_BOOL, OPT_STR, OPT_ENUM /* a string, one of metavar's |-separated words */ };
+enum opt_type {
+	OPT_INT,
+	OPT_DBL,
+	OPT_BOOL,
+	OPT_STR,
+	OPT_ENUM, /* one of metavar's |-separated words, stored as its index (int) */
+	OPT_U64,  /* a whole number from min up, stored as uint64_t (seeds) */
+};
 
 struct opt_def {
 	const char *name; /* long flag, without "--"; NULL ends a table */
@@ -241,6 +262,16 @@ void opts_usage(const struct opt_def *defs, const struct opt_override *ov, const
 		const char *summary, void *file);
 /* The options of defs as a JSON object keyed by field name (caller frees). */
 struct cJSON *opts_to_json(const struct opt_def *defs, const struct opts *o);
+/* A command's own flag (compare, sweep, explore), stored in the command's own struct at off:
+ * OWN_FLAG(type, struct, field, "name", min, max). */
+#define OWN_FLAG(t, st, f, n, lo, hi)                                                              \
+	{.name = n, .field = #f, .type = OPT_##t, .off = offsetof(st, f), .min = lo, .max = hi}
+/* Take a command's own flags (defs, ending with {0}) out of argv into the struct at base, with
+ * the same checks as the option table's; every other word goes to rest, in order (*nrest
+ * words). 0, or -EINVAL with a one-line reason in err. */
+int opts_take(const struct opt_def *defs, void *base, int argc, char **argv, char **rest,
+	      int *nrest, char *err, size_t errlen);
+
 /* Apply the keys of a JSON object (as opts_to_json writes) to o, with the same range checks as
  * the command line. Unknown keys are an error. 0 or -EINVAL with err. */
 int opts_from_json(const struct opt_def *defs, const struct opt_override *ov,

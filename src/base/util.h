@@ -1,4 +1,8 @@
-/* util.h: process-wide helpers: fatal errors, allocation that never fails, clocks, fd I/O. */
+/* util.h: process-wide helpers: fatal errors, allocation that never fails, clocks, fd I/O.
+ * The lowest layer: it includes nothing of ours. die() ends the process: commands use it while
+ * they set up (parsing, the agent's start, the coordinator's setup), never on a data path or
+ * in a running test, where errors are returned as -errno.
+ */
 #ifndef SB_UTIL_H
 #define SB_UTIL_H
 

@@ -1,5 +1,7 @@
 /* cli.h: the commands of the command line (main.c dispatches from a table of them). Each
- * takes its argv (argv[0] is the command) and returns the process's exit code. */
+ * takes its argv (argv[0] is the command) and returns the process's exit code.
+ * The top layer: it may call anything below, and nothing calls it.
+ */
 #ifndef SB_CLI_H
 #define SB_CLI_H
 

@@ -18,8 +18,14 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 		opts_free(&o);
 		return rc;
 	}
-	int rc = run_once(wl, &o, &res);
+	struct run_error e;
+	int rc = run_once(wl, &o, &res, &e);
 
+	if (rc < 0) {
+		fprintf(stderr, "sockbench: %s\n", e.msg);
+		opts_free(&o);
+		return e.usage ? 2 : 1;
+	}
 	if (o.json)
 		out_json(&res, stdout);
 	else

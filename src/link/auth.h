@@ -1,6 +1,8 @@
 /* auth.h: the agent's optional shared-secret authentication. The agent sends a random
  * challenge; the controller answers with HMAC-SHA256(secret, context || challenge) (libsodium);
- * the secret never crosses the wire and a recorded answer is useless for another challenge. */
+ * the secret never crosses the wire and a recorded answer is useless for another challenge.
+ * It touches memory and the secret's file only.
+ */
 #ifndef SB_AUTH_H
 #define SB_AUTH_H
 

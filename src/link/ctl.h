@@ -8,6 +8,7 @@
  * anything; NOTICE may come from the agent at any time in the window.
  * The codec (ctl_encode_hdr, ctl_decode_hdr, ctl_parse_frame) is pure, so it is unit tested
  * and fuzzed; ctl_send/ctl_recv add the socket I/O with timeouts.
+ * The codec reads and writes a socket it is given and knows nothing of tests.
  */
 #ifndef SB_CTL_H
 #define SB_CTL_H

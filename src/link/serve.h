@@ -1,4 +1,6 @@
-/* serve.h: the `serve` agent, which runs the server side of a test for a controller. */
+/* serve.h: the `serve` agent, which runs the server side of a test for a controller.
+ * It runs workloads' server sides (workload/) and speaks ctl.h; it never prints a report.
+ */
 #ifndef SB_SERVE_H
 #define SB_SERVE_H
 

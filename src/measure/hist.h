@@ -4,6 +4,7 @@
  * is split into 128 buckets, so a bucket is at most 1/128 of its lowest value wide and the
  * midpoint we report is within 0.4% of any value in it. Values past HIST_MAX_NS are clamped
  * (and still counted; max stays exact).
+ * Memory only.
  */
 #ifndef SB_HIST_H
 #define SB_HIST_H

@@ -1,5 +1,7 @@
 /* kstat.h: the kernel's own figures, read before and after the window: the machine-wide CPU
- * split from /proc/stat and the protocol counters of /proc/net/snmp. */
+ * split from /proc/stat and the protocol counters of /proc/net/snmp.
+ * It reads /proc and nothing else.
+ */
 #ifndef SB_KSTAT_H
 #define SB_KSTAT_H
 

@@ -1,5 +1,8 @@
 /* result.c: the arithmetic shared by every reader of a result. */
+#include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "measure/result.h"
 
@@ -18,4 +21,33 @@ double result_diff_pct(uint64_t ours, uint64_t kernel)
 	if (!kernel)
 		return ours ? 100.0 : 0.0;
 	return 100.0 * ((double)ours - (double)kernel) / (double)kernel;
+}
+
+void headline_row(struct headline *h, const char *label, double value, int decimals,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	if (h->nrows == HEADLINE_ROWS)
+		return;
+	h->row[h->nrows].label = label;
+	h->row[h->nrows].value = value;
+	h->row[h->nrows].decimals = decimals;
+	h->row[h->nrows].note[0] = '\0';
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(h->row[h->nrows].note, sizeof(h->row[h->nrows].note), fmt, ap);
+		va_end(ap);
+	}
+	h->nrows++;
+}
+
+void headline_key(struct headline *h, const char *path, double value, int decimals)
+{
+	if (h->nkeys == HEADLINE_KEYS)
+		return;
+	h->key[h->nkeys].path = path;
+	h->key[h->nkeys].value = value;
+	h->key[h->nkeys].decimals = decimals;
+	h->nkeys++;
 }

@@ -44,6 +44,31 @@ struct result {
 	char profile_error[300]; /* why there is no profile, when one was asked for */
 };
 
+/* A workload's own headline figures, as data (workload.h's headline hook fills it; only
+ * report/out.c prints it): text rows, and members of the JSON document by dotted path. */
+#define HEADLINE_ROWS 8
+#define HEADLINE_KEYS 24
+struct headline {
+	struct {
+		const char *label;
+		double value; /* NAN: none shown */
+		int decimals;
+		char note[160]; /* after the value, or "" */
+	} row[HEADLINE_ROWS];
+	struct {
+		const char *path; /* "a" or "a.b": an object a is made for it */
+		double value;	  /* NAN: null */
+		int decimals;	  /* rounded to so many places; -1: as it is */
+	} key[HEADLINE_KEYS];
+	int nrows, nkeys;
+};
+
+/* A text row: label, value (NAN: none) with decimals, and a note made from fmt (NULL: none). */
+void headline_row(struct headline *h, const char *label, double value, int decimals,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A JSON member at path: value (NAN: null), rounded to decimals places (-1: not rounded). */
+void headline_key(struct headline *h, const char *path, double value, int decimals);
+
 /* count / seconds, 0 when seconds is 0. */
 double result_per_s(uint64_t count, double seconds);
 /* (user + sys) in microseconds per unit, 0 when count is 0. */

@@ -1,4 +1,6 @@
-/* rusage.h: per-process CPU time marks, taken at the edges of the measured window. */
+/* rusage.h: per-process CPU time marks, taken at the edges of the measured window.
+ * It reads the process's own clocks and nothing else.
+ */
 #ifndef SB_RUSAGE_H
 #define SB_RUSAGE_H
 

@@ -170,42 +170,20 @@ static int compare_rows(struct side *a, struct side *b, bool paired, struct verd
 }
 
 /* compare's own flags out of argv: --runs N, --json, --profile. */
-static int take_flags(int argc, char **argv, int *runs, bool *json, bool *profile,
-		      uint64_t *seed, char **rest)
-{
-	int n = 0;
+/* compare's own flags; the other words are the two configurations or files. */
+struct compare_args {
+	long runs;
+	bool json, profile;
+	uint64_t seed;
+};
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			*json = true;
-		} else if (!strcmp(argv[i], "--profile")) {
-			*profile = true;
-		} else if (!strcmp(argv[i], "--seed")) {
-			char *end;
-
-			if (i + 1 >= argc)
-				die_usage("compare: --seed needs a value");
-			unsigned long long v = strtoull(argv[++i], &end, 10);
-
-			if (*end || end == argv[i] || v == 0)
-				die_usage("compare: --seed %s: give a whole number above 0", argv[i]);
-			*seed = v;
-		} else if (!strcmp(argv[i], "--runs")) {
-			char *end;
-
-			if (i + 1 >= argc)
-				die_usage("compare: --runs needs a value");
-			long v = strtol(argv[++i], &end, 10);
-
-			if (*end || v < 2 || v > MAX_RUNS)
-				die_usage("compare: --runs %s is out of range: use 2 to %d", argv[i], MAX_RUNS);
-			*runs = (int)v;
-		} else {
-			rest[n++] = argv[i];
-		}
-	}
-	return n;
-}
+static const struct opt_def compare_flags[] = {
+	OWN_FLAG(INT, struct compare_args, runs, "runs", 2, MAX_RUNS),
+	OWN_FLAG(U64, struct compare_args, seed, "seed", 1, 0),
+	OWN_FLAG(BOOL, struct compare_args, json, "json", 0, 1),
+	OWN_FLAG(BOOL, struct compare_args, profile, "profile", 0, 1),
+	{0},
+};
 
 /* A fresh seed when none was given: the time and the pid, never 0. */
 /* --runs rounds of A and B in a seeded random order; a round counts only when both of its
@@ -263,10 +241,9 @@ static void run_rounds(struct side *a, struct side *b, int runs, uint64_t seed,
 int cmd_compare(int argc, char **argv)
 {
 	struct side *a = xcalloc(1, sizeof(*a)), *b = xcalloc(1, sizeof(*b));
-	char *rest[8];
-	int runs = STATS_DEFAULT_RUNS;
-	bool json = false, profile = false;
-	uint64_t seed = 0;
+	char *rest[10], err[200];
+	struct compare_args f = {.runs = STATS_DEFAULT_RUNS};
+	int nrest = 0;
 	struct compare_log *lg = NULL;
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -280,7 +257,10 @@ int cmd_compare(int argc, char **argv)
 		       STATS_DEFAULT_RUNS);
 		return 0;
 	}
-	if (argc > 10 || take_flags(argc - 1, argv + 1, &runs, &json, &profile, &seed, rest) != 2)
+	if (argc > 10 || opts_take(compare_flags, &f, argc - 1, argv + 1, rest, &nrest, err,
+				   sizeof(err)))
+		die_usage("compare: %s", argc > 10 ? "too many words: quote each configuration" : err);
+	if (nrest != 2)
 		die_usage("compare: give two configurations ('udp-rr' 'udp-rr --window 1') or two "
 			  "result files (a.json b.json)");
 	bool files = is_file_arg(rest[0]) && is_file_arg(rest[1]);
@@ -295,7 +275,7 @@ int cmd_compare(int argc, char **argv)
 		parse_spec(rest[1], b);
 		/* Functions outside a run's top list count 0 there: keep a long list. */
 		for (struct side *s = a; s; s = s == a ? b : NULL) {
-			s->o.profile |= profile;
+			s->o.profile |= f.profile;
 			if (s->o.profile && !OPT_IS_SET(&s->o, profile_top))
 				s->o.profile_top = MOVED_PROFILE_TOP;
 		}
@@ -305,7 +285,7 @@ int cmd_compare(int argc, char **argv)
 			  b->wl->name);
 	if (!files) {
 		lg = xcalloc(1, sizeof(*lg));
-		run_rounds(a, b, runs, seed, lg);
+		run_rounds(a, b, f.runs, f.seed, lg);
 	}
 	struct verdict_row rows[64];
 	int n = compare_rows(a, b, !files, rows);
@@ -316,10 +296,10 @@ int cmd_compare(int argc, char **argv)
 		mv_why = "give --profile (as root) to both sides for where the time moved";
 
 	/* Say why there is no profile comparison only when one was asked for or half there. */
-	if (!mv && !profile && !(a->n && cJSON_GetObjectItemCaseSensitive(a->docs[0], "profile")) &&
+	if (!mv && !f.profile && !(a->n && cJSON_GetObjectItemCaseSensitive(a->docs[0], "profile")) &&
 	    !(b->n && cJSON_GetObjectItemCaseSensitive(b->docs[0], "profile")))
 		mv_why = NULL;
-	compare_print(a, b, !files, rows, n, json, mv, mv_why, lg);
+	compare_print(a, b, !files, rows, n, f.json, mv, mv_why, lg);
 	moved_free(mv);
 	for (int i = 0; !files && i < a->n; i++)
 		cJSON_Delete(a->docs[i]);

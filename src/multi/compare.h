@@ -1,4 +1,7 @@
-/* compare.h: A/B comparisons with a verdict, and sweeps over a grid of flags. */
+/* compare.h: A/B comparisons with a verdict, and sweeps over a grid of flags.
+ * compare and sweep run their configurations through run_isolated (run/) and print through
+ * report/ and their own report files.
+ */
 #ifndef SB_COMPARE_H
 #define SB_COMPARE_H
 

@@ -149,7 +149,7 @@ static void plan(struct explore *x, char **user, int nuser)
 		x->rounds--;
 	}
 	if (x->run_s < MIN_RUN_S)
-		die_usage("explore: --budget %.0f is too short for %d configurations x %d runs: give at "
+		die_usage("explore: --budget %.0f is too short for %d configurations x %ld runs: give at "
 			  "least %.0f seconds, or fewer --runs",
 			  x->budget, x->nconf, x->rounds,
 			  x->runs_total * (MIN_RUN_S + WARMUP_S + RUN_OVERHEAD_S) + 1);
@@ -320,44 +320,14 @@ static void free_docs(struct sample *s, int n)
 }
 
 /* Take explore's own flags (--budget S, --runs N, --seed N, --list) out of argv. */
-static int take_own_flags(int argc, char **argv, struct explore *x, bool *list, char **rest)
-{
-	int n = 0;
-
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		char *end;
-
-		if (!strcmp(a, "--list")) {
-			*list = true;
-		} else if (!strcmp(a, "--budget") || !strcmp(a, "--runs") || !strcmp(a, "--seed")) {
-			if (i + 1 >= argc)
-				die_usage("explore: %s needs a value", a);
-			double v = strtod(argv[++i], &end);
-
-			if (*end || end == argv[i])
-				die_usage("explore: %s '%s' is not a number", a, argv[i]);
-			if (!strcmp(a, "--budget")) {
-				if (v < 5 || v > 86400)
-					die_usage("explore: --budget %s is out of range: use 5 to 86400", argv[i]);
-				x->budget = v;
-			} else if (!strcmp(a, "--seed")) {
-				if (v < 1 || v != (double)(uint64_t)v)
-					die_usage("explore: --seed %s: give a whole number above 0", argv[i]);
-				x->seed = strtoull(argv[i], NULL, 10);
-			} else {
-				if (v < 2 || v > MAX_ROUNDS || v != (int)v)
-					die_usage("explore: --runs %s is out of range: use 2 to %d", argv[i],
-						  MAX_ROUNDS);
-				x->rounds = (int)v;
-				x->rounds_given = true;
-			}
-		} else {
-			rest[n++] = argv[i];
-		}
-	}
-	return n;
-}
+/* explore's own flags; the other words are the workload's. */
+static const struct opt_def explore_flags[] = {
+	OWN_FLAG(DBL, struct explore, budget, "budget", 5, 86400),
+	OWN_FLAG(INT, struct explore, rounds, "runs", 2, MAX_ROUNDS),
+	OWN_FLAG(U64, struct explore, seed, "seed", 1, 0),
+	OWN_FLAG(BOOL, struct explore, list, "list", 0, 1),
+	{0},
+};
 
 static void run_all(struct explore *x)
 {
@@ -405,8 +375,6 @@ int cmd_explore(int argc, char **argv)
 {
 	struct explore *x = xcalloc(1, sizeof(*x));
 	char **rest = xcalloc((size_t)argc + 1, sizeof(char *));
-	bool list = false;
-
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		printf("usage: sockbench explore WORKLOAD [workload flags] [--budget S] [--runs N] "
 		       "[--seed N] [--json] [--list]\n"
@@ -423,10 +391,16 @@ int cmd_explore(int argc, char **argv)
 	}
 	x->wl = workload_or_exit("explore", argv[1]);
 	x->budget = DEFAULT_BUDGET;
-	x->rounds = STATS_DEFAULT_RUNS;
-	int nrest = take_own_flags(argc - 2, argv + 2, x, &list, rest);
+	x->rounds = 0; /* given or not: see below */
+	int nrest;
+	char err[200];
 
-	if (list) {
+	if (opts_take(explore_flags, x, argc - 2, argv + 2, rest, &nrest, err, sizeof(err)))
+		die_usage("explore: %s", err);
+	x->rounds_given = x->rounds != 0;
+	if (!x->rounds)
+		x->rounds = STATS_DEFAULT_RUNS;
+	if (x->list) {
 		for (const struct strategy *s = x->wl->strategies; s && s->name; s++)
 			printf("%s\t%s%s\n", s->name, s->args, s->changes_workload ? "\t(changes the workload)" : "");
 		free(rest);

@@ -1,4 +1,7 @@
-/* explore.h: `sockbench explore WORKLOAD [flags]`: "what can I do?", measured. */
+/* explore.h: `sockbench explore WORKLOAD [flags]`: "what can I do?", measured.
+ * It runs through run_isolated (run/), reads figures through report/figures.h, and prints its
+ * own ranking (explore_report.c).
+ */
 #ifndef SB_EXPLORE_H
 #define SB_EXPLORE_H
 

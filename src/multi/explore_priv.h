@@ -54,9 +54,9 @@ struct config {
 
 struct explore {
 	const struct workload *wl;
-	int rounds;
+	long rounds;
 	uint64_t seed; /* of the run order */
-	bool rounds_given;
+	bool rounds_given, list;
 	double budget, run_s;
 	int nconf;
 	struct config conf[MAX_CONFIGS];

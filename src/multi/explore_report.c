@@ -212,7 +212,7 @@ static void print_why(struct explore *x, struct config **ranked, int n, bool hav
 void explore_print_table(struct explore *x, struct config **ranked, int n, struct config **apart,
 			int napart, bool have_combo)
 {
-	printf("sockbench explore %s: %d rounds, each configuration once a round in a random order "
+	printf("sockbench explore %s: %ld rounds, each configuration once a round in a random order "
 	       "(seed %llu), %.2f s runs after %.2f s of warm-up; speedup = ratio of the geometric "
 	       "means of the paired runs (a strategy and the baseline of its round), with a "
 	       "Student t interval; the verdicts share one 5%% error budget (Holm), each interval "

@@ -1,5 +1,7 @@
 /* repeat.h: repeated runs (--runs N) with their statistics, the progress line and the
- * runs left out, which every command of many runs shares. */
+ * runs left out, which every command of many runs shares.
+ * It sits above run/ (which never calls back into it) and below cli/.
+ */
 #ifndef SB_REPEAT_H
 #define SB_REPEAT_H
 

@@ -1,5 +1,7 @@
 /* stats.h: statistics of repeated runs: medians, spread, t intervals of a
- * ratio, and the verdict that compare and explore print. Pure functions, fixed seeds. */
+ * ratio, and the verdict that compare and explore print. Pure functions, fixed seeds.
+ * Memory only (GSL for the t distribution).
+ */
 #ifndef SB_STATS_H
 #define SB_STATS_H
 

@@ -47,7 +47,7 @@ struct sweep {
 	struct point *pts;
 	int npts;
 	int runs;
-	const char *csv, *plot, *compare;
+	char *csv, *plot, *compare; /* --csv, --plot, --compare (opts_take's copies) */
 	bool json;
 	uint64_t seed; /* of the A/B order, with --compare */
 };
@@ -81,24 +81,27 @@ static void add_param(struct sweep *s, const char *flag, char *list)
 }
 
 /* Split sweep's own flags, the swept ones (a value with a comma) and the rest. */
+/* sweep's own flags; the other words are the workload's, some with lists of values. */
+static const struct opt_def sweep_flags[] = {
+	OWN_FLAG(STR, struct sweep, csv, "csv", 0, 0),
+	OWN_FLAG(STR, struct sweep, plot, "plot", 0, 0),
+	OWN_FLAG(STR, struct sweep, compare, "compare", 0, 0),
+	OWN_FLAG(BOOL, struct sweep, json, "json", 0, 1),
+	{0},
+};
+
 static void sweep_args(struct sweep *s, int argc, char **argv)
 {
+	char **rest = xcalloc((size_t)argc + 1, sizeof(char *)), err[200];
+	int n;
+
+	if (opts_take(sweep_flags, s, argc, argv, rest, &n, err, sizeof(err)))
+		die_usage("sweep: %s", err);
 	s->base[s->nbase++] = (char *)s->wl->name;
-	for (int i = 0; i < argc; i++) {
-		char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+	for (int i = 0; i < n; i++) {
+		char *a = rest[i], *val = i + 1 < n ? rest[i + 1] : NULL;
 		char *eq = strchr(a, '=');
 
-		if (!strcmp(a, "--json")) {
-			s->json = true;
-			continue;
-		}
-		if (!strcmp(a, "--csv") || !strcmp(a, "--plot") || !strcmp(a, "--compare")) {
-			if (!val)
-				die_usage("sweep: %s needs a value", a);
-			*(a[2] == 'c' && a[3] == 's' ? &s->csv : a[2] == 'p' ? &s->plot : &s->compare) = val;
-			i++;
-			continue;
-		}
 		if (eq && strchr(eq, ',')) { /* --size=1,2 */
 			*eq = '\0';
 			add_param(s, a, eq + 1);
@@ -114,6 +117,7 @@ static void sweep_args(struct sweep *s, int argc, char **argv)
 		if (s->nbase < MAX_WORDS - 4)
 			s->base[s->nbase++] = a;
 	}
+	free(rest);
 	if (!s->np)
 		die_usage("sweep: give at least one flag with a list of values, e.g. --size 100,1000,10000");
 }
@@ -454,6 +458,9 @@ int cmd_sweep(int argc, char **argv)
 		cJSON_Delete(s->pts[i].b_sum);
 	}
 	free(s->pts);
+	free(s->csv);
+	free(s->plot);
+	free(s->compare);
 	free(s);
 	free(bcopy);
 	return 0;

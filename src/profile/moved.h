@@ -1,7 +1,9 @@
 /* moved.h: where the time moved between two sets of profiled runs (compare A/B, explore's
  * strategies against the baseline): CPU microseconds per unit of work in each syscall of each
  * side and in each kernel function, largest changes first. Each run's side total is the
- * side's CPU per unit from rusage, divided as that side's samples fell. */
+ * side's CPU per unit from rusage, divided as that side's samples fell.
+ * It reads result documents and prints; it samples nothing itself.
+ */
 #ifndef SB_MOVED_H
 #define SB_MOVED_H
 

@@ -2,7 +2,9 @@
  * every CPU (hardware cycles where the machine has them, else the software cpu-clock, which
  * works in VMs) with kernel callchains, a /proc/kallsyms symbolizer, and attribution of each
  * sample to a side (client, server, other, idle), a mode (user, kernel, softirq), a syscall
- * (the sys_* entry point on its callchain) and a kernel function. */
+ * (the sys_* entry point on its callchain) and a kernel function.
+ * It opens perf events and reads /proc/kallsyms; it knows nothing of workloads.
+ */
 #ifndef SB_PROF_H
 #define SB_PROF_H
 

@@ -1,4 +1,6 @@
-/* out.h: the result of a run and the only code that prints it (table or JSON). */
+/* out.h: the result of a run and the only code that prints it (table or JSON).
+ * It reads a result and the workload's table and prints; it runs nothing and opens no socket.
+ */
 #ifndef SB_OUT_H
 #define SB_OUT_H
 

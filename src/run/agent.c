@@ -24,17 +24,22 @@ void child_setup(void)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 }
 
-/* Start `sockbench serve` on loopback and return the control port it listens on. */
+/* Start `sockbench serve` on loopback: the control port it listens on, or -errno (why in r). */
 int spawn_local_agent(struct run *r)
 {
 	int p[2];
 	char line[16] = "";
 
 	if (pipe2(p, O_CLOEXEC) < 0)
-		die("pipe: %s", strerror(errno));
+		return run_fail(r, errno, false, "pipe: %s", strerror(errno));
 	r->server_pid = fork();
-	if (r->server_pid < 0)
-		die("fork: %s", strerror(errno));
+	if (r->server_pid < 0) {
+		int e = errno;
+
+		close(p[0]);
+		close(p[1]);
+		return run_fail(r, e, false, "fork: %s", strerror(e));
+	}
 	if (r->server_pid == 0) {
 		child_setup();
 		if (p[1] == 3)
@@ -55,12 +60,13 @@ int spawn_local_agent(struct run *r)
 	int port = atoi(line);
 
 	if (port <= 0)
-		die("the local serve agent did not start (see the message above)");
+		return run_fail(r, EIO, false,
+				"the local serve agent did not start (see the message above)");
 	return port;
 }
 
-/* Split "HOST[:PORT]" or "[V6]:PORT". */
-void split_hostport(const char *s, char *host, size_t hlen, char *port, size_t plen)
+int split_hostport(struct run *r, const char *s, char *host, size_t hlen, char *port,
+		   size_t plen)
 {
 	const char *colon = strrchr(s, ':');
 
@@ -69,30 +75,33 @@ void split_hostport(const char *s, char *host, size_t hlen, char *port, size_t p
 		const char *end = strchr(s, ']');
 
 		if (!end)
-			die_usage("--server %s: missing ']'", s);
+			return run_fail(r, EINVAL, true, "--server %s: missing ']'", s);
 		snprintf(host, hlen, "%.*s", (int)(end - s - 1), s + 1);
 		if (end[1] == ':')
 			snprintf(port, plen, "%s", end + 2);
-		return;
+		return 0;
 	}
 	if (colon && strchr(s, ':') == colon) {
 		snprintf(host, hlen, "%.*s", (int)(colon - s), s);
 		snprintf(port, plen, "%s", colon + 1);
-		return;
+		return 0;
 	}
 	snprintf(host, hlen, "%s", s);
+	return 0;
 }
 
-static int connect_agent(const struct opts *o, const char *host, const char *port)
+/* The control connection: its fd, or -errno (why in r). */
+static int connect_agent(struct run *r, const char *host, const char *port)
 {
+	const struct opts *o = r->o;
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
 				 .ai_family = o->ipv6 ? AF_INET6 : o->ipv4 ? AF_INET : AF_UNSPEC};
 	struct addrinfo *ai, *a;
 	struct timeval tv = {.tv_sec = 5};
-	int fd = -1, r = getaddrinfo(host, port, &hints, &ai);
+	int fd = -1, e = getaddrinfo(host, port, &hints, &ai);
 
-	if (r)
-		die_usage("--server %s:%s: %s", host, port, gai_strerror(r));
+	if (e)
+		return run_fail(r, EINVAL, true, "--server %s:%s: %s", host, port, gai_strerror(e));
 	for (a = ai; a; a = a->ai_next) {
 		fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
@@ -101,71 +110,74 @@ static int connect_agent(const struct opts *o, const char *host, const char *por
 		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
 			break;
-		r = errno;
+		e = errno;
 		close(fd);
 		fd = -1;
 	}
 	freeaddrinfo(ai);
-	if (fd < 0 && r == EADDRNOTAVAIL)
-		die("cannot reach the serve agent at %s port %s: no local port is free (TIME_WAIT "
-		    "from an earlier run with --close client? see `ss -tan state time-wait`)",
-		    host, port);
+	if (fd < 0 && e == EADDRNOTAVAIL)
+		return run_fail(r, e, false, "cannot reach the serve agent at %s port %s: no local "
+				"port is free (TIME_WAIT from an earlier run with --close client? see "
+				"`ss -tan state time-wait`)", host, port);
 	if (fd < 0)
-		die("cannot reach the serve agent at %s port %s: %s (is `sockbench serve` running "
-		    "there?)",
-		    host, port, strerror(r));
+		return run_fail(r, e ? e : EIO, false, "cannot reach the serve agent at %s port %s: "
+				"%s (is `sockbench serve` running there?)", host, port,
+				strerror(e ? e : EIO));
 	return fd;
 }
 
-/* An ERROR frame from the agent: a usage error (bad value, busy port) exits 2; busy returns
- * -EBUSY, for the caller to try again. */
-static int agent_refused(const char *payload)
+/* An ERROR frame from the agent: a usage error (bad value, busy port), a refusal, or -EBUSY
+ * (another controller's test), for the caller to try again. */
+static int agent_refused(struct run *r)
 {
-	cJSON *j = cJSON_Parse(payload);
+	cJSON *j = cJSON_Parse(r->buf);
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "error");
-	const cJSON *usage = cJSON_GetObjectItemCaseSensitive(j, "usage");
 	char text[300];
 
-	snprintf(text, sizeof(text), "%s", cJSON_IsString(msg) ? msg->valuestring : payload);
-	bool is_usage = cJSON_IsTrue(usage);
+	snprintf(text, sizeof(text), "%s", cJSON_IsString(msg) ? msg->valuestring : r->buf);
+	bool usage = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "usage"));
 	bool busy = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "busy"));
 
 	cJSON_Delete(j);
-	if (is_usage)
-		die_usage("%s", text);
+	if (usage)
+		return run_fail(r, EINVAL, true, "%s", text);
 	if (busy)
 		return -EBUSY;
-	die("the serve agent refused the test: %s", text);
+	return run_fail(r, EPERM, false, "the serve agent refused the test: %s", text);
 }
 
 /* The agent's ACK may carry a challenge: answer it with the secret, which stays here. */
-static void authenticate(struct run *r)
+static int authenticate(struct run *r)
 {
 	cJSON *j = cJSON_Parse(r->buf);
 	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "challenge");
 	struct auth_key key;
 	char err[256], mac[2 * 32 + 1], msg[128];
+	int ret = 0;
 
-	if (!cJSON_IsString(ch)) {
-		cJSON_Delete(j);
-		return;
-	}
+	if (!cJSON_IsString(ch))
+		goto out;
 	if (!r->o->auth_file)
-		die_usage("the serve agent requires authentication: give --auth-file with its secret");
-	if (auth_load(r->o->auth_file, &key, err, sizeof(err)))
-		die_usage("%s", err);
-	if (auth_answer(&key, ch->valuestring, mac, sizeof(mac)))
-		die("the serve agent sent a malformed challenge");
-	cJSON_Delete(j);
+		ret = run_fail(r, EACCES, true, "the serve agent requires authentication: give "
+			       "--auth-file with its secret");
+	else if (auth_load(r->o->auth_file, &key, err, sizeof(err)))
+		ret = run_fail(r, EINVAL, true, "%s", err);
+	else if (auth_answer(&key, ch->valuestring, mac, sizeof(mac)))
+		ret = run_fail(r, EPROTO, false, "the serve agent sent a malformed challenge");
+	if (ret)
+		goto out;
 	snprintf(msg, sizeof(msg), "{\"mac\":\"%s\"}", mac);
-	int ret = ctl_send(r->ctl, CTL_MSG_AUTH, msg, strlen(msg));
-
+	ret = ctl_send(r->ctl, CTL_MSG_AUTH, msg, strlen(msg));
 	if (ret == 0)
 		ret = ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
 	if (ret == -EREMOTEIO)
-		agent_refused(r->buf);
-	if (ret < 0)
-		die("the serve agent did not answer the authentication: %s", strerror(-ret));
+		ret = agent_refused(r);
+	else if (ret < 0)
+		ret = run_fail(r, -ret, false, "the serve agent did not answer the authentication: "
+			       "%s", strerror(-ret));
+out:
+	cJSON_Delete(j);
+	return ret < 0 ? ret : 0;
 }
 
 /* What the agent needs of the config: not the controller's own files and addresses. */
@@ -180,20 +192,45 @@ static cJSON *setup_config(const struct run *r)
 	return c;
 }
 
-/* 0, or -EBUSY when the agent runs another controller's test. */
+/* The READY frame: the data port and the test's token. */
+static int take_ready(struct run *r)
+{
+	cJSON *j = cJSON_Parse(r->buf);
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(j, "port");
+	const cJSON *token = cJSON_GetObjectItemCaseSensitive(j, "token");
+	int ret = 0;
+
+	if (!cJSON_IsNumber(port) || port->valueint <= 0 || port->valueint > 65535)
+		ret = run_fail(r, EPROTO, false, "the serve agent sent a READY without a port");
+	else if (!cJSON_IsString(token) || sscanf(token->valuestring, "%16llx",
+						  (unsigned long long *)&r->token) != 1)
+		ret = run_fail(r, EPROTO, false, "the serve agent sent a READY without a token (an "
+			       "older sockbench?)");
+	if (!ret) { /* data goes to the address the control connection reached, on its port */
+		r->data_len = sizeof(r->data);
+		getpeername(r->ctl, (struct sockaddr *)&r->data, &r->data_len);
+		((struct sockaddr_in *)&r->data)->sin_port = htons((uint16_t)port->valueint);
+	}
+	cJSON_Delete(j);
+	return ret;
+}
+
+/* 0, -EBUSY when the agent runs another controller's test, or -errno (why in r). */
 static int handshake(struct run *r)
 {
 	static const char hello[] = "{\"protocol\":1}";
 	int ret;
 
 	if (ctl_send(r->ctl, CTL_MSG_HELLO, hello, strlen(hello)) < 0)
-		die("control connection: %s", strerror(errno));
+		return run_fail(r, errno, false, "control connection: %s", strerror(errno));
 	ret = ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
 	if (ret == -EREMOTEIO)
-		return agent_refused(r->buf);
+		return agent_refused(r);
 	if (ret < 0)
-		die("the serve agent did not answer HELLO: %s", strerror(-ret));
-	authenticate(r);
+		return run_fail(r, -ret, false, "the serve agent did not answer HELLO: %s",
+				strerror(-ret));
+	if ((ret = authenticate(r)))
+		return ret;
 
 	cJSON *j = cJSON_CreateObject();
 
@@ -207,43 +244,34 @@ static int handshake(struct run *r)
 	if (ret == 0)
 		ret = ctl_expect(r->ctl, CTL_MSG_READY, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
 	if (ret == -EREMOTEIO)
-		return agent_refused(r->buf);
+		return agent_refused(r);
 	if (ret < 0)
-		die("the serve agent did not answer SETUP: %s", strerror(-ret));
-
-	j = cJSON_Parse(r->buf);
-	const cJSON *port = cJSON_GetObjectItemCaseSensitive(j, "port");
-	const cJSON *token = cJSON_GetObjectItemCaseSensitive(j, "token");
-
-	if (!cJSON_IsNumber(port) || port->valueint <= 0 || port->valueint > 65535)
-		die("the serve agent sent a READY without a port");
-	if (!cJSON_IsString(token) || sscanf(token->valuestring, "%16llx",
-					     (unsigned long long *)&r->token) != 1)
-		die("the serve agent sent a READY without a token (an older sockbench?)");
-	/* Data goes to the address the control connection reached, on the port it named. */
-	r->data_len = sizeof(r->data);
-	getpeername(r->ctl, (struct sockaddr *)&r->data, &r->data_len);
-	((struct sockaddr_in *)&r->data)->sin_port = htons((uint16_t)port->valueint);
-	cJSON_Delete(j);
-	return 0;
+		return run_fail(r, -ret, false, "the serve agent did not answer SETUP: %s",
+				strerror(-ret));
+	return take_ready(r);
 }
 
 /* Reach the agent and set the test up; while it is busy with another controller's test, try
- * again every half second for --busy-wait seconds. */
-void reach_agent(struct run *r, const char *host, const char *port)
+ * again every half second for --busy-wait seconds. 0 or -errno (why in r). */
+int reach_agent(struct run *r, const char *host, const char *port)
 {
 	uint64_t until = now_ns() + (uint64_t)(r->o->busy_wait * 1e9);
 	bool said = false;
 
 	for (;;) {
-		r->ctl = connect_agent(r->o, host, port);
-		if (handshake(r) == 0)
-			return;
+		int ret, fd = connect_agent(r, host, port);
+
+		if (fd < 0)
+			return fd;
+		r->ctl = fd;
+		if ((ret = handshake(r)) != -EBUSY)
+			return ret;
 		close(r->ctl);
 		r->ctl = -1;
 		if (run_sig || now_ns() >= until)
-			die("the serve agent is busy: it is running another controller's test (waited "
-			    "%.0f s; --busy-wait sets how long)", r->o->busy_wait);
+			return run_fail(r, EBUSY, false, "the serve agent is busy: it is running "
+					"another controller's test (waited %.0f s; --busy-wait sets how "
+					"long)", r->o->busy_wait);
 		if (!said)
 			fprintf(stderr, "sockbench: the serve agent is busy with another test; trying "
 				"again for up to %.0f s\n", r->o->busy_wait);

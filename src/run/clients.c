@@ -35,20 +35,28 @@ static void run_client(struct run *r, int i, int fd)
 	_exit(ret ? 1 : 0);
 }
 
-void fork_clients(struct run *r)
+int fork_clients(struct run *r)
 {
 	r->nclients = (int)r->o->clients;
 	r->cpid = xcalloc((size_t)r->nclients, sizeof(*r->cpid));
 	r->cpipe = xcalloc((size_t)r->nclients, sizeof(*r->cpipe));
+	for (int i = 0; i < r->nclients; i++)
+		r->cpipe[i] = -1;
 	for (int i = 0; i < r->nclients; i++) {
 		int p[2];
 
 		if (pipe2(p, O_CLOEXEC) < 0)
-			die("pipe: %s", strerror(errno));
+			return run_fail(r, errno, false, "pipe: %s", strerror(errno));
 		fflush(NULL);
 		r->cpid[i] = fork();
-		if (r->cpid[i] < 0)
-			die("fork client %d: %s", i + 1, strerror(errno));
+		if (r->cpid[i] < 0) {
+			int e = errno;
+
+			r->cpid[i] = 0;
+			close(p[0]);
+			close(p[1]);
+			return run_fail(r, e, false, "fork client %d: %s", i + 1, strerror(e));
+		}
 		if (r->cpid[i] == 0) {
 			child_setup();
 			close(p[0]);
@@ -58,6 +66,7 @@ void fork_clients(struct run *r)
 		close(p[1]);
 		r->cpipe[i] = p[0];
 	}
+	return 0;
 }
 
 /* The first client that has exited, or -1. */
@@ -73,16 +82,21 @@ int dead_client(struct run *r)
 }
 
 /* A client that failed at setup left its reason in its report. */
-static void __attribute__((noreturn)) client_failed(struct run *r, int i)
+static int client_failed(struct run *r, int i)
 {
 	struct client_report *rep = xcalloc(1, sizeof(*rep));
+	int ret;
 
 	if (read_full(r->cpipe[i], rep, sizeof(*rep), 1000) == 0 && rep->err)
-		die("client %d: %s", i + 1, rep->msg[0] ? rep->msg : strerror(rep->err));
-	die("client %d exited during setup", i + 1);
+		ret = run_fail(r, rep->err, false, "client %d: %s", i + 1,
+			       rep->msg[0] ? rep->msg : strerror(rep->err));
+	else
+		ret = run_fail(r, ECHILD, false, "client %d exited during setup", i + 1);
+	free(rep);
+	return ret;
 }
 
-void wait_ready(struct run *r)
+int wait_ready(struct run *r)
 {
 	uint64_t deadline = now_ns() + (uint64_t)START_MS * 1000000;
 	struct timespec step = {0, 1000000};
@@ -91,13 +105,15 @@ void wait_ready(struct run *r)
 		int dead = dead_client(r);
 
 		if (dead >= 0)
-			client_failed(r, dead);
+			return client_failed(r, dead);
 		if (run_sig)
-			die("interrupted during setup");
+			return run_fail(r, EINTR, false, "interrupted during setup");
 		if (now_ns() > deadline)
-			die("the clients did not open their sockets within %d s", START_MS / 1000);
+			return run_fail(r, ETIMEDOUT, false, "the clients did not open their sockets "
+					"within %d s", START_MS / 1000);
 		nanosleep(&step, NULL);
 	}
+	return 0;
 }
 
 /* A fatal data-path error a client raised: the run cannot go on, and the user must know why. */

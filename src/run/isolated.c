@@ -98,12 +98,26 @@ enum run_status run_isolated(const struct workload *wl, const struct opts *o, cJ
 	*doc = NULL;
 	why[0] = obuf[0] = ebuf[0] = '\0';
 	fflush(NULL);
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
-		die("pipe: %s", strerror(errno));
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		snprintf(why, whylen, "pipe: %s", strerror(errno));
+		goto failed;
+	}
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		snprintf(why, whylen, "pipe: %s", strerror(errno));
+		close(out[0]);
+		close(out[1]);
+		goto failed;
+	}
 	pid_t pid = fork();
 
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
+	if (pid < 0) {
+		snprintf(why, whylen, "fork: %s", strerror(errno));
+		for (int i = 0; i < 2; i++) {
+			close(out[i]);
+			close(err[i]);
+		}
+		goto failed;
+	}
 	if (pid == 0) {
 		struct result res;
 
@@ -111,7 +125,13 @@ enum run_status run_isolated(const struct workload *wl, const struct opts *o, cJ
 		dup2(err[1], STDERR_FILENO);
 		close(out[0]);
 		close(err[0]);
-		int rc = run_once(wl, o, &res);
+		struct run_error e;
+		int rc = run_once(wl, o, &res, &e);
+
+		if (rc < 0) { /* the parent takes the last line on stderr as why */
+			fprintf(stderr, "sockbench: %s\n", e.msg);
+			_exit(e.usage ? 2 : 1);
+		}
 		cJSON *j = out_result_json(&res);
 		char *txt = cJSON_PrintUnformatted(j);
 
@@ -164,4 +184,8 @@ enum run_status run_isolated(const struct workload *wl, const struct opts *o, cJ
 		return RUN_PARTIAL;
 	}
 	return RUN_WHOLE;
+failed:
+	free(obuf);
+	free(ebuf);
+	return RUN_FAILED;
 }

@@ -10,6 +10,8 @@
  */
 
 #include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <sys/wait.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -262,7 +264,7 @@ static void profile_open(struct run *r)
 	r->ksyms = ksyms_load(NULL, err, len);
 	if (r->ksyms) {
 		r->prof = prof_create(r->ksyms, (int)r->o->profile_hz, r->o->profile_folded != NULL);
-		if (!strcmp(r->o->profile_event, "cycles"))
+		if (r->o->profile_event == PROFILE_EVENT_CYCLES)
 			prof_use_cycles(r->prof);
 		prof_set_pids(r->prof, r->cpid, r->nclients, r->server_pid > 0 ? r->server_pid : 0);
 		if (prof_open(r->prof, err, len) == 0)
@@ -336,39 +338,99 @@ static bool on_loopback(const struct sockaddr_storage *a)
 	return false;
 }
 
-int run_once(const struct workload *wl, const struct opts *o, struct result *res)
+int run_fail(struct run *r, int err, bool usage, const char *fmt, ...)
 {
-	struct run r = {.wl = wl, .o = o, .ctl = -1};
-	char host[256], port[32];
+	va_list ap;
 
+	err = err > 0 ? err : EIO;
+	if (r->error->err)
+		return -err;
+	r->error->err = err;
+	r->error->usage = usage;
+	va_start(ap, fmt);
+	vsnprintf(r->error->msg, sizeof(r->error->msg), fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+/* A run that could not be set up: end every process it started, free what it took. */
+static void teardown(struct run *r)
+{
+	for (int i = 0; r->cpid && i < r->nclients; i++) {
+		if (r->cpid[i] > 0) {
+			kill(r->cpid[i], SIGKILL);
+			waitpid(r->cpid[i], NULL, 0);
+		}
+		if (r->cpipe[i] >= 0)
+			close(r->cpipe[i]);
+	}
+	if (r->server_pid > 0)
+		kill(r->server_pid, SIGKILL);
+	if (r->ctl >= 0 || r->server_pid > 0)
+		reap_agent(r);
+	if (r->folded) {
+		fclose(r->folded);
+		unlink(r->o->profile_folded);
+	}
+	result_free(&r->res);
+}
+
+/* Reach the agent, start the clients, wait until every socket is open. 0 or -errno. */
+static int setup(struct run *r)
+{
+	const struct opts *o = r->o;
+	char host[256], port[32];
+	int ret;
+
+	if (o->server) {
+		if ((ret = split_hostport(r, o->server, host, sizeof(host), port, sizeof(port))))
+			return ret;
+	} else {
+		if ((ret = spawn_local_agent(r)) < 0)
+			return ret;
+		snprintf(host, sizeof(host), "%s", o->ipv6 ? "::1" : "127.0.0.1");
+		snprintf(port, sizeof(port), "%d", ret);
+	}
+	if ((ret = reach_agent(r, host, port)))
+		return ret;
+	size_t head = (sizeof(*r->sh) + 63) / 64 * 64; /* the slots start on a cache line */
+
+	r->shlen = head + (size_t)o->clients * PROGRESS_SLOTS * sizeof(struct progress_slot);
+	r->sh = mmap(NULL, r->shlen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r->sh == MAP_FAILED) {
+		r->sh = NULL;
+		return run_fail(r, errno, false, "mmap: %s", strerror(errno));
+	}
+	r->sh->progress = (struct progress_slot *)((char *)r->sh + head);
+	if ((ret = fork_clients(r)))
+		return ret;
+	return wait_ready(r);
+}
+
+int run_once(const struct workload *wl, const struct opts *o, struct result *res,
+	     struct run_error *error)
+{
+	struct run r = {.wl = wl, .o = o, .ctl = -1, .error = error};
+	int ret = 0;
+
+	*error = (struct run_error){0};
 	r.count_based = wl->count_based && wl->count_based(o);
 	/* Output paths are checked before any work. */
 	if (o->profile && o->profile_folded && !(r.folded = fopen(o->profile_folded, "we")))
-		die_usage("--profile-folded %s: %s", o->profile_folded, strerror(errno));
+		return run_fail(&r, errno, true, "--profile-folded %s: %s", o->profile_folded,
+				strerror(errno));
 	install_signals();
 	r.buf = xmalloc(CTL_MAX_PAYLOAD + 1);
-	if (o->server) {
-		split_hostport(o->server, host, sizeof(host), port, sizeof(port));
-	} else {
-		snprintf(host, sizeof(host), "%s", o->ipv6 ? "::1" : "127.0.0.1");
-		snprintf(port, sizeof(port), "%d", spawn_local_agent(&r));
-	}
-	reach_agent(&r, host, port);
-	size_t head = (sizeof(*r.sh) + 63) / 64 * 64; /* the slots start on a cache line */
-	size_t shlen = head + (size_t)o->clients * PROGRESS_SLOTS * sizeof(struct progress_slot);
-
-	r.sh = mmap(NULL, shlen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (r.sh == MAP_FAILED)
-		die("mmap: %s", strerror(errno));
-	r.sh->progress = (struct progress_slot *)((char *)r.sh + head);
-	fork_clients(&r);
-	wait_ready(&r);
-
-	r.res = (struct result){.wl = wl, .cfg = o, .warmup_s = o->warmup, .server_local = !o->server || on_loopback(&r.data)};
+	r.res = (struct result){.wl = wl, .cfg = o, .warmup_s = o->warmup};
 	r.res.lat = xmalloc(sizeof(*r.res.lat));
 	r.res.lat2 = xmalloc(sizeof(*r.res.lat2));
 	hist_reset(r.res.lat);
 	hist_reset(r.res.lat2);
+	if ((ret = setup(&r))) {
+		teardown(&r);
+		goto out;
+	}
+	r.res.server_local = !o->server || on_loopback(&r.data);
 	if (o->profile)
 		profile_open(&r);
 	run_window(&r);
@@ -383,10 +445,13 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	else if (r.res.partial)
 		fprintf(stderr, "sockbench: the run is partial: %s\n", r.res.partial_reason);
 	*res = r.res;
+	ret = r.failed ? 1 : 0;
+out:
 	free(r.buf);
 	free(r.cpid);
 	free(r.cpipe);
-	munmap(r.sh, shlen);
-	return r.failed ? 1 : 0;
+	if (r.sh)
+		munmap(r.sh, r.shlen);
+	return ret;
 }
 

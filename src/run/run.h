@@ -1,4 +1,7 @@
-/* run.h: the coordinator: one run of a workload, local or against a remote agent. */
+/* run.h: the coordinator: one run of a workload, local or against a remote agent.
+ * It forks the client processes and the local agent, speaks ctl.h, reads the kernel's counters
+ * and hands a result up; the commands above it decide what to print.
+ */
 #ifndef SB_RUN_H
 #define SB_RUN_H
 
@@ -8,10 +11,19 @@ struct cJSON;
 
 struct result;
 
+/* Why a run could not be made: its errno, whether the user's input was wrong (a usage
+ * error: exit 2), and what to tell the user. */
+struct run_error {
+	int err;
+	bool usage;
+	char msg[320];
+};
+
 /* One run of wl with o, nothing printed: fills res (result_free frees it; res->cfg is o).
- * 0, or 1 when a side died or a fatal error cut the run (res is then partial). A failure to
- * set up exits with a message. */
-int run_once(const struct workload *wl, const struct opts *o, struct result *res);
+ * 0, 1 when a side died or a fatal error cut the run (res is then partial), or -errno when
+ * it could not be set up (error says why; every process it started is ended, res empty). */
+int run_once(const struct workload *wl, const struct opts *o, struct result *res,
+	     struct run_error *error);
 void result_free(struct result *res);
 /* Did SIGINT or SIGTERM arrive during a run? */
 bool run_interrupted(void);

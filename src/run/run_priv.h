@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "measure/result.h"
+#include "run/run.h"
 #include "profile/prof.h"
 #include "workload/workload.h"
 
@@ -28,6 +29,7 @@ struct run {
 	struct sockaddr_storage data;
 	socklen_t data_len;
 	struct shared *sh;
+	size_t shlen;
 	int nclients;
 	pid_t *cpid;
 	int *cpipe;
@@ -46,6 +48,7 @@ struct run {
 	struct ksyms *ksyms; /* --profile */
 	struct prof *prof;
 	FILE *folded; /* --profile-folded, opened before the run */
+	struct run_error *error; /* why it could not be set up */
 };
 
 /* SIGINT or SIGTERM came (isolated.c). */
@@ -53,21 +56,27 @@ extern volatile sig_atomic_t run_sig;
 /* Catch the first SIGINT or SIGTERM of a single run (run_sig), then leave the next to kill. */
 void install_signals(void);
 
+/* run.c: why the run cannot go on (the first reason given wins): returns -err. usage: the
+ * user's input was wrong (exit 2). */
+int run_fail(struct run *r, int err, bool usage, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* run.c: mark the result partial, for the first reason given. */
 void mark_partial(struct run *r, const char *why);
 
 /* agent.c */
 void child_setup(void);
 int spawn_local_agent(struct run *r);
-void split_hostport(const char *s, char *host, size_t hlen, char *port, size_t plen);
-void reach_agent(struct run *r, const char *host, const char *port);
+/* Split "HOST[:PORT]" or "[V6]:PORT". 0 or -errno (why in r). */
+int split_hostport(struct run *r, const char *s, char *host, size_t hlen, char *port,
+		   size_t plen);
+int reach_agent(struct run *r, const char *host, const char *port);
 const char *agent_said(struct run *r);
 void reap_agent(struct run *r);
 
 /* clients.c */
-void fork_clients(struct run *r);
+int fork_clients(struct run *r);
 int dead_client(struct run *r);
-void wait_ready(struct run *r);
+int wait_ready(struct run *r);
 const char *check_fatal(struct run *r);
 uint64_t progress_sum(const struct run *r);
 void stall_end(struct run *r, uint64_t now);

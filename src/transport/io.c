@@ -22,9 +22,9 @@ const struct io_ops *const io_registry[] = {
 
 const struct io_ops *io_find(const struct opts *o)
 {
-	const char *name = o->io;
+	const char *name = OPT_WORD(o, io);
 
-	if (!strcmp(name, "auto"))
+	if (o->io == IO_AUTO)
 		name = o->batch > 1 ? "mmsg" : "msg";
 	for (int i = 0; io_registry[i]; i++)
 		if (!strcmp(io_registry[i]->name, name))
@@ -34,15 +34,18 @@ const struct io_ops *io_find(const struct opts *o)
 
 enum io_wait io_wait_of(const struct opts *o, bool server)
 {
-	static const char *const names[] = {[IO_WAIT_POLL] = "poll", [IO_WAIT_EPOLL] = "epoll",
-					    [IO_WAIT_BUSY] = "busy", [IO_WAIT_BLOCK] = "block"};
-
-	if (!strcmp(o->wait, "auto"))
+	switch (o->wait) {
+	case WAIT_EPOLL:
+		return IO_WAIT_EPOLL;
+	case WAIT_BUSY:
+		return IO_WAIT_BUSY;
+	case WAIT_BLOCK:
+		return IO_WAIT_BLOCK;
+	case WAIT_POLL:
+		return IO_WAIT_POLL;
+	default: /* auto */
 		return server ? IO_WAIT_BLOCK : IO_WAIT_POLL;
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (!strcmp(o->wait, names[i]))
-			return (enum io_wait)i;
-	return IO_WAIT_POLL;
+	}
 }
 
 struct waiter {

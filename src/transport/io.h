@@ -6,6 +6,7 @@
  * which the syscall back ends share; io_uring waits in io_uring_enter. Workloads reach a back
  * end only through these ops. Adding one: a file io_foo.c exporting io_foo_ops, a line in
  * io.c's registry. Every system call a back end makes is counted in io_ctx.syscalls.
+ * A back end touches only the sockets it is given and counts each system call it makes.
  */
 #ifndef SB_IO_H
 #define SB_IO_H

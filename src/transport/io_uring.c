@@ -49,7 +49,7 @@ struct uring {
 
 static const char *uring_not_applicable(const struct opts *o)
 {
-	if (strcmp(o->wait, "auto"))
+	if (o->wait != WAIT_AUTO)
 		return "io_uring waits in io_uring_enter: --wait applies to the msg and mmsg back ends";
 	return NULL;
 }

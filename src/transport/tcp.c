@@ -95,12 +95,12 @@ static int on_wait_timeout(struct tcp_io *io, uint64_t *since)
 	if (!*since)
 		*since = now_ns();
 	if (io->phase && atomic_load_explicit(io->phase, memory_order_relaxed) == PH_STOP)
-		return TCP_STOPPED;
+		return -ECANCELED;
 	if (now_ns() - *since >= io->timeout_ns) {
 		io->why = ERR_TIMEOUT;
-		return TCP_FAIL;
+		return -EIO;
 	}
-	return TCP_OK;
+	return 0;
 }
 
 int tcp_recv_n(struct tcp_io *io, int fd, char *buf, size_t n)
@@ -126,20 +126,20 @@ int tcp_recv_n(struct tcp_io *io, int fd, char *buf, size_t n)
 		}
 		if (got == 0) {
 			io->why = ERR_SHORT;
-			return TCP_FAIL;
+			return -EIO;
 		}
 		if (got == -EINTR)
 			continue;
 		if (got != -EAGAIN) {
 			io->why = tcp_err_kind((int)-got);
-			return TCP_FAIL;
+			return -EIO;
 		}
 		int r = on_wait_timeout(io, &since);
 
 		if (r)
 			return r;
 	}
-	return TCP_OK;
+	return 0;
 }
 
 int tcp_send_n(struct tcp_io *io, int fd, const char *buf, size_t n)
@@ -161,14 +161,14 @@ int tcp_send_n(struct tcp_io *io, int fd, const char *buf, size_t n)
 			continue;
 		if (w < 0 && w != -EAGAIN) {
 			io->why = w == -EPIPE || w == -ECONNRESET ? ERR_RESET : ERR_SEND;
-			return TCP_FAIL;
+			return -EIO;
 		}
 		int r = on_wait_timeout(io, &since);
 
 		if (r)
 			return r;
 	}
-	return TCP_OK;
+	return 0;
 }
 
 void tcp_drain_to_eof(struct tcp_io *io, int fd, char *buf, size_t cap)

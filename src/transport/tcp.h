@@ -1,11 +1,15 @@
-/* tcp.h: what the TCP workloads share: the receive-call table (--recv), socket options, and
- * exact-length send/receive that classify failures by kind and notice the end of a test. */
+/* tcp.h: what the TCP workloads share: the receive and send calls as ops tables (--recv,
+ * --send; tcp_ops.c, tcp_uring.c), socket options, the listener and the one accept path, and
+ * exact-length send/receive that classify failures by kind and notice the end of a test.
+ * Every call counts the system calls it makes in the caller's tcp_io; a workload never tests
+ * which call runs. Sockets and memory only: no reports, no phases beyond reading one. */
 #ifndef SB_TCP_H
 #define SB_TCP_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -40,9 +44,9 @@ struct tcp_send_ops {
 	const char *unavailable; /* why it cannot run in this build, or NULL */
 };
 
-/* The call of that name, or NULL. */
-const struct tcp_recv_ops *tcp_recv_find(const char *name);
-const struct tcp_send_ops *tcp_send_find(const char *name);
+/* The call of an option's value (RECV_*, SEND_*: opts.h), or NULL. */
+const struct tcp_recv_ops *tcp_recv_of(int kind);
+const struct tcp_send_ops *tcp_send_of(int kind);
 /* --recv checked for a workload: 0, or -EINVAL with why in err. */
 int tcp_recv_check(const struct opts *o, char *err, size_t errlen);
 /* Zero-copy completions: sends [lo, hi) of a connection are done; copied: 1 the kernel
@@ -73,7 +77,9 @@ void tcp_info_add(int fd, struct side_counters *c, int sign);
 /* The error kind of a failed call's errno. */
 enum err_kind tcp_err_kind(int err);
 
-enum { TCP_OK = 0, TCP_FAIL = -1, TCP_STOPPED = -2 };
+/* What the exact-length calls return: 0 done; -ECANCELED the test ended (PH_STOP) while
+ * waiting; -EIO failed, with the kind in io->why. */
+#define TCP_FAILED(r) ((r) < 0 && (r) != -ECANCELED)
 
 /* tcp-stream: the direction a connection's first byte names ('U' the client sends, 'D' the
  * server sends), or -1 for anything else. */
@@ -92,7 +98,7 @@ struct tcp_io {
 	uint64_t syscalls;   /* every system call made through this, moving data or not */
 	uint64_t rx_bytes;   /* bytes the receive calls returned */
 	uint64_t tx_bytes;   /* bytes the send calls took */
-	enum err_kind why;   /* set when TCP_FAIL */
+	enum err_kind why;   /* set when a call fails (-EIO) */
 	/* The send call's own: sendfile's and splice's memfd and pipe (-1: none). */
 	int memfd, pipe[2];
 	/* Zero-copy sends: numbered from 0 (zc_id: the next); the kernel's completions go to
@@ -106,9 +112,9 @@ struct tcp_io {
 /* Close what the send call's open made. */
 void tcp_io_close(struct tcp_io *io);
 
-/* Receive exactly n bytes. TCP_OK, TCP_FAIL (io->why), or TCP_STOPPED. */
+/* Receive exactly n bytes: 0, -EIO (io->why says why), or -ECANCELED. */
 int tcp_recv_n(struct tcp_io *io, int fd, char *buf, size_t n);
-/* Send exactly n bytes. Same returns. */
+/* Send exactly n bytes: the same returns. */
 int tcp_send_n(struct tcp_io *io, int fd, const char *buf, size_t n);
 /* Read until the peer closes (or resets, or timeout): before closing our end second. */
 void tcp_drain_to_eof(struct tcp_io *io, int fd, char *buf, size_t cap);

@@ -140,29 +140,30 @@ static ssize_t rx_uring(struct tcp_io *io, int fd, void *buf, size_t len)
 #endif
 
 static const struct tcp_recv_ops recv_ops[] = {
-	{"recv", rx_recv, NULL},       {"read", rx_read, NULL},	      {"recvmsg", rx_recvmsg, NULL},
-	{"readv", rx_readv, NULL},     {"waitall", rx_waitall, NULL}, {"epoll", rx_epoll, NULL},
-	{"uring", rx_uring, URING_MISSING},
+	[RECV_RECV] = {"recv", rx_recv, NULL},
+	[RECV_READ] = {"read", rx_read, NULL},
+	[RECV_RECVMSG] = {"recvmsg", rx_recvmsg, NULL},
+	[RECV_READV] = {"readv", rx_readv, NULL},
+	[RECV_WAITALL] = {"waitall", rx_waitall, NULL},
+	[RECV_EPOLL] = {"epoll", rx_epoll, NULL},
+	[RECV_URING] = {"uring", rx_uring, URING_MISSING},
 };
 
-const struct tcp_recv_ops *tcp_recv_find(const char *name)
+const struct tcp_recv_ops *tcp_recv_of(int kind)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(recv_ops); i++)
-		if (!strcmp(recv_ops[i].name, name))
-			return &recv_ops[i];
-	return NULL;
+	return kind >= 0 && (size_t)kind < ARRAY_SIZE(recv_ops) ? &recv_ops[kind] : NULL;
 }
 
 int tcp_recv_check(const struct opts *o, char *err, size_t errlen)
 {
-	const struct tcp_recv_ops *rx = tcp_recv_find(o->recv);
+	const struct tcp_recv_ops *rx = tcp_recv_of(o->recv);
 
 	if (!rx) {
-		snprintf(err, errlen, "--recv %s is not a known call", o->recv);
+		snprintf(err, errlen, "--recv %s is not a known call", OPT_WORD(o, recv));
 		return -EINVAL;
 	}
 	if (rx->unavailable) {
-		snprintf(err, errlen, "--recv %s is not applicable: %s", o->recv, rx->unavailable);
+		snprintf(err, errlen, "--recv %s is not applicable: %s", rx->name, rx->unavailable);
 		return -EINVAL;
 	}
 	return 0;
@@ -343,20 +344,17 @@ static void settle_none(struct tcp_io *io, int fd, int ms)
 }
 
 static const struct tcp_send_ops send_ops[] = {
-	{"send", tx_open_plain, tx_send, zc_settle_errqueue, true, false, NULL},
-	{"write", tx_open_plain, tx_write, settle_none, false, false, NULL},
-	{"sendmsg", tx_open_plain, tx_sendmsg, zc_settle_errqueue, true, false, NULL},
-	{"sendfile", tx_open_file, tx_sendfile, settle_none, false, true, NULL},
-	{"splice", tx_open_splice, tx_splice, settle_none, false, true, NULL},
-	{"uring", tx_open_plain, tx_uring, tcp_uring_settle, true, false, URING_MISSING},
+	[SEND_SEND] = {"send", tx_open_plain, tx_send, zc_settle_errqueue, true, false, NULL},
+	[SEND_WRITE] = {"write", tx_open_plain, tx_write, settle_none, false, false, NULL},
+	[SEND_SENDMSG] = {"sendmsg", tx_open_plain, tx_sendmsg, zc_settle_errqueue, true, false, NULL},
+	[SEND_SENDFILE] = {"sendfile", tx_open_file, tx_sendfile, settle_none, false, true, NULL},
+	[SEND_SPLICE] = {"splice", tx_open_splice, tx_splice, settle_none, false, true, NULL},
+	[SEND_URING] = {"uring", tx_open_plain, tx_uring, tcp_uring_settle, true, false, URING_MISSING},
 };
 
-const struct tcp_send_ops *tcp_send_find(const char *name)
+const struct tcp_send_ops *tcp_send_of(int kind)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(send_ops); i++)
-		if (!strcmp(send_ops[i].name, name))
-			return &send_ops[i];
-	return NULL;
+	return kind >= 0 && (size_t)kind < ARRAY_SIZE(send_ops) ? &send_ops[kind] : NULL;
 }
 
 void tcp_io_close(struct tcp_io *io)

@@ -19,18 +19,19 @@ int udp_io_check(const struct opts *o, char *err, size_t errlen)
 	const char *why;
 
 	if (!ops) {
-		snprintf(err, errlen, "--io %s is not built in (liburing was missing at build time)", o->io);
+		snprintf(err, errlen, "--io %s is not built in (liburing was missing at build time)",
+			 OPT_WORD(o, io));
 		return -EINVAL;
 	}
 	if (ops->not_applicable && (why = ops->not_applicable(o))) {
 		snprintf(err, errlen, "--io %s is not applicable here: %s", ops->name, why);
 		return -EINVAL;
 	}
-	if (o->sqpoll && strcmp(o->io, "uring")) {
+	if (o->sqpoll && o->io != IO_URING) {
 		snprintf(err, errlen, "--sqpoll is not applicable without --io uring");
 		return -EINVAL;
 	}
-	if (!strcmp(o->io, "msg") && o->batch > 1) {
+	if (o->io == IO_MSG && o->batch > 1) {
 		snprintf(err, errlen, "--batch %ld is not applicable with --io msg (one datagram per "
 			 "call): use --io mmsg or uring", o->batch);
 		return -EINVAL;

@@ -1,5 +1,7 @@
 /* udp.h: what the UDP workloads share: sockets with the workload's options, the server's
- * bound socket(s), CPU pinning, message arrays, and the little-endian tag in a payload. */
+ * bound socket(s), CPU pinning, message arrays, and the little-endian tag in a payload.
+ * Sockets and memory only: no phases, no reports.
+ */
 #ifndef SB_UDP_H
 #define SB_UDP_H
 

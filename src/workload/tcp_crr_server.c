@@ -75,7 +75,7 @@ static void serve_fault(struct crr_worker *w, const struct opts *o, int fd)
 {
 	size_t half = (size_t)(o->msgs * o->size / 2);
 
-	if (!strcmp(o->server_fault, "reset")) {
+	if (o->server_fault == FAULT_RESET) {
 		struct linger l = {.l_onoff = 1, .l_linger = 0};
 
 		w->cnt.syscalls++;
@@ -98,7 +98,7 @@ static void crr_next_step(struct crr_worker *w, struct crr_conn *k)
 {
 	const struct opts *o = w->x->s->o;
 
-	if (k->step == STEP_REQUEST && strcmp(o->server_fault, "none")) {
+	if (k->step == STEP_REQUEST && o->server_fault != FAULT_NONE) {
 		serve_fault(w, o, k->fd);
 		k->step = STEP_DONE;
 	} else if (k->step == STEP_REQUEST) {
@@ -106,7 +106,7 @@ static void crr_next_step(struct crr_worker *w, struct crr_conn *k)
 		k->left = (size_t)(o->msgs * o->size);
 	} else {
 		/* The side that closes first keeps TIME_WAIT: the server, unless the client closes. */
-		k->step = strcmp(o->close, "server") ? STEP_DRAIN : STEP_DONE;
+		k->step = o->close != CLOSE_SERVER ? STEP_DRAIN : STEP_DONE;
 	}
 }
 
@@ -177,7 +177,7 @@ static void crr_finish(struct crr_worker *w, struct crr_conn *k)
 	if (!k->measuring)
 		return;
 	c->transactions++;
-	c->tx_bytes += strcmp(o->server_fault, "none") ? 0 : (uint64_t)(o->msgs * o->size);
+	c->tx_bytes += o->server_fault != FAULT_NONE ? 0 : (uint64_t)(o->msgs * o->size);
 	c->rx_bytes += (uint64_t)o->request;
 	c->tx_packets += k->tx_calls;
 	c->rx_packets += k->rx_calls;

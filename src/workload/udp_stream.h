@@ -14,35 +14,9 @@
 
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
-/* ---- the header ---- */
-void put_hdr(uint8_t *p, uint32_t flow, uint64_t seq, uint32_t magic, uint64_t token);
-void sender_init(struct sender *x, const struct opts *o, const struct io_ops *ops,
-			struct io_ctx *io, struct side_counters *cnt, const struct udp_window *win,
-			int ntarget, uint64_t token);
-void sender_free(struct sender *x);
-void sender_rate(struct sender *x, double pps);
-void sender_step(struct sender *x, uint64_t max_ns);
-void receiver_take(struct receiver *r, const struct io_msg *m, bool measuring);
-void receiver_end(struct receiver *r);
-int receiver_sockopts(int fd, const struct opts *o, char *err, size_t errlen);
-int sender_sockopts(int fd, const struct opts *o, char *err, size_t errlen);
-
 #endif
 #ifndef UDP_GRO
 #define UDP_GRO 104
-/* ---- the header ---- */
-void put_hdr(uint8_t *p, uint32_t flow, uint64_t seq, uint32_t magic, uint64_t token);
-void sender_init(struct sender *x, const struct opts *o, const struct io_ops *ops,
-			struct io_ctx *io, struct side_counters *cnt, const struct udp_window *win,
-			int ntarget, uint64_t token);
-void sender_free(struct sender *x);
-void sender_rate(struct sender *x, double pps);
-void sender_step(struct sender *x, uint64_t max_ns);
-void receiver_take(struct receiver *r, const struct io_msg *m, bool measuring);
-void receiver_end(struct receiver *r);
-int receiver_sockopts(int fd, const struct opts *o, char *err, size_t errlen);
-int sender_sockopts(int fd, const struct opts *o, char *err, size_t errlen);
-
 #endif
 
 #define HDR_LEN SEQ_HDR_LEN
@@ -90,7 +64,6 @@ struct receiver {
 	struct seq_flow *flows; /* one per flow of the test (--peers) */
 };
 
-/* ---- the header ---- */
 void put_hdr(uint8_t *p, uint32_t flow, uint64_t seq, uint32_t magic, uint64_t token);
 void sender_init(struct sender *x, const struct opts *o, const struct io_ops *ops,
 			struct io_ctx *io, struct side_counters *cnt, const struct udp_window *win,

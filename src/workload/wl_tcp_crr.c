@@ -53,7 +53,7 @@ static int crr_check(struct opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (!o->src_addrs)
-		o->src_addrs = !strcmp(o->close, "client") && server_is_loopback(o) ? 16 : 1;
+		o->src_addrs = o->close == CLOSE_CLIENT && server_is_loopback(o) ? 16 : 1;
 	if ((double)o->msgs * (double)o->size > 1e12) {
 		snprintf(err, errlen, "--msgs x --size is over 1 TB per connection");
 		return -EINVAL;
@@ -74,7 +74,7 @@ static void crr_describe(const struct opts *o, char *buf, size_t len)
 		 "%s, %ld client%s x %ld in flight; server sends %ld x %ld bytes%s; client %s, "
 		 "close: %s",
 		 what, o->clients, o->clients > 1 ? "s" : "", o->concurrency, o->msgs, o->size,
-		 o->request ? " after a request" : "", o->recv, o->close);
+		 o->request ? " after a request" : "", OPT_WORD(o, recv), OPT_WORD(o, close));
 }
 
 /* ActiveOpens counts each connect() that sent a SYN; PassiveOpens each connection the server
@@ -143,7 +143,7 @@ fail:
 
 static void crr_close(const struct opts *o, int fd, uint64_t *calls)
 {
-	if (o->close[0] == 'r') { /* reset: the only --close value starting so */
+	if (o->close == CLOSE_RESET) {
 		struct linger l = {.l_onoff = 1, .l_linger = 0};
 
 		++*calls;
@@ -186,17 +186,17 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 	t1 = now_ns();
 	c->connects += measuring;
 	x->io.rx_calls = x->io.tx_calls = x->io.syscalls = x->io.rx_bytes = x->io.tx_bytes = 0;
-	int r = TCP_OK;
+	int r = 0;
 	size_t total = (size_t)o->msgs * (size_t)o->size;
 
 	if (o->request)
 		r = tcp_send_n(&x->io, fd, x->req, (size_t)o->request);
-	if (r == TCP_OK)
+	if (!r)
 		r = tcp_recv_n(&x->io, fd, x->buf, total);
 	t2 = now_ns();
 	/* --close server: wait for its FIN, so the server closes first and keeps TIME_WAIT
 	 * (closing as soon as the bytes are in races it, and the client then gets TIME_WAIT). */
-	if (r == TCP_OK && o->close[0] == 's')
+	if (!r && o->close == CLOSE_SERVER)
 		tcp_drain_to_eof(&x->io, fd, x->buf, x->io.chunk);
 	crr_close(o, fd, &calls);
 	if (!measuring)
@@ -206,9 +206,9 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 	c->rx_bytes += x->io.rx_bytes;
 	c->rx_packets += x->io.rx_calls;
 	c->tx_packets += x->io.tx_calls;
-	if (r == TCP_FAIL)
+	if (TCP_FAILED(r))
 		count_err(c, x->io.why, measuring);
-	if (r != TCP_OK)
+	if (r)
 		return;
 	hist_record(&t->lat, t2 - t0);
 	hist_record(&t->lat2, t1 - t0);
@@ -248,8 +248,8 @@ static int crr_client(struct client_ctx *c)
 	for (int i = 0; i < n; i++) {
 		x[i].buf = xmalloc(chunk);
 		x[i].req = xcalloc(1, (size_t)o->request + 1);
-		x[i].io = (struct tcp_io){.rx = tcp_recv_find(o->recv),
-					  .tx = tcp_send_find("send"), .chunk = chunk,
+		x[i].io = (struct tcp_io){.rx = tcp_recv_of(o->recv),
+					  .tx = tcp_send_of(SEND_SEND), .chunk = chunk,
 					  .quickack = o->quickack, .phase = &c->sh->phase,
 					  .timeout_ns = (uint64_t)o->timeout * 1000000};
 		t[i].priv = &x[i];
@@ -275,8 +275,7 @@ static const struct strategy crr_strategies[] = {
 	{"SO_RCVLOWAT: wake once a message is in", "lowat", "--rcvlowat 10000", false},
 	{"TCP_QUICKACK", "quickack", "--quickack", false},
 	{"4 connections in flight", "concurrency", "--concurrency 4", true},
-	{"pin to CPUs", "pin", "--pin", false},
-	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", false},
+	STRATEGIES_EVERY_SERVER,
 	{0},
 };
 

@@ -50,7 +50,7 @@ static void rr_describe(const struct opts *o, char *buf, size_t len)
 		 "%ld client%s x %ld flow%s x %ld in flight, %ld-byte requests, %ld-byte answers, "
 		 "client %s",
 		 o->clients, o->clients > 1 ? "s" : "", o->flows, o->flows > 1 ? "s" : "", o->window,
-		 o->request, o->response, o->recv);
+		 o->request, o->response, OPT_WORD(o, recv));
 }
 
 static int rr_kernel_pairs(const struct result *r, struct kernel_pair *out)
@@ -84,19 +84,19 @@ static void *rr_thread_main(void *arg)
 	const struct opts *o = t->c->o;
 	size_t w = (size_t)o->window, head = 0;
 	uint64_t now = 0;
-	int r = TCP_OK, ph = thread_wait_phase(t, PH_WARMUP);
+	int r = 0, ph = thread_wait_phase(t, PH_WARMUP);
 
 	/* The first request of each slot goes out unmeasured; then one per answer. */
-	for (size_t i = 0; i < w && r == TCP_OK; i++) {
+	for (size_t i = 0; i < w && !r; i++) {
 		f->sent[i] = now_ns();
 		r = tcp_send_n(&f->io, f->fd, f->req, (size_t)o->request);
 	}
-	while (r == TCP_OK && (ph = thread_phase(t)) != PH_STOP) {
+	while (!r && (ph = thread_phase(t)) != PH_STOP) {
 		bool measuring = ph == PH_MEASURE;
 
 		f->io.rx_calls = f->io.tx_calls = f->io.syscalls = f->io.rx_bytes = f->io.tx_bytes = 0;
 		r = tcp_recv_n(&f->io, f->fd, f->buf, (size_t)o->response);
-		if (r != TCP_OK)
+		if (r)
 			break;
 		now = now_ns();
 		if (measuring) {
@@ -114,7 +114,7 @@ static void *rr_thread_main(void *arg)
 			t->cnt.syscalls += f->io.syscalls;
 		}
 	}
-	if (r == TCP_FAIL)
+	if (TCP_FAILED(r))
 		count_err(&t->cnt, f->io.why, thread_phase(t) == PH_MEASURE);
 	return NULL;
 }
@@ -132,8 +132,8 @@ static int rr_client(struct client_ctx *c)
 		f[i].req = xcalloc(1, (size_t)o->request);
 		f[i].buf = xmalloc(chunk);
 		f[i].sent = xcalloc((size_t)o->window, sizeof(*f[i].sent));
-		f[i].io = (struct tcp_io){.rx = tcp_recv_find(o->recv),
-					  .tx = tcp_send_find("send"), .chunk = chunk,
+		f[i].io = (struct tcp_io){.rx = tcp_recv_of(o->recv),
+					  .tx = tcp_send_of(SEND_SEND), .chunk = chunk,
 					  .quickack = o->quickack, .phase = &c->sh->phase,
 					  .timeout_ns = (uint64_t)o->timeout * 1000000};
 		t[i].priv = &f[i];
@@ -177,19 +177,19 @@ static void *rr_serve_conn(void *arg)
 	const struct opts *o = k->s->o;
 	size_t cap = (size_t)(o->request > o->response ? o->request : o->response);
 	char *buf = srv_alloc(k->s, cap);
-	struct tcp_io io = {.rx = tcp_recv_find("recv"), .tx = tcp_send_find("send"),
+	struct tcp_io io = {.rx = tcp_recv_of(RECV_RECV), .tx = tcp_send_of(SEND_SEND),
 			    .chunk = (size_t)o->request, .phase = &k->s->phase, .timeout_ns = UINT64_MAX / 2};
-	int r = buf ? TCP_OK : TCP_STOPPED;
+	int r = buf ? 0 : -ECANCELED;
 
 	if (!buf) /* past --max-memory: this connection gets nothing */
 		k->cnt.refused++;
 	tcp_pin_server(o, k->index, k->fd);
-	while (r == TCP_OK) {
+	while (!r) {
 		io.rx_calls = io.tx_calls = io.syscalls = io.rx_bytes = io.tx_bytes = 0;
 		r = tcp_recv_n(&io, k->fd, buf, (size_t)o->request);
-		if (r == TCP_OK)
+		if (!r)
 			r = tcp_send_n(&io, k->fd, buf, (size_t)o->response);
-		if (r == TCP_OK && atomic_load_explicit(&k->s->phase, memory_order_relaxed) == PH_MEASURE) {
+		if (!r && atomic_load_explicit(&k->s->phase, memory_order_relaxed) == PH_MEASURE) {
 			k->cnt.transactions++;
 			k->cnt.rx_bytes += io.rx_bytes;
 			k->cnt.tx_bytes += io.tx_bytes;
@@ -199,7 +199,7 @@ static void *rr_serve_conn(void *arg)
 		}
 	}
 	/* The client closing its flows at the end is not an error. */
-	if (r == TCP_FAIL && io.why != ERR_SHORT && io.why != ERR_RESET)
+	if (TCP_FAILED(r) && io.why != ERR_SHORT && io.why != ERR_RESET)
 		count_err(&k->cnt, io.why, atomic_load(&k->s->phase) == PH_MEASURE);
 	srv_free(k->s, buf, cap);
 	return NULL;
@@ -259,8 +259,7 @@ static const struct strategy rr_strategies[] = {
 	{"io_uring recv", "recv", "--recv uring", false},
 	{"TCP_QUICKACK", "quickack", "--quickack", false},
 	{"1 MB socket buffers", "bufs", "--rcvbuf 1048576 --sndbuf 1048576", false},
-	{"pin to CPUs", "pin", "--pin", false},
-	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", false},
+	STRATEGIES_EVERY_SERVER,
 	{0},
 };
 

@@ -52,7 +52,7 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 	}
 	if (udp_io_check(o, err, errlen))
 		return -EINVAL;
-	if (!strcmp(o->wait, "block") && o->peers != o->clients) {
+	if (o->wait == WAIT_BLOCK && o->peers != o->clients) {
 		snprintf(err, errlen,
 			 "--wait block is not applicable with --peers %ld > --clients %ld: a client "
 			 "blocked on one socket cannot hear the others; use poll or epoll",
@@ -75,7 +75,7 @@ static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
 		 "wait %s, %ld server thread%s, checksums %s%s%s",
 		 o->clients, o->clients > 1 ? "s" : "", o->window, o->size, o->peers,
 		 o->peers > 1 ? "s" : "", o->connected ? "connected" : "unconnected",
-		 io_find(o)->name, o->batch, o->wait, o->server_threads,
+		 io_find(o)->name, o->batch, OPT_WORD(o, wait), o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->no_check ? "off" : "on", o->pin ? ", pinned" : "",
 		 o->busy_poll ? ", busy poll" : "");
 }
@@ -441,8 +441,7 @@ static const struct strategy udp_rr_strategies[] = {
 	{"block in recvmsg", "wait", "--wait block", false},
 	{"no UDP checksums", "csum", "--no-check", false},
 	{"2 server threads (SO_REUSEPORT)", "threads", "--server-threads 2", false},
-	{"pin to CPUs", "pin", "--pin", false},
-	{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", false},
+	STRATEGIES_EVERY_SERVER,
 	{0},
 };
 

@@ -11,7 +11,6 @@
  * is --size bytes, a coalesced read is cut at --size. Both sides move datagrams only through
  * an io back end (io.h), so --batch, --io uring and --wait apply as in udp-rr.
  */
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,16 +21,9 @@
 #include "base/util.h"
 #include "workload/workload.h"
 
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
-
 #include "workload/udp_stream.h"
 
-static const struct opt_override stream_overrides[] = {
+static const struct opt_override udp_stream_overrides[] = {
 	{.field = "clients", .def = "1", .help = NULL},
 	{.field = "size", .def = "1472", .help = "bytes per datagram (1472: a full 1500-byte frame)",
 	 .min = HDR_LEN, .max = MAX_UDP},
@@ -48,7 +40,7 @@ static const struct opt_override stream_overrides[] = {
 	{0},
 };
 
-static int stream_check(struct opts *o, char *err, size_t errlen)
+static int udp_stream_check(struct opts *o, char *err, size_t errlen)
 {
 	if (!o->peers)
 		o->peers = o->clients;
@@ -78,7 +70,7 @@ static int stream_check(struct opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-static void stream_describe(const struct opts *o, char *buf, size_t len)
+static void udp_stream_describe(const struct opts *o, char *buf, size_t len)
 {
 	char rate[40] = "full speed";
 
@@ -108,7 +100,7 @@ static const struct side_result *rx_side(const struct result *r, const char **na
 }
 
 /* Packets the receiver received in its window. */
-static double stream_units(const struct result *r)
+static double udp_stream_units(const struct result *r)
 {
 	const char *name;
 
@@ -118,7 +110,7 @@ static double stream_units(const struct result *r)
 /* The kernel counts a datagram sent with GSO once per send, and one read coalesced by GRO once
  * per read; we count those too (syscalls aside): tx_packets / gso, and transactions (reads).
  * Only the sides on this machine count (the client always is; the server when local). */
-static int stream_kernel_pairs(const struct result *r, struct kernel_pair *out)
+static int udp_stream_kernel_pairs(const struct result *r, struct kernel_pair *out)
 {
 	const char *name;
 	const struct side_result *tx = tx_side(r, &name), *rx = rx_side(r, &name);
@@ -140,7 +132,7 @@ static int stream_kernel_pairs(const struct result *r, struct kernel_pair *out)
 	return n;
 }
 
-static void stream_headline(const struct result *r, FILE *f, cJSON *j)
+static void udp_stream_headline(const struct result *r, struct headline *h)
 {
 	const char *tn, *rn;
 	const struct side_result *c = tx_side(r, &tn), *s = rx_side(r, &rn);
@@ -149,36 +141,33 @@ static void stream_headline(const struct result *r, FILE *f, cJSON *j)
 	double loss_pct = rx + lost ? 100.0 * (double)lost / (double)(rx + lost) : 0;
 	double cpu_tx = result_cpu_us_per(c->user_s, c->sys_s, (double)tx);
 	double cpu_rx = result_cpu_us_per(s->user_s, s->sys_s, (double)rx);
-	char key[40];
 	double gb = d > 0 ? (double)s->c.rx_bytes * 8 / d / 1e9 : 0;
+	/* The keys name the sides: "client_per_sent", "server_per_received" (or reversed). */
+	static const char *const per_sent[] = {"cpu_us_per_packet.client_per_sent",
+					       "cpu_us_per_packet.server_per_sent"};
+	static const char *const per_received[] = {"cpu_us_per_packet.server_per_received",
+						   "cpu_us_per_packet.client_per_received"};
+	int rev = r->cfg->reverse ? 1 : 0;
 
-	if (f) {
-		fprintf(f, "  %-28s %14.0f  sent %.0f/s\n", "packets received/s", result_per_s(rx, d),
-			result_per_s(tx, d));
-		fprintf(f, "  %-28s %14llu  (%.3f%%)  reordered %llu, duplicates %llu\n",
-			"lost (gaps in sequence)", (unsigned long long)lost, loss_pct,
-			(unsigned long long)s->c.reordered, (unsigned long long)s->c.dups);
-		fprintf(f, "  %-28s %14.3f\n", "payload Gbit/s received", gb);
-		fprintf(f, "  %-28s %14s  %s %.3f per packet sent, %s %.3f per packet received\n",
-			"CPU us per packet", "", tn, cpu_tx, rn, cpu_rx);
-	}
-	if (j) {
-		cJSON *cpu = cJSON_AddObjectToObject(j, "cpu_us_per_packet");
-
-		cJSON_AddNumberToObject(j, "packets_sent", (double)tx);
-		cJSON_AddNumberToObject(j, "packets_received", (double)rx);
-		cJSON_AddNumberToObject(j, "packets_sent_per_s", round(result_per_s(tx, d) * 1e3) / 1e3);
-		cJSON_AddNumberToObject(j, "packets_per_s", round(result_per_s(rx, d) * 1e3) / 1e3);
-		cJSON_AddNumberToObject(j, "loss", (double)lost);
-		cJSON_AddNumberToObject(j, "loss_pct", round(loss_pct * 1e4) / 1e4);
-		cJSON_AddNumberToObject(j, "reordered", (double)s->c.reordered);
-		cJSON_AddNumberToObject(j, "duplicates", (double)s->c.dups);
-		cJSON_AddNumberToObject(j, "gbit_per_s", round(gb * 1e4) / 1e4);
-		snprintf(key, sizeof(key), "%s_per_sent", tn);
-		cJSON_AddNumberToObject(cpu, key, round(cpu_tx * 1e4) / 1e4);
-		snprintf(key, sizeof(key), "%s_per_received", rn);
-		cJSON_AddNumberToObject(cpu, key, round(cpu_rx * 1e4) / 1e4);
-	}
+	headline_row(h, "packets received/s", result_per_s(rx, d), 0, "sent %.0f/s",
+		     result_per_s(tx, d));
+	headline_row(h, "lost (gaps in sequence)", (double)lost, 0,
+		     "(%.3f%%)  reordered %llu, duplicates %llu", loss_pct,
+		     (unsigned long long)s->c.reordered, (unsigned long long)s->c.dups);
+	headline_row(h, "payload Gbit/s received", gb, 3, NULL);
+	headline_row(h, "CPU us per packet", NAN, 0, "%s %.3f per packet sent, %s %.3f per packet "
+		     "received", tn, cpu_tx, rn, cpu_rx);
+	headline_key(h, per_sent[rev], cpu_tx, 4);
+	headline_key(h, per_received[rev], cpu_rx, 4);
+	headline_key(h, "packets_sent", (double)tx, -1);
+	headline_key(h, "packets_received", (double)rx, -1);
+	headline_key(h, "packets_sent_per_s", result_per_s(tx, d), 3);
+	headline_key(h, "packets_per_s", result_per_s(rx, d), 3);
+	headline_key(h, "loss", (double)lost, -1);
+	headline_key(h, "loss_pct", loss_pct, 4);
+	headline_key(h, "reordered", (double)s->c.reordered, -1);
+	headline_key(h, "duplicates", (double)s->c.dups, -1);
+	headline_key(h, "gbit_per_s", gb, 4);
 }
 
 /* ---- client ---- */
@@ -328,7 +317,7 @@ static void client_receive(struct client *x)
 	msgs_free(m, burst);
 }
 
-static int stream_client(struct client_ctx *c)
+static int udp_stream_client(struct client_ctx *c)
 {
 	struct client x = {0};
 	int ret = client_open(&x, c);
@@ -437,12 +426,12 @@ static int prepare_server(struct udp_srv_thread *t, char *err, size_t errlen)
 	return receiver_sockopts(t->fd, o, err, errlen);
 }
 
-static int stream_server_open(struct server_ctx *s, char *err, size_t errlen)
+static int udp_stream_server_open(struct server_ctx *s, char *err, size_t errlen)
 {
 	return udp_server_open(s, prepare_server, err, errlen);
 }
 
-static void stream_server_loop(struct server_ctx *s)
+static void udp_stream_server_loop(struct server_ctx *s)
 {
 	const struct opts *o = s->o;
 
@@ -454,7 +443,7 @@ static void stream_server_loop(struct server_ctx *s)
 			       (int)(o->batch > 1 ? o->batch : UDP_RX_BURST), 4, false, receive_loop);
 }
 
-static const struct strategy stream_strategies[] = {
+static const struct strategy udp_stream_strategies[] = {
 	{"batch 8 (sendmmsg/recvmmsg)", "calls", "--batch 8", false},
 	{"batch 32 (sendmmsg/recvmmsg)", "calls", "--batch 32", false},
 	{"io_uring, batch 32", "calls", "--io uring --batch 32", false},
@@ -474,18 +463,18 @@ const struct workload wl_udp_stream = {
 	.summary = "UDP datagrams one way, at full speed or at --rate, with loss counted from "
 		   "sequence numbers (netperf UDP_STREAM, iperf3 -u).",
 	.opts = opts_udp_stream,
-	.overrides = stream_overrides,
+	.overrides = udp_stream_overrides,
 	.unit = "packet",
 	.latency_label = "none",
 	.snmp_proto = "Udp",
-	.check = stream_check,
-	.units = stream_units,
-	.headline = stream_headline,
-	.describe = stream_describe,
-	.kernel_pairs = stream_kernel_pairs,
-	.server_open = stream_server_open,
-	.server_loop = stream_server_loop,
+	.check = udp_stream_check,
+	.units = udp_stream_units,
+	.headline = udp_stream_headline,
+	.describe = udp_stream_describe,
+	.kernel_pairs = udp_stream_kernel_pairs,
+	.server_open = udp_stream_server_open,
+	.server_loop = udp_stream_server_loop,
 	.server_close = udp_server_close,
-	.client = stream_client,
-	.strategies = stream_strategies,
+	.client = udp_stream_client,
+	.strategies = udp_stream_strategies,
 };

@@ -17,6 +17,7 @@
 #include "measure/side.h"
 
 struct result;
+struct headline;
 
 /* One user-space change that explore tries: flags added to the user's own. At most one
  * strategy of a group goes into the best combination. NULL name ends a table. */
@@ -28,6 +29,11 @@ struct strategy {
 	 * number of flows): explore reports it apart, never ranks or combines it. */
 	bool changes_workload;
 };
+
+/* The strategies that apply to every workload with server threads and sockets to pin. */
+#define STRATEGIES_EVERY_SERVER                                                                    \
+	{"pin to CPUs", "pin", "--pin", false}, {"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", \
+						 false}
 
 struct workload {
 	const char *name; /* the subcommand */
@@ -43,9 +49,9 @@ struct workload {
 	bool (*count_based)(const struct opts *o);
 	/* How many units the window moved (NULL: the client's transactions). */
 	double (*units)(const struct result *r);
-	/* The workload's own headline figures: printed to f when f is not NULL, added to the
-	 * JSON document j when j is not NULL. NULL: none. */
-	void (*headline)(const struct result *r, FILE *f, struct cJSON *j);
+	/* The workload's own headline figures, as rows and JSON members (NULL: none, the
+	 * report's own transaction headline). */
+	void (*headline)(const struct result *r, struct headline *h);
 	/* Header line of the report. */
 	void (*describe)(const struct opts *o, char *buf, size_t len);
 	/* Our counts for the kernel counters we cross-check (up to 4); returns how many. */

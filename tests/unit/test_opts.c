@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
 #include <cmocka.h>
@@ -199,8 +200,8 @@ static void test_tcp_crr_defaults_are_scenario_a(void **state)
 	assert_int_equal(o.request, 0);
 	assert_int_equal(o.clients, 1);
 	assert_int_equal(o.concurrency, 1);
-	assert_string_equal(o.recv, "recv");
-	assert_string_equal(o.close, "server");
+	assert_int_equal(o.recv, RECV_RECV);
+	assert_int_equal(o.close, CLOSE_SERVER);
 	assert_int_equal(o.src_addrs, 1);
 	assert_true(wl_tcp_crr.count_based(&o));
 	opts_free(&o);
@@ -284,6 +285,84 @@ static void test_every_workload_table(void **state)
 	fclose(f);
 }
 
+/* Each enum option's C values name its metavar's words in order, and are parsed once. */
+static void test_enum_words(void **state)
+{
+	(void)state;
+	struct opts o;
+
+	assert_string_equal(opts_word(OPT_ID_close, CLOSE_RESET), "reset");
+	assert_string_equal(opts_word(OPT_ID_close, CLOSE_CLIENT), "client");
+	assert_string_equal(opts_word(OPT_ID_recv, RECV_URING), "uring");
+	assert_string_equal(opts_word(OPT_ID_recv, RECV_WAITALL), "waitall");
+	assert_string_equal(opts_word(OPT_ID_send, SEND_SPLICE), "splice");
+	assert_string_equal(opts_word(OPT_ID_wait, WAIT_BLOCK), "block");
+	assert_string_equal(opts_word(OPT_ID_io, IO_MMSG), "mmsg");
+	assert_string_equal(opts_word(OPT_ID_server_fault, FAULT_SHORT), "short");
+	assert_string_equal(opts_word(OPT_ID_profile_event, PROFILE_EVENT_CYCLES), "cycles");
+	assert_string_equal(opts_word(OPT_ID_close, 7), "?");
+	assert_string_equal(opts_word(OPT_ID_size, 0), "?"); /* not an enum */
+	assert_int_equal(parse_wl(&wl_tcp_crr, &o, "--close", "reset", "--recv", "epoll", NULL), 0);
+	assert_int_equal(o.close, CLOSE_RESET);
+	assert_int_equal(o.recv, RECV_EPOLL);
+	opts_free(&o);
+	assert_int_equal(parse_wl(&wl_tcp_stream, &o, "--send", "sendfile", NULL), 0);
+	assert_int_equal(o.send, SEND_SENDFILE);
+	opts_free(&o);
+}
+
+/* A command's own flags come out of argv with the table's checks; the rest stays in order. */
+struct own {
+	long runs;
+	double budget;
+	uint64_t seed;
+	bool json;
+	char *csv;
+};
+
+static void test_own_flags(void **state)
+{
+	(void)state;
+	static const struct opt_def defs[] = {
+		OWN_FLAG(INT, struct own, runs, "runs", 2, 32),
+		OWN_FLAG(DBL, struct own, budget, "budget", 5, 100),
+		OWN_FLAG(U64, struct own, seed, "seed", 1, 0),
+		OWN_FLAG(BOOL, struct own, json, "json", 0, 1),
+		OWN_FLAG(STR, struct own, csv, "csv", 0, 0),
+		{0},
+	};
+	char *argv[] = {"udp-rr", "--runs", "4", "--window", "1", "--json", "--seed=18446744073709551615",
+			"--csv", "f.csv", "--runsx", "--budget", "7.5"};
+	char *rest[12], err[200];
+	struct own o = {0};
+	int n;
+
+	assert_int_equal(opts_take(defs, &o, 12, argv, rest, &n, err, sizeof(err)), 0);
+	assert_int_equal(o.runs, 4);
+	assert_true(o.budget == 7.5);
+	assert_true(o.seed == UINT64_MAX);
+	assert_true(o.json);
+	assert_string_equal(o.csv, "f.csv");
+	assert_int_equal(n, 4);
+	assert_string_equal(rest[0], "udp-rr");
+	assert_string_equal(rest[1], "--window");
+	assert_string_equal(rest[2], "1");
+	assert_string_equal(rest[3], "--runsx");
+	free(o.csv);
+	char *bad1[] = {"--runs", "40"}, *bad2[] = {"--seed", "0"}, *bad3[] = {"--budget"};
+	char *bad4[] = {"--seed", "-3"}, *bad5[] = {"--runs", "x"};
+
+	assert_int_equal(opts_take(defs, &o, 2, bad1, rest, &n, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--runs 40 is out of range: use 2 to 32");
+	assert_int_equal(opts_take(defs, &o, 2, bad2, rest, &n, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--seed 0: give a whole number of 1 or more");
+	assert_int_equal(opts_take(defs, &o, 1, bad3, rest, &n, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--budget needs a value");
+	assert_int_equal(opts_take(defs, &o, 2, bad4, rest, &n, err, sizeof(err)), -EINVAL);
+	assert_int_equal(opts_take(defs, &o, 2, bad5, rest, &n, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--runs 'x' is not a whole number");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +377,8 @@ int main(void)
 		cmocka_unit_test(test_tcp_crr_errors),
 		cmocka_unit_test(test_tcp_rr),
 		cmocka_unit_test(test_every_workload_table),
+		cmocka_unit_test(test_enum_words),
+		cmocka_unit_test(test_own_flags),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,254 @@
+/* json.c: a run's result as the versioned JSON document (docs/json.md). */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/out.h"
+#include "report/out_priv.h"
+
+#ifndef SB_VERSION
+#define SB_VERSION "unknown"
+#endif
+
+/* Round for printing: JSON readers get figures, not 17-digit noise. */
+static double r3(double v)
+{
+	return round(v * 1000.0) / 1000.0;
+}
+
+static double r6(double v)
+{
+	return round(v * 1e6) / 1e6;
+}
+
+static cJSON *errors_json(const struct side_counters *c)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	for (int k = 0; k < ERR_KINDS; k++)
+		cJSON_AddNumberToObject(j, err_kind_names[k], (double)c->err[k]);
+	return j;
+}
+
+static cJSON *side_json(const struct side_result *s, const struct result *r)
+{
+	if (!s->present)
+		return cJSON_CreateNull();
+	cJSON *j = cJSON_CreateObject();
+	char key[64];
+
+	cJSON_AddNumberToObject(j, "processes", s->processes);
+	cJSON_AddNumberToObject(j, "real_s", r6(r->duration_s));
+	cJSON_AddNumberToObject(j, "user_s", r6(s->user_s));
+	cJSON_AddNumberToObject(j, "sys_s", r6(s->sys_s));
+	cJSON_AddNumberToObject(j, "cpu_us_per_unit", r3(result_cpu_us_per(s->user_s, s->sys_s, result_units(r))));
+	if (out_per_transaction(r))
+		cJSON_AddNumberToObject(j, "cpu_us_per_transaction",
+					r3(result_cpu_us_per(s->user_s, s->sys_s, result_units(r))));
+	if (strcmp(r->wl->unit, "transaction")) {
+		snprintf(key, sizeof(key), "cpu_us_per_%s", r->wl->unit);
+		cJSON_AddNumberToObject(j, key, r3(result_cpu_us_per(s->user_s, s->sys_s, result_units(r))));
+		snprintf(key, sizeof(key), "user_us_per_%s", r->wl->unit);
+		cJSON_AddNumberToObject(j, key, r3(result_cpu_us_per(s->user_s, 0, result_units(r))));
+		snprintf(key, sizeof(key), "sys_us_per_%s", r->wl->unit);
+		cJSON_AddNumberToObject(j, key, r3(result_cpu_us_per(0, s->sys_s, result_units(r))));
+	}
+	cJSON_AddNumberToObject(j, "packets_sent", (double)s->c.tx_packets);
+	cJSON_AddNumberToObject(j, "packets_received", (double)s->c.rx_packets);
+	cJSON_AddNumberToObject(j, "packets_sent_per_s", r3(result_per_s(s->c.tx_packets, r->duration_s)));
+	cJSON_AddNumberToObject(j, "packets_received_per_s",
+				r3(result_per_s(s->c.rx_packets, r->duration_s)));
+	cJSON_AddNumberToObject(j, "bytes_sent", (double)s->c.tx_bytes);
+	cJSON_AddNumberToObject(j, "bytes_received", (double)s->c.rx_bytes);
+	cJSON_AddNumberToObject(j, "connections", (double)s->c.connects);
+	cJSON_AddNumberToObject(j, "syscalls", (double)s->c.syscalls);
+	cJSON_AddNumberToObject(j, "syscalls_per_unit",
+				result_units(r) > 0 ? r3((double)s->c.syscalls / result_units(r)) : 0);
+	if (out_per_transaction(r))
+		cJSON_AddNumberToObject(j, "syscalls_per_transaction",
+					result_units(r) > 0 ? r3((double)s->c.syscalls / result_units(r)) : 0);
+	if (!strcmp(r->wl->snmp_proto, "Tcp")) {
+		cJSON_AddNumberToObject(j, "retransmits", (double)s->c.retrans);
+		cJSON_AddNumberToObject(j, "segments_sent", (double)s->c.segs_out);
+	}
+	cJSON_AddNumberToObject(j, "errors", (double)s->c.errors);
+	cJSON_AddItemToObject(j, "errors_by_kind", errors_json(&s->c));
+	cJSON_AddNumberToObject(j, "refused", (double)s->c.refused);
+	cJSON_AddNumberToObject(j, "listen_drops", (double)s->c.listen_drops);
+	return j;
+}
+
+static cJSON *latency_json(const struct hist *h)
+{
+	cJSON *j = cJSON_CreateObject();
+	static const struct {
+		const char *key;
+		double p;
+	} pct[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p999", 99.9}};
+
+	cJSON_AddNumberToObject(j, "count", (double)h->count);
+	cJSON_AddNumberToObject(j, "min", h->count ? r3((double)h->min / 1e3) : 0);
+	cJSON_AddNumberToObject(j, "mean", r3(hist_mean(h) / 1e3));
+	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+		cJSON_AddNumberToObject(j, pct[i].key, r3((double)hist_percentile(h, pct[i].p) / 1e3));
+	cJSON_AddNumberToObject(j, "max", r3((double)h->max / 1e3));
+	return j;
+}
+
+static cJSON *machine_json(const struct cpu_split *m)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(j, "user", r3(m->user));
+	cJSON_AddNumberToObject(j, "system", r3(m->system));
+	cJSON_AddNumberToObject(j, "softirq", r3(m->softirq));
+	cJSON_AddNumberToObject(j, "irq", r3(m->irq));
+	cJSON_AddNumberToObject(j, "idle", r3(m->idle));
+	cJSON_AddNumberToObject(j, "steal", r3(m->steal));
+	return j;
+}
+
+static cJSON *kernel_check_json(const struct result *r)
+{
+	struct kernel_pair p[MAX_PAIRS];
+	int n = r->wl->kernel_pairs(r, p);
+	cJSON *j = cJSON_CreateObject(), *c = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(j, "scope", r->server_local ? "client+server" : "client");
+	for (int i = 0; i < n; i++) {
+		cJSON *e = cJSON_CreateObject();
+		int64_t k = kstat_snmp_get(&r->kernel, p[i].name);
+
+		cJSON_AddNumberToObject(e, "ours", (double)p[i].ours);
+		cJSON_AddNumberToObject(e, "kernel", (double)k);
+		cJSON_AddNumberToObject(e, "diff_pct", r3(result_diff_pct(p[i].ours, (uint64_t)k)));
+		cJSON_AddItemToObject(c, p[i].name, e);
+	}
+	cJSON_AddItemToObject(j, "counters", c);
+	return j;
+}
+
+/* A workload's headline members (result.h) into the document. */
+static void headline_json(cJSON *j, const struct headline *h)
+{
+	for (int i = 0; i < h->nkeys; i++) {
+		const char *path = h->key[i].path, *dot = strchr(path, '.');
+		double v = h->key[i].value, scale = pow(10, h->key[i].decimals);
+		cJSON *obj = j;
+		char head[64];
+
+		if (dot) {
+			snprintf(head, sizeof(head), "%.*s", (int)(dot - path), path);
+			obj = cJSON_GetObjectItemCaseSensitive(j, head);
+			if (!obj)
+				obj = cJSON_AddObjectToObject(j, head);
+			path = dot + 1;
+		}
+		if (isnan(v))
+			cJSON_AddNullToObject(obj, path);
+		else
+			cJSON_AddNumberToObject(obj, path,
+						h->key[i].decimals < 0 ? v : round(v * scale) / scale);
+	}
+}
+
+static void add_headline(cJSON *j, const struct result *r)
+{
+	const struct side_counters *c = &r->client.c;
+	char key[64];
+
+	cJSON_AddStringToObject(j, "unit", r->wl->unit);
+	cJSON_AddNumberToObject(j, "rate", r3(result_rate(r)));
+	if (out_per_transaction(r)) {
+		cJSON_AddNumberToObject(j, "transactions", (double)c->transactions);
+		cJSON_AddNumberToObject(j, "transactions_per_s",
+					r3(result_per_s(c->transactions, r->duration_s)));
+	}
+	if (strcmp(r->wl->unit, "transaction")) {
+		snprintf(key, sizeof(key), "%ss", r->wl->unit);
+		cJSON_AddNumberToObject(j, key, r3(result_units(r)));
+		snprintf(key, sizeof(key), "%ss_per_s", r->wl->unit);
+		cJSON_AddNumberToObject(j, key, r3(result_rate(r)));
+	}
+	if (out_is_udp(r) && !cJSON_HasObjectItem(j, "packets_per_s"))
+		cJSON_AddNumberToObject(j, "packets_per_s", r3(out_packets_per_s(r)));
+	if (r->wl->headline) {
+		struct headline h = {.nrows = 0};
+
+		r->wl->headline(r, &h);
+		headline_json(j, &h);
+	}
+	if (out_per_transaction(r)) { /* the client's view; streams have their own headline */
+		cJSON_AddNumberToObject(j, "bytes_received", (double)c->rx_bytes);
+		cJSON_AddNumberToObject(j, "lost", (double)c->lost);
+		cJSON_AddNumberToObject(j, "late", (double)c->late);
+	}
+	cJSON_AddNumberToObject(j, "errors", (double)(c->errors + r->server.c.errors));
+	if (out_per_transaction(r))
+		cJSON_AddItemToObject(j, "latency_us", latency_json(r->lat));
+	if (r->lat2->count)
+		cJSON_AddItemToObject(j, "connect_latency_us", latency_json(r->lat2));
+}
+
+struct cJSON *out_result_json(const struct result *r)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
+	cJSON_AddStringToObject(j, "tool", "sockbench");
+	cJSON_AddStringToObject(j, "version", SB_VERSION);
+	cJSON_AddStringToObject(j, "workload", r->wl->name);
+	cJSON_AddItemToObject(j, "config", opts_to_json(r->wl->opts, r->cfg));
+	cJSON_AddBoolToObject(j, "partial", r->partial);
+	if (r->partial)
+		cJSON_AddStringToObject(j, "partial_reason", r->partial_reason);
+	else
+		cJSON_AddNullToObject(j, "partial_reason");
+	cJSON_AddNumberToObject(j, "duration_s", r6(r->duration_s));
+	cJSON_AddNumberToObject(j, "warmup_s", r3(r->warmup_s));
+	add_headline(j, r);
+	cJSON *sides = cJSON_AddObjectToObject(j, "sides");
+
+	cJSON_AddItemToObject(sides, "client", side_json(&r->client, r));
+	cJSON_AddItemToObject(sides, "server", side_json(&r->server, r));
+	cJSON_AddItemToObject(j, "machine_cpu",
+			      r->machine_ok ? machine_json(&r->machine) : cJSON_CreateNull());
+	if (r->kernel_ok) {
+		cJSON *k = cJSON_AddObjectToObject(j, "kernel");
+
+		for (int i = 0; i < r->kernel.n; i++)
+			cJSON_AddNumberToObject(k, r->kernel.name[i], (double)r->kernel.v[i]);
+		cJSON_AddItemToObject(j, "kernel_check", kernel_check_json(r));
+	} else {
+		cJSON_AddNullToObject(j, "kernel");
+	}
+	if (r->profile) {
+		cJSON *pj = cJSON_Duplicate(r->profile, true);
+
+		cJSON_AddBoolToObject(pj, "available", true);
+		cJSON_AddItemToObject(j, "profile", pj);
+	} else if (r->cfg->profile) {
+		cJSON *pj = cJSON_AddObjectToObject(j, "profile");
+
+		cJSON_AddBoolToObject(pj, "available", false);
+		cJSON_AddStringToObject(pj, "error", r->profile_error);
+	}
+	return j;
+}
+
+void out_print_json(struct cJSON *j, FILE *f)
+{
+	char *txt = cJSON_Print(j);
+
+	fprintf(f, "%s\n", txt);
+	free(txt);
+}
+
+void out_json(const struct result *r, FILE *f)
+{
+	cJSON *j = out_result_json(r);
+
+	out_print_json(j, f);
+	cJSON_Delete(j);
+}

@@ -1,0 +1,20 @@
+/* out_priv.h: what the report's writers share (out.c, json.c, table.c). Not for use outside
+ * report/. */
+#ifndef SB_OUT_PRIV_H
+#define SB_OUT_PRIV_H
+
+#include <stdbool.h>
+
+#include "measure/result.h"
+
+#define MAX_PAIRS 4 /* kernel counters a workload cross-checks */
+
+/* The workload counts UDP datagrams (its /proc/net/snmp row is Udp). */
+bool out_is_udp(const struct result *r);
+/* The headline packet rate: the server's receive and send calls per second, or the client's
+ * answers when the server did not report. */
+double out_packets_per_s(const struct result *r);
+/* The workload counts transactions (not bytes or packets of a stream). */
+bool out_per_transaction(const struct result *r);
+
+#endif

@@ -1,0 +1,48 @@
+/* tcp_stream.h: what wl_tcp_stream.c (the workload, its client and server) and
+ * tcp_stream_conn.c (a connection's two ends) share. Not for use outside workload/. */
+#ifndef SB_TCP_STREAM_H
+#define SB_TCP_STREAM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/opts.h"
+#include "measure/side.h"
+#include "transport/tcp.h"
+
+#define DIR_UP 'U'   /* client to server */
+#define DIR_DOWN 'D' /* server to client */
+
+struct client_thread;
+
+struct stream_conn {
+	int fd;
+	char dir;     /* DIR_UP or DIR_DOWN */
+	bool sender;  /* this side sends on it */
+	const struct opts *o;
+	_Atomic int *phase;
+	struct tcp_io io; /* the --send and --recv calls, and their count of system calls */
+	char *buf;
+	size_t buflen;
+	struct server_ctx *srv; /* the server's: its buffers count against --max-memory */
+	size_t size, chunk;
+	/* Zero-copy: the numbers of the window's sends are [zc_lo, zc_hi) (io.zc_id counts
+	 * them); zc_told: how many the kernel has reported done */
+	uint64_t zc_lo, zc_hi, zc_told;
+	bool zc_window_open, zc_window_closed;
+	struct side_counters cnt;
+	bool saw_measure;
+	struct client_thread *t; /* client side: follows the phase for the CPU marks */
+};
+
+/* Buffers and the send call's files. 0 or -errno (-ENOMEM: past serve --max-memory). */
+int conn_setup(struct stream_conn *k, const struct opts *o, _Atomic int *phase,
+	       struct server_ctx *srv);
+void conn_free(struct stream_conn *k);
+/* Send, or receive, until the phase is PH_STOP or the connection ends. */
+void run_sender(struct stream_conn *k);
+void run_receiver(struct stream_conn *k);
+
+#endif

@@ -1,0 +1,190 @@
+/* tcp_stream_conn.c: tcp-stream's two ends of a connection, the same on both sides: the
+ * sender (the --send call, zero-copy completions counted over the window) and the receiver
+ * (the --recv call); each follows the phase and reads TCP_INFO at the window's edges. */
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "transport/tcp.h"
+#include "workload/tcp_stream.h"
+#include "workload/workload.h"
+
+#define ZC_DRAIN_NS (500 * 1000000ULL) /* at the end, wait this long for the last completions */
+
+
+static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
+{
+	uint64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/* The kernel is done with sends [lo, hi): count those of the window. copied: 1, 0, -1 (not
+ * told). */
+static void zc_count(void *arg, uint64_t lo, uint64_t hi, int copied)
+{
+	struct stream_conn *k = arg;
+
+	k->zc_told += hi - lo;
+	if (!k->zc_window_open)
+		return;
+	uint64_t n = overlap(lo, hi, k->zc_lo, k->zc_window_closed ? k->zc_hi : UINT64_MAX);
+
+	k->cnt.zc_done += n;
+	k->cnt.zc_copied += copied > 0 ? n : 0;
+	k->cnt.zc_unknown += copied < 0 ? n : 0;
+}
+
+/* The end of the window for this connection: the phase's end, or the connection's. */
+static void window_close(struct stream_conn *k)
+{
+	if (!k->saw_measure || k->zc_window_closed)
+		return;
+	tcp_info_add(k->fd, &k->cnt, 1);
+	k->zc_hi = k->io.zc_id;
+	k->zc_window_closed = true;
+	k->cnt.syscalls = k->io.syscalls;
+}
+
+/* The window's edges as this side sees them: TCP_INFO, and the zerocopy ids. */
+static int follow(struct stream_conn *k)
+{
+	int ph = k->t ? thread_phase(k->t) : atomic_load_explicit(k->phase, memory_order_acquire);
+
+	if (k->t)
+		thread_progress(k->t, k->cnt.tx_bytes + k->cnt.rx_bytes);
+
+	if (ph == PH_MEASURE && !k->saw_measure) {
+		k->saw_measure = true;
+		tcp_info_add(k->fd, &k->cnt, -1);
+		k->zc_lo = k->io.zc_id;
+		k->zc_window_open = true;
+		k->cnt.syscalls = 0;
+		k->io.syscalls = 0;
+	}
+	if (ph == PH_STOP)
+		window_close(k);
+	return ph;
+}
+
+/* After a call that moved nothing: wait on, or give up (a timeout error) once nothing has
+ * moved for --timeout. *since is when the stall began (0: now). */
+static bool patient(struct stream_conn *k, uint64_t *since, int ph)
+{
+	if (!*since)
+		*since = now_ns();
+	if (now_ns() - *since < (uint64_t)k->o->timeout * 1000000)
+		return true;
+	count_err(&k->cnt, ERR_TIMEOUT, ph == PH_MEASURE);
+	return false;
+}
+
+void run_sender(struct stream_conn *k)
+{
+	int ph;
+	uint64_t since = 0;
+
+	while ((ph = follow(k)) != PH_STOP) {
+		ssize_t w = k->io.tx->send(&k->io, k->fd, k->buf, k->size);
+
+		if (w > 0) {
+			since = 0;
+			if (ph == PH_MEASURE) {
+				k->cnt.tx_bytes += (uint64_t)w;
+				k->cnt.tx_packets++;
+			}
+			continue;
+		}
+		if (w == 0 || w == -EAGAIN || w == -EINTR) {
+			if (patient(k, &since, ph))
+				continue;
+			break;
+		}
+		/* The peer went away: at the end of a test that is how it ends. */
+		if (w != -EPIPE && w != -ECONNRESET)
+			count_err(&k->cnt, ERR_SEND, ph == PH_MEASURE);
+		break;
+	}
+	window_close(k);
+	if (k->o->zerocopy) { /* the last completions, so every send of the window is told */
+		uint64_t t0 = now_ns();
+
+		while (k->zc_told < k->io.zc_id && now_ns() - t0 < ZC_DRAIN_NS)
+			k->io.tx->settle(&k->io, k->fd, 10);
+	}
+	shutdown(k->fd, SHUT_WR);
+}
+
+void run_receiver(struct stream_conn *k)
+{
+	int ph;
+	uint64_t since = 0;
+
+	while ((ph = follow(k)) != PH_STOP) {
+		if (k->o->quickack) {
+			int one = 1;
+
+			k->io.syscalls++;
+			setsockopt(k->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+		}
+		ssize_t got = k->io.rx->recv(&k->io, k->fd, k->buf, k->chunk);
+
+		if (got > 0) {
+			since = 0;
+			if (ph == PH_MEASURE) {
+				k->cnt.rx_bytes += (uint64_t)got;
+				k->cnt.rx_packets++;
+			}
+			continue;
+		}
+		if (got == 0)
+			break; /* the sender is done */
+		if (got == -EAGAIN || got == -EINTR) {
+			if (patient(k, &since, ph))
+				continue;
+			break;
+		}
+		if (got != -ECONNRESET)
+			count_err(&k->cnt, ERR_RECV, ph == PH_MEASURE);
+		break;
+	}
+	window_close(k);
+}
+
+/* Buffers and the send call's files. 0 or -errno. */
+int conn_setup(struct stream_conn *k, const struct opts *o, _Atomic int *phase,
+		      struct server_ctx *srv)
+{
+	k->o = o;
+	k->phase = phase;
+	k->size = (size_t)o->size;
+	k->chunk = o->read_size ? (size_t)o->read_size : k->size;
+	k->io = (struct tcp_io){.rx = tcp_recv_of(o->recv), .tx = tcp_send_of(o->send),
+				.phase = phase, .memfd = -1, .pipe = {-1, -1},
+				.zerocopy = k->sender && o->zerocopy, .zc_fn = zc_count, .zc_arg = k};
+	k->buflen = (k->size > k->chunk ? k->size : k->chunk) +
+		    (k->sender && k->io.tx->file ? k->size : 0);
+	k->srv = srv;
+	k->buf = srv ? srv_alloc(srv, k->buflen) : xmalloc(k->buflen);
+	if (!k->buf) /* past --max-memory */
+		return -ENOMEM;
+	for (size_t i = 0; i < k->size; i++)
+		k->buf[i] = (char)('a' + i % 26);
+	return k->sender ? k->io.tx->open(&k->io, k->fd, k->buf, k->size) : 0;
+}
+
+void conn_free(struct stream_conn *k)
+{
+	if (k->fd >= 0)
+		close(k->fd);
+	if (k->io.tx)
+		tcp_io_close(&k->io);
+	if (k->srv)
+		srv_free(k->srv, k->buf, k->buflen);
+	else
+		free(k->buf);
+	k->buf = NULL;
+	k->fd = -1;
+}
+
