@@ -1,5 +1,6 @@
 /* opts.c: see opts.h. */
 #include "base/opts.h"
+#include "base/opts_priv.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -73,7 +74,6 @@ static void opt_default_ENUM(int *p, const char *v, const char *mv) { *p = choic
 
 static const struct opt_def all_defs[] = {ALL_OPTS(OPT_DEF_){0}};
 
-static const struct opt_def *find_field(const struct opt_def *defs, const char *name);
 
 const struct opt_def *opt_find(const struct opt_def *defs, const char *name, size_t len)
 {
@@ -82,8 +82,6 @@ const struct opt_def *opt_find(const struct opt_def *defs, const char *name, siz
 			return defs;
 	return NULL;
 }
-static int set_value(const struct opt_def *d, const char *val, struct opts *o, char *err,
-		     size_t errlen);
 
 void opts_defaults(struct opts *o, const struct opt_override *ov)
 {
@@ -92,11 +90,11 @@ void opts_defaults(struct opts *o, const struct opt_override *ov)
 	memset(o, 0, sizeof(*o));
 	ALL_OPTS(OPT_SET_DEFAULT_)
 	for (; ov && ov->field; ov++) {
-		const struct opt_def *d = find_field(all_defs, ov->field);
+		const struct opt_def *d = opts_find_field(all_defs, ov->field);
 
 		/* A bad override is a bug in a workload table, caught by the unit tests. No def:
 		 * the default stays (an override of the help alone). */
-		if (!d || (ov->def && set_value(d, ov->def, o, err, sizeof(err))))
+		if (!d || (ov->def && opts_set_value(d, ov->def, o, err, sizeof(err))))
 			abort();
 	}
 }
@@ -115,16 +113,6 @@ static void opt_free_ENUM(int *p) { (void)p; }
 void opts_free(struct opts *o)
 {
 	ALL_OPTS(OPT_FREE_STR_)
-}
-
-static void *field(struct opts *o, const struct opt_def *d)
-{
-	return (char *)o + d->off;
-}
-
-static const void *cfield(const struct opts *o, const struct opt_def *d)
-{
-	return (const char *)o + d->off;
 }
 
 static int range_err(const struct opt_def *d, const char *val, char *err, size_t errlen)
@@ -166,7 +154,7 @@ const char *opts_word(enum opt_id id, int v)
 }
 
 /* Set one option from its text value. */
-static int set_value(const struct opt_def *d, const char *val, struct opts *o, char *err,
+int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, char *err,
 		     size_t errlen)
 {
 	char *end;
@@ -260,7 +248,7 @@ int opts_take(const struct opt_def *defs, void *base, int argc, char **argv, cha
 			}
 			val = argv[++i];
 		}
-		if (set_value(d, val ? val : "", base, err, errlen))
+		if (opts_set_value(d, val ? val : "", base, err, errlen))
 			return -EINVAL;
 	}
 	return 0;
@@ -308,7 +296,7 @@ static const struct opt_def *find_short(const struct opt_def *defs, int c)
 }
 
 /* defs with a workload's help and ranges applied (caller frees). */
-static struct opt_def *effective(const struct opt_def *defs, const struct opt_override *ov)
+struct opt_def *opts_effective(const struct opt_def *defs, const struct opt_override *ov)
 {
 	size_t n = count_defs(defs);
 	struct opt_def *e = xcalloc(n + 1, sizeof(*e));
@@ -332,7 +320,7 @@ static struct opt_def *effective(const struct opt_def *defs, const struct opt_ov
 int opts_parse(const struct opt_def *table, const struct opt_override *ov, int argc, char **argv,
 	       struct opts *o, char *err, size_t errlen)
 {
-	struct opt_def *defs = effective(table, ov);
+	struct opt_def *defs = opts_effective(table, ov);
 	size_t n = count_defs(defs);
 	struct option *lo = xcalloc(n + 2, sizeof(*lo));
 	char *shorts = xcalloc(3 * n + 4, 1);
@@ -358,7 +346,7 @@ int opts_parse(const struct opt_def *table, const struct opt_override *ov, int a
 		} else {
 			const struct opt_def *d = c >= 256 ? &defs[c - 256] : find_short(defs, c);
 
-			ret = set_value(d, optarg, o, err, errlen);
+			ret = opts_set_value(d, optarg, o, err, errlen);
 			o->set[d->id] = true;
 		}
 	}
@@ -407,7 +395,7 @@ void opts_usage(const struct opt_def *table, const struct opt_override *ov, cons
 		const char *summary, void *file)
 {
 	FILE *f = file;
-	struct opt_def *all = effective(table, ov), *defs = all;
+	struct opt_def *all = opts_effective(table, ov), *defs = all;
 
 	fprintf(f, "usage: sockbench %s [options]\n%s\n\noptions:\n", cmd, summary);
 	for (; defs->name; defs++) {
@@ -423,107 +411,10 @@ void opts_usage(const struct opt_def *table, const struct opt_override *ov, cons
 	free(all);
 }
 
-struct cJSON *opts_to_json(const struct opt_def *defs, const struct opts *o)
-{
-	cJSON *obj = cJSON_CreateObject();
-
-	for (; defs->name; defs++) {
-		const void *p = cfield(o, defs);
-
-		switch (defs->type) {
-		case OPT_INT:
-			cJSON_AddNumberToObject(obj, defs->field, (double)*(const long *)p);
-			break;
-		case OPT_DBL:
-			cJSON_AddNumberToObject(obj, defs->field, *(const double *)p);
-			break;
-		case OPT_BOOL:
-			cJSON_AddBoolToObject(obj, defs->field, *(const bool *)p);
-			break;
-		case OPT_U64:
-			cJSON_AddNumberToObject(obj, defs->field, (double)*(const uint64_t *)p);
-			break;
-		case OPT_ENUM:
-			cJSON_AddStringToObject(obj, defs->field, opts_word(defs->id, *(const int *)p));
-			break;
-		case OPT_STR:
-			if (*(char *const *)p)
-				cJSON_AddStringToObject(obj, defs->field, *(char *const *)p);
-			else
-				cJSON_AddNullToObject(obj, defs->field);
-			break;
-		}
-	}
-	return obj;
-}
-
-static const struct opt_def *find_field(const struct opt_def *defs, const char *name)
+const struct opt_def *opts_find_field(const struct opt_def *defs, const char *name)
 {
 	for (; defs->name; defs++)
 		if (!strcmp(defs->field, name))
 			return defs;
 	return NULL;
-}
-
-/* One JSON member into its option, checked as on the command line. */
-static int apply_json(const struct opt_def *d, const cJSON *it, struct opts *o, char *err,
-		      size_t errlen)
-{
-	char text[64];
-
-	if (d->type == OPT_BOOL) {
-		if (!cJSON_IsBool(it))
-			goto bad_type;
-		*(bool *)field(o, d) = cJSON_IsTrue(it);
-		return 0;
-	}
-	if (d->type == OPT_STR || d->type == OPT_ENUM) {
-		if (cJSON_IsNull(it) && d->type == OPT_STR) {
-			free(*(char **)field(o, d));
-			*(char **)field(o, d) = NULL;
-			return 0;
-		}
-		if (!cJSON_IsString(it))
-			goto bad_type;
-		return set_value(d, it->valuestring, o, err, errlen);
-	}
-	if (!cJSON_IsNumber(it))
-		goto bad_type;
-	if (d->type == OPT_INT && it->valuedouble != floor(it->valuedouble))
-		goto bad_type;
-	snprintf(text, sizeof(text), d->type == OPT_INT ? "%.0f" : "%.17g", it->valuedouble);
-	return set_value(d, text, o, err, errlen);
-bad_type:
-	snprintf(err, errlen, "config key '%s' has the wrong type", d->field);
-	return -EINVAL;
-}
-
-int opts_from_json(const struct opt_def *table, const struct opt_override *ov,
-		   const struct cJSON *obj, struct opts *o, char *err, size_t errlen)
-{
-	struct opt_def *defs = effective(table, ov);
-	const cJSON *it;
-	int ret = 0;
-
-	if (!cJSON_IsObject(obj)) {
-		snprintf(err, errlen, "config is not a JSON object");
-		free(defs);
-		return -EINVAL;
-	}
-	cJSON_ArrayForEach(it, obj)
-	{
-		const struct opt_def *d = find_field(defs, it->string);
-
-		if (!d) {
-			snprintf(err, errlen, "unknown config key '%s'", it->string);
-			ret = -EINVAL;
-			break;
-		}
-		ret = apply_json(d, it, o, err, errlen);
-		if (ret)
-			break;
-		o->set[d->id] = true;
-	}
-	free(defs);
-	return ret;
 }

@@ -262,6 +262,7 @@ int cmd_serve(int argc, char **argv)
 		opts_usage(opts_serve, NULL, "serve",
 			   "Run the server side of tests for a controller (sockbench WORKLOAD --server).",
 			   stdout);
+		opts_free(&o);
 		return 0;
 	}
 	if (ret)

@@ -240,7 +240,7 @@ static void run_rounds(struct side *a, struct side *b, int runs, uint64_t seed,
 
 int cmd_compare(int argc, char **argv)
 {
-	struct side *a = xcalloc(1, sizeof(*a)), *b = xcalloc(1, sizeof(*b));
+	struct side *a, *b;
 	char *rest[10], err[200];
 	struct compare_args f = {.runs = STATS_DEFAULT_RUNS};
 	int nrest = 0;
@@ -257,6 +257,8 @@ int cmd_compare(int argc, char **argv)
 		       STATS_DEFAULT_RUNS);
 		return 0;
 	}
+	a = xcalloc(1, sizeof(*a));
+	b = xcalloc(1, sizeof(*b));
 	if (argc > 10 || opts_take(compare_flags, &f, argc - 1, argv + 1, rest, &nrest, err,
 				   sizeof(err)))
 		die_usage("compare: %s", argc > 10 ? "too many words: quote each configuration" : err);

@@ -373,8 +373,8 @@ out:
 
 int cmd_explore(int argc, char **argv)
 {
-	struct explore *x = xcalloc(1, sizeof(*x));
-	char **rest = xcalloc((size_t)argc + 1, sizeof(char *));
+	struct explore *x;
+	char **rest;
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		printf("usage: sockbench explore WORKLOAD [workload flags] [--budget S] [--runs N] "
 		       "[--seed N] [--json] [--list]\n"
@@ -389,6 +389,8 @@ int cmd_explore(int argc, char **argv)
 		       DEFAULT_BUDGET, STATS_DEFAULT_RUNS, MIN_ROUNDS);
 		return argc < 2 ? 2 : 0;
 	}
+	x = xcalloc(1, sizeof(*x));
+	rest = xcalloc((size_t)argc + 1, sizeof(char *));
 	x->wl = workload_or_exit("explore", argv[1]);
 	x->budget = DEFAULT_BUDGET;
 	x->rounds = 0; /* given or not: see below */

@@ -393,7 +393,7 @@ static void sweep_json(struct sweep *s)
 
 int cmd_sweep(int argc, char **argv)
 {
-	struct sweep *s = xcalloc(1, sizeof(*s));
+	struct sweep *s;
 	struct opts check;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -403,6 +403,7 @@ int cmd_sweep(int argc, char **argv)
 		       "--compare adds B's flags at each point and reports B/A.\n");
 		return argc < 2 ? 2 : 0;
 	}
+	s = xcalloc(1, sizeof(*s));
 	s->wl = workload_or_exit("sweep", argv[1]);
 	sweep_args(s, argc - 2, argv + 2);
 	char *bcopy = s->compare ? xstrdup(s->compare) : NULL;
