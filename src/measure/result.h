@@ -45,7 +45,7 @@ struct result {
 };
 
 /* A workload's own headline figures, as data (workload.h's headline hook fills it; only
- * report/out.c prints it): text rows, and members of the JSON document by dotted path. */
+ * report/ prints it): text rows, and members of the JSON document by dotted path. */
 #define HEADLINE_ROWS 8
 #define HEADLINE_KEYS 24
 struct headline {

@@ -1,5 +1,5 @@
-/* repeat.c: see repeat.h. A figure is read from a result's JSON document, so live runs and
- * saved files (compare a.json b.json) go through the same code. */
+/* repeat.c: see repeat.h. Figures are read through report/figures.h from each run's JSON
+ * document, so live runs and saved files (compare a.json b.json) go through the same code. */
 #include "multi/repeat.h"
 
 #include <cjson/cJSON.h>

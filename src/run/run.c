@@ -1,6 +1,6 @@
 /* run.c: the coordinator. It starts (or reaches) the serve agent, forks the client processes,
  * opens and closes the measured window for both sides, reads the kernel's figures at the
- * window's edges, gathers every side's result and hands it to out.c.
+ * window's edges, gathers every side's result and hands it up (report/ prints it).
  *
  *   setup -> warm-up (traffic, nothing counted) -> window (BEGIN .. END) -> results -> BYE
  *
