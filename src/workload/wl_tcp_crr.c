@@ -91,11 +91,20 @@ static int crr_kernel_pairs(const struct result *r, struct kernel_pair *out)
 }
 
 /* Client side. */
+/* --close server: the client closes only once the server's FIN is in, so TIME_WAIT stays on
+ * the server. The FIN often comes a moment after the last byte (the server closes after its
+ * sends), so a client that waits for it sleeps once per connection; instead, a connection
+ * whose bytes are all in waits here while the next ones run, and is closed (its FIN read,
+ * then close: the same two calls) when CLOSING_MAX others wait behind it. */
+#define CLOSING_MAX 8
+
 struct crr_thread {
 	char *buf;
 	char *req;
 	struct tcp_io io;
 	unsigned next_src;
+	int closing[CLOSING_MAX]; /* oldest first */
+	int nclosing;
 };
 
 static void set_fatal(struct client_thread *t, int e)
@@ -152,6 +161,29 @@ static void crr_close(const struct opts *o, int fd, uint64_t *calls)
 	tcp_close(fd, calls);
 }
 
+/* The oldest waiting connection: read to the server's FIN (by now almost always in), close. */
+static void crr_close_oldest(struct crr_thread *x, const struct opts *o, uint64_t *calls)
+{
+	int fd = x->closing[0];
+	uint64_t before = x->io.syscalls;
+
+	tcp_drain_to_eof(&x->io, fd, x->buf, x->io.chunk);
+	*calls += x->io.syscalls - before;
+	x->io.syscalls = before;
+	crr_close(o, fd, calls);
+	memmove(x->closing, x->closing + 1, (size_t)--x->nclosing * sizeof(int));
+}
+
+/* Close every waiting connection (the end of a thread's share), counting when measuring. */
+static void crr_close_all(struct client_thread *t, struct crr_thread *x, bool measuring)
+{
+	uint64_t calls = 0;
+
+	while (x->nclosing)
+		crr_close_oldest(x, t->c->o, &calls);
+	t->cnt.syscalls += measuring ? calls : 0;
+}
+
 /* One connection; counted when `measuring`. Its spans, as the README defines them: connect()
  * from its call to its return, and the connection from the call of connect() to the last byte
  * received (before the wait for the server's FIN and the close). Every system call is counted
@@ -194,11 +226,16 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 	if (!r)
 		r = tcp_recv_n(&x->io, fd, x->buf, total);
 	t2 = now_ns();
-	/* --close server: wait for its FIN, so the server closes first and keeps TIME_WAIT
-	 * (closing as soon as the bytes are in races it, and the client then gets TIME_WAIT). */
-	if (!r && o->close == CLOSE_SERVER)
-		tcp_drain_to_eof(&x->io, fd, x->buf, x->io.chunk);
-	crr_close(o, fd, &calls);
+	/* --close server: closed once the server's FIN is in, after the next connections (see
+	 * CLOSING_MAX); closing as soon as the bytes are in would race the server's close, and the
+	 * client would then get TIME_WAIT. */
+	if (!r && o->close == CLOSE_SERVER) {
+		if (x->nclosing == CLOSING_MAX)
+			crr_close_oldest(x, o, &calls);
+		x->closing[x->nclosing++] = fd;
+	} else {
+		crr_close(o, fd, &calls);
+	}
 	if (!measuring)
 		return;
 	c->syscalls += calls + x->io.syscalls;
@@ -225,15 +262,18 @@ static void *crr_thread_main(void *arg)
 	if (o->conns) {
 		for (long i = 0; i < t->warm_share && thread_phase(t) == PH_WARMUP; i++)
 			crr_one(t, x, false);
+		crr_close_all(t, x, false);
 		thread_warm_done(t);
 		if (thread_wait_phase(t, PH_MEASURE) == PH_MEASURE)
 			for (long i = 0; i < t->share && thread_phase(t) == PH_MEASURE; i++)
 				crr_one(t, x, true);
+		crr_close_all(t, x, true); /* the window's own connections */
 		thread_done(t);
 		return NULL;
 	}
 	for (int ph; (ph = thread_phase(t)) != PH_STOP;)
 		crr_one(t, x, ph == PH_MEASURE);
+	crr_close_all(t, x, false);
 	return NULL;
 }
 
