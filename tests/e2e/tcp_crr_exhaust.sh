@@ -33,4 +33,16 @@ jassert "$TMP/a.json" '.connections == 500 and .partial == false'
 new_ns c
 ip netns exec $ns "$SB" tcp-crr --conns 500 --warmup-conns 0 --json >"$TMP/b.json" || fail "default close failed"
 jassert "$TMP/b.json" '.connections == 500 and .partial == false'
+# ... because TIME_WAIT stays with the server: the client closes only after the server's FIN
+# (even when it leaves that close until the next connections have run).
+# The data port is the port most TIME_WAIT entries name, as their local port (server-side
+# entries) or as their peer (client-side ones). (A new SYN may take over a server-side entry of the
+# same ports, so there are fewer than 500 of those: 50 with these 100 ports.)
+ip netns exec $ns ss -Htan state time-wait | awk '{n = split($3, l, ":"); m = split($4, p, ":"); print l[n], p[m]}' >"$TMP/tw"
+data=$(tr ' ' '\n' <"$TMP/tw" | sort | uniq -c | sort -rn | awk 'NR == 1 {print $2}')
+tw_server=$(awk -v d="$data" '$1 == d' "$TMP/tw" | wc -l)
+tw_client=$(awk -v d="$data" '$2 == d' "$TMP/tw" | wc -l)
+[ "$tw_client" -eq 0 ] && [ "$tw_server" -ge 20 ] ||
+	fail "TIME_WAIT: $tw_client on the client's side, $tw_server on the server's (want 0 and 20 or more)"
+echo "TIME_WAIT after 500 default connections: $tw_client client-side, $tw_server server-side"
 echo ok
