@@ -109,7 +109,7 @@ struct tcp_io {
 	void *zc_arg;
 };
 
-/* Close what the send call's open made. */
+/* Close what the send call's open made (memfd and pipe hold -1 where there is none). */
 void tcp_io_close(struct tcp_io *io);
 
 /* Receive exactly n bytes: 0, -EIO (io->why says why), or -ECANCELED. */

@@ -359,9 +359,9 @@ const struct tcp_send_ops *tcp_send_of(int kind)
 
 void tcp_io_close(struct tcp_io *io)
 {
-	if (io->memfd > 0)
+	if (io->memfd >= 0)
 		close(io->memfd);
-	if (io->pipe[0] > 0) {
+	if (io->pipe[0] >= 0) {
 		close(io->pipe[0]);
 		close(io->pipe[1]);
 	}
