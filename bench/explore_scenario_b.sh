@@ -1,20 +1,38 @@
 #!/bin/bash
 # explore on scenario B's defaults (udp-rr: 2 clients x 100 outstanding, 100-byte packets,
-# unconnected sockets), printing the ranked table; then why batching gains what it gains:
-# baseline and --batch 32 run interleaved under --profile, with CPU and syscalls per
-# transaction per side, the share of samples in the send calls, and the share of softirq
-# (the loopback delivery of each datagram, run inside the sender's syscall).
+# unconnected sockets), printing the ranked table; then whether it found what an expert
+# writes by hand: its best row's rate against the best hand-written variant of the minimal
+# program (bench/minimal.c: batch 8, 32 or 64 with recvmmsg/sendmmsg on connected sockets),
+# 3 rounds each, measured right after it. Then why batching gains what it gains: baseline
+# and --batch 32 run interleaved under --profile, with CPU and syscalls per transaction per
+# side, the share of samples in the send calls, and the share of softirq (the loopback
+# delivery of each datagram, run inside the sender's syscall).
 #   usage: bench/explore_scenario_b.sh [BUDGET_SECONDS] [ROUNDS]
-set -eu
-cd "$(dirname "$0")/.."
-SB=${SOCKBENCH:-build/sockbench}
-[ -x "$SB" ] || make -s
+. "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || { echo "jq is not installed (apt-get install jq)"; exit 77; }
-"$SB" explore udp-rr --budget "${1:-90}"
+"$SB" explore udp-rr --budget "${1:-90}" --json >"$tmp/explore.json"
+jq -r 'def r3: . * 1000 | round / 1000;
+	"ranked (rate: median transactions/s; speedup over the baseline with its \(.family_confidence * 100)% interval):",
+	(.strategies[] | "  \(.rank). \(.name): \(.rate | floor)/s, \(.speedup | r3)x [\(.ci_low | r3), \(.ci_high | r3)] \(.verdict)"),
+	"  baseline: \(.baseline.rate | floor)/s",
+	(if .best_combination then "  best combination (\(.best_combination.flags)): \(.best_combination.rate | floor)/s" else empty end)' \
+	"$tmp/explore.json"
+read -r best_rate best_name < <(jq -r '[.strategies[], (.best_combination // empty)] | max_by(.rate) |
+	"\(.rate) \(.flags)"' "$tmp/explore.json")
+cc -O2 -std=c11 -o "$tmp/minimal" bench/minimal.c
+for r in 1 2 3; do
+	for b in 8 32 64; do
+		echo "$b $("$tmp/minimal" udp-rr 3 "$b" connected | cut -d' ' -f1)" >>"$tmp/hand"
+	done
+done
+read -r hand_b hand_rate < <(for b in 8 32 64; do
+	echo "$b $(awk -v b=$b '$1 == b {print $2}' "$tmp/hand" | median)"; done | sort -k2 -g | tail -1)
+printf "explore's best row (%s): %.0f/s; best hand-written variant (minimal, batch %s, connected; median of 3): %.0f/s; ratio %s\n" \
+	"$best_name" "$best_rate" "$hand_b" "$hand_rate" "$(ratio "$best_rate" "$hand_rate")"
+summary "explore udp-rr: its best row" "minimal, best of batch 8/32/64 connected" \
+	"$(ratio "$best_rate" "$hand_rate")" - 1.0 -
 rounds=${2:-3}
 [ "$(id -u)" -eq 0 ] || { echo "(the profile part needs root: perf_event_open on every CPU)"; exit 0; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 echo
 echo "why: baseline vs --batch 32, $rounds interleaved rounds of 2 s under --profile"
 for r in $(seq "$rounds"); do
@@ -31,14 +49,13 @@ summ='[.rate, .sides.client.cpu_us_per_unit, .sides.server.cpu_us_per_unit,
 	  | select(.name | test("^send")) | .samples] | add) / .profile.samples * 100,
 	(.profile.modes.softirq_in_client + .profile.modes.softirq_in_server),
 	(.profile.modes.client_user + .profile.modes.server_user)] | @tsv'
-med() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 printf '%-10s %10s %9s %9s %8s %8s %7s %8s %6s\n' config "tr/s" "cpu/tr c" "cpu/tr s" \
 	"sc/tr c" "sc/tr s" "send%" "softirq%" "user%"
 for cfg in base batch; do
 	for r in $(seq "$rounds"); do jq -r "$summ" "$tmp/$cfg.$r.json"; done >"$tmp/$cfg.rows"
 	printf '%-10s' "$cfg"
 	for k in 1 2 3 4 5 6 7 8; do
-		v=$(cut -f$k "$tmp/$cfg.rows" | med)
+		v=$(cut -f$k "$tmp/$cfg.rows" | median)
 		printf ' %9.2f' "$v"
 		echo "$v" >>"$tmp/$cfg.med"
 	done

@@ -4,8 +4,14 @@ cd "$(dirname "$0")/.."
 SB=${SOCKBENCH:-build/sockbench}
 [ -x "$SB" ] || make -s
 tmp=$(mktemp -d)
-trap 'pkill -P $$ sockperf 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'pkill -P $$ sockperf 2>/dev/null || true; rm -rf "$tmp"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 col() { cut -d' ' -f"$1" "$tmp/rows" | median; }
 need_sockperf() { command -v sockperf >/dev/null || { echo "sockperf is not installed (apt-get install sockperf)"; exit 77; }; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; } # a / b, 3 decimals
+# One row of `make bench`'s summary table (when it collects them):
+#   summary ROW REFERENCE RATE_RATIO CPU_RATIO|- MIN_RATE_RATIO MAX_CPU_RATIO|-
+summary() {
+	[ -n "${BENCH_SUMMARY:-}" ] || return 0
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$BENCH_SUMMARY"
+}

@@ -27,3 +27,4 @@ printf "median connections/s: sockbench %.0f, bare loop %.0f, ratio %.3f\n" "$(c
 printf "median client us/connection: sockbench user %.2f sys %.2f, bare loop user %.2f sys %.2f\n" \
 	"$(col 5)" "$(col 6)" "$(col 7)" "$(col 8)"
 printf "median client user share (user / (user + sys)): %.3f\n" "$(col 4)"
+summary "tcp-crr (scenario A)" "bare loop that reads the FIN" "$(col 3)" - 0.97 -

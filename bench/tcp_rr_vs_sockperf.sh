@@ -30,3 +30,4 @@ for r in $(seq "$rounds"); do
 done
 echo
 printf "median transactions/s: sockbench %.0f, sockperf %.0f; median ratio %.3f\n" "$(col 1)" "$(col 2)" "$(col 3)"
+summary "tcp-rr 100 B request and answer" "sockperf ping-pong --tcp" "$(col 3)" - 1.0 -
