@@ -66,6 +66,16 @@ void *xcalloc(size_t nmemb, size_t n)
 	return p;
 }
 
+void *xcalloc_lines(size_t nmemb, size_t n)
+{
+	size_t bytes = (nmemb ? nmemb : 1) * (n ? n : 1);
+	void *p = aligned_alloc(CACHE_LINE, (bytes + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE);
+
+	if (!p)
+		abort();
+	return memset(p, 0, bytes);
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);

@@ -22,6 +22,12 @@ void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t n);
+/* Zeroed memory that starts on a cache line (free() frees it): for arrays of per-thread state
+ * that each thread writes in its loop, whose elements start with CACHE_ALIGNED so that no
+ * two threads' counters share a line. */
+#define CACHE_LINE 64
+#define CACHE_ALIGNED _Alignas(CACHE_LINE)
+void *xcalloc_lines(size_t nmemb, size_t n);
 char *xstrdup(const char *s);
 
 /* CLOCK_MONOTONIC in nanoseconds. */

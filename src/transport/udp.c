@@ -122,7 +122,7 @@ int udp_server_open(struct server_ctx *s,
 		    int (*prepare)(struct udp_srv_thread *t, char *err, size_t errlen), char *err,
 		    size_t errlen)
 {
-	struct udp_server *x = xcalloc(1, sizeof(*x));
+	struct udp_server *x = xcalloc_lines(1, sizeof(*x));
 	int port = (int)s->o->port, ret;
 
 	s->priv = x;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/util.h"
 #include "transport/io.h"
 #include "measure/side.h"
 
@@ -53,7 +54,7 @@ int udp_window_follow(struct udp_window *w, int ph, const struct io_ctx *io,
 #define UDP_MAX_SERVER_THREADS 64
 
 struct udp_srv_thread {
-	struct server_ctx *s;
+	CACHE_ALIGNED struct server_ctx *s; /* each thread's counters on lines of their own */
 	int index, fd;
 	pthread_t tid;
 	struct side_counters c;

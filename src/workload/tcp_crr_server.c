@@ -31,7 +31,7 @@ struct crr_conn {
 };
 
 struct crr_worker {
-	struct crr_server *x;
+	CACHE_ALIGNED struct crr_server *x; /* each thread's counters on lines of their own */
 	int ep; /* the listener and the parked connections */
 	int nparked;
 	struct crr_conn park[PARK_MAX];
@@ -51,7 +51,7 @@ struct crr_server {
 
 int crr_server_open(struct server_ctx *s, char *err, size_t errlen)
 {
-	struct crr_server *x = xcalloc(1, sizeof(*x));
+	struct crr_server *x = xcalloc_lines(1, sizeof(*x));
 	long n = s->o->clients * s->o->concurrency;
 
 	s->priv = x;

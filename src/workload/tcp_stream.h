@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/util.h"
 #include "base/opts.h"
 #include "measure/side.h"
 #include "transport/tcp.h"
@@ -18,7 +19,7 @@
 struct client_thread;
 
 struct stream_conn {
-	int fd;
+	CACHE_ALIGNED int fd; /* an array of them, one a thread: see xcalloc_lines */
 	char dir;     /* DIR_UP or DIR_DOWN */
 	bool sender;  /* this side sends on it */
 	const struct opts *o;

@@ -99,7 +99,7 @@ static int crr_kernel_pairs(const struct result *r, struct kernel_pair *out)
 #define CLOSING_MAX 8
 
 struct crr_thread {
-	char *buf;
+	CACHE_ALIGNED char *buf; /* each thread's on lines of its own */
 	char *req;
 	struct tcp_io io;
 	unsigned next_src;
@@ -281,8 +281,8 @@ static int crr_client(struct client_ctx *c)
 {
 	const struct opts *o = c->o;
 	int n = (int)o->concurrency, ret;
-	struct client_thread *t = xcalloc((size_t)n, sizeof(*t));
-	struct crr_thread *x = xcalloc((size_t)n, sizeof(*x));
+	struct client_thread *t = xcalloc_lines((size_t)n, sizeof(*t));
+	struct crr_thread *x = xcalloc_lines((size_t)n, sizeof(*x));
 	size_t chunk = o->read_size ? (size_t)o->read_size : (size_t)o->size;
 
 	for (int i = 0; i < n; i++) {

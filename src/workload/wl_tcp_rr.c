@@ -62,7 +62,7 @@ static int rr_kernel_pairs(const struct result *r, struct kernel_pair *out)
 
 /* Client side: one thread per flow. */
 struct rr_flow {
-	int fd;
+	CACHE_ALIGNED int fd; /* each thread's counters on lines of their own */
 	char *req, *buf;
 	uint64_t *sent; /* send times of the requests in flight, a ring */
 	struct tcp_io io;
@@ -123,8 +123,8 @@ static int rr_client(struct client_ctx *c)
 {
 	const struct opts *o = c->o;
 	int n = (int)o->flows, ret = 0;
-	struct client_thread *t = xcalloc((size_t)n, sizeof(*t));
-	struct rr_flow *f = xcalloc((size_t)n, sizeof(*f));
+	struct client_thread *t = xcalloc_lines((size_t)n, sizeof(*t));
+	struct rr_flow *f = xcalloc_lines((size_t)n, sizeof(*f));
 	size_t chunk = o->read_size ? (size_t)o->read_size : (size_t)o->response;
 
 	for (int i = 0; i < n; i++) {
@@ -158,7 +158,7 @@ static int rr_client(struct client_ctx *c)
 
 /* Server side: an accept thread, then a thread per connection answering its requests. */
 struct rr_conn {
-	struct server_ctx *s;
+	CACHE_ALIGNED struct server_ctx *s; /* each thread's counters on lines of their own */
 	int fd, index;
 	pthread_t tid;
 	struct side_counters cnt;
@@ -208,7 +208,7 @@ static void *rr_serve_conn(void *arg)
 static int rr_server_open(struct server_ctx *s, char *err, size_t errlen)
 {
 	long max = s->o->clients * s->o->flows;
-	struct rr_server *x = xcalloc(1, sizeof(*x) + (size_t)max * sizeof(x->conn[0]));
+	struct rr_server *x = xcalloc_lines(1, sizeof(*x) + (size_t)max * sizeof(x->conn[0]));
 
 	x->max = (int)max;
 	s->priv = x;

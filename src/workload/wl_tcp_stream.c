@@ -179,8 +179,8 @@ static int tcp_stream_client(struct client_ctx *c)
 {
 	const struct opts *o = c->o;
 	int n = (int)(o->flows * (o->bidir ? 2 : 1)), ret = 0;
-	struct client_thread *t = xcalloc((size_t)n, sizeof(*t));
-	struct stream_conn *k = xcalloc((size_t)n, sizeof(*k));
+	struct client_thread *t = xcalloc_lines((size_t)n, sizeof(*t));
+	struct stream_conn *k = xcalloc_lines((size_t)n, sizeof(*k));
 
 	for (int i = 0; i < n; i++) {
 		k[i].fd = -1;
@@ -210,7 +210,7 @@ int stream_dir_of(const uint8_t *buf, size_t n)
 }
 
 struct srv_conn {
-	struct stream_conn k;
+	struct stream_conn k; /* first: on a line of its own */
 	pthread_t tid;
 	int index;
 };
@@ -238,7 +238,7 @@ static void *server_conn_main(void *arg)
 static int tcp_stream_server_open(struct server_ctx *s, char *err, size_t errlen)
 {
 	long max = s->o->clients * s->o->flows * (s->o->bidir ? 2 : 1);
-	struct stream_server *x = xcalloc(1, sizeof(*x) + (size_t)max * sizeof(x->conn[0]));
+	struct stream_server *x = xcalloc_lines(1, sizeof(*x) + (size_t)max * sizeof(x->conn[0]));
 	int secs = 1;
 
 	x->max = (int)max;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "base/util.h"
 #include "base/opts.h"
 #include "measure/side.h"
 
@@ -87,7 +88,7 @@ struct thread_group {
 };
 
 struct client_thread {
-	struct client_ctx *c;
+	CACHE_ALIGNED struct client_ctx *c; /* an array of them: see xcalloc_lines */
 	struct thread_group *g;
 	int index;
 	long warm_share, share; /* count-based runs: units before and in the window */
