@@ -17,7 +17,8 @@ CFLAGS  += -Isrc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAG
 LDFLAGS += -pthread $(SANFLAGS)
 LIBS    := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson) \
 	   $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium) \
-	   $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) -lm
+	   $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) \
+	   $(shell pkg-config --libs libmnl 2>/dev/null || echo -lmnl) -lm
 # io_uring back end when liburing is there (STYLE.md: HAVE_LIBURING).
 ifneq ($(shell pkg-config --exists liburing && echo yes),)
 CFLAGS  += -DHAVE_LIBURING

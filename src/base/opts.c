@@ -178,6 +178,21 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 			snprintf(err, errlen, "--%s needs a non-empty value", d->name);
 			return -EINVAL;
 		}
+		if (d->max > 0 && *(char **)field(o, d)) { /* a list: one more line */
+			char **p = (char **)field(o, d);
+			size_t a = strlen(*p), b = strlen(val);
+
+			if (strchr(val, '\n')) {
+				snprintf(err, errlen, "--%s: a value has no newline", d->name);
+				return -EINVAL;
+			}
+			*p = realloc(*p, a + b + 2);
+			if (!*p)
+				abort();
+			(*p)[a] = '\n';
+			memcpy(*p + a + 1, val, b + 1);
+			return 0;
+		}
 		free(*(char **)field(o, d));
 		*(char **)field(o, d) = xstrdup(val);
 		return 0;

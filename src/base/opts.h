@@ -42,7 +42,10 @@ struct cJSON;
 	X(INT, timeout, 200, 't', "timeout", 1, 600000, "MS",                                      \
 	  "a request unanswered this long is counted lost and replaced")                           \
 	X(DBL, busy_wait, 10, 0, "busy-wait", 0, 3600, "S",                                        \
-	  "with --server: while the agent runs another controller's test, try again this long")
+	  "with --server: while the agent runs another controller's test, try again this long")   \
+	X(STR, sysctl, NULL, 0, "sysctl", 0, 1, "KEY=VALUE",                                       \
+	  "set a kernel setting (/proc/sys) for this run only, restored after it, even after a "  \
+	  "crash (root; repeatable; with --server, on the agent's host if it allows the key)")
 
 /* Fields several workloads share, each with its own default and help (struct opt_override). */
 #define SIZE_OPT(X)                                                                                \
@@ -160,7 +163,9 @@ struct cJSON;
 	X(INT, ctl_port, 12866, 'p', "port", 0, 65535, "PORT", "control port (0: any free port)")  \
 	X(BOOL, once, false, 0, "once", 0, 1, "", "serve one controller, then exit")               \
 	X(INT, ready_fd, -1, 0, "ready-fd", -1, 1023, "FD",                                        \
-	  "once listening, write the control port and a newline to this fd")
+	  "once listening, write the control port and a newline to this fd")                      \
+	X(STR, allow_sysctl, NULL, 0, "allow-sysctl", 0, 0, "KEY[,KEY...]",                        \
+	  "sysctls a controller's --sysctl may set on this host for its test (none: refused)")
 
 #define ALL_OPTS(X)                                                                                \
 	COMMON_OPTS(X)                                                                             \
@@ -213,7 +218,7 @@ enum opt_type {
 	OPT_INT,
 	OPT_DBL,
 	OPT_BOOL,
-	OPT_STR,
+	OPT_STR,  /* max 1: a list, given once per item (kept as lines of one string) */
 	OPT_ENUM, /* one of metavar's |-separated words, stored as its index (int) */
 	OPT_U64,  /* a whole number from min up, stored as uint64_t (seeds) */
 };

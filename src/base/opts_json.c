@@ -6,9 +6,26 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/opts.h"
 #include "base/opts_priv.h"
+
+/* A list option's lines as an array of strings ([] when none). */
+static cJSON *list_json(const char *s)
+{
+	cJSON *a = cJSON_CreateArray();
+	char item[4096];
+
+	while (s && *s) {
+		size_t n = strcspn(s, "\n");
+
+		snprintf(item, sizeof(item), "%.*s", (int)n, s);
+		cJSON_AddItemToArray(a, cJSON_CreateString(item));
+		s += n + (s[n] == '\n');
+	}
+	return a;
+}
 
 struct cJSON *opts_to_json(const struct opt_def *defs, const struct opts *o)
 {
@@ -34,7 +51,9 @@ struct cJSON *opts_to_json(const struct opt_def *defs, const struct opts *o)
 			cJSON_AddStringToObject(obj, defs->field, opts_word(defs->id, *(const int *)p));
 			break;
 		case OPT_STR:
-			if (*(char *const *)p)
+			if (defs->max > 0) /* a list: an array of its lines */
+				cJSON_AddItemToObject(obj, defs->field, list_json(*(char *const *)p));
+			else if (*(char *const *)p)
 				cJSON_AddStringToObject(obj, defs->field, *(char *const *)p);
 			else
 				cJSON_AddNullToObject(obj, defs->field);
@@ -56,6 +75,20 @@ static int apply_json(const struct opt_def *d, const cJSON *it, struct opts *o, 
 			goto bad_type;
 		*(bool *)field(o, d) = cJSON_IsTrue(it);
 		return 0;
+	}
+	if (d->type == OPT_STR && d->max > 0 && cJSON_IsArray(it)) { /* a list */
+		const cJSON *e;
+		int ret = 0;
+
+		free(*(char **)field(o, d));
+		*(char **)field(o, d) = NULL;
+		cJSON_ArrayForEach(e, it) {
+			if (!cJSON_IsString(e))
+				goto bad_type;
+			if (!ret)
+				ret = opts_set_value(d, e->valuestring, o, err, errlen);
+		}
+		return ret;
 	}
 	if (d->type == OPT_STR || d->type == OPT_ENUM) {
 		if (cJSON_IsNull(it) && d->type == OPT_STR) {

@@ -9,5 +9,7 @@
 
 /* `sockbench WORKLOAD [options]`: returns the exit code. */
 int cmd_workload(const struct workload *wl, int argc, char **argv);
+/* `sockbench check`: the noise check and the environment, on their own. */
+int cmd_check(int argc, char **argv);
 
 #endif

@@ -6,6 +6,7 @@
 #include "base/util.h"
 #include "cli/cli.h"
 #include "link/serve.h"
+#include "link/sysctl.h"
 #include "multi/compare.h"
 #include "multi/explore.h"
 #include "transport/io.h"
@@ -35,6 +36,8 @@ static const struct command commands[] = {
 	{"sweep", {0}, cmd_sweep, "a grid of flag values (table, CSV, JSON, gnuplot SVG), optionally B/A"},
 	{"serve", {0}, cmd_serve,
 	 "run the server side of tests for a controller (another host or a local run)"},
+	{"check", {0}, cmd_check,
+	 "is this machine quiet enough to measure on? what would add noise, and the environment"},
 	{"list", {0}, cmd_list, "the workloads, one per line"},
 	{"list-io", {0}, cmd_list_io, "the I/O back ends built in, one per line"},
 	{"version", {"--version"}, cmd_version, "print the version"},
@@ -102,6 +105,11 @@ int main(int argc, char **argv)
 	}
 	const struct workload *wl = workload_find(argv[1]);
 	const struct command *c = command_find(argv[1]);
+	char msg[2048];
+
+	/* Kernel settings a sockbench that died left changed (--sysctl) go back first. */
+	if (sysctl_recover(msg, sizeof(msg)))
+		fprintf(stderr, "sockbench: %s\n", msg);
 
 	if (wl)
 		return cmd_workload(wl, argc - 1, argv + 1);

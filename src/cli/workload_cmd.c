@@ -12,6 +12,7 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 	struct result res;
 
 	workload_parse_or_exit(wl, argc, argv, &o);
+	out_noise_warnings(stderr);
 	if (o.runs > 1) {
 		int rc = repeat_runs(wl, &o);
 

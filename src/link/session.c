@@ -5,11 +5,13 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <malloc.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/random.h>
 
 #include "base/util.h"
 #include "link/ctl.h"
+#include "measure/env.h"
 #include "link/serve.h"
 #include "link/session.h"
 
@@ -40,6 +42,34 @@ static void send_error(struct session *ss, const char *msg, int err, bool usage)
 	serve_error_json(txt, sizeof(txt), msg, err, usage);
 	ctl_send(ss->fd, CTL_MSG_ERROR, txt, strlen(txt));
 	logmsg(ss, "refused: %s", msg);
+}
+
+/* The settings in force, for a signal that ends the agent: it puts them back first (open,
+ * write, close and unlink only: async-signal-safe) and the journal is gone. SIGKILL cannot be
+ * caught: the journal is for that. */
+static struct sysctl_set *volatile knobs_in_force;
+
+static void knobs_on_signal(int sig)
+{
+	struct sysctl_set *k = knobs_in_force;
+
+	if (k)
+		sysctl_restore(k, NULL, 0);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void knobs_guard(const struct session *ss, struct sysctl_set *k)
+{
+	struct sigaction sa = {.sa_handler = k ? knobs_on_signal : SIG_DFL};
+
+	knobs_in_force = k;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A local agent (--once) ignores Ctrl-C, which its controller handles, and dies with
+	 * its controller by SIGTERM (run/agent.c's child_setup), so it puts them back. */
+	if (!ss->so->once)
+		sigaction(SIGINT, &sa, NULL);
 }
 
 static void *data_thread(void *arg)
@@ -86,6 +116,23 @@ static int do_setup(struct session *ss, const char *payload)
 		ss->wl = NULL;
 		return ret;
 	}
+	/* --sysctl: only the keys this agent allows, set before any socket of the test. */
+	if ((ret = sysctl_parse(ss->o.sysctl, &ss->knobs, err, sizeof(err)))) {
+		send_error(ss, err, -ret, true);
+		return ret;
+	}
+	if (!sysctl_allowed(&ss->knobs, ss->so->allow_sysctl, err, sizeof(err))) {
+		send_error(ss, err, EPERM, false);
+		return -EPERM;
+	}
+	if ((ret = sysctl_apply(&ss->knobs, err, sizeof(err)))) {
+		send_error(ss, err, -ret, ret == -EINVAL || ret == -EACCES);
+		return ret;
+	}
+	if (ss->knobs.n)
+		knobs_guard(ss, &ss->knobs);
+	if (ss->knobs.n)
+		logmsg(ss, "set %s", ss->o.sysctl);
 	socklen_t plen = sizeof(ss->s.peer);
 
 	getpeername(ss->fd, (struct sockaddr *)&ss->s.peer, &plen);
@@ -125,7 +172,7 @@ out:
 
 static void send_result(struct session *ss)
 {
-	double user, sys, wall;
+	double user, sys, wall, slept, preempted;
 	cJSON *j = cJSON_CreateObject();
 	const struct side_counters *c = &ss->s.c;
 
@@ -133,7 +180,15 @@ static void send_result(struct session *ss)
 	cJSON_AddNumberToObject(j, "window_s", wall);
 	cJSON_AddNumberToObject(j, "user_s", user);
 	cJSON_AddNumberToObject(j, "sys_s", sys);
+	cpu_mark_switches(&ss->begin, &ss->end, &slept, &preempted);
+	cJSON_AddNumberToObject(j, "voluntary_switches", slept);
+	cJSON_AddNumberToObject(j, "involuntary_switches", preempted);
 	cJSON_AddItemToObject(j, "counters", side_counters_to_json(c));
+	/* A controller on another host records ours beside its own; one that came over
+	 * loopback shares our host, and its own says all. */
+	if (!same_host(&ss->s.peer, &ss->s.local))
+		cJSON_AddItemToObject(j, "environment",
+				      env_collect((struct sockaddr *)&ss->s.peer, sizeof(ss->s.peer)));
 	char *txt = cJSON_PrintUnformatted(j);
 
 	ctl_send(ss->fd, CTL_MSG_RESULT, txt, strlen(txt));
@@ -248,6 +303,12 @@ void session_run(struct session *ss)
 	stop_data(ss);
 	if (ss->wl)
 		ss->wl->server_close(&ss->s);
+	char err[400];
+
+	if (ss->knobs.applied)
+		knobs_guard(ss, NULL); /* a signal now leaves the journal, for the next start */
+	if (sysctl_restore(&ss->knobs, err, sizeof(err)))
+		logmsg(ss, "%s", err);
 	opts_free(&ss->o);
 	free(ss->buf);
 	free(ss->setup);

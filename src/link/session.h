@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "base/opts.h"
+#include "link/sysctl.h"
 #include "measure/rusage.h"
 #include "measure/side.h"
 #include "workload/workload.h"
@@ -28,6 +29,7 @@ struct session {
 	bool began;
 	uint64_t drops0; /* the listener's drops when the window opened */
 	bool noticed;
+	struct sysctl_set knobs; /* the test's --sysctl, in force from SETUP to its end */
 };
 
 /* Run the test whose SETUP ss->setup holds, on ss->fd, to its end (BYE, an error, or a

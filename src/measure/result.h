@@ -22,6 +22,7 @@ struct side_result {
 	bool present;  /* false when that side never reported (it died, or the run was cut) */
 	int processes; /* processes that reported */
 	double user_s, sys_s;
+	double vcsw, ivcsw; /* context switches in the window: slept, preempted */
 	struct side_counters c;
 };
 
@@ -41,6 +42,8 @@ struct result {
 	bool kernel_ok;
 	struct snmp kernel; /* counter deltas over the window */
 	struct cJSON *profile;	  /* --profile: prof_json(), or NULL */
+	struct cJSON *env;	  /* this host's environment (env_collect), or NULL */
+	struct cJSON *agent_env;  /* with --server: the agent's, as it reported it, or NULL */
 	char profile_error[300]; /* why there is no profile, when one was asked for */
 };
 

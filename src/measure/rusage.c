@@ -18,6 +18,15 @@ void cpu_mark_take(struct cpu_mark *m)
 	m->ns = now_ns();
 	m->user_s = tv_s(ru.ru_utime);
 	m->sys_s = tv_s(ru.ru_stime);
+	m->vcsw = ru.ru_nvcsw;
+	m->ivcsw = ru.ru_nivcsw;
+}
+
+void cpu_mark_switches(const struct cpu_mark *a, const struct cpu_mark *b, double *vcsw,
+		       double *ivcsw)
+{
+	*vcsw = (double)(b->vcsw - a->vcsw);
+	*ivcsw = (double)(b->ivcsw - a->ivcsw);
 }
 
 void cpu_mark_delta(const struct cpu_mark *a, const struct cpu_mark *b, double *user_s,

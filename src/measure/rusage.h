@@ -10,6 +10,7 @@ struct cpu_mark {
 	uint64_t ns;   /* CLOCK_MONOTONIC */
 	double user_s; /* getrusage(RUSAGE_SELF): all threads of this process */
 	double sys_s;
+	long vcsw, ivcsw; /* context switches: voluntary (slept), involuntary (preempted) */
 };
 
 /* Take a mark now. */
@@ -17,5 +18,9 @@ void cpu_mark_take(struct cpu_mark *m);
 /* CPU and wall time between two marks. */
 void cpu_mark_delta(const struct cpu_mark *a, const struct cpu_mark *b, double *user_s,
 		    double *sys_s, double *wall_s);
+
+/* Context switches between two marks: voluntary, involuntary. */
+void cpu_mark_switches(const struct cpu_mark *a, const struct cpu_mark *b, double *vcsw,
+		       double *ivcsw);
 
 #endif

@@ -287,6 +287,7 @@ int cmd_compare(int argc, char **argv)
 			  b->wl->name);
 	if (!files) {
 		lg = xcalloc(1, sizeof(*lg));
+		out_noise_warnings(stderr);
 		run_rounds(a, b, f.runs, f.seed, lg);
 	}
 	struct verdict_row rows[64];

@@ -1,8 +1,12 @@
 /* compare_report.c: compare's verdicts as a table or as a JSON document, with where the time
  * moved when both sides were profiled. */
 #include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "multi/compare_priv.h"
+#include "base/util.h"
 #include "profile/moved.h"
 #include "report/out.h"
 
@@ -55,11 +59,83 @@ static cJSON *row_json(const struct verdict_row *r, const struct workload *wl)
 	return e;
 }
 
+/* What differs between A's and B's environments, and whether it should: the subject (a sysctl
+ * one side's --sysctl set) should; anything else is a warning in a live comparison (it
+ * changed while the rounds ran), and in saved files when it spans more than one group
+ * (kernel, cpu, sysctl, ...), since the ratios then mix the effects. */
+struct env_report {
+	struct env_row rows[ENV_ROWS];
+	int n, nother, groups;
+	char other[600]; /* the groups that differ besides the subject */
+	struct env_row ch[2][ENV_ROWS]; /* changes during A's runs, B's runs */
+	int nch[2], at[2];
+	bool warn;
+};
+
+static void env_report(const struct side *a, const struct side *b, bool paired,
+		       struct env_report *e)
+{
+	size_t o = 0;
+
+	e->n = env_rows(a->docs[0], b->docs[0], e->rows, ENV_ROWS);
+	for (int i = 0; i < e->n; i++) {
+		char group[64];
+		const char *p = e->rows[i].path;
+
+		if (e->rows[i].subject || !strcmp(p, "hostname"))
+			continue;
+		e->nother++;
+		snprintf(group, sizeof(group), "%.*s", (int)strcspn(p, "."), p);
+		if (!strstr(e->other, group)) {
+			o += (size_t)snprintf(e->other + o, sizeof(e->other) - o, "%s%s",
+					      e->groups ? ", " : "", group);
+			e->groups++;
+		}
+	}
+	e->nch[0] = env_changes(a->docs, a->n, e->ch[0], ENV_ROWS, &e->at[0]);
+	e->nch[1] = env_changes(b->docs, b->n, e->ch[1], ENV_ROWS, &e->at[1]);
+	e->warn = paired ? e->nother > 0 : e->groups > 1;
+}
+
+static cJSON *env_report_json(const struct env_report *e)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(j, "differences", env_rows_json(e->rows, e->n));
+	cJSON_AddItemToObject(j, "changed_during_a", env_rows_json(e->ch[0], e->nch[0]));
+	cJSON_AddItemToObject(j, "changed_during_b", env_rows_json(e->ch[1], e->nch[1]));
+	cJSON_AddBoolToObject(j, "warning", e->warn || e->nch[0] || e->nch[1]);
+	return j;
+}
+
+static void env_report_print(const struct env_report *e, bool paired)
+{
+	if (!e->n) {
+		printf("  environment: the same for A and B (every recorded key)\n");
+	} else {
+		printf("  environment, A -> B:\n");
+		for (int i = 0; i < e->n; i++)
+			printf("    %-44s %s -> %s%s\n", e->rows[i].path, e->rows[i].a, e->rows[i].b,
+			       e->rows[i].subject ? "   (the subject: --sysctl)" : "");
+	}
+	if (e->warn && paired)
+		printf("  WARNING: %s changed between A's and B's runs though neither asked for it; the "
+		       "ratios below include that change.\n", e->other);
+	else if (e->warn)
+		printf("  WARNING: A and B differ in more than one thing (%s); the ratios below mix "
+		       "their effects: compare results that differ in one.\n", e->other);
+	print_env_changes(" of A", e->ch[0], e->nch[0], e->at[0]);
+	print_env_changes(" of B", e->ch[1], e->nch[1], e->at[1]);
+}
+
 void compare_print(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
 			  int n, bool json, const struct moved_set *mv, const char *mv_why,
 			  const struct compare_log *lg)
 {
 	char head[300] = "no verdict: no pair of whole runs to compare", lab[64];
+	struct env_report *env = xcalloc(1, sizeof(*env));
+
+	env_report(a, b, paired, env);
 
 	if (n && rows[0].f == 0)
 		headline(&rows[0], head, sizeof(head));
@@ -91,12 +167,14 @@ void compare_print(struct side *a, struct side *b, bool paired, struct verdict_r
 		for (int i = 0; i < n; i++)
 			cJSON_AddItemToArray(arr, row_json(&rows[i], a->wl));
 		cJSON_AddItemToObject(j, "figures", arr);
+		cJSON_AddItemToObject(j, "environment", env_report_json(env));
 		if (mv)
 			cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
 		else if (mv_why)
 			cJSON_AddStringToObject(j, "where_time_moved_note", mv_why);
 		out_print_json(j, stdout);
 		cJSON_Delete(j);
+		free(env);
 		return;
 	}
 	printf("sockbench compare (%s)\n  A: %s  (%d runs)\n  B: %s  (%d runs)\n",
@@ -105,6 +183,8 @@ void compare_print(struct side *a, struct side *b, bool paired, struct verdict_r
 	       a->label, a->n, b->label, b->n);
 	if (lg)
 		printf("  order (seed %llu): %s\n", (unsigned long long)lg->seed, lg->order);
+	env_report_print(env, paired);
+	free(env);
 	printf("\n  %-30s %13s %13s %8s %16s   %s\n", "figure (geometric means)", "A", "B", "B/A",
 	       "95% interval", "verdict");
 	for (int i = 0; i < n; i++) {

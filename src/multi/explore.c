@@ -23,6 +23,7 @@
 
 #include "profile/moved.h"
 #include "multi/repeat.h"
+#include "report/out.h"
 #include "base/util.h"
 
 #include "multi/explore_priv.h"
@@ -415,6 +416,7 @@ int cmd_explore(int argc, char **argv)
 	x->json = x->conf[0].o.json || OPT_IS_SET(&x->conf[0].o, json);
 	x->t0 = now_ns();
 	run_signals_keep();
+	out_noise_warnings(stderr);
 	run_all(x);
 
 	struct config *ranked[MAX_CONFIGS], *apart[MAX_CONFIGS], *tested[MAX_CONFIGS];

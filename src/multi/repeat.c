@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "measure/env.h"
 #include "report/out.h"
 #include "run/run.h"
 #include "multi/stats.h"
@@ -124,6 +125,103 @@ cJSON *left_out_json(const struct left_out *lo, int nlo)
 	return arr;
 }
 
+struct env_collect {
+	struct env_row *rows;
+	int n, max;
+	const cJSON *keys_a, *keys_b;
+};
+
+/* Is sysctl.KEY (or agent.sysctl.KEY) set by one of these --sysctl lists? */
+static bool in_sysctl(const cJSON *list, const char *path)
+{
+	const cJSON *it;
+	const char *p = !strncmp(path, "agent.", 6) ? path + 6 : path;
+
+	if (strncmp(p, "sysctl.", 7))
+		return false;
+	p += 7;
+	cJSON_ArrayForEach(it, list) {
+		size_t kl = cJSON_IsString(it) ? strcspn(it->valuestring, "=") : 0;
+
+		if (kl && strlen(p) == kl && !strncmp(p, it->valuestring, kl))
+			return true;
+	}
+	return false;
+}
+
+static void env_take(const char *path, const char *va, const char *vb, void *arg)
+{
+	struct env_collect *c = arg;
+	size_t n = strlen(path), s = strlen("steal_pct_in_window");
+
+	if (n >= s && !strcmp(path + n - s, "steal_pct_in_window"))
+		return;
+	if (c->n >= c->max)
+		return;
+	struct env_row *r = &c->rows[c->n++];
+
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	snprintf(r->a, sizeof(r->a), "%s", va);
+	snprintf(r->b, sizeof(r->b), "%s", vb);
+	r->subject = in_sysctl(c->keys_a, path) || in_sysctl(c->keys_b, path);
+}
+
+int env_rows(const cJSON *doc_a, const cJSON *doc_b, struct env_row *rows, int max)
+{
+	struct env_collect c = {.rows = rows, .max = max,
+				.keys_a = cJSON_GetObjectItemCaseSensitive(
+					cJSON_GetObjectItemCaseSensitive(doc_a, "config"), "sysctl"),
+				.keys_b = cJSON_GetObjectItemCaseSensitive(
+					cJSON_GetObjectItemCaseSensitive(doc_b, "config"), "sysctl")};
+	const cJSON *ea = cJSON_GetObjectItemCaseSensitive(doc_a, "environment");
+	const cJSON *eb = cJSON_GetObjectItemCaseSensitive(doc_b, "environment");
+
+	if (!cJSON_IsObject(ea) || !cJSON_IsObject(eb)) /* an older result: nothing to say */
+		return 0;
+	env_diff(ea, eb, env_take, &c);
+	return c.n;
+}
+
+int env_changes(cJSON *const *docs, int n, struct env_row *rows, int max, int *at)
+{
+	for (int i = 1; i < n; i++) {
+		int k = env_rows(docs[0], docs[i], rows, max);
+
+		if (k) {
+			*at = i + 1;
+			return k;
+		}
+	}
+	return 0;
+}
+
+cJSON *env_rows_json(const struct env_row *rows, int n)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int i = 0; i < n; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "path", rows[i].path);
+		cJSON_AddStringToObject(e, "a", rows[i].a);
+		cJSON_AddStringToObject(e, "b", rows[i].b);
+		cJSON_AddBoolToObject(e, "subject", rows[i].subject);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
+/* "warning: the environment changed during the runs: ..." on stdout, if it did. */
+void print_env_changes(const char *whose, const struct env_row *rows, int n, int at)
+{
+	if (!n)
+		return;
+	printf("\n  WARNING: the environment changed during the runs%s (seen at run %d): ", whose, at);
+	for (int i = 0; i < n; i++)
+		printf("%s%s %s -> %s", i ? "; " : "", rows[i].path, rows[i].a, rows[i].b);
+	printf(". Runs under different settings are not samples of one thing.\n");
+}
+
 static void print_summary(const struct workload *wl, const struct opts *o, const cJSON *sum,
 			  int runs, bool unstable, bool partial)
 {
@@ -190,6 +288,8 @@ int repeat_runs(const struct workload *wl, const struct opts *o)
 	progress_clear();
 	bool partial = made < n;
 	cJSON *sum = figures_summary(docs, done, &unstable);
+	struct env_row env[ENV_ROWS];
+	int at = 0, nenv = env_changes(docs, done, env, ENV_ROWS, &at);
 
 	if (o->json) {
 		cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
@@ -205,6 +305,9 @@ int repeat_runs(const struct workload *wl, const struct opts *o)
 		cJSON_AddItemToObject(j, "left_out", left_out_json(lo, nlo));
 		cJSON_AddBoolToObject(j, "unstable", unstable);
 		cJSON_AddItemToObject(j, "summary", sum);
+		cJSON_AddItemToObject(j, "environment_changes", env_rows_json(env, nenv));
+		if (nenv)
+			cJSON_AddNumberToObject(j, "environment_changed_at_run", at);
 		for (int i = 0; i < done; i++)
 			cJSON_AddItemToArray(arr, docs[i]);
 		cJSON_AddItemToObject(j, "results", arr);
@@ -212,6 +315,7 @@ int repeat_runs(const struct workload *wl, const struct opts *o)
 		cJSON_Delete(j);
 	} else {
 		print_summary(wl, o, sum, done, unstable, partial);
+		print_env_changes("", env, nenv, at);
 		print_left_out(lo, nlo, made);
 		cJSON_Delete(sum);
 		for (int i = 0; i < done; i++)

@@ -35,6 +35,26 @@ void print_left_out(const struct left_out *lo, int nlo, int total);
 /* The same as a JSON array of {run, side, status, reason} (caller frees). */
 struct cJSON *left_out_json(const struct left_out *lo, int nlo);
 
+/* One difference between two environments (measure/env.h), and whether it is the subject
+ * of the comparison (a sysctl that a --sysctl of either side set). */
+#define ENV_ROWS 64
+struct env_row {
+	char path[160], a[160], b[160];
+	bool subject;
+};
+/* The differences between the environments of two result documents, the window's steal time
+ * left out (it is a measurement, not a setting); subject keys from either document's
+ * config.sysctl. Returns how many (at most max are kept). */
+int env_rows(const struct cJSON *doc_a, const struct cJSON *doc_b, struct env_row *rows, int max);
+/* Whether the environment changed between the first of n documents and any later one: rows
+ * get the first change found (b: the later value) and *at the 1-based document it was seen
+ * in. Returns how many rows. */
+int env_changes(struct cJSON *const *docs, int n, struct env_row *rows, int max, int *at);
+/* Those changes as a WARNING line on stdout (whose: "" or " of A"; nothing when n is 0). */
+void print_env_changes(const char *whose, const struct env_row *rows, int n, int at);
+/* The rows as a JSON array of {path, a, b, subject} (caller frees). */
+struct cJSON *env_rows_json(const struct env_row *rows, int n);
+
 /* `WORKLOAD --runs N`: N runs, then the summary (table, or JSON with every run). Returns the
  * exit code. */
 int repeat_runs(const struct workload *wl, const struct opts *o);

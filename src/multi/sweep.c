@@ -425,6 +425,7 @@ int cmd_sweep(int argc, char **argv)
 	uint64_t t0 = now_ns();
 
 	run_signals_keep();
+	out_noise_warnings(stderr);
 	for (int i = 0; i < s->npts && !run_interrupted(); i++)
 		run_point(s, &s->pts[i], i, t0);
 	progress_clear();

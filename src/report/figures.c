@@ -38,6 +38,10 @@ const struct figure_def figures[NFIGURES] = {
 	[FIG_SERVER_SYSCALLS] = {"server_syscalls", "server syscalls/%s", "sides.server.syscalls_per_unit",
 	 "sides.server.syscalls_per_transaction", false},
 	[FIG_RETRANS] = {"retransmits", "retransmits", "retransmits", NULL, false},
+	[FIG_CLIENT_VCSW] = {"client_sleeps", "client sleeps/%s", "sides.client.voluntary_switches_per_unit", NULL, false},
+	[FIG_SERVER_VCSW] = {"server_sleeps", "server sleeps/%s", "sides.server.voluntary_switches_per_unit", NULL, false},
+	[FIG_CLIENT_IVCSW] = {"client_preempted", "client preempted/%s", "sides.client.involuntary_switches_per_unit", NULL, false},
+	[FIG_SERVER_IVCSW] = {"server_preempted", "server preempted/%s", "sides.server.involuntary_switches_per_unit", NULL, false},
 };
 const int nfigures = NFIGURES;
 

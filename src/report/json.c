@@ -54,6 +54,13 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 		snprintf(key, sizeof(key), "sys_us_per_%s", r->wl->unit);
 		cJSON_AddNumberToObject(j, key, r3(result_cpu_us_per(0, s->sys_s, result_units(r))));
 	}
+	/* Where the work waited: how often the side slept (voluntary) and was preempted. */
+	cJSON_AddNumberToObject(j, "voluntary_switches", s->vcsw);
+	cJSON_AddNumberToObject(j, "involuntary_switches", s->ivcsw);
+	cJSON_AddNumberToObject(j, "voluntary_switches_per_unit",
+				result_units(r) > 0 ? r3(s->vcsw / result_units(r)) : 0);
+	cJSON_AddNumberToObject(j, "involuntary_switches_per_unit",
+				result_units(r) > 0 ? r3(s->ivcsw / result_units(r)) : 0);
 	cJSON_AddNumberToObject(j, "packets_sent", (double)s->c.tx_packets);
 	cJSON_AddNumberToObject(j, "packets_received", (double)s->c.rx_packets);
 	cJSON_AddNumberToObject(j, "packets_sent_per_s", r3(result_per_s(s->c.tx_packets, r->duration_s)));
@@ -94,6 +101,24 @@ static cJSON *latency_json(const struct hist *h)
 		cJSON_AddNumberToObject(j, pct[i].key, r3((double)hist_percentile(h, pct[i].p) / 1e3));
 	cJSON_AddNumberToObject(j, "max", r3((double)h->max / 1e3));
 	return j;
+}
+
+/* What shaped the figures: this host's environment, the steal time the window saw, and the
+ * agent's own environment when it ran elsewhere (null when not collected). */
+static cJSON *env_json(const struct result *r)
+{
+	if (!r->env)
+		return cJSON_CreateNull();
+	cJSON *e = cJSON_Duplicate(r->env, true);
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "virtualization");
+
+	if (v && r->machine_ok)
+		cJSON_AddNumberToObject(v, "steal_pct_in_window", r3(r->machine.steal));
+	else if (v)
+		cJSON_AddNullToObject(v, "steal_pct_in_window");
+	if (r->agent_env)
+		cJSON_AddItemToObject(e, "agent", cJSON_Duplicate(r->agent_env, true));
+	return e;
 }
 
 static cJSON *machine_json(const struct cpu_split *m)
@@ -223,6 +248,7 @@ struct cJSON *out_result_json(const struct result *r)
 	} else {
 		cJSON_AddNullToObject(j, "kernel");
 	}
+	cJSON_AddItemToObject(j, "environment", env_json(r));
 	if (r->profile) {
 		cJSON *pj = cJSON_Duplicate(r->profile, true);
 

@@ -2,8 +2,11 @@
  * printed comes from struct result. */
 #include "report/out.h"
 #include "report/out_priv.h"
+#include "measure/noise.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 double result_units(const struct result *r)
 {
@@ -34,4 +37,18 @@ double out_packets_per_s(const struct result *r)
 bool out_per_transaction(const struct result *r)
 {
 	return !r->wl->units;
+}
+
+int out_noise_warnings(FILE *f)
+{
+	struct noise n;
+	const char *force = getenv("SOCKBENCH_NOISE_CHECK");
+
+	if (force ? strcmp(force, "1") != 0 : !isatty(fileno(f)))
+		return 0;
+	noise_check(&n, 200);
+	for (int i = 0; i < n.n; i++)
+		fprintf(f, "sockbench: noise: %s: %s (fix: %s)\n", n.f[i].what, n.f[i].does,
+			n.f[i].fix);
+	return n.n;
 }

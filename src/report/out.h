@@ -27,4 +27,10 @@ void out_json(const struct result *r, FILE *f);
 struct cJSON *out_result_json(const struct result *r);
 void out_print_json(struct cJSON *j, FILE *f);
 
+/* The noise check before a run: each finding of measure/noise.h as a warning on f (what, what
+ * it does, the fix); nothing when the machine looks quiet. Only where f is a terminal (as the
+ * progress line), or with SOCKBENCH_NOISE_CHECK=1 in the environment: scripts read stderr.
+ * Returns the number of findings. */
+int out_noise_warnings(FILE *f);
+
 #endif

@@ -182,6 +182,51 @@ static void table_profile(const struct result *r, FILE *f)
 		fprintf(f, "  (the server runs on another host: its samples are not here)\n");
 }
 
+/* A member's text, "-" for null or missing; a.b paths. */
+static const char *env_str(const cJSON *e, const char *path, char *buf, size_t len)
+{
+	char key[64];
+	const cJSON *it = e;
+
+	for (const char *p = path; it && *p;) {
+		size_t n = strcspn(p, ".");
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, p);
+		it = cJSON_GetObjectItemCaseSensitive(it, key);
+		p += n + (p[n] == '.');
+	}
+	if (cJSON_IsString(it))
+		snprintf(buf, len, "%s", it->valuestring);
+	else if (cJSON_IsNumber(it))
+		snprintf(buf, len, "%.0f", it->valuedouble);
+	else if (cJSON_IsBool(it))
+		snprintf(buf, len, "%s", cJSON_IsTrue(it) ? "on" : "off");
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* Two lines of what shaped the figures (the whole of it is in --json's "environment"). */
+static void table_env(FILE *f, const char *label, const cJSON *e)
+{
+	char a[128], b[160], c[64], d[64], g[64], h[64], k[64];
+
+	if (!e)
+		return;
+	fprintf(f, "\n  %s: Linux %s, %s CPUs online (%s), hypervisor %s, clocksource %s,\n",
+		label, env_str(e, "kernel.release", a, sizeof(a)), env_str(e, "cpu.online", c, sizeof(c)),
+		env_str(e, "cpu.model", b, sizeof(b)), env_str(e, "virtualization.hypervisor", d, sizeof(d)),
+		env_str(e, "clocksource", g, sizeof(g)));
+	fprintf(f, "    governor %s, turbo %s; ", env_str(e, "cpu.governor", a, sizeof(a)),
+		env_str(e, "cpu.turbo", c, sizeof(c)));
+	fprintf(f, "interface %s (driver %s, MTU %s, qdisc %s, GRO %s, GSO %s, TSO %s)\n",
+		env_str(e, "interface.name", b, sizeof(b)), env_str(e, "interface.driver", d, sizeof(d)),
+		env_str(e, "interface.mtu", g, sizeof(g)), env_str(e, "interface.qdisc", h, sizeof(h)),
+		env_str(e, "interface.offloads.gro", k, sizeof(k)),
+		env_str(e, "interface.offloads.gso", a, sizeof(a)),
+		env_str(e, "interface.offloads.tso", c, sizeof(c)));
+}
+
 void out_table(const struct result *r, FILE *f)
 {
 	const struct side_counters *c = &r->client.c;
@@ -201,6 +246,8 @@ void out_table(const struct result *r, FILE *f)
 		table_sides(r, f);
 		table_kernel(r, f);
 		table_profile(r, f);
+		table_env(f, "environment", r->env);
+		table_env(f, "agent's environment", r->agent_env);
 		return;
 	}
 	fprintf(f, "  %-28s %14llu  (%.0f/s)\n", label, (unsigned long long)c->transactions,
@@ -219,4 +266,6 @@ void out_table(const struct result *r, FILE *f)
 	table_sides(r, f);
 	table_kernel(r, f);
 	table_profile(r, f);
+	table_env(f, "environment", r->env);
+	table_env(f, "agent's environment", r->agent_env);
 }

@@ -14,6 +14,7 @@
 #include "base/util.h"
 #include "link/auth.h"
 #include "link/ctl.h"
+#include "link/sysctl.h"
 #include "run/run_priv.h"
 
 /* In a child: die with the coordinator, leave Ctrl-C to it. */
@@ -21,7 +22,9 @@ void child_setup(void)
 {
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* SIGTERM: as deadly as SIGKILL by default, and an agent holding --sysctl settings
+	 * catches it to put them back first. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 }
 
 /* Start `sockbench serve` on loopback: the control port it listens on, or -errno (why in r). */
@@ -30,6 +33,15 @@ int spawn_local_agent(struct run *r)
 	int p[2];
 	char line[16] = "";
 
+	/* --sysctl: the local agent sets them (as a remote one would), allowed exactly those. */
+	struct sysctl_set knobs;
+	char allow[SYSCTL_MAX * SYSCTL_KEY] = "", why[300];
+	size_t o = 0;
+
+	if (sysctl_parse(r->o->sysctl, &knobs, why, sizeof(why)))
+		return run_fail(r, EINVAL, true, "%s", why);
+	for (int i = 0; i < knobs.n; i++)
+		o += (size_t)snprintf(allow + o, sizeof(allow) - o, "%s%s", i ? "," : "", knobs.key[i]);
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return run_fail(r, errno, false, "pipe: %s", strerror(errno));
 	r->server_pid = fork();
@@ -46,9 +58,11 @@ int spawn_local_agent(struct run *r)
 			fcntl(3, F_SETFD, 0);
 		else if (dup2(p[1], 3) < 0)
 			_exit(127);
-		execl("/proc/self/exe", "sockbench", "serve", "--listen",
-		      r->o->ipv6 ? "::1" : "127.0.0.1", "--port", "0", "--once", "--ready-fd", "3",
-		      (char *)NULL);
+		char *argv[] = {"sockbench", "serve", "--listen", r->o->ipv6 ? "::1" : "127.0.0.1",
+				"--port", "0", "--once", "--ready-fd", "3",
+				knobs.n ? "--allow-sysctl" : NULL, allow, NULL};
+
+		execv("/proc/self/exe", argv);
 		_exit(127);
 	}
 	close(p[1]);

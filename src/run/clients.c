@@ -214,7 +214,7 @@ void stall_watch(struct run *r)
 static void add_client(struct result *res, const struct client_report *rep)
 {
 	struct side_result *s = &res->client;
-	double user, sys, wall;
+	double user, sys, wall, slept, preempted;
 
 	s->present = true;
 	s->processes++;
@@ -222,6 +222,9 @@ static void add_client(struct result *res, const struct client_report *rep)
 		cpu_mark_delta(&rep->begin, &rep->end, &user, &sys, &wall);
 		s->user_s += user;
 		s->sys_s += sys;
+		cpu_mark_switches(&rep->begin, &rep->end, &slept, &preempted);
+		s->vcsw += slept;
+		s->ivcsw += preempted;
 	}
 	side_counters_add(&s->c, &rep->c);
 	hist_merge(res->lat, &rep->lat);

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 
 #include "link/ctl.h"
+#include "measure/env.h"
 #include "base/util.h"
 
 #include "run/run_priv.h"
@@ -243,10 +244,16 @@ static void collect_server(struct run *r)
 	s->present = j && side_counters_from_json(cJSON_GetObjectItemCaseSensitive(j, "counters"),
 						  &s->c) == 0;
 	s->processes = 1;
+	if (j && r->o->server)
+		r->res.agent_env = cJSON_DetachItemFromObjectCaseSensitive(j, "environment");
 	it = cJSON_GetObjectItemCaseSensitive(j, "user_s");
 	s->user_s = cJSON_IsNumber(it) ? it->valuedouble : 0;
 	it = cJSON_GetObjectItemCaseSensitive(j, "sys_s");
 	s->sys_s = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	it = cJSON_GetObjectItemCaseSensitive(j, "voluntary_switches");
+	s->vcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	it = cJSON_GetObjectItemCaseSensitive(j, "involuntary_switches");
+	s->ivcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
 	cJSON_Delete(j);
 	if (!s->present) {
 		r->failed = true;
@@ -315,7 +322,9 @@ static void profile_close(struct run *r)
 void result_free(struct result *res)
 {
 	cJSON_Delete(res->profile);
-	res->profile = NULL;
+	cJSON_Delete(res->env);
+	cJSON_Delete(res->agent_env);
+	res->profile = res->env = res->agent_env = NULL;
 	free(res->lat);
 	free(res->lat2);
 	res->lat = res->lat2 = NULL;
@@ -431,6 +440,7 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 		goto out;
 	}
 	r.res.server_local = !o->server || on_loopback(&r.data);
+	r.res.env = env_collect((struct sockaddr *)&r.data, sizeof(r.data));
 	if (o->profile)
 		profile_open(&r);
 	run_window(&r);

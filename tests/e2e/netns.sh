@@ -21,6 +21,8 @@ inA "$SB" udp-rr --server $srv --duration 1 --warmup 0.3 --json >"$TMP/u.json" |
 jassert "$TMP/u.json" '.transactions > 0 and .kernel_check.scope == "client" and (.kernel_check.counters.InDatagrams.diff_pct | fabs) < 2 and .sides.server.processes == 1'
 inA "$SB" tcp-rr --server $srv --duration 1 --warmup 0.3 --json >"$TMP/t.json" || fail "tcp-rr across"
 jassert "$TMP/t.json" '.transactions > 0 and .errors == 0'
+# Each host's environment names the interface its side of the path leaves by.
+jassert "$TMP/t.json" ".environment.interface.name == \"$IF_A\" and .environment.agent.interface.name == \"$IF_B\" and .environment.agent.interface.mtu == $(ip netns exec $HOST_B cat /sys/class/net/$IF_B/mtu)" '.environment.interface, .environment.agent.interface'
 inA "$SB" tcp-crr --server $srv --conns 1000 --warmup-conns 50 --json >"$TMP/c.json" || fail "tcp-crr across"
 jassert "$TMP/c.json" '.connections == 1000 and .kernel.ActiveOpens == 1000 and .bytes_received == 1000 * 20000'
 inA "$SB" udp-rr --server $srv --batch 16 --connected --duration 0.5 --warmup 0.1 --json >"$TMP/s.json" || fail "strategies across"

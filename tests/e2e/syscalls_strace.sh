@@ -1,9 +1,11 @@
 # Our system call counts against strace's, which counts on its own, for every workload, every
 # I/O back end and every receive and send call: what we count (client + server, in the window)
 # can be no more than strace saw of the data-path calls, and no less than that minus the calls
-# of setup, control and a warm-up of 0 s (3% and 300 calls at most). A count-based tcp-crr has
-# every data-path call in its window: there, at most 200 apart over 500 connections (control
-# and setup, about 120), so one call a connection missed or added shows.
+# of setup, control, reading the environment (about 160 reads and closes of /proc and /sys
+# files) and a warm-up of 0 s (3% and 300 calls at most, and the environment's). A count-based
+# tcp-crr has every data-path call in its window: there, at most 350 apart over 500
+# connections (control and setup about 120, the environment about 160), so one call a
+# connection missed or added shows.
 . "$(dirname "$0")/lib.sh"
 need jq
 need strace
@@ -30,7 +32,7 @@ check() { # slack, workload flags...
 	[ "$ours" -gt 0 ] || fail "$*: we counted no calls"
 	[ "$ours" -le "$theirs" ] || fail "$*: we counted $ours calls, strace saw only $theirs"
 	allowed=$slack
-	[ "$slack" -lt 0 ] && allowed=$((theirs * 3 / 100 + 300))
+	[ "$slack" -lt 0 ] && allowed=$((theirs * 3 / 100 + 300 + 160))
 	[ $((theirs - ours)) -le $allowed ] || fail "$*: strace saw $theirs data-path calls, we counted $ours"
 	printf '%-60s ours %7d strace %7d\n' "$*" "$ours" "$theirs"
 }
@@ -44,10 +46,10 @@ for io in "" "--batch 8" "--io uring" "--gso 8" "--reverse" "--connected"; do
 done
 for r in recv read recvmsg readv waitall epoll uring; do
 	check -1 tcp-rr $t --recv $r
-	check 200 tcp-crr --conns 500 --warmup-conns 0 --recv $r
+	check 350 tcp-crr --conns 500 --warmup-conns 0 --recv $r
 done
-check 200 tcp-crr --conns 500 --warmup-conns 0 --close client
-check 200 tcp-crr --conns 500 --warmup-conns 0 --close reset --request 100 --rcvbuf 65536 --nodelay
+check 350 tcp-crr --conns 500 --warmup-conns 0 --close client
+check 350 tcp-crr --conns 500 --warmup-conns 0 --close reset --request 100 --rcvbuf 65536 --nodelay
 for s in send write sendmsg sendfile splice uring; do
 	check -1 tcp-stream $t --send $s
 done
