@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile/moved.h"
 #include "multi/repeat.h"
@@ -103,6 +104,79 @@ static void fit_run(struct explore *x, struct opts *o)
 		o->profile_top = MOVED_PROFILE_TOP;
 }
 
+/* --kernel: the kernel's knobs (root), each set for its runs only (--sysctl) and put back
+ * after them, marked system-wide: they change the host, not the program. Proto: "Tcp" or "Udp"
+ * for those that act on one protocol, NULL for both. */
+static const struct kernel_strategy {
+	struct strategy st;
+	const char *proto;
+} kernel_strategies[] = {
+	{{"busy_read/busy_poll 50us [sys]", "kbusy",
+	  "--sysctl net.core.busy_read=50 --sysctl net.core.busy_poll=50", false}, NULL},
+	{{"socket buffers 1 MiB [sys]", "kbuf",
+	  "--sysctl net.core.rmem_default=1048576 --sysctl net.core.wmem_default=1048576 "
+	  "--sysctl net.core.rmem_max=16777216 --sysctl net.core.wmem_max=16777216", false}, NULL},
+	{{"backlog 10k, budget 600 [sys]", "kbudget",
+	  "--sysctl net.core.netdev_max_backlog=10000 --sysctl net.core.netdev_budget=600", false},
+	 NULL},
+	{{"TCP autocorking off [sys]", "kcork", "--sysctl net.ipv4.tcp_autocorking=0", false},
+	 "Tcp"},
+	{{"TCP timestamps off [sys]", "kts", "--sysctl net.ipv4.tcp_timestamps=0", false},
+	 "Tcp"},
+	{{"no slow start after idle [sys]", "kssai",
+	  "--sysctl net.ipv4.tcp_slow_start_after_idle=0", false}, "Tcp"},
+	{{0}, NULL},
+};
+
+static void skip_strategy(struct explore *x, const struct strategy *st, const char *why)
+{
+	x->skipped_name[x->nskipped] = st->name;
+	x->skipped_flags[x->nskipped] = st->args;
+	snprintf(x->skipped_why[x->nskipped++], sizeof(x->skipped_why[0]), "%s", why);
+}
+
+static void add_strategy(struct explore *x, const struct strategy *st, char **user, int nuser)
+{
+	struct config *c = &x->conf[x->nconf];
+	char err[240];
+
+	if (x->nconf == MAX_CONFIGS || x->nskipped == MAX_CONFIGS)
+		return;
+	if (parse_config(x->wl, user, nuser, st->args, &c->o, err, sizeof(err))) {
+		opts_free(&c->o);
+		skip_strategy(x, st, err);
+		return;
+	}
+	if (same_config(x->wl, &c->o, &x->conf[0].o)) {
+		opts_free(&c->o);
+		skip_strategy(x, st, "already in the baseline");
+		return;
+	}
+	c->name = st->name;
+	c->group = st->group;
+	c->changes = st->changes_workload;
+	snprintf(c->flags, sizeof(c->flags), "%s", st->args);
+	x->nconf++;
+}
+
+static void plan_kernel(struct explore *x, char **user, int nuser)
+{
+	static const struct strategy rps = {"RPS/RFS, IRQ coalescing [sys]", "ksteer",
+					    "(per interface)", false};
+
+	if (x->conf[0].o.server)
+		die_usage("explore --kernel sets this host's kernel settings: run it on the host of "
+			  "the test (the agent's --allow-sysctl covers a single --sysctl run)");
+	if (geteuid() != 0)
+		die_usage("explore --kernel writes /proc/sys: run it as root");
+	for (const struct kernel_strategy *k = kernel_strategies; k->st.name; k++)
+		if (!k->proto || !strcmp(k->proto, x->wl->snmp_proto))
+			add_strategy(x, &k->st, user, nuser);
+	skip_strategy(x, &rps, "the data path is on loopback here, which has no receive queues to "
+				"steer and no interrupts to coalesce; on a NIC they are per-interface "
+				"settings (/sys, ethtool), not sysctls, and sockbench does not set them yet");
+}
+
 static void plan(struct explore *x, char **user, int nuser)
 {
 	const struct workload *wl = x->wl;
@@ -114,32 +188,10 @@ static void plan(struct explore *x, char **user, int nuser)
 	if (parse_config(wl, user, nuser, NULL, &base->o, err, sizeof(err)))
 		die_usage("explore %s: %s", wl->name, err);
 	x->nconf = 1;
-	for (const struct strategy *st = wl->strategies; st && st->name; st++) {
-		struct config *c = &x->conf[x->nconf];
-
-		if (x->nconf == MAX_CONFIGS)
-			break;
-		if (parse_config(wl, user, nuser, st->args, &c->o, err, sizeof(err))) {
-			opts_free(&c->o);
-			x->skipped_name[x->nskipped] = st->name;
-			x->skipped_flags[x->nskipped] = st->args;
-			snprintf(x->skipped_why[x->nskipped++], sizeof(x->skipped_why[0]), "%s", err);
-			continue;
-		}
-		if (same_config(wl, &c->o, &base->o)) {
-			opts_free(&c->o);
-			x->skipped_name[x->nskipped] = st->name;
-			x->skipped_flags[x->nskipped] = st->args;
-			snprintf(x->skipped_why[x->nskipped++], sizeof(x->skipped_why[0]),
-				 "already in the baseline");
-			continue;
-		}
-		c->name = st->name;
-		c->group = st->group;
-		c->changes = st->changes_workload;
-		snprintf(c->flags, sizeof(c->flags), "%s", st->args);
-		x->nconf++;
-	}
+	for (const struct strategy *st = wl->strategies; st && st->name; st++)
+		add_strategy(x, st, user, nuser);
+	if (x->kernel)
+		plan_kernel(x, user, nuser);
 	/* Runs: every config each round, then the combination paired with baselines. A short
 	 * budget takes fewer rounds (down to 3), unless --runs was given. */
 	for (;;) {
@@ -327,6 +379,7 @@ static const struct opt_def explore_flags[] = {
 	OWN_FLAG(INT, struct explore, rounds, "runs", 2, MAX_ROUNDS),
 	OWN_FLAG(U64, struct explore, seed, "seed", 1, 0),
 	OWN_FLAG(BOOL, struct explore, list, "list", 0, 1),
+	OWN_FLAG(BOOL, struct explore, kernel, "kernel", 0, 1),
 	{0},
 };
 
@@ -378,7 +431,7 @@ int cmd_explore(int argc, char **argv)
 	char **rest;
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		printf("usage: sockbench explore WORKLOAD [workload flags] [--budget S] [--runs N] "
-		       "[--seed N] [--json] [--list]\n"
+		       "[--seed N] [--json] [--list] [--kernel]\n"
 		       "Runs the workload as given and every applicable strategy in rounds (each round "
 		       "all of them, in a random order), then the best combination of those found "
 		       "faster, and ranks them by measured gain; the verdicts share one 5%% error "
@@ -386,7 +439,10 @@ int cmd_explore(int argc, char **argv)
 		       "  --budget S   total time to spend (default %d)\n"
 		       "  --runs N     rounds (default %d; fewer when the budget is short, down to %d)\n"
 		       "  --seed N     of the order of runs (default: a fresh one, printed)\n"
-		       "  --list       print the strategies (name, flags) and exit\n",
+		       "  --list       print the strategies (name, flags) and exit\n"
+		       "  --kernel     add the kernel's knobs (root): busy polling, buffer sizes, backlog "
+		       "and budget, TCP autocorking, timestamps, slow start after idle; each set with "
+		       "--sysctl for its runs only, marked [sys] (system-wide)\n",
 		       DEFAULT_BUDGET, STATS_DEFAULT_RUNS, MIN_ROUNDS);
 		return argc < 2 ? 2 : 0;
 	}
@@ -406,6 +462,9 @@ int cmd_explore(int argc, char **argv)
 	if (x->list) {
 		for (const struct strategy *s = x->wl->strategies; s && s->name; s++)
 			printf("%s\t%s%s\n", s->name, s->args, s->changes_workload ? "\t(changes the workload)" : "");
+		for (const struct kernel_strategy *k = kernel_strategies; x->kernel && k->st.name; k++)
+			if (!k->proto || !strcmp(k->proto, x->wl->snmp_proto))
+				printf("%s\t%s\n", k->st.name, k->st.args);
 		free(rest);
 		free(x);
 		return 0;

@@ -56,7 +56,7 @@ struct explore {
 	const struct workload *wl;
 	long rounds;
 	uint64_t seed; /* of the run order */
-	bool rounds_given, list;
+	bool rounds_given, list, kernel;
 	double budget, run_s;
 	int nconf;
 	struct config conf[MAX_CONFIGS];

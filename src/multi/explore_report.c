@@ -236,8 +236,9 @@ void explore_print_table(struct explore *x, struct config **ranked, int n, struc
 		for (int i = 0; i < napart; i++)
 			print_row(apart[i], "*", false);
 	}
-	printf("\n(us: CPU microseconds per %s; sc: system calls per %s)\n", x->wl->unit,
-	       x->wl->unit);
+	printf("\n(us: CPU microseconds per %s; sc: system calls per %s%s)\n", x->wl->unit,
+	       x->wl->unit, x->kernel ? "; [sys]: a kernel setting, system-wide, set with --sysctl "
+				   "for its runs only and put back after them" : "");
 	for (int i = 0; i < n; i++)
 		printf("  %-36s %s\n", ranked[i]->name, ranked[i]->flags);
 	for (int i = 0; i < napart; i++)

@@ -81,6 +81,9 @@ if id nobody >/dev/null 2>&1 && command -v su >/dev/null; then
 	[ $rc -eq 2 ] || fail "non-root: exit $rc, not 2 ($(cat "$TMP/err"))"
 	grep -q "needs root" "$TMP/err" || fail "non-root: $(cat "$TMP/err")"
 	[ "$(now)" = "$ORIG" ] || fail "changed by a non-root run"
+	su nobody -s /bin/sh -c "$SB explore udp-rr --kernel --budget 20" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "run it as root" "$TMP/err" || fail "explore --kernel as nobody: exit $rc, $(cat "$TMP/err")"
 fi
 # An agent that allows nothing refuses, and says how to allow it.
 rm -f "$TMP/ready"
@@ -90,6 +93,19 @@ rc=$?
 [ $rc -eq 1 ] || fail "agent without --allow-sysctl: exit $rc ($(cat "$TMP/err"))"
 grep -q -- "--allow-sysctl $KEY" "$TMP/err" || fail "refusal does not name --allow-sysctl: $(cat "$TMP/err")"
 [ "$(now)" = "$ORIG" ] || fail "changed by a refused agent"
+
+# explore --kernel: the kernel's knobs ranked beside the program's, marked [sys], every one
+# put back after its runs.
+knobs="net/core/busy_read net/core/busy_poll net/core/rmem_default net/core/rmem_max net/core/netdev_budget net/ipv4/tcp_timestamps net/ipv4/tcp_slow_start_after_idle"
+before=$(for k in $knobs; do cat /proc/sys/$k; done)
+"$SB" explore tcp-rr --kernel --budget 40 --runs 2 --seed 9 --json >"$TMP/ex.json" 2>"$TMP/ex.err" ||
+	fail "explore --kernel: $(tail -3 "$TMP/ex.err")"
+jassert "$TMP/ex.json" '[.strategies[] | select(.name | endswith("[sys]"))] | length == 6' '[.strategies[].name]'
+jassert "$TMP/ex.json" '[.strategies[] | select(.name == "TCP autocorking off [sys]") | .runs] == [2]' '.strategies'
+jassert "$TMP/ex.json" '[.not_applicable[] | select(.name | startswith("RPS/RFS"))] | length == 1' .not_applicable
+[ "$(for k in $knobs; do cat /proc/sys/$k; done)" = "$before" ] || fail "explore --kernel left a setting changed"
+[ "$(now)" = "$ORIG" ] || fail "explore --kernel left $KEY changed"
+[ -e "$SOCKBENCH_JOURNAL" ] && fail "journal left after explore --kernel"
 
 # A knob A/B: the difference is the subject, not a warning.
 "$SB" compare "tcp-rr ${short[*]}" "tcp-rr ${short[*]} --sysctl $KEY=$FLIP" --runs 2 --seed 3 \
