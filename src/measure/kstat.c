@@ -1,14 +1,88 @@
 /* kstat.c: see kstat.h. */
 #include "measure/kstat.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/util.h"
+
+/* A task's comm and utime + stime from /proc/PID/stat; false if it is gone. */
+static bool task_ticks(int pid, char *comm, size_t len, uint64_t *ticks)
+{
+	char path[64], buf[512];
+	int fd;
+
+	/* One read: three calls a thread (it runs once per thread at setup). */
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+	unsigned long long ut, st;
+
+	if (!open || !close || close < open ||
+	    sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return false;
+	snprintf(comm, len, "%.*s", (int)(close - open - 1), open + 1);
+	*ticks = ut + st;
+	return true;
+}
+
+static void take_if_ksoftirqd(struct ksoftirqd *k, int pid)
+{
+	char comm[64];
+	uint64_t t;
+
+	if (pid > 0 && k->n < KSOFTIRQD_MAX && task_ticks(pid, comm, sizeof(comm), &t) &&
+	    !strncmp(comm, "ksoftirqd/", 10))
+		k->pid[k->n++] = pid;
+}
+
+int kstat_ksoftirqd_find(struct ksoftirqd *k)
+{
+	/* They are kthreadd's children (pid 2): its list is short, /proc is not. */
+	FILE *f = fopen("/proc/2/task/2/children", "re");
+	int pid;
+
+	k->n = 0;
+	if (f) {
+		while (fscanf(f, "%d", &pid) == 1)
+			take_if_ksoftirqd(k, pid);
+		fclose(f);
+		return k->n;
+	}
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		take_if_ksoftirqd(k, atoi(e->d_name));
+	if (d)
+		closedir(d);
+	return k->n;
+}
+
+uint64_t kstat_ksoftirqd_ticks(const struct ksoftirqd *k)
+{
+	uint64_t sum = 0, t;
+	char comm[64];
+
+	for (int i = 0; i < k->n; i++)
+		if (task_ticks(k->pid[i], comm, sizeof(comm), &t))
+			sum += t;
+	return sum;
+}
 
 int kstat_cpu_read(const char *path, struct cpu_stat *s)
 {

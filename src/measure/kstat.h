@@ -27,6 +27,18 @@ struct snmp {
 	uint64_t v[SNMP_MAX];
 };
 
+/* The kernel's softirq threads (ksoftirqd/N), found once before a run: softirq work the
+ * kernel defers to them is their own CPU time, not /proc/stat's softirq column. */
+#define KSOFTIRQD_MAX 1024
+struct ksoftirqd {
+	int n;
+	int pid[KSOFTIRQD_MAX];
+};
+/* Find them in /proc. Returns how many. */
+int kstat_ksoftirqd_find(struct ksoftirqd *k);
+/* Their user + system time, clock ticks, summed. */
+uint64_t kstat_ksoftirqd_ticks(const struct ksoftirqd *k);
+
 /* Read the "cpu" line of a /proc/stat file (path NULL: /proc/stat). 0 or -errno. */
 int kstat_cpu_read(const char *path, struct cpu_stat *s);
 /* Split b - a into percentages (user includes nice; idle includes iowait). */

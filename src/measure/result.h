@@ -39,6 +39,10 @@ struct result {
 	bool server_local; /* same machine: the kernel counters include the server's side */
 	bool machine_ok;
 	struct cpu_split machine;
+	/* Softirq work of the window by where it ran: inline (/proc/stat's softirq: on the way
+	 * out of an interrupt or inside a syscall that re-enabled it, on any CPU) and deferred to
+	 * the ksoftirqd threads (their own CPU time). Seconds, all CPUs; -1: not measured. */
+	double softirq_inline_s, softirq_ksoftirqd_s;
 	bool kernel_ok;
 	struct snmp kernel; /* counter deltas over the window */
 	struct cJSON *profile;	  /* --profile: prof_json(), or NULL */

@@ -42,6 +42,8 @@ const struct figure_def figures[NFIGURES] = {
 	[FIG_SERVER_VCSW] = {"server_sleeps", "server sleeps/%s", "sides.server.voluntary_switches_per_unit", NULL, false},
 	[FIG_CLIENT_IVCSW] = {"client_preempted", "client preempted/%s", "sides.client.involuntary_switches_per_unit", NULL, false},
 	[FIG_SERVER_IVCSW] = {"server_preempted", "server preempted/%s", "sides.server.involuntary_switches_per_unit", NULL, false},
+	[FIG_SOFTIRQ_INLINE] = {"softirq_inline_us", "softirq inline us/%s", "softirq.inline_us_per_unit", NULL, false},
+	[FIG_SOFTIRQ_KSOFTIRQD] = {"softirq_ksoftirqd_us", "softirq in ksoftirqd us/%s", "softirq.ksoftirqd_us_per_unit", NULL, false},
 };
 const int nfigures = NFIGURES;
 

@@ -121,6 +121,29 @@ static cJSON *env_json(const struct result *r)
 	return e;
 }
 
+/* Where the window's softirq work ran, in seconds of all CPUs and per unit: inline (in a
+ * syscall that re-enabled it, or on the way out of an interrupt, often on an idle CPU) and
+ * in the ksoftirqd threads. With --profile, profile.modes splits the inline part further. */
+static cJSON *softirq_json(const struct result *r)
+{
+	if (r->softirq_inline_s < 0)
+		return cJSON_CreateNull();
+	cJSON *j = cJSON_CreateObject();
+	double u = result_units(r);
+
+	cJSON_AddNumberToObject(j, "inline_s", r6(r->softirq_inline_s));
+	cJSON_AddNumberToObject(j, "inline_us_per_unit", u > 0 ? r3(r->softirq_inline_s * 1e6 / u) : 0);
+	if (r->softirq_ksoftirqd_s >= 0) {
+		cJSON_AddNumberToObject(j, "ksoftirqd_s", r6(r->softirq_ksoftirqd_s));
+		cJSON_AddNumberToObject(j, "ksoftirqd_us_per_unit",
+					u > 0 ? r3(r->softirq_ksoftirqd_s * 1e6 / u) : 0);
+	} else {
+		cJSON_AddNullToObject(j, "ksoftirqd_s");
+		cJSON_AddNullToObject(j, "ksoftirqd_us_per_unit");
+	}
+	return j;
+}
+
 static cJSON *machine_json(const struct cpu_split *m)
 {
 	cJSON *j = cJSON_CreateObject();
@@ -239,6 +262,7 @@ struct cJSON *out_result_json(const struct result *r)
 	cJSON_AddItemToObject(sides, "server", side_json(&r->server, r));
 	cJSON_AddItemToObject(j, "machine_cpu",
 			      r->machine_ok ? machine_json(&r->machine) : cJSON_CreateNull());
+	cJSON_AddItemToObject(j, "softirq", softirq_json(r));
 	if (r->kernel_ok) {
 		cJSON *k = cJSON_AddObjectToObject(j, "kernel");
 

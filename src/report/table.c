@@ -92,6 +92,12 @@ static void table_kernel(const struct result *r, FILE *f)
 			   "idle %.1f%%  steal %.1f%%\n",
 			r->machine.user, r->machine.system, r->machine.softirq, r->machine.irq,
 			r->machine.idle, r->machine.steal);
+	if (r->softirq_inline_s >= 0 && result_units(r) > 0)
+		fprintf(f, "  softirq work per %s: %.2f us inline (in syscalls, or leaving interrupts)"
+			   ", %.2f us in ksoftirqd%s\n", r->wl->unit,
+			r->softirq_inline_s * 1e6 / result_units(r),
+			r->softirq_ksoftirqd_s >= 0 ? r->softirq_ksoftirqd_s * 1e6 / result_units(r) : 0,
+			r->softirq_ksoftirqd_s >= 0 ? "" : " (no ksoftirqd threads found)");
 	if (!r->kernel_ok)
 		return;
 	int np = r->wl->kernel_pairs(r, p);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "link/ctl.h"
 #include "measure/env.h"
@@ -155,9 +156,14 @@ static void run_window(struct run *r)
 	 * window has no traffic between the warm-up and its start: read them before it opens. */
 	bool cpu_ok = false, k_ok = false;
 
+	uint64_t ks0 = 0;
+
+	r->res.softirq_inline_s = r->res.softirq_ksoftirqd_s = -1;
+	kstat_ksoftirqd_find(&r->ksirq);
 	if (r->count_based) {
 		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
 		k_ok = read_kernel(r->wl, r->data.ss_family == AF_INET6, &k0);
+		ks0 = kstat_ksoftirqd_ticks(&r->ksirq);
 	}
 	if (ctl_send(r->ctl, CTL_MSG_BEGIN, NULL, 0) < 0 ||
 	    ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS) < 0) {
@@ -172,6 +178,7 @@ static void run_window(struct run *r)
 	if (!r->count_based) {
 		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
 		k_ok = read_kernel(r->wl, r->data.ss_family == AF_INET6, &k0);
+		ks0 = kstat_ksoftirqd_ticks(&r->ksirq);
 	}
 
 	r->measuring = true;
@@ -190,8 +197,14 @@ static void run_window(struct run *r)
 	r->end_sent = ctl_send(r->ctl, CTL_MSG_END, NULL, 0) == 0;
 	r->res.machine_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
 	r->res.kernel_ok = k_ok && read_kernel(r->wl, r->data.ss_family == AF_INET6, &k1);
-	if (r->res.machine_ok)
+	if (r->res.machine_ok) {
+		double hz = (double)sysconf(_SC_CLK_TCK);
+
 		kstat_cpu_split(&c0, &c1, &r->res.machine);
+		r->res.softirq_inline_s = (double)(c1.t[CPU_SOFTIRQ] - c0.t[CPU_SOFTIRQ]) / hz;
+		if (r->ksirq.n)
+			r->res.softirq_ksoftirqd_s = (double)(kstat_ksoftirqd_ticks(&r->ksirq) - ks0) / hz;
+	}
 	if (r->res.kernel_ok)
 		kernel_delta(r, &k0, &k1);
 	if (why)

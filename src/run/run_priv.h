@@ -21,6 +21,7 @@
 #define STALL_S 2.0	  /* no progress this long in the window: the run is partial */
 
 struct run {
+	struct ksoftirqd ksirq; /* the kernel's softirq threads, found at setup */
 	const struct workload *wl;
 	const struct opts *o;
 	pid_t server_pid;

@@ -83,6 +83,10 @@ grep -q "other processes kept" "$TMP/check.txt" || fail "busy loop not found: $(
 grep -q "fix:" "$TMP/check.txt" || fail "no fix given"
 expect_usage "give milliseconds" check --sample 5
 
+# Softirq by where it ran: loopback delivers each datagram in softirq inside the sender's call,
+# so inline softirq is there, and no more than all the CPUs' time in the window.
+jassert "$TMP/a.json" '.softirq.inline_us_per_unit > 0 and .softirq.inline_s <= .duration_s * '"$(nproc)"' and .softirq.ksoftirqd_s >= 0' '.softirq'
+
 # Context switches: a blocking ping-pong sleeps about once a transaction on each side; a
 # spinning client does not sleep.
 "$SB" tcp-rr --duration 0.5 --warmup 0.2 --json >"$TMP/rr.json" || fail tcp-rr
