@@ -76,6 +76,23 @@ void *xcalloc_lines(size_t nmemb, size_t n)
 	return memset(p, 0, bytes);
 }
 
+void squash_line(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; in[i] && in[i] != '\n' && o + 1 < len; i++) {
+		bool blank = in[i] == ' ' || in[i] == '\t';
+
+		if (blank && (o == 0 || out[o - 1] == ' '))
+			continue;
+		out[o++] = blank ? ' ' : in[i];
+	}
+	while (o && out[o - 1] == ' ')
+		o--;
+	if (len)
+		out[o] = 0;
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);

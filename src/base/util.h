@@ -29,6 +29,9 @@ void *xcalloc(size_t nmemb, size_t n);
 #define CACHE_ALIGNED _Alignas(CACHE_LINE)
 void *xcalloc_lines(size_t nmemb, size_t n);
 char *xstrdup(const char *s);
+/* in's first line into out, tabs and runs of blanks made one space, none at either end (the
+ * form sysctl(8) shows /proc values in). */
+void squash_line(const char *in, char *out, size_t len);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t now_ns(void);

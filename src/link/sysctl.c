@@ -1,7 +1,7 @@
 /* sysctl.c: see sysctl.h. */
 #include "link/sysctl.h"
+#include "base/util.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,20 +37,11 @@ static int read_value(const char *key, char *out, size_t len)
 	key_path(key, path, sizeof(path));
 	if (!(f = fopen(path, "re")))
 		return -errno;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f), o = 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 
 	fclose(f);
 	buf[n] = 0;
-	for (size_t i = 0; buf[i] && o + 1 < len; i++) {
-		bool blank = isspace((unsigned char)buf[i]);
-
-		if (blank && (o == 0 || out[o - 1] == ' '))
-			continue;
-		out[o++] = blank ? ' ' : buf[i];
-	}
-	while (o && out[o - 1] == ' ')
-		o--;
-	out[o] = 0;
+	squash_line(buf, out, len); /* one line: the journal keeps a value a line */
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* env.c: the environment block of every result (see env.h). */
 #include "measure/env.h"
+#include "base/util.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -42,8 +43,7 @@ const char *const env_sysctls[] = {
 	NULL,
 };
 
-/* The first line of a file, trailing newline cut, tabs and runs of blanks made one space.
- * false if it cannot be read. */
+/* The first line of a file, squashed (base/util.h); false if it cannot be read. */
 static bool read_line(const char *path, char *out, size_t len)
 {
 	FILE *f = fopen(path, "re");
@@ -54,21 +54,9 @@ static bool read_line(const char *path, char *out, size_t len)
 	bool ok = fgets(buf, sizeof(buf), f) != NULL;
 
 	fclose(f);
-	if (!ok)
-		return false;
-	size_t o = 0;
-
-	for (size_t i = 0; buf[i] && buf[i] != '\n' && o + 1 < len; i++) {
-		bool blank = buf[i] == ' ' || buf[i] == '\t';
-
-		if (blank && (o == 0 || out[o - 1] == ' '))
-			continue;
-		out[o++] = blank ? ' ' : buf[i];
-	}
-	while (o && out[o - 1] == ' ')
-		o--;
-	out[o] = 0;
-	return true;
+	if (ok)
+		squash_line(buf, out, len);
+	return ok;
 }
 
 static void add_file(cJSON *j, const char *key, const char *path)
