@@ -2,6 +2,7 @@
 #include "link/sysctl.h"
 #include "base/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,12 +30,11 @@ static void key_path(const char *key, char *path, size_t len)
 }
 
 /* The setting's value, blanks made single spaces (as sysctl(8) shows it). */
-static int read_value(const char *key, char *out, size_t len)
+static int read_value(const char *path, char *out, size_t len)
 {
-	char path[256], buf[SYSCTL_VAL];
+	char buf[SYSCTL_VAL];
 	FILE *f;
 
-	key_path(key, path, sizeof(path));
 	if (!(f = fopen(path, "re")))
 		return -errno;
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -45,12 +45,10 @@ static int read_value(const char *key, char *out, size_t len)
 	return 0;
 }
 
-static int write_value(const char *key, const char *val)
+static int write_value(const char *path, const char *val)
 {
-	char path[256];
 	int fd, e = 0;
 
-	key_path(key, path, sizeof(path));
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
 		return -errno;
 	size_t n = strlen(val);
@@ -62,10 +60,68 @@ static int write_value(const char *key, const char *val)
 	return -e;
 }
 
+static int add_entry(struct sysctl_set *s, const char *key, const char *path, const char *val,
+		     char *err, size_t errlen)
+{
+	if (s->n == SYSCTL_MAX) {
+		snprintf(err, errlen, "--sysctl: at most %d settings (an interface's counts once per "
+			 "rx queue)", SYSCTL_MAX);
+		return -EINVAL;
+	}
+	snprintf(s->key[s->n], SYSCTL_KEY, "%s", key);
+	snprintf(s->path[s->n], SYSCTL_PATH, "%s", path);
+	snprintf(s->val[s->n], SYSCTL_VAL, "%s", val);
+	s->n++;
+	return 0;
+}
+
+/* net.dev.IF.rps_cpus or .rps_flow_cnt: that file of every rx queue of IF. */
+static int add_netdev(struct sysctl_set *s, const char *key, const char *val, char *err,
+		      size_t errlen)
+{
+	const char *ifn = key + strlen("net.dev."), *attr = strrchr(key, '.') + 1;
+	char dir[SYSCTL_PATH], path[SYSCTL_PATH + 64];
+	int nq = 0, ret = 0;
+
+	if (attr - 1 <= ifn || (strcmp(attr, "rps_cpus") && strcmp(attr, "rps_flow_cnt"))) {
+		snprintf(err, errlen, "--sysctl %s: an interface's settings are net.dev.IF.rps_cpus "
+			 "and net.dev.IF.rps_flow_cnt", key);
+		return -EINVAL;
+	}
+	snprintf(dir, sizeof(dir), "/sys/class/net/%.*s/queues", (int)(attr - 1 - ifn), ifn);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d) {
+		snprintf(err, errlen, "--sysctl %s: no interface %.*s here (%s)", key,
+			 (int)(attr - 1 - ifn), ifn, dir);
+		return -EINVAL;
+	}
+	while (!ret && (e = readdir(d))) {
+		if (strncmp(e->d_name, "rx-", 3))
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%.16s/%.16s", dir, e->d_name, attr) >=
+		    SYSCTL_PATH)
+			continue;
+		if (access(path, F_OK) == 0) {
+			ret = add_entry(s, key, path, val, err, errlen);
+			nq++;
+		}
+	}
+	closedir(d);
+	if (!ret && !nq) {
+		snprintf(err, errlen, "--sysctl %s: %s has no rx queue with %s (a kernel without "
+			 "CONFIG_RPS?)", key, dir, attr);
+		return -EINVAL;
+	}
+	return ret;
+}
+
 int sysctl_parse(const char *list, struct sysctl_set *s, char *err, size_t errlen)
 {
 	char path[256], line[SYSCTL_KEY + SYSCTL_VAL + 2];
 	struct stat st;
+	int ret;
 
 	*s = (struct sysctl_set){.lock_fd = -1};
 	while (list && *list) {
@@ -89,24 +145,24 @@ int sysctl_parse(const char *list, struct sysctl_set *s, char *err, size_t errle
 				 line);
 			return -EINVAL;
 		}
+		for (int i = 0; i < s->n; i++)
+			if (!strcmp(s->key[i], line)) {
+				snprintf(err, errlen, "--sysctl %s is given twice", line);
+				return -EINVAL;
+			}
+		if (!strncmp(line, "net.dev.", 8)) {
+			if ((ret = add_netdev(s, line, eq + 1, err, errlen)))
+				return ret;
+			continue;
+		}
 		key_path(line, path, sizeof(path));
 		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
 			snprintf(err, errlen, "--sysctl %s: this kernel has no such setting (%s)", line,
 				 path);
 			return -EINVAL;
 		}
-		for (int i = 0; i < s->n; i++)
-			if (!strcmp(s->key[i], line)) {
-				snprintf(err, errlen, "--sysctl %s is given twice", line);
-				return -EINVAL;
-			}
-		if (s->n == SYSCTL_MAX) {
-			snprintf(err, errlen, "--sysctl: at most %d settings", SYSCTL_MAX);
-			return -EINVAL;
-		}
-		snprintf(s->key[s->n], SYSCTL_KEY, "%s", line);
-		snprintf(s->val[s->n], SYSCTL_VAL, "%s", eq + 1);
-		s->n++;
+		if ((ret = add_entry(s, line, path, eq + 1, err, errlen)))
+			return ret;
 	}
 	return 0;
 }
@@ -166,7 +222,7 @@ static int put_back(struct sysctl_set *s, int n, char *err, size_t errlen)
 	int ret = 0;
 
 	for (int i = n - 1; i >= 0; i--) {
-		int e = write_value(s->key[i], s->old[i]);
+		int e = write_value(s->path[i], s->old[i]);
 
 		if (e && !ret) {
 			ret = e;
@@ -180,7 +236,7 @@ static int put_back(struct sysctl_set *s, int n, char *err, size_t errlen)
 
 int sysctl_apply(struct sysctl_set *s, char *err, size_t errlen)
 {
-	char line[SYSCTL_KEY + SYSCTL_VAL + 4], back[SYSCTL_VAL];
+	char line[SYSCTL_PATH + SYSCTL_VAL + 4], back[SYSCTL_VAL];
 	int fd, e;
 
 	if (!s->n)
@@ -191,7 +247,7 @@ int sysctl_apply(struct sysctl_set *s, char *err, size_t errlen)
 		return -EACCES;
 	}
 	for (int i = 0; i < s->n; i++)
-		if ((e = read_value(s->key[i], s->old[i], SYSCTL_VAL))) {
+		if ((e = read_value(s->path[i], s->old[i], SYSCTL_VAL))) {
 			snprintf(err, errlen, "--sysctl %s: cannot read it: %s", s->key[i], strerror(-e));
 			return e;
 		}
@@ -206,7 +262,7 @@ int sysctl_apply(struct sysctl_set *s, char *err, size_t errlen)
 	if (ftruncate(fd, 0) < 0)
 		goto journal_failed;
 	for (int i = 0; i < s->n; i++) {
-		int n = snprintf(line, sizeof(line), "%s\t%s\n", s->key[i], s->old[i]);
+		int n = snprintf(line, sizeof(line), "%s\t%s\n", s->path[i], s->old[i]);
 
 		if (write(fd, line, (size_t)n) != n)
 			goto journal_failed;
@@ -216,8 +272,8 @@ int sysctl_apply(struct sysctl_set *s, char *err, size_t errlen)
 	s->lock_fd = fd;
 	s->applied = true;
 	for (int i = 0; i < s->n; i++) {
-		e = write_value(s->key[i], s->val[i]);
-		if (!e && (e = read_value(s->key[i], back, sizeof(back))) == 0 && !back[0])
+		e = write_value(s->path[i], s->val[i]);
+		if (!e && (e = read_value(s->path[i], back, sizeof(back))) == 0 && !back[0])
 			e = -EINVAL;
 		if (e) {
 			snprintf(err, errlen, "--sysctl %s=%s: the kernel refused it: %s; nothing was "
@@ -284,7 +340,22 @@ int sysctl_recover(char *msg, size_t len)
 		if (!tab)
 			continue;
 		*tab = 0;
-		snprintf(s.key[s.n], SYSCTL_KEY, "%s", line);
+		if (line[0] != '/') /* a dotted key (journals before the paths) */
+			key_path(line, s.path[s.n], SYSCTL_PATH);
+		else
+			snprintf(s.path[s.n], SYSCTL_PATH, "%s", line);
+		/* Only what a journal can name: a setting under /proc/sys or an interface's queue. */
+		const char *p = s.path[s.n];
+
+		if (strstr(p, "..") || (strncmp(p, "/proc/sys/", 10) && strncmp(p, "/sys/class/net/", 15)))
+			continue;
+		/* Named as sysctl(8) names it, where it is one; else by its path. */
+		bool proc = !strncmp(p, "/proc/sys/", 10);
+		size_t k = 0;
+
+		for (p += proc ? 10 : 0; *p && k + 1 < SYSCTL_KEY; p++)
+			s.key[s.n][k++] = proc && *p == '/' ? '.' : *p;
+		s.key[s.n][k] = 0;
 		snprintf(s.old[s.n], SYSCTL_VAL, "%s", tab + 1);
 		s.n++;
 	}

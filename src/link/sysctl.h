@@ -1,4 +1,7 @@
-/* sysctl.h: kernel settings (/proc/sys) set for one test and put back after it (--sysctl).
+/* sysctl.h: kernel settings (/proc/sys) set for one test and put back after it (--sysctl),
+ * and an interface's receive steering, which the kernel keeps per queue in /sys:
+ * net.dev.IF.rps_cpus and net.dev.IF.rps_flow_cnt stand for that file of every rx queue of
+ * IF (RPS and RFS; RFS also wants the sysctl net.core.rps_sock_flow_entries).
  *
  * What must be put back is written to a journal before anything changes
  * (/run/sockbench/sysctl.journal, or $SOCKBENCH_JOURNAL), held under an flock while the
@@ -12,13 +15,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SYSCTL_MAX 32
+#define SYSCTL_MAX 64 /* files: an interface's key is one per rx queue */
 #define SYSCTL_KEY 128
+#define SYSCTL_PATH 192
 #define SYSCTL_VAL 256
 
 struct sysctl_set {
 	int n;
-	char key[SYSCTL_MAX][SYSCTL_KEY]; /* "net.ipv4.tcp_autocorking" */
+	char key[SYSCTL_MAX][SYSCTL_KEY];   /* as given: "net.ipv4.tcp_autocorking" */
+	char path[SYSCTL_MAX][SYSCTL_PATH]; /* the file it is */
 	char val[SYSCTL_MAX][SYSCTL_VAL]; /* the value wanted */
 	char old[SYSCTL_MAX][SYSCTL_VAL]; /* the value before, once applied */
 	bool applied;			  /* in force: lock_fd holds the journal */

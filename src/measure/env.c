@@ -31,6 +31,7 @@ const char *const env_sysctls[] = {
 	"net.core.optmem_max", "net.core.netdev_max_backlog", "net.core.netdev_budget",
 	"net.core.netdev_budget_usecs", "net.core.somaxconn", "net.core.busy_read",
 	"net.core.busy_poll", "net.core.default_qdisc", "net.core.bpf_jit_enable",
+	"net.core.rps_sock_flow_entries",
 	"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.ipv4.tcp_mem", "net.ipv4.tcp_autocorking",
 	"net.ipv4.tcp_congestion_control", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack",
 	"net.ipv4.tcp_window_scaling", "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_fin_timeout",
@@ -403,12 +404,35 @@ static cJSON *iface_json(const struct sockaddr *peer, socklen_t peer_len)
 	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", name);
 	add_count(j, "rx_queues", name[0] ? count_dir(path, "rx-") : -1);
 	add_count(j, "tx_queues", name[0] ? count_dir(path, "tx-") : -1);
+	/* Receive steering (RPS, RFS) of its first rx queue, as --sysctl net.dev.IF.* sets all. */
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-0/rps_cpus", name);
+	if (name[0] && read_line(path, v, sizeof(v)))
+		cJSON_AddStringToObject(j, "rps_cpus", v);
+	else
+		cJSON_AddNullToObject(j, "rps_cpus");
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-0/rps_flow_cnt", name);
+	if (name[0] && read_line(path, v, sizeof(v)))
+		cJSON_AddStringToObject(j, "rps_flow_cnt", v);
+	else
+		cJSON_AddNullToObject(j, "rps_flow_cnt");
 	/* MSI interrupts of the device behind it; a virtual interface has none (null). */
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device/msi_irqs", name);
 	add_count(j, "irqs", name[0] ? count_dir(path, "") : -1);
 	if (fd >= 0)
 		close(fd);
 	return j;
+}
+
+int env_coalesce_probe(const char *ifname)
+{
+	struct ethtool_coalesce ec = {.cmd = ETHTOOL_GCOALESCE};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = ethtool(fd, ifname, &ec) == 0 ? 0 : -errno;
+	close(fd);
+	return ret;
 }
 
 cJSON *env_collect(const struct sockaddr *peer, socklen_t peer_len)

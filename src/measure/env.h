@@ -16,6 +16,9 @@ struct cJSON;
  * driver for lo) are null; the keys are always there. Never NULL. */
 struct cJSON *env_collect(const struct sockaddr *peer, socklen_t peer_len);
 
+/* Does ifname's driver have interrupt coalescing settings (ETHTOOL_GCOALESCE)? 0 or -errno. */
+int env_coalesce_probe(const char *ifname);
+
 /* The sysctls the environment records, NULL-terminated ("net.core.rmem_max", ...). */
 extern const char *const env_sysctls[];
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "profile/moved.h"
+#include "measure/env.h"
 #include "multi/repeat.h"
 #include "report/out.h"
 #include "base/util.h"
@@ -159,10 +160,46 @@ static void add_strategy(struct explore *x, const struct strategy *st, char **us
 	x->nconf++;
 }
 
+/* Every CPU, as rps_cpus wants it: hex, 32 bits a group, groups comma-separated. */
+static void all_cpus_mask(char *out, size_t len)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	int groups = (int)((n + 31) / 32);
+	size_t o = 0;
+
+	out[0] = 0;
+	for (int g = groups - 1; g >= 0 && o < len; g--) {
+		long bits = n - 32L * g > 32 ? 32 : n - 32L * g;
+		unsigned v = bits == 32 ? 0xffffffffu : (1u << bits) - 1;
+
+		o += (size_t)snprintf(out + o, len - o, g == groups - 1 ? "%x" : ",%08x", v);
+	}
+}
+
+/* Receive steering on the data path of a local run: loopback, whose receive path RPS can
+ * spread (netif_rx goes through the per-CPU backlog). */
+static char rps_args[256], rfs_args[400];
+static const struct strategy steer[2] = {
+	{"RPS over every CPU (lo) [sys]", "ksteer", rps_args, false},
+	{"RPS + RFS (lo) [sys]", "ksteer", rfs_args, false},
+};
+
+static void steer_args(void)
+{
+	char mask[160];
+
+	all_cpus_mask(mask, sizeof(mask));
+	snprintf(rps_args, sizeof(rps_args), "--sysctl net.dev.lo.rps_cpus=%s", mask);
+	snprintf(rfs_args, sizeof(rfs_args), "--sysctl net.dev.lo.rps_cpus=%s --sysctl "
+		 "net.core.rps_sock_flow_entries=32768 --sysctl net.dev.lo.rps_flow_cnt=32768", mask);
+}
+
 static void plan_kernel(struct explore *x, char **user, int nuser)
 {
-	static const struct strategy rps = {"RPS/RFS, IRQ coalescing [sys]", "ksteer",
-					    "(per interface)", false};
+	static char coal_why[240];
+	static const struct strategy coal = {"interrupt coalescing (lo) [sys]", "kcoal",
+					     "(ethtool -C lo)", false};
+	int e;
 
 	if (x->conf[0].o.server)
 		die_usage("explore --kernel sets this host's kernel settings: run it on the host of "
@@ -172,9 +209,17 @@ static void plan_kernel(struct explore *x, char **user, int nuser)
 	for (const struct kernel_strategy *k = kernel_strategies; k->st.name; k++)
 		if (!k->proto || !strcmp(k->proto, x->wl->snmp_proto))
 			add_strategy(x, &k->st, user, nuser);
-	skip_strategy(x, &rps, "the data path is on loopback here, which has no receive queues to "
-				"steer and no interrupts to coalesce; on a NIC they are per-interface "
-				"settings (/sys, ethtool), not sysctls, and sockbench does not set them yet");
+	steer_args();
+	add_strategy(x, &steer[0], user, nuser);
+	add_strategy(x, &steer[1], user, nuser);
+	/* Coalescing is the driver's to offer: where it does not, say so. */
+	if ((e = env_coalesce_probe("lo")))
+		snprintf(coal_why, sizeof(coal_why), "lo's driver has no interrupt coalescing "
+			 "settings (ETHTOOL_GCOALESCE: %s)", strerror(-e));
+	else
+		snprintf(coal_why, sizeof(coal_why), "lo's driver has coalescing settings, but "
+			 "sockbench sets only /proc/sys and rx-queue files so far");
+	skip_strategy(x, &coal, coal_why);
 }
 
 static void plan(struct explore *x, char **user, int nuser)
@@ -441,7 +486,8 @@ int cmd_explore(int argc, char **argv)
 		       "  --seed N     of the order of runs (default: a fresh one, printed)\n"
 		       "  --list       print the strategies (name, flags) and exit\n"
 		       "  --kernel     add the kernel's knobs (root): busy polling, buffer sizes, backlog "
-		       "and budget, TCP autocorking, timestamps, slow start after idle; each set with "
+		       "and budget, RPS and RFS, TCP autocorking, timestamps, slow start after idle; "
+		       "each set with "
 		       "--sysctl for its runs only, marked [sys] (system-wide)\n",
 		       DEFAULT_BUDGET, STATS_DEFAULT_RUNS, MIN_ROUNDS);
 		return argc < 2 ? 2 : 0;
@@ -465,6 +511,9 @@ int cmd_explore(int argc, char **argv)
 		for (const struct kernel_strategy *k = kernel_strategies; x->kernel && k->st.name; k++)
 			if (!k->proto || !strcmp(k->proto, x->wl->snmp_proto))
 				printf("%s\t%s\n", k->st.name, k->st.args);
+		steer_args();
+		for (int i = 0; x->kernel && i < 2; i++)
+			printf("%s\t%s\n", steer[i].name, steer[i].args);
 		free(rest);
 		free(x);
 		return 0;

@@ -131,19 +131,30 @@ struct env_collect {
 	const cJSON *keys_a, *keys_b;
 };
 
-/* Is sysctl.KEY (or agent.sysctl.KEY) set by one of these --sysctl lists? */
+/* Is sysctl.KEY (or agent.sysctl.KEY) set by one of these --sysctl lists? Or
+ * interface.ATTR, by a net.dev.IF.ATTR? */
 static bool in_sysctl(const cJSON *list, const char *path)
 {
 	const cJSON *it;
 	const char *p = !strncmp(path, "agent.", 6) ? path + 6 : path;
+	bool dev = !strncmp(p, "interface.", 10);
 
-	if (strncmp(p, "sysctl.", 7))
+	if (strncmp(p, "sysctl.", 7) && !dev)
 		return false;
-	p += 7;
+	p += dev ? 10 : 7;
 	cJSON_ArrayForEach(it, list) {
-		size_t kl = cJSON_IsString(it) ? strcspn(it->valuestring, "=") : 0;
+		const char *k = cJSON_IsString(it) ? it->valuestring : "";
+		size_t kl = strcspn(k, "=");
 
-		if (kl && strlen(p) == kl && !strncmp(p, it->valuestring, kl))
+		if (dev && !strncmp(k, "net.dev.", 8)) { /* net.dev.IF.ATTR: compare ATTR */
+			const char *dot = memrchr(k, '.', kl);
+
+			k = dot + 1;
+			kl -= (size_t)(k - it->valuestring);
+		} else if (dev) {
+			continue;
+		}
+		if (kl && strlen(p) == kl && !strncmp(p, k, kl))
 			return true;
 	}
 	return false;

@@ -3,7 +3,8 @@
 # can be no more than strace saw of the data-path calls, and no less than that minus the calls
 # of setup, control, reading the environment (about 160 reads and closes of /proc and /sys
 # files), finding the ksoftirqd threads (3 calls for each of kthreadd's children) and a
-# warm-up of 0 s (3% and 300 calls at most, and the environment's and the threads'). A
+# warm-up of 0 s (5% and 300 calls at most, and the environment's and the threads': io_uring
+# with --batch 32 made 400-600 calls outside the window in 4 runs here, at 9-10k in all). A
 # count-based tcp-crr has every data-path call in its window: there, at most `fixed` apart
 # (control and setup about 120, the environment about 160, and the threads') over twice as
 # many connections, so one call a connection missed or added shows.
@@ -36,7 +37,7 @@ check() { # slack, workload flags...
 	[ "$ours" -gt 0 ] || fail "$*: we counted no calls"
 	[ "$ours" -le "$theirs" ] || fail "$*: we counted $ours calls, strace saw only $theirs"
 	allowed=$slack
-	[ "$slack" -lt 0 ] && allowed=$((theirs * 3 / 100 + 300 + 160 + 3 * kthreads + 20))
+	[ "$slack" -lt 0 ] && allowed=$((theirs * 5 / 100 + 300 + 160 + 3 * kthreads + 20))
 	[ $((theirs - ours)) -le $allowed ] || fail "$*: strace saw $theirs data-path calls, we counted $ours"
 	printf '%-60s ours %7d strace %7d\n' "$*" "$ours" "$theirs"
 }

@@ -67,6 +67,16 @@ grep -q "put back 1 kernel setting .*$KEY=$ORIG" "$TMP/recover.err" ||
 	fail "the next start did not say so: $(cat "$TMP/recover.err")"
 [ -e "$SOCKBENCH_JOURNAL" ] && fail "journal left after recovery"
 
+# An interface's receive steering (RPS): every rx queue of lo, read back inside the run from
+# the environment, put back after; compare names it as the subject.
+RPS0=$(cat /sys/class/net/lo/queues/rx-0/rps_cpus)
+"$SB" udp-rr "${short[@]}" --sysctl net.dev.lo.rps_cpus=1 --json >"$TMP/rps.json" || fail "--sysctl net.dev.lo.rps_cpus"
+jassert "$TMP/rps.json" '(.environment.interface.rps_cpus | test("^[0,]*1$"))' .environment.interface
+[ "$(cat /sys/class/net/lo/queues/rx-0/rps_cpus)" = "$RPS0" ] || fail "rps_cpus not put back"
+"$SB" compare "$TMP/on.json" "$TMP/on.json" --json >/dev/null || fail "compare a file with itself"
+expect_usage "no interface nosuch0 here" udp-rr "${short[@]}" --sysctl net.dev.nosuch0.rps_cpus=1
+expect_usage "net.dev.IF.rps_cpus and net.dev.IF.rps_flow_cnt" udp-rr "${short[@]}" --sysctl net.dev.lo.mtu=1
+
 # Refusals: exit 2, nothing changed.
 expect_usage "this kernel has no such setting" tcp-rr "${short[@]}" --sysctl net.ipv4.no_such_knob=1
 expect_usage "give KEY=VALUE" tcp-rr "${short[@]}" --sysctl $KEY
@@ -96,14 +106,18 @@ grep -q -- "--allow-sysctl $KEY" "$TMP/err" || fail "refusal does not name --all
 
 # explore --kernel: the kernel's knobs ranked beside the program's, marked [sys], every one
 # put back after its runs.
-knobs="net/core/busy_read net/core/busy_poll net/core/rmem_default net/core/rmem_max net/core/netdev_budget net/ipv4/tcp_timestamps net/ipv4/tcp_slow_start_after_idle"
-before=$(for k in $knobs; do cat /proc/sys/$k; done)
+knobs="net/core/busy_read net/core/busy_poll net/core/rmem_default net/core/rmem_max net/core/netdev_budget net/ipv4/tcp_timestamps net/ipv4/tcp_slow_start_after_idle net/core/rps_sock_flow_entries"
+settings() {
+	for k in $knobs; do cat /proc/sys/$k; done
+	cat /sys/class/net/lo/queues/rx-*/rps_cpus /sys/class/net/lo/queues/rx-*/rps_flow_cnt
+}
+before=$(settings)
 "$SB" explore tcp-rr --kernel --budget 40 --runs 2 --seed 9 --json >"$TMP/ex.json" 2>"$TMP/ex.err" ||
 	fail "explore --kernel: $(tail -3 "$TMP/ex.err")"
-jassert "$TMP/ex.json" '[.strategies[] | select(.name | endswith("[sys]"))] | length == 6' '[.strategies[].name]'
-jassert "$TMP/ex.json" '[.strategies[] | select(.name == "TCP autocorking off [sys]") | .runs] == [2]' '.strategies'
-jassert "$TMP/ex.json" '[.not_applicable[] | select(.name | startswith("RPS/RFS"))] | length == 1' .not_applicable
-[ "$(for k in $knobs; do cat /proc/sys/$k; done)" = "$before" ] || fail "explore --kernel left a setting changed"
+jassert "$TMP/ex.json" '[.strategies[] | select(.name | endswith("[sys]"))] | length == 8' '[.strategies[].name]'
+jassert "$TMP/ex.json" '[.strategies[] | select(.name == "TCP autocorking off [sys]" or .name == "RPS + RFS (lo) [sys]") | .runs] == [2, 2]' '.strategies'
+jassert "$TMP/ex.json" '[.not_applicable[] | select(.name | startswith("interrupt coalescing")) | .reason | test("lo.s driver")] == [true]' .not_applicable
+[ "$(settings)" = "$before" ] || fail "explore --kernel left a setting changed"
 [ "$(now)" = "$ORIG" ] || fail "explore --kernel left $KEY changed"
 [ -e "$SOCKBENCH_JOURNAL" ] && fail "journal left after explore --kernel"
 

@@ -97,6 +97,15 @@ static void test_parse(void **state)
 	assert_int_equal(sysctl_parse("net.core.somaxconn=1\nnet.core.somaxconn=2", &s, err,
 				      sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "twice"));
+	/* An interface's steering: that file of each rx queue (lo has one). */
+	assert_int_equal(sysctl_parse("net.dev.lo.rps_cpus=1", &s, err, sizeof(err)), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.key[0], "net.dev.lo.rps_cpus");
+	assert_string_equal(s.path[0], "/sys/class/net/lo/queues/rx-0/rps_cpus");
+	assert_int_equal(sysctl_parse("net.dev.nosuch0.rps_cpus=1", &s, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no interface nosuch0"));
+	assert_int_equal(sysctl_parse("net.dev.lo.mtu=1", &s, err, sizeof(err)), -EINVAL);
+	assert_int_equal(sysctl_parse("net.dev..rps_cpus=1", &s, err, sizeof(err)), -EINVAL);
 }
 
 static void test_allowed(void **state)
