@@ -13,8 +13,7 @@
 
 #include "base/util.h"
 
-/* A task's comm and utime + stime from /proc/PID/stat; false if it is gone. */
-static bool task_ticks(int pid, char *comm, size_t len, uint64_t *ticks)
+bool kstat_task_ticks(int pid, char *comm, size_t len, uint64_t *ticks)
 {
 	char path[64], buf[512];
 	int fd;
@@ -45,7 +44,7 @@ static void take_if_ksoftirqd(struct ksoftirqd *k, int pid)
 	char comm[64];
 	uint64_t t;
 
-	if (pid > 0 && k->n < KSOFTIRQD_MAX && task_ticks(pid, comm, sizeof(comm), &t) &&
+	if (pid > 0 && k->n < KSOFTIRQD_MAX && kstat_task_ticks(pid, comm, sizeof(comm), &t) &&
 	    !strncmp(comm, "ksoftirqd/", 10))
 		k->pid[k->n++] = pid;
 }
@@ -79,7 +78,7 @@ uint64_t kstat_ksoftirqd_ticks(const struct ksoftirqd *k)
 	char comm[64];
 
 	for (int i = 0; i < k->n; i++)
-		if (task_ticks(k->pid[i], comm, sizeof(comm), &t))
+		if (kstat_task_ticks(k->pid[i], comm, sizeof(comm), &t))
 			sum += t;
 	return sum;
 }

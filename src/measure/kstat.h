@@ -5,6 +5,8 @@
 #ifndef SB_KSTAT_H
 #define SB_KSTAT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum { CPU_USER, CPU_NICE, CPU_SYSTEM, CPU_IDLE, CPU_IOWAIT, CPU_IRQ, CPU_SOFTIRQ, CPU_STEAL,
@@ -34,6 +36,8 @@ struct ksoftirqd {
 	int n;
 	int pid[KSOFTIRQD_MAX];
 };
+/* A task's name and user + system time (clock ticks) from /proc/PID/stat; false if gone. */
+bool kstat_task_ticks(int pid, char *comm, size_t len, uint64_t *ticks);
 /* Find them in /proc. Returns how many. */
 int kstat_ksoftirqd_find(struct ksoftirqd *k);
 /* Their user + system time, clock ticks, summed. */

@@ -1,5 +1,6 @@
 /* noise.c: see noise.h. */
 #include "measure/noise.h"
+#include "measure/kstat.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -71,33 +72,13 @@ static void read_procs(struct sample *s)
 
 	s->nproc = 0;
 	while (d && (e = readdir(d)) && s->nproc < MAX_PROCS) {
-		char path[64], buf[512];
+		struct proc_ticks *p = &s->proc[s->nproc];
 		int pid = atoi(e->d_name);
 
-		if (pid <= 0 || pid == self)
+		if (pid <= 0 || pid == self || !kstat_task_ticks(pid, p->comm, sizeof(p->comm), &p->t))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-		FILE *f = fopen(path, "re");
-
-		if (!f)
-			continue;
-		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-
-		fclose(f);
-		buf[n] = 0;
-		char *open = strchr(buf, '('), *close = strrchr(buf, ')');
-		unsigned long long ut, st;
-
-		/* After "(comm)": state and 10 fields, then utime and stime (proc(5)). */
-		if (!open || !close ||
-		    sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-			   &st) != 2)
-			continue;
-		struct proc_ticks *p = &s->proc[s->nproc++];
-
 		p->pid = pid;
-		snprintf(p->comm, sizeof(p->comm), "%.*s", (int)(close - open - 1), open + 1);
-		p->t = ut + st;
+		s->nproc++;
 	}
 	if (d)
 		closedir(d);
