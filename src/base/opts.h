@@ -22,6 +22,11 @@ struct cJSON;
 	  "server data port (0: any free port)")                                                   \
 	X(STR, server, NULL, 's', "server", 0, 0, "HOST[:PORT]",                                   \
 	  "drive a running `sockbench serve` agent instead of a local one")                        \
+	X(STR, clients_on, NULL, 0, "clients-on", 0, 0, "HOST[:PORT],...",                          \
+	  "with --server: run the clients on these hosts' serve agents (local: this host), each "  \
+	  "its share of the clients, peers and counts; one merged report")                     \
+	X(INT, client_hosts, 0, 0, "client-hosts", 0, 16, "N",                                    \
+	  "use the first N hosts of --clients-on (0: all; `sweep --client-hosts 1,2,3`)")          \
 	X(BOOL, json, false, 'j', "json", 0, 1, "", "print one JSON document instead of the table") \
 	X(BOOL, ipv4, false, '4', "ipv4", 0, 1, "", "IPv4 only (a local run: 127.0.0.1, the default)") \
 	X(BOOL, ipv6, false, '6', "ipv6", 0, 1, "",                                                \
@@ -165,7 +170,9 @@ struct cJSON;
 	X(INT, ready_fd, -1, 0, "ready-fd", -1, 1023, "FD",                                        \
 	  "once listening, write the control port and a newline to this fd")                      \
 	X(STR, allow_sysctl, NULL, 0, "allow-sysctl", 0, 0, "KEY[,KEY...]",                        \
-	  "sysctls a controller's --sysctl may set on this host for its test (none: refused)")
+	  "sysctls a controller's --sysctl may set on this host for its test (none: refused)")    \
+	X(ENUM, role, "any", 0, "role", 0, 0, "any|server|client",                                 \
+	  "the side of tests this agent runs for controllers (client: --clients-on)")
 
 #define ALL_OPTS(X)                                                                                \
 	COMMON_OPTS(X)                                                                             \
@@ -200,6 +207,7 @@ struct opts {
 
 /* The values of the enum options, in the order of their metavar's words. */
 enum { PROFILE_EVENT_CPU_CLOCK, PROFILE_EVENT_CYCLES };
+enum { ROLE_ANY, ROLE_SERVER, ROLE_CLIENT };
 enum { WAIT_AUTO, WAIT_POLL, WAIT_EPOLL, WAIT_BUSY, WAIT_BLOCK };
 enum { IO_AUTO, IO_MSG, IO_MMSG, IO_URING };
 enum { RECV_RECV, RECV_READ, RECV_RECVMSG, RECV_READV, RECV_WAITALL, RECV_EPOLL, RECV_URING };

@@ -5,7 +5,9 @@
  * version, type and length are checked on every receive, before the payload is read.
  * Sequence: HELLO -> ACK (with a challenge when the agent has a secret: AUTH -> ACK),
  * SETUP -> READY | ERROR, BEGIN -> ACK, (PING -> ACK)*, END -> RESULT, BYE. ERROR may answer
- * anything; NOTICE may come from the agent at any time in the window.
+ * anything; NOTICE may come from the agent at any time in the window. An agent running the
+ * client side (--clients-on) answers SETUP with READY once its clients' sockets are open,
+ * then sends STATE (its clients' progress) every STATE_MS until END.
  * The codec (ctl_encode_hdr, ctl_decode_hdr, ctl_parse_frame) is pure, so it is unit tested
  * and fuzzed; ctl_send/ctl_recv add the socket I/O with timeouts.
  * The codec reads and writes a socket it is given and knows nothing of tests.
@@ -34,7 +36,8 @@ enum ctl_type {
 	CTL_MSG_AUTH,
 	CTL_MSG_PING,	/* controller, during the window: are you there? answered by ACK */
 	CTL_MSG_NOTICE, /* agent, during the window: something that ends the test (JSON "error") */
-	CTL_MSG_MAX_ = CTL_MSG_NOTICE,
+	CTL_MSG_STATE,	/* client agent, from READY to END: its clients' progress (JSON) */
+	CTL_MSG_MAX_ = CTL_MSG_STATE,
 };
 
 struct ctl_hdr {

@@ -4,6 +4,7 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <netdb.h>
 #include <malloc.h>
 #include <signal.h>
 #include <string.h>
@@ -26,7 +27,7 @@
 #endif
 
 
-static void logmsg(const struct session *ss, const char *fmt, const char *arg)
+void session_log(const struct session *ss, const char *fmt, const char *arg)
 {
 	if (!ss->verbose)
 		return;
@@ -35,13 +36,13 @@ static void logmsg(const struct session *ss, const char *fmt, const char *arg)
 	fputc('\n', stderr);
 }
 
-static void send_error(struct session *ss, const char *msg, int err, bool usage)
+void session_error(struct session *ss, const char *msg, int err, bool usage)
 {
 	char txt[600];
 
 	serve_error_json(txt, sizeof(txt), msg, err, usage);
 	ctl_send(ss->fd, CTL_MSG_ERROR, txt, strlen(txt));
-	logmsg(ss, "refused: %s", msg);
+	session_log(ss, "refused: %s", msg);
 }
 
 /* The settings in force, for a signal that ends the agent: it puts them back first (open,
@@ -105,60 +106,101 @@ static double phase_limit_s(const struct session *ss, bool window)
 	return s < ss->so->max_duration ? s : ss->so->max_duration;
 }
 
+/* --clients-on: the client hosts whose traffic the data sockets answer too ("peers", numeric
+ * addresses). */
+static int take_peers(struct session *ss, const char *payload, char *err, size_t errlen)
+{
+	cJSON *j = cJSON_Parse(payload);
+	const cJSON *peers = cJSON_GetObjectItemCaseSensitive(j, "peers"), *it;
+	int n = cJSON_GetArraySize(peers), ret = 0;
+
+	if (n > 64) {
+		snprintf(err, errlen, "SETUP names %d client hosts: at most 64", n);
+		ret = -EINVAL;
+		goto out;
+	}
+	ss->s.also = n ? xcalloc((size_t)n, sizeof(*ss->s.also)) : NULL;
+	cJSON_ArrayForEach(it, peers) {
+		struct addrinfo hints = {.ai_flags = AI_NUMERICHOST}, *ai;
+
+		if (!cJSON_IsString(it) || getaddrinfo(it->valuestring, NULL, &hints, &ai)) {
+			snprintf(err, errlen, "SETUP peers: %s is not a numeric address",
+				 cJSON_IsString(it) ? it->valuestring : "an item");
+			ret = -EINVAL;
+			goto out;
+		}
+		memcpy(&ss->s.also[ss->s.nalso++], ai->ai_addr, ai->ai_addrlen);
+		freeaddrinfo(ai);
+	}
+out:
+	cJSON_Delete(j);
+	return ret;
+}
+
 /* SETUP: the workload and its config, checked; then the sockets and the data thread. */
 static int do_setup(struct session *ss, const char *payload)
 {
 	char err[256] = "";
-	int ret = serve_setup_check(ss->so, payload, &ss->wl, &ss->o, err, sizeof(err));
+	int ret;
 
+	if (ss->so->role == ROLE_CLIENT) {
+		session_error(ss, "this agent runs the client side only (serve --role client): "
+			      "give another agent as --server", EPERM, false);
+		return -EPERM;
+	}
+	ret = serve_setup_check(ss->so, payload, &ss->wl, &ss->o, err, sizeof(err));
 	if (ret) {
-		send_error(ss, err, -ret, ret == -EINVAL);
+		session_error(ss, err, -ret, ret == -EINVAL);
 		ss->wl = NULL;
 		return ret;
 	}
 	/* --sysctl: only the keys this agent allows, set before any socket of the test. */
 	if ((ret = sysctl_parse(ss->o.sysctl, &ss->knobs, err, sizeof(err)))) {
-		send_error(ss, err, -ret, true);
+		session_error(ss, err, -ret, true);
 		return ret;
 	}
 	if (!sysctl_allowed(&ss->knobs, ss->so->allow_sysctl, err, sizeof(err))) {
-		send_error(ss, err, EPERM, false);
+		session_error(ss, err, EPERM, false);
 		return -EPERM;
 	}
 	if ((ret = sysctl_apply(&ss->knobs, err, sizeof(err)))) {
-		send_error(ss, err, -ret, ret == -EINVAL || ret == -EACCES);
+		session_error(ss, err, -ret, ret == -EINVAL || ret == -EACCES);
 		return ret;
 	}
 	if (ss->knobs.n)
 		knobs_guard(ss, &ss->knobs);
 	if (ss->knobs.n)
-		logmsg(ss, "set %s", ss->o.sysctl);
+		session_log(ss, "set %s", ss->o.sysctl);
 	socklen_t plen = sizeof(ss->s.peer);
 
 	getpeername(ss->fd, (struct sockaddr *)&ss->s.peer, &plen);
+	if ((ret = take_peers(ss, payload, err, sizeof(err)))) {
+		session_error(ss, err, -ret, true);
+		goto out;
+	}
 	ss->s.o = &ss->o;
 	ss->s.listen_fd = -1;
 	ss->s.mem_left = ss->so->max_memory;
 	if (getrandom(&ss->s.token, sizeof(ss->s.token), 0) != sizeof(ss->s.token)) {
 		ret = -errno;
-		send_error(ss, "no random token for the test", errno, false);
+		session_error(ss, "no random token for the test", errno, false);
 		goto out;
 	}
 	ss->s.local_len = sizeof(ss->s.local);
 	if (getsockname(ss->fd, (struct sockaddr *)&ss->s.local, &ss->s.local_len) < 0) {
 		ret = -errno;
-		send_error(ss, strerror(errno), errno, false);
+		session_error(ss, strerror(errno), errno, false);
 		goto out;
 	}
 	ret = ss->wl->server_open(&ss->s, err, sizeof(err));
 	if (ret) {
-		send_error(ss, err, -ret, ret == -EADDRINUSE || ret == -EACCES);
+		session_error(ss, err, -ret, ret == -EADDRINUSE || ret == -EACCES);
 		goto out;
 	}
 	atomic_store(&ss->s.phase, PH_WARMUP);
 	if (pthread_create(&ss->thread, NULL, data_thread, ss)) {
 		ret = -EAGAIN;
-		send_error(ss, "cannot start the data thread", EAGAIN, false);
+		session_error(ss, "cannot start the data thread", EAGAIN, false);
 		goto out;
 	}
 	ss->running = true;
@@ -229,7 +271,7 @@ static void watch_listener(struct session *ss)
 		 (unsigned long long)d, d > 1 ? "s" : "", ss->o.backlog);
 	serve_error_json(txt, sizeof(txt), msg, EAGAIN, 0);
 	ctl_send(ss->fd, CTL_MSG_NOTICE, txt, strlen(txt));
-	logmsg(ss, "%s", msg);
+	session_log(ss, "%s", msg);
 }
 
 /* BEGIN, PINGs and END, each phase within the time it may take. */
@@ -254,7 +296,7 @@ static int run_window(struct session *ss)
 				 "ends here", ss->began ? "END" : "BEGIN",
 				 (ss->began ? phase_limit_s(ss, true) : phase_limit_s(ss, false)) +
 					 PHASE_SLACK_MS / 1000);
-			send_error(ss, msg, ETIMEDOUT, false);
+			session_error(ss, msg, ETIMEDOUT, false);
 			return -ETIMEDOUT;
 		}
 		int ret = ctl_recv(ss->fd, &type, ss->buf, CTL_MAX_PAYLOAD + 1, 5000);
@@ -284,10 +326,21 @@ static int run_window(struct session *ss)
 			send_result(ss);
 			return 0;
 		} else {
-			send_error(ss, "unexpected message during a test", EPROTO, false);
+			session_error(ss, "unexpected message during a test", EPROTO, false);
 			return -EPROTO;
 		}
 	}
+}
+
+/* The side a SETUP asks for: "role":"client" (--clients-on), else the server's. */
+static int setup_role(const char *payload)
+{
+	cJSON *j = cJSON_Parse(payload);
+	const cJSON *role = cJSON_GetObjectItemCaseSensitive(j, "role");
+	int r = cJSON_IsString(role) && !strcmp(role->valuestring, "client") ? ROLE_CLIENT : ROLE_SERVER;
+
+	cJSON_Delete(j);
+	return r;
 }
 
 void session_run(struct session *ss)
@@ -295,8 +348,12 @@ void session_run(struct session *ss)
 	unsigned type;
 
 	ss->buf = xmalloc(CTL_MAX_PAYLOAD + 1);
+	if (setup_role(ss->setup) == ROLE_CLIENT) {
+		client_side_run(ss);
+		goto out;
+	}
 	if (do_setup(ss, ss->setup) == 0) {
-		logmsg(ss, "running %s", ss->wl->name);
+		session_log(ss, "running %s", ss->wl->name);
 		if (run_window(ss) == 0)
 			ctl_recv(ss->fd, &type, ss->buf, CTL_MAX_PAYLOAD + 1, 5000); /* BYE */
 	}
@@ -308,7 +365,9 @@ void session_run(struct session *ss)
 	if (ss->knobs.applied)
 		knobs_guard(ss, NULL); /* a signal now leaves the journal, for the next start */
 	if (sysctl_restore(&ss->knobs, err, sizeof(err)))
-		logmsg(ss, "%s", err);
+		session_log(ss, "%s", err);
+out:
+	free(ss->s.also);
 	opts_free(&ss->o);
 	free(ss->buf);
 	free(ss->setup);

@@ -32,8 +32,16 @@ struct session {
 	struct sysctl_set knobs; /* the test's --sysctl, in force from SETUP to its end */
 };
 
+#define STATE_MS 100 /* a client agent's STATE, from READY to END */
+
 /* Run the test whose SETUP ss->setup holds, on ss->fd, to its end (BYE, an error, or a
  * silent controller); the caller closes the connection. */
 void session_run(struct session *ss);
+/* The client side of a test (client_side.c): SETUP with "role":"client". */
+void client_side_run(struct session *ss);
+/* An ERROR frame to the controller (logged when verbose). */
+void session_error(struct session *ss, const char *msg, int err, bool usage);
+/* A line on stderr when verbose: fmt with one string. */
+void session_log(const struct session *ss, const char *fmt, const char *arg);
 
 #endif

@@ -1,6 +1,10 @@
 /* hist.c: see hist.h. */
 #include "measure/hist.h"
 
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void hist_reset(struct hist *h)
@@ -92,4 +96,53 @@ uint64_t hist_percentile(const struct hist *h, double p)
 double hist_mean(const struct hist *h)
 {
 	return h->count ? h->sum / (double)h->count : 0.0;
+}
+
+/* "count min max sum" and then " GAP:COUNT" for each bucket that holds values, GAP being its
+ * index less the previous one's (the first: its index). */
+size_t hist_encode(const struct hist *h, char *out, size_t cap)
+{
+	size_t n = (size_t)snprintf(out, cap, "%llu %llu %llu %.17g", (unsigned long long)h->count,
+				    (unsigned long long)h->min, (unsigned long long)h->max, h->sum);
+	unsigned last = 0;
+
+	for (unsigned i = 0; i < HIST_BUCKETS && n < cap; i++) {
+		if (!h->buckets[i])
+			continue;
+		n += (size_t)snprintf(out + n, cap - n, " %u:%llu", i - last,
+				      (unsigned long long)h->buckets[i]);
+		last = i;
+	}
+	return n;
+}
+
+int hist_decode(struct hist *h, const char *s)
+{
+	char *end;
+	unsigned long long at = 0, total = 0;
+
+	hist_reset(h);
+	h->count = strtoull(s, &end, 10);
+	h->min = strtoull(end, &end, 10);
+	h->max = strtoull(end, &end, 10);
+	h->sum = strtod(end, &end);
+	if (end == s)
+		return -EINVAL;
+	for (bool first = true; *end; first = false) {
+		unsigned long long gap = strtoull(end, &end, 10), c;
+
+		if (*end != ':')
+			return -EINVAL;
+		c = strtoull(end + 1, &end, 10);
+		at += gap;
+		if ((!first && gap == 0) || at >= HIST_BUCKETS || (*end && *end != ' '))
+			return -EINVAL;
+		h->buckets[at] = c;
+		total += c;
+	}
+	if (total != h->count || (h->count && h->min > h->max))
+		return -EINVAL;
+	if (!h->count)
+		h->min = UINT64_MAX, h->max = 0;
+	return 0;
 }

@@ -9,6 +9,7 @@
 #ifndef SB_HIST_H
 #define SB_HIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define HIST_SUB_BITS 8
@@ -33,6 +34,13 @@ void hist_merge(struct hist *dst, const struct hist *src);
 uint64_t hist_percentile(const struct hist *h, double p);
 /* Mean of the recorded values (exact), 0 if empty. */
 double hist_mean(const struct hist *h);
+/* As text, to carry between hosts (a client agent's RESULT): the counts and every bucket
+ * that holds values, at most cap bytes (HIST_TEXT_MAX holds any histogram). Returns the
+ * length it needed (>= cap: cut short). hist_decode takes it back exactly: 0, or -EINVAL for
+ * text that is not one (its buckets must add up to its count). */
+#define HIST_TEXT_MAX (80 + (size_t)HIST_BUCKETS * 26)
+size_t hist_encode(const struct hist *h, char *out, size_t cap);
+int hist_decode(struct hist *h, const char *s);
 /* Bucket index of a value, exposed for tests. */
 unsigned hist_index(uint64_t v);
 

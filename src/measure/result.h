@@ -26,6 +26,20 @@ struct side_result {
 	struct side_counters c;
 };
 
+/* One client host of a fanned-out run (--clients-on), as it measured itself. */
+struct host_result {
+	char name[280];
+	bool local;   /* the controller's own host */
+	bool present; /* it reported */
+	int clients;
+	double window_s; /* its own window, as it timed it */
+	struct side_result side;
+	uint64_t p50_ns, p99_ns; /* its own latency percentiles (the merge is in lat) */
+	bool kernel_ok;
+	struct snmp kernel; /* its kernel's counter deltas over its window */
+	char why[400];	    /* why it did not report, or not all of it */
+};
+
 struct result {
 	const struct workload *wl;
 	const struct opts *cfg;
@@ -49,6 +63,11 @@ struct result {
 	struct cJSON *env;	  /* this host's environment (env_collect), or NULL */
 	struct cJSON *agent_env;  /* with --server: the agent's, as it reported it, or NULL */
 	char profile_error[300]; /* why there is no profile, when one was asked for */
+	/* --clients-on: every client host (client above is their sum, lat their merge), and
+	 * how far apart their windows opened and closed, known within skew_err_ms. */
+	struct host_result *hosts;
+	int nhosts;
+	double skew_open_ms, skew_close_ms, skew_err_ms;
 };
 
 /* A workload's own headline figures, as data (workload.h's headline hook fills it; only

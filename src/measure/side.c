@@ -57,6 +57,16 @@ bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *
 	X(connects) X(syscalls) X(retrans) X(segs_out) X(zc_done) X(zc_copied) X(zc_unknown)      \
 	X(reordered) X(dups) X(refused) X(listen_drops) X(errors)
 
+bool peer_allowed(const struct server_ctx *s, const struct sockaddr_storage *a)
+{
+	if (same_host(a, &s->peer))
+		return true;
+	for (int i = 0; i < s->nalso; i++)
+		if (same_host(a, &s->also[i]))
+			return true;
+	return false;
+}
+
 void side_counters_add(struct side_counters *a, const struct side_counters *b)
 {
 #define ADD_(f) a->f += b->f;

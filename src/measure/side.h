@@ -61,6 +61,9 @@ struct cJSON;
 
 /* Same host (family and address; ports aside)? The agent answers only its controller's. */
 bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+struct server_ctx;
+/* Traffic from a this server answers: its controller's host, or a client host of the test. */
+bool peer_allowed(const struct server_ctx *s, const struct sockaddr_storage *a);
 /* Add b into a. */
 void side_counters_add(struct side_counters *a, const struct side_counters *b);
 /* The counters as a JSON object (caller frees), and back: 0 or -EINVAL. */
@@ -118,7 +121,9 @@ struct server_ctx {
 	const struct opts *o;
 	struct sockaddr_storage local; /* address to serve on; its port is --port */
 	socklen_t local_len;
-	struct sockaddr_storage peer;  /* the controller: the only host the data sockets answer */
+	struct sockaddr_storage peer;  /* the controller: the host the data sockets answer */
+	struct sockaddr_storage *also; /* --clients-on: the client hosts they answer as well */
+	int nalso;
 	int port;	   /* the bound data port, set by server_open */
 	int listen_fd;	   /* TCP: the data listener, whose own drops the agent watches; else -1 */
 	uint64_t token;	   /* this test's random token (udp-stream's datagrams carry it) */

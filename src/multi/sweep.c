@@ -104,12 +104,18 @@ static void sweep_args(struct sweep *s, int argc, char **argv)
 
 		if (eq && strchr(eq, ',')) { /* --size=1,2 */
 			*eq = '\0';
-			add_param(s, a, eq + 1);
-			continue;
+			const struct opt_def *d = find_flag(s->wl, a);
+
+			if (!d || d->type != OPT_STR) {
+				add_param(s, a, eq + 1);
+				continue;
+			}
+			*eq = '=';
 		}
 		const struct opt_def *d = find_flag(s->wl, a);
 
-		if (d && d->type != OPT_BOOL && val && strchr(val, ',')) {
+		/* A list of values, but for flags whose value is itself a list (--clients-on). */
+		if (d && d->type != OPT_BOOL && d->type != OPT_STR && val && strchr(val, ',')) {
 			add_param(s, a, val);
 			i++;
 			continue;

@@ -160,10 +160,11 @@ static cJSON *machine_json(const struct cpu_split *m)
 static cJSON *kernel_check_json(const struct result *r)
 {
 	struct kernel_pair p[MAX_PAIRS];
-	int n = r->wl->kernel_pairs(r, p);
+	int n = out_kernel_pairs(r, p);
 	cJSON *j = cJSON_CreateObject(), *c = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(j, "scope", r->server_local ? "client+server" : "client");
+	cJSON_AddStringToObject(j, "scope", r->nhosts ? "this host's clients"
+					    : r->server_local ? "client+server" : "client");
 	for (int i = 0; i < n; i++) {
 		cJSON *e = cJSON_CreateObject();
 		int64_t k = kstat_snmp_get(&r->kernel, p[i].name);
@@ -175,6 +176,61 @@ static cJSON *kernel_check_json(const struct result *r)
 	}
 	cJSON_AddItemToObject(j, "counters", c);
 	return j;
+}
+
+/* --clients-on: one entry per client host, each as it measured itself. */
+static cJSON *hosts_json(const struct result *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int i = 0; i < r->nhosts; i++) {
+		const struct host_result *h = &r->hosts[i];
+		struct kernel_pair p[MAX_PAIRS];
+		cJSON *e = cJSON_CreateObject(), *k = cJSON_CreateObject();
+		double u = out_host_units(r, h);
+
+		cJSON_AddStringToObject(e, "host", h->name);
+		cJSON_AddBoolToObject(e, "local", h->local);
+		cJSON_AddBoolToObject(e, "present", h->present);
+		cJSON_AddNumberToObject(e, "clients", h->clients);
+		if (h->why[0])
+			cJSON_AddStringToObject(e, "why", h->why);
+		if (!h->present) {
+			cJSON_AddItemToArray(a, e);
+			cJSON_Delete(k);
+			continue;
+		}
+		cJSON_AddNumberToObject(e, "window_s", r3(h->window_s));
+		cJSON_AddNumberToObject(e, "units", r3(u));
+		cJSON_AddNumberToObject(e, "rate", r3(h->window_s > 0 ? u / h->window_s : 0));
+		cJSON_AddNumberToObject(e, "cpu_us_per_unit",
+					r3(result_cpu_us_per(h->side.user_s, h->side.sys_s, u)));
+		cJSON_AddNumberToObject(e, "syscalls_per_unit",
+					r3(u > 0 ? (double)h->side.c.syscalls / u : 0));
+		cJSON_AddNumberToObject(e, "user_s", r3(h->side.user_s));
+		cJSON_AddNumberToObject(e, "sys_s", r3(h->side.sys_s));
+		cJSON_AddNumberToObject(e, "latency_p50_us", r3((double)h->p50_ns / 1e3));
+		cJSON_AddNumberToObject(e, "latency_p99_us", r3((double)h->p99_ns / 1e3));
+		cJSON_AddItemToObject(e, "counters", side_counters_to_json(&h->side.c));
+		int n = out_host_pairs(r, h, p);
+
+		for (int i2 = 0; i2 < n; i2++) {
+			int64_t v = kstat_snmp_get(&h->kernel, p[i2].name);
+			cJSON *c = cJSON_CreateObject();
+
+			if (v < 0) {
+				cJSON_Delete(c);
+				continue;
+			}
+			cJSON_AddNumberToObject(c, "ours", (double)p[i2].ours);
+			cJSON_AddNumberToObject(c, "kernel", (double)v);
+			cJSON_AddNumberToObject(c, "diff_pct", r3(result_diff_pct(p[i2].ours, (uint64_t)v)));
+			cJSON_AddItemToObject(k, p[i2].name, c);
+		}
+		cJSON_AddItemToObject(e, "kernel_check", k);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
 }
 
 /* A workload's headline members (result.h) into the document. */
@@ -271,6 +327,14 @@ struct cJSON *out_result_json(const struct result *r)
 		cJSON_AddItemToObject(j, "kernel_check", kernel_check_json(r));
 	} else {
 		cJSON_AddNullToObject(j, "kernel");
+	}
+	if (r->nhosts) {
+		cJSON *w = cJSON_AddObjectToObject(j, "window_skew_ms");
+
+		cJSON_AddNumberToObject(w, "open", r3(r->skew_open_ms));
+		cJSON_AddNumberToObject(w, "close", r3(r->skew_close_ms));
+		cJSON_AddNumberToObject(w, "uncertainty", r3(r->skew_err_ms));
+		cJSON_AddItemToObject(j, "hosts", hosts_json(r));
 	}
 	cJSON_AddItemToObject(j, "environment", env_json(r));
 	if (r->profile) {

@@ -39,6 +39,41 @@ bool out_per_transaction(const struct result *r)
 	return !r->wl->units;
 }
 
+/* A client host of --clients-on seen as a run of its own: its side as the client, its
+ * window, its kernel; nothing of the server's. */
+static struct result host_view(const struct result *r, const struct host_result *h)
+{
+	return (struct result){.wl = r->wl, .cfg = r->cfg, .duration_s = h->window_s,
+			       .client = h->side, .kernel_ok = h->kernel_ok, .kernel = h->kernel};
+}
+
+double out_host_units(const struct result *r, const struct host_result *h)
+{
+	struct result x = host_view(r, h);
+	double u = result_units(&x);
+
+	/* A stream's units are counted where the data arrives; from a sending host, its sends. */
+	if (u <= 0 && r->wl->units)
+		u = !strcmp(r->wl->unit, "megabyte") ? (double)h->side.c.tx_bytes / 1e6
+						     : (double)h->side.c.tx_packets;
+	return u;
+}
+
+int out_host_pairs(const struct result *r, const struct host_result *h, struct kernel_pair *p)
+{
+	struct result x = host_view(r, h);
+
+	return h->kernel_ok ? r->wl->kernel_pairs(&x, p) : 0;
+}
+
+int out_kernel_pairs(const struct result *r, struct kernel_pair *p)
+{
+	if (!r->nhosts)
+		return r->wl->kernel_pairs(r, p);
+	/* Fanned out: this machine's kernel counted only this machine's clients. */
+	return r->hosts[0].local ? out_host_pairs(r, &r->hosts[0], p) : 0;
+}
+
 int out_noise_warnings(FILE *f)
 {
 	struct noise n;

@@ -17,4 +17,12 @@ double out_packets_per_s(const struct result *r);
 /* The workload counts transactions (not bytes or packets of a stream). */
 bool out_per_transaction(const struct result *r);
 
+/* --clients-on: a client host's units over its own window (a stream's sending host: its
+ * sends), and its kernel's counters paired with its own counts. */
+double out_host_units(const struct result *r, const struct host_result *h);
+int out_host_pairs(const struct result *r, const struct host_result *h, struct kernel_pair *p);
+/* The pairs of the top-level check: this machine's kernel against what this machine's
+ * sides counted (fanned out: this host's clients only, or none). */
+int out_kernel_pairs(const struct result *r, struct kernel_pair *p);
+
 #endif

@@ -100,10 +100,11 @@ static void table_kernel(const struct result *r, FILE *f)
 			r->softirq_ksoftirqd_s >= 0 ? "" : " (no ksoftirqd threads found)");
 	if (!r->kernel_ok)
 		return;
-	int np = r->wl->kernel_pairs(r, p);
+	int np = out_kernel_pairs(r, p);
 
 	fprintf(f, "\n  kernel counters over the window (%s)\n",
-		r->server_local ? "client and server on this machine" : "this machine: client side");
+		r->nhosts ? "this machine: its own clients only; each host's are below"
+		: r->server_local ? "client and server on this machine" : "this machine: client side");
 	for (int i = 0; i < r->kernel.n; i++) {
 		const char *n = r->kernel.name[i];
 
@@ -113,6 +114,47 @@ static void table_kernel(const struct result *r, FILE *f)
 				fprintf(f, "   sockbench %llu (%+.2f%%)", (unsigned long long)p[k].ours,
 					result_diff_pct(p[k].ours, r->kernel.v[i]));
 		fputc('\n', f);
+	}
+}
+
+/* --clients-on: a row per client host, each as it measured itself. */
+static void table_hosts(const struct result *r, FILE *f)
+{
+	struct kernel_pair p[MAX_PAIRS];
+
+	if (!r->nhosts)
+		return;
+	fprintf(f, "\n  client hosts: %d; their windows opened within %.2f ms of each other and "
+		   "closed within %.2f ms (each edge known to +-%.2f ms, half a control round trip)\n",
+		r->nhosts, r->skew_open_ms, r->skew_close_ms, r->skew_err_ms);
+	fprintf(f, "    %-26s %7s %12s %10s %10s %7s %9s %9s\n", "host", "clients", "rate/s",
+		"CPU us/u", "calls/u", "errors", "p50 us", "p99 us");
+	for (int i = 0; i < r->nhosts; i++) {
+		const struct host_result *h = &r->hosts[i];
+		double u = out_host_units(r, h);
+
+		if (!h->present) {
+			fprintf(f, "    %-26s %7d  no result: %s\n", h->name, h->clients, h->why);
+			continue;
+		}
+		fprintf(f, "    %-26s %7d %12.1f %10.2f %10.2f %7llu %9.1f %9.1f\n", h->name,
+			h->clients, h->window_s > 0 ? u / h->window_s : 0,
+			result_cpu_us_per(h->side.user_s, h->side.sys_s, u),
+			u > 0 ? (double)h->side.c.syscalls / u : 0,
+			(unsigned long long)h->side.c.errors, (double)h->p50_ns / 1e3,
+			(double)h->p99_ns / 1e3);
+		int np = out_host_pairs(r, h, p);
+
+		for (int k = 0; k < np; k++) {
+			int64_t v = kstat_snmp_get(&h->kernel, p[k].name);
+
+			if (v >= 0)
+				fprintf(f, "      its kernel %-14s %12lld   its count %llu (%+.2f%%)\n",
+					p[k].name, (long long)v, (unsigned long long)p[k].ours,
+					result_diff_pct(p[k].ours, (uint64_t)v));
+		}
+		if (h->why[0])
+			fprintf(f, "      note: %s\n", h->why);
 	}
 }
 
@@ -250,6 +292,7 @@ void out_table(const struct result *r, FILE *f)
 		r->wl->headline(r, &h);
 		headline_table(&h, f);
 		table_sides(r, f);
+		table_hosts(r, f);
 		table_kernel(r, f);
 		table_profile(r, f);
 		table_env(f, "environment", r->env);
@@ -270,6 +313,7 @@ void out_table(const struct result *r, FILE *f)
 	if (r->lat2->count)
 		table_latency(f, "connect() (us)", r->lat2);
 	table_sides(r, f);
+	table_hosts(r, f);
 	table_kernel(r, f);
 	table_profile(r, f);
 	table_env(f, "environment", r->env);

@@ -7,7 +7,6 @@
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -16,16 +15,6 @@
 #include "link/ctl.h"
 #include "link/sysctl.h"
 #include "run/run_priv.h"
-
-/* In a child: die with the coordinator, leave Ctrl-C to it. */
-void child_setup(void)
-{
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_DFL);
-	/* SIGTERM: as deadly as SIGKILL by default, and an agent holding --sysctl settings
-	 * catches it to put them back first. */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-}
 
 /* Start `sockbench serve` on loopback: the control port it listens on, or -errno (why in r). */
 int spawn_local_agent(struct run *r)
@@ -105,7 +94,7 @@ int split_hostport(struct run *r, const char *s, char *host, size_t hlen, char *
 }
 
 /* The control connection: its fd, or -errno (why in r). */
-static int connect_agent(struct run *r, const char *host, const char *port)
+int connect_agent(struct run *r, const char *host, const char *port)
 {
 	const struct opts *o = r->o;
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
@@ -142,7 +131,7 @@ static int connect_agent(struct run *r, const char *host, const char *port)
 
 /* An ERROR frame from the agent: a usage error (bad value, busy port), a refusal, or -EBUSY
  * (another controller's test), for the caller to try again. */
-static int agent_refused(struct run *r)
+int agent_refused(struct run *r)
 {
 	cJSON *j = cJSON_Parse(r->buf);
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "error");
@@ -161,7 +150,7 @@ static int agent_refused(struct run *r)
 }
 
 /* The agent's ACK may carry a challenge: answer it with the secret, which stays here. */
-static int authenticate(struct run *r)
+static int authenticate(struct run *r, int fd)
 {
 	cJSON *j = cJSON_Parse(r->buf);
 	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "challenge");
@@ -181,9 +170,9 @@ static int authenticate(struct run *r)
 	if (ret)
 		goto out;
 	snprintf(msg, sizeof(msg), "{\"mac\":\"%s\"}", mac);
-	ret = ctl_send(r->ctl, CTL_MSG_AUTH, msg, strlen(msg));
+	ret = ctl_send(fd, CTL_MSG_AUTH, msg, strlen(msg));
 	if (ret == 0)
-		ret = ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
+		ret = ctl_expect(fd, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
 	if (ret == -EREMOTEIO)
 		ret = agent_refused(r);
 	else if (ret < 0)
@@ -195,10 +184,10 @@ out:
 }
 
 /* What the agent needs of the config: not the controller's own files and addresses. */
-static cJSON *setup_config(const struct run *r)
+cJSON *setup_config(const struct run *r)
 {
 	static const char *const ours[] = {"auth_file", "server", "profile_folded", "busy_wait",
-					   "json", "runs"};
+					   "json", "runs", "clients_on"};
 	cJSON *c = opts_to_json(r->wl->opts, r->o);
 
 	for (size_t i = 0; i < ARRAY_SIZE(ours); i++)
@@ -229,27 +218,35 @@ static int take_ready(struct run *r)
 	return ret;
 }
 
-/* 0, -EBUSY when the agent runs another controller's test, or -errno (why in r). */
-static int handshake(struct run *r)
+int agent_greet(struct run *r, int fd, const char *who)
 {
 	static const char hello[] = "{\"protocol\":1}";
 	int ret;
 
-	if (ctl_send(r->ctl, CTL_MSG_HELLO, hello, strlen(hello)) < 0)
-		return run_fail(r, errno, false, "control connection: %s", strerror(errno));
-	ret = ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
+	if (ctl_send(fd, CTL_MSG_HELLO, hello, strlen(hello)) < 0)
+		return run_fail(r, errno, false, "control connection to %s: %s", who, strerror(errno));
+	ret = ctl_expect(fd, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS);
 	if (ret == -EREMOTEIO)
 		return agent_refused(r);
 	if (ret < 0)
-		return run_fail(r, -ret, false, "the serve agent did not answer HELLO: %s",
-				strerror(-ret));
-	if ((ret = authenticate(r)))
+		return run_fail(r, -ret, false, "%s did not answer HELLO: %s", who, strerror(-ret));
+	return authenticate(r, fd);
+}
+
+/* 0, -EBUSY when the agent runs another controller's test, or -errno (why in r). */
+static int handshake(struct run *r)
+{
+	int ret;
+
+	if ((ret = agent_greet(r, r->ctl, "the serve agent")))
 		return ret;
 
 	cJSON *j = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(j, "workload", r->wl->name);
 	cJSON_AddItemToObject(j, "config", setup_config(r));
+	if (r->nhosts)
+		cJSON_AddItemToObject(j, "peers", hosts_peers(r));
 	char *txt = cJSON_PrintUnformatted(j);
 
 	ret = ctl_send(r->ctl, CTL_MSG_SETUP, txt, strlen(txt));

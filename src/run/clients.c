@@ -1,119 +1,39 @@
 /* clients.c: the client processes: forked, waited for, watched during the window (a dead or
  * stopped client, a fatal error one raised, a stall), and their reports gathered. */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 
 #include "base/util.h"
 #include "link/ctl.h"
 #include "run/run_priv.h"
 
-static void run_client(struct run *r, int i, int fd)
-{
-	struct client_report *rep = xcalloc(1, sizeof(*rep));
-	long per = r->o->peers / r->nclients, extra = r->o->peers % r->nclients;
-	struct client_ctx c = {
-		.o = r->o,
-		.index = i,
-		.nsock = (int)(per + (i < extra)),
-		.server = r->data,
-		.server_len = r->data_len,
-		.token = r->token,
-		.sh = r->sh,
-		.rep = rep,
-	};
-
-	hist_reset(&rep->lat);
-	hist_reset(&rep->lat2);
-	int ret = r->wl->client(&c);
-
-	rep->err = -ret;
-	write_full(fd, rep, sizeof(*rep));
-	_exit(ret ? 1 : 0);
-}
-
 int fork_clients(struct run *r)
 {
-	r->nclients = (int)r->o->clients;
-	r->cpid = xcalloc((size_t)r->nclients, sizeof(*r->cpid));
-	r->cpipe = xcalloc((size_t)r->nclients, sizeof(*r->cpipe));
-	for (int i = 0; i < r->nclients; i++)
-		r->cpipe[i] = -1;
-	for (int i = 0; i < r->nclients; i++) {
-		int p[2];
-
-		if (pipe2(p, O_CLOEXEC) < 0)
-			return run_fail(r, errno, false, "pipe: %s", strerror(errno));
-		fflush(NULL);
-		r->cpid[i] = fork();
-		if (r->cpid[i] < 0) {
-			int e = errno;
-
-			r->cpid[i] = 0;
-			close(p[0]);
-			close(p[1]);
-			return run_fail(r, e, false, "fork client %d: %s", i + 1, strerror(e));
-		}
-		if (r->cpid[i] == 0) {
-			child_setup();
-			close(p[0]);
-			close(r->ctl);
-			run_client(r, i, p[1]);
-		}
-		close(p[1]);
-		r->cpipe[i] = p[0];
-	}
-	return 0;
-}
-
-/* The first client that has exited, or -1. */
-int dead_client(struct run *r)
-{
-	for (int i = 0; i < r->nclients; i++) {
-		if (r->cpid[i] > 0 && waitpid(r->cpid[i], NULL, WNOHANG) == r->cpid[i]) {
-			r->cpid[i] = 0;
-			return i;
-		}
-	}
-	return -1;
-}
-
-/* A client that failed at setup left its reason in its report. */
-static int client_failed(struct run *r, int i)
-{
-	struct client_report *rep = xcalloc(1, sizeof(*rep));
+	char err[300];
 	int ret;
 
-	if (read_full(r->cpipe[i], rep, sizeof(*rep), 1000) == 0 && rep->err)
-		ret = run_fail(r, rep->err, false, "client %d: %s", i + 1,
-			       rep->msg[0] ? rep->msg : strerror(rep->err));
-	else
-		ret = run_fail(r, ECHILD, false, "client %d exited during setup", i + 1);
-	free(rep);
-	return ret;
+	const struct opts *o = r->fanout ? &r->local_o : r->o;
+	int n = r->fanout && !r->local_part ? 0 : (int)o->clients;
+
+	r->local = (struct client_group){.wl = r->wl, .o = o, .server = r->data,
+					 .server_len = r->data_len, .token = r->token};
+	ret = group_start(&r->local, n, r->ctl, err, sizeof(err));
+	r->sh = r->local.sh;
+	return ret ? run_fail(r, -ret, false, "%s", err) : 0;
+}
+
+int dead_client(struct run *r)
+{
+	return group_dead(&r->local);
 }
 
 int wait_ready(struct run *r)
 {
-	uint64_t deadline = now_ns() + (uint64_t)START_MS * 1000000;
-	struct timespec step = {0, 1000000};
+	char err[300];
+	int ret = group_wait_ready(&r->local, START_MS, &run_sig, err, sizeof(err));
 
-	while (atomic_load(&r->sh->ready) < r->nclients) {
-		int dead = dead_client(r);
-
-		if (dead >= 0)
-			return client_failed(r, dead);
-		if (run_sig)
-			return run_fail(r, EINTR, false, "interrupted during setup");
-		if (now_ns() > deadline)
-			return run_fail(r, ETIMEDOUT, false, "the clients did not open their sockets "
-					"within %d s", START_MS / 1000);
-		nanosleep(&step, NULL);
-	}
-	return 0;
+	return ret ? run_fail(r, -ret, false, "%s", err) : 0;
 }
 
 /* A fatal data-path error a client raised: the run cannot go on, and the user must know why. */
@@ -135,36 +55,9 @@ const char *check_fatal(struct run *r)
 	return "a client hit a fatal error";
 }
 
-/* The clients' running counts, summed: any change is progress. */
 uint64_t progress_sum(const struct run *r)
 {
-	uint64_t sum = 0;
-
-	for (int i = 0; i < r->nclients * PROGRESS_SLOTS; i++)
-		sum += atomic_load_explicit(&r->sh->progress[i].v, memory_order_relaxed);
-	return sum;
-}
-
-/* A client process stopped (SIGSTOP, a debugger)? Its number, or -1. */
-static int stopped_client(const struct run *r)
-{
-	for (int i = 0; i < r->nclients; i++) {
-		char path[64], buf[256];
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->cpid[i]);
-		if (r->cpid[i] <= 0 || !(f = fopen(path, "re")))
-			continue;
-		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-
-		fclose(f);
-		buf[n] = '\0';
-		const char *st = strrchr(buf, ')');
-
-		if (st && (st[2] == 'T' || st[2] == 't'))
-			return i;
-	}
-	return -1;
+	return group_progress(&r->local) + hosts_progress(r);
 }
 
 /* A stall ended (or the window did) at `now`: keep it if it is the longest past the threshold,
@@ -178,7 +71,7 @@ void stall_end(struct run *r, uint64_t now)
 	r->stall_s = s;
 	/* The agent's control thread answers at once unless its process is stopped. */
 	double silent = ns_to_s((r->pong_at > r->ping_at ? r->pong_at : now) - r->ping_at);
-	int c = stopped_client(r);
+	int c = group_stopped(&r->local);
 
 	if (silent > s / 2)
 		snprintf(r->stall_who, sizeof(r->stall_who), "the server side stalled: the serve "
@@ -211,42 +104,10 @@ void stall_watch(struct run *r)
 	}
 }
 
-static void add_client(struct result *res, const struct client_report *rep)
-{
-	struct side_result *s = &res->client;
-	double user, sys, wall, slept, preempted;
-
-	s->present = true;
-	s->processes++;
-	if (rep->began && rep->ended) {
-		cpu_mark_delta(&rep->begin, &rep->end, &user, &sys, &wall);
-		s->user_s += user;
-		s->sys_s += sys;
-		cpu_mark_switches(&rep->begin, &rep->end, &slept, &preempted);
-		s->vcsw += slept;
-		s->ivcsw += preempted;
-	}
-	side_counters_add(&s->c, &rep->c);
-	hist_merge(res->lat, &rep->lat);
-	hist_merge(res->lat2, &rep->lat2);
-}
-
 void collect_clients(struct run *r)
 {
-	struct client_report *rep = xmalloc(sizeof(*rep));
-
-	for (int i = 0; i < r->nclients; i++) {
-		if (read_full(r->cpipe[i], rep, sizeof(*rep), REPORT_MS) == 0) {
-			add_client(&r->res, rep);
-		} else {
-			r->failed = true;
-			mark_partial(r, "a client sent no result");
-		}
-		close(r->cpipe[i]);
-		if (r->cpid[i] > 0) {
-			kill(r->cpid[i], SIGKILL); /* it has reported or is stuck: either way, done */
-			waitpid(r->cpid[i], NULL, 0);
-		}
+	if (group_collect(&r->local, &r->res.client, r->res.lat, r->res.lat2, REPORT_MS)) {
+		r->failed = true;
+		mark_partial(r, "a client sent no result");
 	}
-	free(rep);
 }

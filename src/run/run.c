@@ -16,7 +16,6 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "link/ctl.h"
@@ -28,11 +27,17 @@
 
 /* Let `seconds` pass, or until `*count` reaches `target` (count-based phases), unless something
  * ends the run first: returns NULL, or why it ended. */
-static const char *watch(struct run *r, double seconds, _Atomic int *count, int target)
+/* Clients done with their warm-up (warm) or window share, on every host. */
+static int clients_done(const struct run *r, bool warm)
+{
+	return atomic_load(warm ? &r->sh->warm_done : &r->sh->done) + hosts_count(r, warm);
+}
+
+static const char *watch(struct run *r, double seconds, int counted, int target)
 {
 	uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
 	struct pollfd p = {.fd = r->ctl, .events = POLLIN};
-	int step = count ? 2 : STEP_MS, ticks = 0;
+	int step = counted ? 2 : STEP_MS, ticks = 0;
 	static char why[120];
 
 	for (uint64_t t = now_ns(); t < deadline; t = now_ns()) {
@@ -41,13 +46,13 @@ static const char *watch(struct run *r, double seconds, _Atomic int *count, int 
 
 		if (run_sig)
 			return "interrupted by a signal";
-		if (count && atomic_load(count) >= target)
+		if (counted && clients_done(r, counted == 1) >= target)
 			return NULL;
-		if ((fatal = check_fatal(r)))
+		if ((fatal = check_fatal(r)) || (fatal = hosts_watch(r)))
 			return fatal;
 		if (poll(&p, 1, ms < step ? ms : step) > 0 && (fatal = agent_said(r)))
 			return fatal;
-		if (++ticks % (STEP_MS / step) && count)
+		if (++ticks % (STEP_MS / step) && counted)
 			continue; /* the checks below every STEP_MS */
 		if (r->prof)
 			prof_drain(r->prof);
@@ -63,7 +68,7 @@ static const char *watch(struct run *r, double seconds, _Atomic int *count, int 
 	}
 	if (run_sig)
 		return "interrupted by a signal";
-	if (count && atomic_load(count) < target) {
+	if (counted && clients_done(r, counted == 1) < target) {
 		snprintf(why, sizeof(why), "--time-limit %.0f s reached before every %s was done",
 			 seconds, r->wl->unit);
 		return why;
@@ -144,9 +149,9 @@ static void run_window(struct run *r)
 
 	set_phase(r, PH_WARMUP);
 	if (r->count_based)
-		why = watch(r, limit, &r->sh->warm_done, r->nclients);
+		why = watch(r, limit, 1, (int)r->o->clients);
 	else
-		why = watch(r, r->o->warmup, NULL, 0);
+		why = watch(r, r->o->warmup, 0, 0);
 	if (why) {
 		mark_partial(r, why);
 		return;
@@ -173,7 +178,9 @@ static void run_window(struct run *r)
 	set_phase(r, PH_MEASURE);
 	if (r->prof)
 		prof_enable(r->prof);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = r->t_open = now_ns();
+
+	hosts_begin(r);
 
 	if (!r->count_based) {
 		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
@@ -185,15 +192,17 @@ static void run_window(struct run *r)
 	r->last_sum = progress_sum(r);
 	r->last_progress = t0;
 	if (r->count_based)
-		why = watch(r, limit, &r->sh->done, r->nclients);
+		why = watch(r, limit, 2, (int)r->o->clients);
 	else
-		why = watch(r, r->o->duration, NULL, 0);
+		why = watch(r, r->o->duration, 0, 0);
 	r->res.duration_s = ns_to_s(now_ns() - t0);
 	r->measuring = false;
 	stall_end(r, now_ns());
 	if (r->prof)
 		prof_disable(r->prof);
 	set_phase(r, PH_STOP);
+	r->t_close = now_ns();
+	hosts_end(r);
 	r->end_sent = ctl_send(r->ctl, CTL_MSG_END, NULL, 0) == 0;
 	r->res.machine_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
 	r->res.kernel_ok = k_ok && read_kernel(r->wl, r->data.ss_family == AF_INET6, &k1);
@@ -275,6 +284,23 @@ static void collect_server(struct run *r)
 	ctl_send(r->ctl, CTL_MSG_BYE, NULL, 0);
 }
 
+/* --clients-on: this host's clients apart, then every host's into the totals. */
+static void collect_fanout(struct run *r)
+{
+	struct side_result local = {0};
+	struct hist *lat = xmalloc(sizeof(*lat)), *lat2 = xmalloc(sizeof(*lat2));
+
+	hist_reset(lat);
+	hist_reset(lat2);
+	if (group_collect(&r->local, &local, lat, lat2, REPORT_MS)) {
+		r->failed = true;
+		mark_partial(r, "a client on this host sent no result");
+	}
+	hosts_collect(r, &local, lat, lat2);
+	free(lat);
+	free(lat2);
+}
+
 /* --profile: symbols, then an event per CPU; a refusal is reported and the run goes on. */
 static void profile_open(struct run *r)
 {
@@ -286,7 +312,7 @@ static void profile_open(struct run *r)
 		r->prof = prof_create(r->ksyms, (int)r->o->profile_hz, r->o->profile_folded != NULL);
 		if (r->o->profile_event == PROFILE_EVENT_CYCLES)
 			prof_use_cycles(r->prof);
-		prof_set_pids(r->prof, r->cpid, r->nclients, r->server_pid > 0 ? r->server_pid : 0);
+		prof_set_pids(r->prof, r->local.pid, r->local.n, r->server_pid > 0 ? r->server_pid : 0);
 		if (prof_open(r->prof, err, len) == 0)
 			return;
 		prof_destroy(r->prof);
@@ -338,6 +364,9 @@ void result_free(struct result *res)
 	cJSON_Delete(res->env);
 	cJSON_Delete(res->agent_env);
 	res->profile = res->env = res->agent_env = NULL;
+	free(res->hosts);
+	res->hosts = NULL;
+	res->nhosts = 0;
 	free(res->lat);
 	free(res->lat2);
 	res->lat = res->lat2 = NULL;
@@ -378,14 +407,9 @@ int run_fail(struct run *r, int err, bool usage, const char *fmt, ...)
 /* A run that could not be set up: end every process it started, free what it took. */
 static void teardown(struct run *r)
 {
-	for (int i = 0; r->cpid && i < r->nclients; i++) {
-		if (r->cpid[i] > 0) {
-			kill(r->cpid[i], SIGKILL);
-			waitpid(r->cpid[i], NULL, 0);
-		}
-		if (r->cpipe[i] >= 0)
-			close(r->cpipe[i]);
-	}
+	group_free(&r->local);
+	r->sh = NULL;
+	hosts_close(r);
 	if (r->server_pid > 0)
 		kill(r->server_pid, SIGKILL);
 	if (r->ctl >= 0 || r->server_pid > 0)
@@ -404,6 +428,8 @@ static int setup(struct run *r)
 	char host[256], port[32];
 	int ret;
 
+	if ((ret = hosts_parse(r)))
+		return ret;
 	if (o->server) {
 		if ((ret = split_hostport(r, o->server, host, sizeof(host), port, sizeof(port))))
 			return ret;
@@ -415,18 +441,9 @@ static int setup(struct run *r)
 	}
 	if ((ret = reach_agent(r, host, port)))
 		return ret;
-	size_t head = (sizeof(*r->sh) + 63) / 64 * 64; /* the slots start on a cache line */
-
-	r->shlen = head + (size_t)o->clients * PROGRESS_SLOTS * sizeof(struct progress_slot);
-	r->sh = mmap(NULL, r->shlen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (r->sh == MAP_FAILED) {
-		r->sh = NULL;
-		return run_fail(r, errno, false, "mmap: %s", strerror(errno));
-	}
-	r->sh->progress = (struct progress_slot *)((char *)r->sh + head);
-	if ((ret = fork_clients(r)))
+	if ((ret = fork_clients(r)) || (ret = wait_ready(r)))
 		return ret;
-	return wait_ready(r);
+	return hosts_reach(r);
 }
 
 int run_once(const struct workload *wl, const struct opts *o, struct result *res,
@@ -460,7 +477,11 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	profile_close(&r);
 	set_phase(&r, PH_STOP);
 	collect_server(&r);
-	collect_clients(&r);
+	if (r.fanout)
+		collect_fanout(&r);
+	else
+		collect_clients(&r);
+	hosts_close(&r);
 	reap_agent(&r);
 	/* Every stop says why, on stderr as well as in the report. */
 	if (r.fatal[0])
@@ -471,10 +492,7 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	ret = r.failed ? 1 : 0;
 out:
 	free(r.buf);
-	free(r.cpid);
-	free(r.cpipe);
-	if (r.sh)
-		munmap(r.sh, r.shlen);
+	group_free(&r.local);
 	return ret;
 }
 

@@ -10,6 +10,7 @@
 #include "measure/result.h"
 #include "run/run.h"
 #include "profile/prof.h"
+#include "workload/group.h"
 #include "workload/workload.h"
 
 #define CTL_PORT_DEFAULT "12866"
@@ -20,6 +21,25 @@
 #define STALL_PING_MS 500 /* no progress this long: ask the agent whether it is there */
 #define STALL_S 2.0	  /* no progress this long in the window: the run is partial */
 
+#define HOSTS_MAX 16 /* --clients-on */
+
+/* A client host of --clients-on: its agent runs its share of the clients. */
+struct remote_host {
+	char name[280]; /* as given: HOST[:PORT] */
+	char host[256], port[32];
+	char addr[64];	/* its numeric address: the server answers it */
+	int ctl;
+	int clients; /* its share */
+	/* From its STATEs. */
+	uint64_t progress, heard_at;
+	int warm_done, done, dead, stopped, fatal;
+	long fatal_after;
+	bool gone; /* its control connection broke, or it fell silent: no result to wait for */
+	char why[400];
+	bool began;
+	uint64_t begin_sent, begin_acked;
+};
+
 struct run {
 	struct ksoftirqd ksirq; /* the kernel's softirq threads, found at setup */
 	const struct workload *wl;
@@ -29,11 +49,14 @@ struct run {
 	char *buf;
 	struct sockaddr_storage data;
 	socklen_t data_len;
-	struct shared *sh;
-	size_t shlen;
-	int nclients;
-	pid_t *cpid;
-	int *cpipe;
+	struct client_group local; /* the client processes on this host */
+	struct shared *sh;	   /* theirs (local.sh) */
+	struct opts local_o;	   /* with --clients-on: this host's share of the options */
+	struct remote_host *hosts; /* --clients-on, but for `local` */
+	int nhosts;
+	bool fanout;	 /* --clients-on was given */
+	bool local_part; /* ... and names this host */
+	uint64_t t_open, t_close; /* the window's edges on this host */
 	struct result res;
 	bool count_based;
 	bool end_sent;	  /* END went out when the window closed */
@@ -65,14 +88,33 @@ int run_fail(struct run *r, int err, bool usage, const char *fmt, ...)
 void mark_partial(struct run *r, const char *why);
 
 /* agent.c */
-void child_setup(void);
 int spawn_local_agent(struct run *r);
 /* Split "HOST[:PORT]" or "[V6]:PORT". 0 or -errno (why in r). */
 int split_hostport(struct run *r, const char *s, char *host, size_t hlen, char *port,
 		   size_t plen);
 int reach_agent(struct run *r, const char *host, const char *port);
+int connect_agent(struct run *r, const char *host, const char *port);
+/* HELLO (and AUTH) on fd; who names the agent in messages. 0 or -errno (why in r). */
+int agent_greet(struct run *r, int fd, const char *who);
+int agent_refused(struct run *r);
+struct cJSON *setup_config(const struct run *r);
 const char *agent_said(struct run *r);
 void reap_agent(struct run *r);
+
+/* fanout.c: --clients-on */
+int hosts_parse(struct run *r);
+struct cJSON *hosts_peers(const struct run *r);
+int hosts_reach(struct run *r);
+/* Frames from the hosts, without waiting: NULL, or why the run cannot go on. */
+const char *hosts_watch(struct run *r);
+void hosts_begin(struct run *r);
+void hosts_end(struct run *r);
+/* The hosts' results, merged into r->res (with the local one, already in r->res.client). */
+void hosts_collect(struct run *r, const struct side_result *local, const struct hist *lat,
+		   const struct hist *lat2);
+uint64_t hosts_progress(const struct run *r);
+int hosts_count(const struct run *r, bool warm);
+void hosts_close(struct run *r);
 
 /* clients.c */
 int fork_clients(struct run *r);

@@ -226,7 +226,7 @@ int tcp_accept(struct server_ctx *s, int lfd, struct side_counters *c, bool room
 
 	if (fd < 0)
 		return -1;
-	if (!same_host(&from, &s->peer)) {
+	if (!peer_allowed(s, &from)) {
 		close(fd);
 		count_err(c, ERR_FOREIGN, true);
 		errno = EAGAIN;

@@ -387,7 +387,7 @@ static void serve_batches(struct udp_srv_thread *t, const struct io_ops *ops, st
 		int keep = 0;
 
 		for (int i = 0; i < n; i++) {
-			if (!same_host(&m[i].addr, &s->peer)) {
+			if (!peer_allowed(s, &m[i].addr)) {
 				/* Not the controller's host: no answer, so no reflection. */
 				count_err(&t->c, ERR_FOREIGN, true);
 				continue;

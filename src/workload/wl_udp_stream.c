@@ -349,7 +349,7 @@ static void receive_loop(struct udp_srv_thread *t, const struct io_ops *ops, str
 		int n = udp_server_recv(t, ops, io, m, burst);
 
 		for (int i = 0; i < n; i++) {
-			if (!same_host(&m[i].addr, &s->peer)) {
+			if (!peer_allowed(s, &m[i].addr)) {
 				count_err(&t->c, ERR_FOREIGN, true);
 				continue;
 			}
@@ -374,7 +374,7 @@ static void take_hellos(struct udp_srv_thread *t, struct sender *x, struct io_ms
 
 		seq_hdr_get(m[i].buf, m[i].len, &h);
 		flow = h.flow;
-		if (!same_host(&m[i].addr, &t->s->peer) || m[i].len != HDR_LEN ||
+		if (!peer_allowed(t->s, &m[i].addr) || m[i].len != HDR_LEN ||
 		    h.magic != HDR_MAGIC_HELLO || h.token != t->s->token || flow >= (uint32_t)o->peers) {
 			count_err(&t->c, ERR_FOREIGN, true);
 			continue;

@@ -76,6 +76,30 @@ kill_agent_mid_run() {
 
 # Two hosts in network namespaces joined by veth, addresses $1 (HOST_A, on IF_A) and $2
 # (HOST_B, on IF_B), /24. Skips where namespaces cannot be made; both go on exit.
+# N hosts in network namespaces on one bridge (in a namespace of its own): host i is the
+# namespace ${NS[i]} with address 198.18.1.$((i + 1))/24 (ADDR[i]). Root only; skips otherwise.
+bridge_hosts() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+	local n=$1 i
+	BR=sbR$$
+	NS=() ADDR=()
+	ip netns add $BR 2>/dev/null || skip "cannot create network namespaces"
+	trap 'for ns in "${NS[@]}" $BR; do ip netns del $ns 2>/dev/null; done; cleanup' EXIT
+	ip -n $BR link add br0 type bridge || skip "no bridge"
+	ip -n $BR link set br0 up
+	for i in $(seq 0 $((n - 1))); do
+		NS[i]=sbH$$x$i
+		ADDR[i]=198.18.1.$((i + 1))
+		ip netns add ${NS[i]}
+		ip link add h$i netns ${NS[i]} type veth peer name p$i netns $BR || skip "no veth"
+		ip -n $BR link set p$i master br0
+		ip -n $BR link set p$i up
+		ip -n ${NS[i]} addr add ${ADDR[i]}/24 dev h$i
+		ip -n ${NS[i]} link set lo up
+		ip -n ${NS[i]} link set h$i up
+	done
+}
+
 two_hosts() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
 	HOST_A=sbA$$ HOST_B=sbB$$ IF_A=va$$ IF_B=vb$$

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <math.h>
 #include <cmocka.h>
 
@@ -126,6 +127,72 @@ static void test_merge_equals_combined(void **state)
 	free(all);
 }
 
+/* Three client hosts' histograms, carried as text (hist_encode/hist_decode) and merged bucket
+ * by bucket: the percentiles of the merge are those of every value recorded in one histogram
+ * and, within the bucket precision, of the concatenated raw values; averaging the hosts'
+ * percentiles would not be (one host is ten times slower here). */
+static void test_hosts_merge_as_text(void **state)
+{
+	(void)state;
+	size_t per = 30000, n = 3 * per;
+	struct hist *host = malloc(sizeof(*host)), *merged = malloc(sizeof(*merged)),
+		    *all = malloc(sizeof(*all)), *back = malloc(sizeof(*back));
+	uint64_t *raw = malloc(n * sizeof(*raw));
+	char *txt = malloc(HIST_TEXT_MAX);
+	double p99_sum = 0;
+
+	hist_reset(merged);
+	hist_reset(all);
+	srand(7);
+	for (int k = 0; k < 3; k++) {
+		hist_reset(host);
+		for (size_t i = 0; i < per; i++) {
+			uint64_t v = (uint64_t)(20000 + rand() % 20000) * (k == 2 ? 10 : 1);
+
+			raw[k * per + i] = v;
+			hist_record(host, v);
+			hist_record(all, v);
+		}
+		p99_sum += (double)hist_percentile(host, 99);
+		size_t len = hist_encode(host, txt, HIST_TEXT_MAX);
+
+		assert_true(len < HIST_TEXT_MAX);
+		assert_int_equal(hist_decode(back, txt), 0);
+		assert_memory_equal(back->buckets, host->buckets, sizeof(host->buckets));
+		assert_int_equal(back->count, host->count);
+		assert_int_equal(back->min, host->min);
+		assert_int_equal(back->max, host->max);
+		assert_true(back->sum == host->sum);
+		hist_merge(merged, back);
+	}
+	assert_memory_equal(merged->buckets, all->buckets, sizeof(all->buckets));
+	qsort(raw, n, sizeof(*raw), cmp_u64);
+	static const double ps[] = {50, 90, 99, 99.9};
+
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		double want = (double)exact(raw, n, ps[i]), got = (double)hist_percentile(merged, ps[i]);
+
+		assert_int_equal(hist_percentile(merged, ps[i]), hist_percentile(all, ps[i]));
+		if (fabs(got - want) > 0.005 * want)
+			fail_msg("merged p%g: %.0f, of the raw values %.0f", ps[i], got, want);
+	}
+	/* The mean of the hosts' p99s (two near 40 us, one near 400 us) is nowhere near it. */
+	assert_true(fabs(p99_sum / 3 - (double)hist_percentile(merged, 99)) >
+		    0.3 * (double)hist_percentile(merged, 99));
+	/* Text that is not a histogram is refused. */
+	assert_int_equal(hist_decode(back, "3 1 9 13 0:1 5:1"), -EINVAL);	 /* 2 of 3 */
+	assert_int_equal(hist_decode(back, "1 1 1 1 999999:1"), -EINVAL);	 /* no such bucket */
+	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 0:1"), -EINVAL);	 /* the same one twice */
+	assert_int_equal(hist_decode(back, "x"), -EINVAL);
+	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 1:1"), 0);
+	free(host);
+	free(merged);
+	free(all);
+	free(back);
+	free(raw);
+	free(txt);
+}
+
 static void test_empty_and_single(void **state)
 {
 	(void)state;
@@ -147,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_uniform_small_and_large),
 		cmocka_unit_test(test_index_monotonic_and_bounded),
 		cmocka_unit_test(test_merge_equals_combined),
+		cmocka_unit_test(test_hosts_merge_as_text),
 		cmocka_unit_test(test_empty_and_single),
 	};
 

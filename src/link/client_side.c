@@ -1,0 +1,268 @@
+/* client_side.c: a test's client side in the agent, for a controller that fans its clients
+ * out over several hosts (--clients-on). The SETUP names the server's data address and token
+ * and this host's share; the agent forks the client processes (workload/group.h), answers
+ * READY once their sockets are open and lets them warm up, then sends STATE every STATE_MS
+ * (their progress, for the controller's counts and stall watch), opens the window on BEGIN
+ * and closes it on END, reading this host's kernel counters at both edges, and answers END
+ * with RESULT: the clients' CPU, counters and latency histograms (as text, merged by the
+ * controller bucket by bucket) and the kernel's counts beside them.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "link/ctl.h"
+#include "link/serve.h"
+#include "link/session.h"
+#include "measure/kstat.h"
+#include "workload/group.h"
+
+#define READY_MS 10000 /* the clients opening their sockets */
+#define PHASE_SLACK_MS                                                                             \
+	30000 /* beyond a phase's own length, before a silent controller is dropped */
+
+/* The server's data address and the test's token, as the controller's SETUP names them. */
+static int take_target(const char *payload, struct client_group *g, char *err, size_t errlen)
+{
+	cJSON *j = cJSON_Parse(payload);
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "target");
+	const cJSON *addr = cJSON_GetObjectItemCaseSensitive(t, "addr");
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(t, "port");
+	const cJSON *token = cJSON_GetObjectItemCaseSensitive(t, "token");
+	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV}, *ai = NULL;
+	char ps[16];
+	int ret = -EINVAL;
+
+	if (!cJSON_IsString(addr) || !cJSON_IsNumber(port) || port->valueint < 1 ||
+	    port->valueint > 65535 || !cJSON_IsString(token) ||
+	    sscanf(token->valuestring, "%16llx", (unsigned long long *)&g->token) != 1) {
+		snprintf(err, errlen,
+			 "a client-side SETUP needs target.addr, target.port and "
+			 "target.token");
+		goto out;
+	}
+	snprintf(ps, sizeof(ps), "%d", port->valueint);
+	if (getaddrinfo(addr->valuestring, ps, &hints, &ai) || !ai) {
+		snprintf(err, errlen, "target.addr %s is not a numeric address", addr->valuestring);
+		goto out;
+	}
+	memcpy(&g->server, ai->ai_addr, ai->ai_addrlen);
+	g->server_len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	ret = 0;
+out:
+	cJSON_Delete(j);
+	return ret;
+}
+
+/* This host's counters of the workload's protocol, and the IP layer's bytes (IpExt), which
+ * the streams set beside theirs, as the coordinator reads its own (run.c). */
+static bool read_kernel(const struct client_group *g, struct snmp *k)
+{
+	bool v6 = g->server.ss_family == AF_INET6;
+	struct snmp ip;
+
+	if ((v6 && !strcmp(g->wl->snmp_proto, "Udp") ? kstat_snmp6_read(NULL, g->wl->snmp_proto, k)
+						     : kstat_snmp_read(NULL, g->wl->snmp_proto, k)))
+		return false;
+	if (!(v6 ? kstat_snmp6_read(NULL, "Ip", &ip)
+		 : kstat_snmp_read("/proc/net/netstat", "IpExt", &ip))) {
+		for (int i = 0; i < ip.n && k->n < SNMP_MAX; i++) {
+			if (strcmp(ip.name[i], "InOctets") && strcmp(ip.name[i], "OutOctets"))
+				continue;
+			memcpy(k->name[k->n], ip.name[i], sizeof(k->name[0]));
+			k->v[k->n++] = ip.v[i];
+		}
+	}
+	return true;
+}
+
+struct watch {
+	uint64_t progress;
+	int warm_done, done, dead, stopped, fatal;
+	long fatal_after;
+};
+
+static void send_state(struct session *ss, struct client_group *g, struct watch *w)
+{
+	char txt[300];
+	int dead = group_dead(g);
+
+	if (dead >= 0 && !w->dead)
+		w->dead = dead + 1;
+	w->stopped = group_stopped(g) + 1;
+	w->progress = group_progress(g);
+	w->warm_done = atomic_load(&g->sh->warm_done);
+	w->done = atomic_load(&g->sh->done);
+	w->fatal = atomic_load(&g->sh->fatal);
+	w->fatal_after = atomic_load(&g->sh->fatal_after);
+	snprintf(txt, sizeof(txt),
+		 "{\"progress\":%llu,\"warm_done\":%d,\"done\":%d,\"dead\":%d,\"stopped\":%d,"
+		 "\"fatal\":%d,\"fatal_after\":%ld}",
+		 (unsigned long long)w->progress, w->warm_done, w->done, w->dead, w->stopped,
+		 w->fatal, w->fatal_after);
+	ctl_send(ss->fd, CTL_MSG_STATE, txt, strlen(txt));
+}
+
+static void add_hist(cJSON *j, const char *key, const struct hist *h)
+{
+	char *txt = xmalloc(HIST_TEXT_MAX);
+
+	hist_encode(h, txt, HIST_TEXT_MAX);
+	cJSON_AddStringToObject(j, key, txt);
+	free(txt);
+}
+
+static void send_result(struct session *ss, struct client_group *g, double window_s,
+			const struct snmp *k0, const struct snmp *k1, bool k_ok)
+{
+	struct side_result s = {0};
+	struct hist *lat = xmalloc(sizeof(*lat)), *lat2 = xmalloc(sizeof(*lat2));
+	cJSON *j = cJSON_CreateObject(), *k = cJSON_CreateObject();
+
+	hist_reset(lat);
+	hist_reset(lat2);
+	int missing = group_collect(g, &s, lat, lat2, 5000);
+
+	cJSON_AddNumberToObject(j, "window_s", window_s);
+	cJSON_AddNumberToObject(j, "processes", s.processes);
+	cJSON_AddNumberToObject(j, "missing", missing);
+	cJSON_AddNumberToObject(j, "user_s", s.user_s);
+	cJSON_AddNumberToObject(j, "sys_s", s.sys_s);
+	cJSON_AddNumberToObject(j, "voluntary_switches", s.vcsw);
+	cJSON_AddNumberToObject(j, "involuntary_switches", s.ivcsw);
+	cJSON_AddItemToObject(j, "counters", side_counters_to_json(&s.c));
+	if (k_ok) {
+		struct snmp d;
+
+		kstat_snmp_delta(k0, k1, &d);
+		for (int i = 0; i < d.n; i++)
+			cJSON_AddNumberToObject(k, d.name[i], (double)d.v[i]);
+	}
+	cJSON_AddItemToObject(j, "kernel", k_ok ? k : (cJSON_Delete(k), cJSON_CreateNull()));
+	add_hist(j, "lat", lat);
+	add_hist(j, "lat2", lat2);
+	char *txt = cJSON_PrintUnformatted(j);
+
+	if (strlen(txt) > CTL_MAX_PAYLOAD) { /* latencies spread over more buckets than fit */
+		cJSON_DeleteItemFromObjectCaseSensitive(j, "lat2");
+		cJSON_DeleteItemFromObjectCaseSensitive(j, "lat");
+		cJSON_AddTrueToObject(j, "latency_dropped");
+		free(txt);
+		txt = cJSON_PrintUnformatted(j);
+	}
+	ctl_send(ss->fd, CTL_MSG_RESULT, txt, strlen(txt));
+	free(txt);
+	cJSON_Delete(j);
+	free(lat);
+	free(lat2);
+}
+
+/* The longest the warm-up (false) or the window (true) may take, within the agent's cap. */
+static double limit_s(const struct session *ss, const struct client_group *g, bool window)
+{
+	bool counted = g->wl->count_based && g->wl->count_based(&ss->o);
+	double s = counted ? ss->o.time_limit : window ? ss->o.duration : ss->o.warmup;
+
+	return (s < ss->so->max_duration ? s : ss->so->max_duration) + PHASE_SLACK_MS / 1000.0;
+}
+
+/* READY .. END: STATE every STATE_MS, BEGIN/PING/END answered. */
+static void run_window(struct session *ss, struct client_group *g)
+{
+	struct watch w = {0};
+	struct snmp k0 = {0}, k1 = {0};
+	bool began = false, k_ok = false;
+	uint64_t t0 = 0, next_state = 0,
+		 deadline = now_ns() + (uint64_t)(limit_s(ss, g, false) * 1e9);
+	unsigned type;
+
+	for (;;) {
+		uint64_t now = now_ns();
+
+		if (now >= next_state) {
+			send_state(ss, g, &w);
+			next_state = now + STATE_MS * 1000000ULL;
+		}
+		if (now >= deadline) {
+			session_error(ss, "no END from the controller in time: the test ends here",
+				      ETIMEDOUT, false);
+			return;
+		}
+		int ready = wait_readable(ss->fd, (int)((next_state - now) / 1000000) + 1);
+
+		if (ready < 0)
+			return;
+		if (ready == 0)
+			continue;
+		if (ctl_recv(ss->fd, &type, ss->buf, CTL_MAX_PAYLOAD + 1, 5000) < 0)
+			return; /* the controller is gone: the clients are ended by the caller */
+		if (type == CTL_MSG_BEGIN && !began) {
+			k_ok = read_kernel(g, &k0);
+			group_set_phase(g, PH_MEASURE);
+			t0 = now_ns();
+			began = true;
+			deadline = t0 + (uint64_t)(limit_s(ss, g, true) * 1e9);
+			if (ctl_send(ss->fd, CTL_MSG_ACK, NULL, 0) < 0)
+				return;
+		} else if (type == CTL_MSG_PING) {
+			if (ctl_send(ss->fd, CTL_MSG_ACK, NULL, 0) < 0)
+				return;
+		} else if (type == CTL_MSG_END) {
+			group_set_phase(g, PH_STOP);
+			double window_s = began ? ns_to_s(now_ns() - t0) : 0;
+
+			k_ok = k_ok && read_kernel(g, &k1);
+			send_result(ss, g, window_s, &k0, &k1, k_ok);
+			return;
+		} else {
+			session_error(ss, "unexpected message during a test", EPROTO, false);
+			return;
+		}
+	}
+}
+
+void client_side_run(struct session *ss)
+{
+	struct client_group g = {0};
+	char err[300], txt[64];
+	unsigned type;
+	int ret;
+
+	if (ss->so->role == ROLE_SERVER) {
+		session_error(ss,
+			      "this agent runs the server side only (serve --role server): it "
+			      "cannot run clients for --clients-on",
+			      EPERM, false);
+		return;
+	}
+	if ((ret = serve_setup_check(ss->so, ss->setup, &ss->wl, &ss->o, err, sizeof(err)))) {
+		session_error(ss, err, -ret, ret == -EINVAL);
+		ss->wl = NULL;
+		return;
+	}
+	g.wl = ss->wl;
+	g.o = &ss->o;
+	if (take_target(ss->setup, &g, err, sizeof(err))) {
+		session_error(ss, err, EINVAL, true);
+		return;
+	}
+	if ((ret = group_start(&g, (int)ss->o.clients, ss->fd, err, sizeof(err))) ||
+	    (ret = group_wait_ready(&g, READY_MS, NULL, err, sizeof(err)))) {
+		session_error(ss, err, -ret, false);
+		group_free(&g);
+		return;
+	}
+	session_log(ss, "running the client side of %s", ss->wl->name);
+	group_set_phase(&g, PH_WARMUP);
+	snprintf(txt, sizeof(txt), "{\"clients\":%d}", g.n);
+	if (ctl_send(ss->fd, CTL_MSG_READY, txt, strlen(txt)) == 0) {
+		run_window(ss, &g);
+		ctl_recv(ss->fd, &type, ss->buf, CTL_MAX_PAYLOAD + 1, 5000); /* BYE */
+	}
+	group_free(&g);
+}

@@ -1,0 +1,535 @@
+/* fanout.c: --clients-on. The clients run on several hosts: this one (`local`, forked as in
+ * any run) and serve agents in the client role, each running its share of --clients,
+ * --peers and the counts against the one server agent. Every host opens and closes the
+ * window on the coordinator's word (BEGIN and END, sent to all before any answer is awaited),
+ * and tells its progress in a STATE every STATE_MS; a host whose control connection breaks
+ * or that falls silent ends the window, and the others' results are kept. The hosts'
+ * results are merged: counts and CPU summed, latency histograms bucket by bucket.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "link/ctl.h"
+#include "link/session.h"
+#include "run/run_priv.h"
+
+#define SILENT_S 2.0 /* no STATE this long: the host is taken as gone */
+
+/* The host's numeric address, as the server will see its traffic come from. */
+static int resolve(struct run *r, struct remote_host *h)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+				 .ai_family = r->o->ipv6   ? AF_INET6
+					      : r->o->ipv4 ? AF_INET
+							   : AF_UNSPEC};
+	struct addrinfo *ai;
+	int e = getaddrinfo(h->host, h->port, &hints, &ai);
+
+	if (e)
+		return run_fail(r, EINVAL, true, "--clients-on %s: %s", h->name, gai_strerror(e));
+	getnameinfo(ai->ai_addr, ai->ai_addrlen, h->addr, sizeof(h->addr), NULL, 0, NI_NUMERICHOST);
+	freeaddrinfo(ai);
+	return 0;
+}
+
+int hosts_parse(struct run *r)
+{
+	const struct opts *o = r->o;
+	char *list, *save = NULL;
+	int n = 0, ret = 0;
+
+	if (!o->clients_on)
+		return 0;
+	if (!o->server)
+		return run_fail(r, EINVAL, true,
+				"--clients-on needs --server HOST: the client hosts "
+				"reach the server's agent at an address they can route to");
+	r->fanout = true;
+	r->hosts = xcalloc(HOSTS_MAX, sizeof(*r->hosts));
+	list = xstrdup(o->clients_on);
+	for (char *tok = strtok_r(list, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->client_hosts && n == o->client_hosts)
+			break;
+		if (!strcmp(tok, "local")) {
+			if (r->local_part)
+				ret = run_fail(r, EINVAL, true, "--clients-on names local twice");
+			r->local_part = true;
+			n++;
+			continue;
+		}
+		if (r->nhosts == HOSTS_MAX) {
+			ret =
+			    run_fail(r, EINVAL, true, "--clients-on: at most %d hosts", HOSTS_MAX);
+			break;
+		}
+		struct remote_host *h = &r->hosts[r->nhosts++];
+
+		*h = (struct remote_host){.ctl = -1};
+		snprintf(h->name, sizeof(h->name), "%s", tok);
+		if ((ret = split_hostport(r, tok, h->host, sizeof(h->host), h->port,
+					  sizeof(h->port))) ||
+		    (ret = resolve(r, h)))
+			break;
+		n++;
+	}
+	free(list);
+	if (ret)
+		return ret;
+	if (n == 0)
+		return run_fail(r, EINVAL, true,
+				"--clients-on names no host: give HOST[:PORT] or "
+				"local, separated by commas");
+	if (o->client_hosts > n)
+		return run_fail(r, EINVAL, true, "--client-hosts %ld: --clients-on names %d",
+				o->client_hosts, n);
+	if (o->clients < n)
+		return run_fail(r, EINVAL, true,
+				"--clients %ld over %d client hosts: every host needs "
+				"one client at least: give --clients %d or more",
+				o->clients, n, n);
+	/* The shares: host i of n (local first) takes share_of() of each total. */
+	int i = 0;
+
+	r->local_o = *o;
+	if (r->local_part) {
+		r->local_o.clients = share_of(o->clients, n, 0);
+		r->local_o.peers = share_of(o->peers, n, 0);
+		r->local_o.conns = share_of(o->conns, n, 0);
+		r->local_o.warmup_conns = share_of(o->warmup_conns, n, 0);
+		r->local_o.rate = share_of(o->rate, n, 0);
+		i = 1;
+	}
+	for (int k = 0; k < r->nhosts; k++)
+		r->hosts[k].clients = (int)share_of(o->clients, n, i + k);
+	return 0;
+}
+
+cJSON *hosts_peers(const struct run *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int k = 0; k < r->nhosts; k++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(r->hosts[k].addr));
+	return a;
+}
+
+static void set_share(cJSON *c, const char *key, long v)
+{
+	if (cJSON_GetObjectItemCaseSensitive(c, key))
+		cJSON_ReplaceItemInObjectCaseSensitive(c, key, cJSON_CreateNumber((double)v));
+}
+
+/* The SETUP of host k: the workload, its share of the config, the server's address. */
+static char *client_setup(const struct run *r, int k)
+{
+	const struct opts *o = r->o;
+	int n = r->nhosts + r->local_part, i = k + r->local_part;
+	cJSON *j = cJSON_CreateObject(), *c = setup_config(r), *t = cJSON_CreateObject();
+	char addr[64] = "", token[24];
+
+	set_share(c, "clients", share_of(o->clients, n, i));
+	set_share(c, "peers", share_of(o->peers, n, i));
+	set_share(c, "conns", share_of(o->conns, n, i));
+	set_share(c, "warmup_conns", share_of(o->warmup_conns, n, i));
+	set_share(c, "rate", share_of(o->rate, n, i));
+	cJSON_DeleteItemFromObjectCaseSensitive(c, "sysctl"); /* the server's host's only */
+	getnameinfo((const struct sockaddr *)&r->data, r->data_len, addr, sizeof(addr), NULL, 0,
+		    NI_NUMERICHOST);
+	snprintf(token, sizeof(token), "%016llx", (unsigned long long)r->token);
+	cJSON_AddStringToObject(t, "addr", addr);
+	cJSON_AddNumberToObject(t, "port", ntohs(((const struct sockaddr_in *)&r->data)->sin_port));
+	cJSON_AddStringToObject(t, "token", token);
+	cJSON_AddStringToObject(j, "workload", r->wl->name);
+	cJSON_AddStringToObject(j, "role", "client");
+	cJSON_AddItemToObject(j, "config", c);
+	cJSON_AddItemToObject(j, "target", t);
+	char *txt = cJSON_PrintUnformatted(j);
+
+	cJSON_Delete(j);
+	return txt;
+}
+
+/* Connect, greet, SETUP, READY. 0 or -errno (why in r). */
+static int reach_host(struct run *r, struct remote_host *h, int k)
+{
+	char who[320];
+	int ret, fd = connect_agent(r, h->host, h->port);
+
+	if (fd < 0)
+		return fd;
+	h->ctl = fd;
+	snprintf(who, sizeof(who), "the client host %s", h->name);
+	if ((ret = agent_greet(r, fd, who)))
+		return ret == -EBUSY
+			   ? run_fail(r, EBUSY, false, "busy with another controller's test")
+			   : ret;
+	char *txt = client_setup(r, k);
+
+	ret = ctl_send(fd, CTL_MSG_SETUP, txt, strlen(txt));
+	free(txt);
+	if (ret == 0)
+		ret = ctl_expect(fd, CTL_MSG_READY, r->buf, CTL_MAX_PAYLOAD + 1, START_MS + 2000);
+	if (ret == -EREMOTEIO) {
+		ret = agent_refused(r);
+		return ret == -EBUSY
+			   ? run_fail(r, EBUSY, false, "busy with another controller's test")
+			   : ret;
+	}
+	if (ret < 0)
+		return run_fail(r, -ret, false, "did not answer SETUP: %s", strerror(-ret));
+	h->heard_at = now_ns();
+	return 0;
+}
+
+/* Every client host, in turn: each one's clients warm up as soon as they are ready. A
+ * refusal names the host. */
+int hosts_reach(struct run *r)
+{
+	for (int k = 0; k < r->nhosts; k++) {
+		int ret = reach_host(r, &r->hosts[k], k);
+
+		if (ret) {
+			char msg[sizeof(r->error->msg)];
+
+			snprintf(msg, sizeof(msg), "client host %.100s: %.200s", r->hosts[k].name,
+				 r->error->msg);
+			snprintf(r->error->msg, sizeof(r->error->msg), "%s", msg);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void take_state(struct remote_host *h, const char *payload)
+{
+	cJSON *j = cJSON_Parse(payload);
+	const cJSON *it;
+
+#define GET(key, field)                                                                            \
+	if (cJSON_IsNumber(it = cJSON_GetObjectItemCaseSensitive(j, key)))                         \
+		h->field = (__typeof__(h->field))it->valuedouble;
+	GET("progress", progress)
+	GET("warm_done", warm_done)
+	GET("done", done)
+	GET("dead", dead)
+	GET("stopped", stopped)
+	GET("fatal", fatal)
+	GET("fatal_after", fatal_after)
+#undef GET
+	cJSON_Delete(j);
+}
+
+/* One frame from host h; type in *type. 0, or -errno (the connection broke). STATE is
+ * taken here. */
+static int host_recv(struct run *r, struct remote_host *h, unsigned *type, int ms)
+{
+	int ret = ctl_recv(h->ctl, type, r->buf, CTL_MAX_PAYLOAD + 1, ms);
+
+	if (ret < 0)
+		return ret;
+	h->heard_at = now_ns();
+	if (*type == CTL_MSG_STATE)
+		take_state(h, r->buf);
+	return 0;
+}
+
+static const char *host_gone(struct run *r, struct remote_host *h, const char *fmt, const char *arg)
+{
+	static char why[400];
+	char what[300];
+
+	h->gone = true;
+	r->failed = true;
+	snprintf(what, sizeof(what), fmt, arg);
+	snprintf(why, sizeof(why), "the client host %.100s %.280s", h->name, what);
+	snprintf(h->why, sizeof(h->why), "%s", why);
+	if (!r->fatal[0])
+		snprintf(r->fatal, sizeof(r->fatal), "%.299s", why);
+	return why;
+}
+
+const char *hosts_watch(struct run *r)
+{
+	for (int k = 0; k < r->nhosts; k++) {
+		struct remote_host *h = &r->hosts[k];
+		unsigned type;
+
+		if (h->gone)
+			continue;
+		while (wait_readable(h->ctl, 0) > 0) {
+			if (host_recv(r, h, &type, 1000) < 0)
+				return host_gone(r, h, "%s",
+						 "closed its control connection (its agent "
+						 "died?)");
+			if (type == CTL_MSG_ERROR || type == CTL_MSG_NOTICE) {
+				cJSON *j = cJSON_Parse(r->buf);
+				const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "error");
+				const char *why =
+				    host_gone(r, h, "ended the test: %s",
+					      cJSON_IsString(m) ? m->valuestring : "?");
+
+				cJSON_Delete(j);
+				return why;
+			}
+		}
+		if (h->dead) {
+			char n[16];
+
+			snprintf(n, sizeof(n), "%d", h->dead);
+			return host_gone(r, h, "lost its client %s: it exited before the end", n);
+		}
+		if (h->fatal) {
+			r->failed = true;
+			return host_gone(r, h, "hit a fatal error: %s", strerror(h->fatal));
+		}
+		uint64_t now = now_ns();
+
+		if (now > h->heard_at && ns_to_s(now - h->heard_at) > SILENT_S) {
+			char s[16];
+
+			snprintf(s, sizeof(s), "%.1f", ns_to_s(now - h->heard_at));
+			return host_gone(r, h, "sent nothing for %s s (stopped, or cut off)", s);
+		}
+	}
+	return NULL;
+}
+
+/* Wait for host h's ACK (STATEs may come first). */
+static bool host_ack(struct run *r, struct remote_host *h)
+{
+	unsigned type;
+
+	for (int left = 64; left > 0; left--) {
+		if (host_recv(r, h, &type, START_MS) < 0)
+			return false;
+		if (type == CTL_MSG_ACK)
+			return true;
+		if (type != CTL_MSG_STATE)
+			return false;
+	}
+	return false;
+}
+
+void hosts_begin(struct run *r)
+{
+	for (int k = 0; k < r->nhosts; k++) {
+		struct remote_host *h = &r->hosts[k];
+
+		h->begin_sent = now_ns();
+		if (!h->gone && ctl_send(h->ctl, CTL_MSG_BEGIN, NULL, 0) < 0)
+			host_gone(r, h, "%s", "could not be told to open the window");
+	}
+	for (int k = 0; k < r->nhosts; k++) {
+		struct remote_host *h = &r->hosts[k];
+
+		if (h->gone)
+			continue;
+		if (!host_ack(r, h)) {
+			mark_partial(
+			    r, host_gone(r, h, "%s", "did not acknowledge the window's start"));
+			continue;
+		}
+		h->begin_acked = now_ns();
+		h->began = true;
+	}
+}
+
+void hosts_end(struct run *r)
+{
+	for (int k = 0; k < r->nhosts; k++) {
+		struct remote_host *h = &r->hosts[k];
+
+		if (!h->gone && ctl_send(h->ctl, CTL_MSG_END, NULL, 0) < 0)
+			host_gone(r, h, "%s", "could not be told to close the window");
+	}
+}
+
+uint64_t hosts_progress(const struct run *r)
+{
+	uint64_t sum = 0;
+
+	for (int k = 0; k < r->nhosts; k++)
+		sum += r->hosts[k].progress;
+	return sum;
+}
+
+int hosts_count(const struct run *r, bool warm)
+{
+	int sum = 0;
+
+	for (int k = 0; k < r->nhosts; k++)
+		sum += warm ? r->hosts[k].warm_done : r->hosts[k].done;
+	return sum;
+}
+
+static double num(const cJSON *j, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	return cJSON_IsNumber(it) ? it->valuedouble : 0;
+}
+
+/* The host's own kernel counters and latency percentiles, from its RESULT. */
+static bool take_host_result(struct run *r, struct host_result *hr, const char *payload)
+{
+	cJSON *j = cJSON_Parse(payload);
+	const cJSON *k, *it;
+	struct hist *lat = xmalloc(sizeof(*lat)), *lat2 = xmalloc(sizeof(*lat2));
+	bool ok = j && side_counters_from_json(cJSON_GetObjectItemCaseSensitive(j, "counters"),
+					       &hr->side.c) == 0;
+
+	hist_reset(lat);
+	hist_reset(lat2);
+	if (ok) {
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(j, "lat");
+		const cJSON *l2 = cJSON_GetObjectItemCaseSensitive(j, "lat2");
+
+		if ((cJSON_IsString(l) && hist_decode(lat, l->valuestring)) ||
+		    (cJSON_IsString(l2) && hist_decode(lat2, l2->valuestring)))
+			ok = false;
+	}
+	if (ok) {
+		hr->present = true;
+		hr->side.present = true;
+		hr->side.processes = (int)num(j, "processes");
+		hr->side.user_s = num(j, "user_s");
+		hr->side.sys_s = num(j, "sys_s");
+		hr->side.vcsw = num(j, "voluntary_switches");
+		hr->side.ivcsw = num(j, "involuntary_switches");
+		hr->window_s = num(j, "window_s");
+		hr->p50_ns = hist_percentile(lat, 50);
+		hr->p99_ns = hist_percentile(lat, 99);
+		hist_merge(r->res.lat, lat);
+		hist_merge(r->res.lat2, lat2);
+		k = cJSON_GetObjectItemCaseSensitive(j, "kernel");
+		hr->kernel_ok = cJSON_IsObject(k);
+		cJSON_ArrayForEach(it, k)
+		{
+			if (hr->kernel.n < SNMP_MAX && cJSON_IsNumber(it)) {
+				snprintf(hr->kernel.name[hr->kernel.n], sizeof(hr->kernel.name[0]),
+					 "%s", it->string);
+				hr->kernel.v[hr->kernel.n++] = (uint64_t)it->valuedouble;
+			}
+		}
+		if (num(j, "missing") > 0)
+			snprintf(hr->why, sizeof(hr->why), "%.0f of its clients sent no result",
+				 num(j, "missing"));
+	}
+	cJSON_Delete(j);
+	free(lat);
+	free(lat2);
+	return ok;
+}
+
+static void add_side(struct side_result *to, const struct side_result *s)
+{
+	to->present |= s->present;
+	to->processes += s->processes;
+	to->user_s += s->user_s;
+	to->sys_s += s->sys_s;
+	to->vcsw += s->vcsw;
+	to->ivcsw += s->ivcsw;
+	side_counters_add(&to->c, &s->c);
+}
+
+void hosts_collect(struct run *r, const struct side_result *local, const struct hist *lat,
+		   const struct hist *lat2)
+{
+	struct result *res = &r->res;
+	int n = r->nhosts + r->local_part;
+	double lo_open = 0, hi_open = 0, lo_close = 0, hi_close = 0, err = 0;
+	bool first = true;
+
+	res->hosts = xcalloc((size_t)n, sizeof(*res->hosts));
+	res->nhosts = n;
+	res->client = (struct side_result){0};
+	hist_reset(res->lat);
+	hist_reset(res->lat2);
+	if (r->local_part) {
+		struct host_result *hr = &res->hosts[0];
+
+		snprintf(hr->name, sizeof(hr->name), "local");
+		hr->local = true;
+		hr->present = local->present;
+		hr->clients = (int)r->local_o.clients;
+		hr->side = *local;
+		hr->window_s = ns_to_s(r->t_close - r->t_open);
+		hr->p50_ns = hist_percentile(lat, 50);
+		hr->p99_ns = hist_percentile(lat, 99);
+		hr->kernel_ok = res->kernel_ok;
+		hr->kernel = res->kernel;
+		hist_merge(res->lat, lat);
+		hist_merge(res->lat2, lat2);
+		add_side(&res->client, local);
+		lo_open = hi_open = 0;
+		lo_close = hi_close = ns_to_s(r->t_close - r->t_open) * 1e3;
+		first = false;
+	}
+	for (int k = 0; k < r->nhosts; k++) {
+		struct remote_host *h = &r->hosts[k];
+		struct host_result *hr = &res->hosts[k + r->local_part];
+		unsigned type = 0;
+		int ret = -EPIPE;
+
+		snprintf(hr->name, sizeof(hr->name), "%s", h->name);
+		hr->clients = h->clients;
+		if (!h->gone) {
+			for (int left = 1000; left > 0; left--) {
+				ret = host_recv(r, h, &type, REPORT_MS);
+				if (ret < 0 || type != CTL_MSG_STATE)
+					break;
+			}
+		}
+		if (!h->gone && ret == 0 && type == CTL_MSG_RESULT &&
+		    take_host_result(r, hr, r->buf)) {
+			add_side(&res->client, &hr->side);
+			ctl_send(h->ctl, CTL_MSG_BYE, NULL, 0);
+		} else {
+			if (!h->gone)
+				host_gone(r, h, "%s", "sent no result");
+			snprintf(hr->why, sizeof(hr->why), "%s", h->why);
+			mark_partial(r, hr->why);
+			continue;
+		}
+		if (!h->began)
+			continue;
+		/* Its window opened between our BEGIN and its ACK, and lasted its window_s. */
+		double open =
+		    ((double)h->begin_sent + (double)h->begin_acked) / 2 - (double)r->t_open;
+		double e = ((double)h->begin_acked - (double)h->begin_sent) / 2;
+
+		open /= 1e6;
+		double close = open + hr->window_s * 1e3;
+
+		if (first || open < lo_open)
+			lo_open = open;
+		if (first || open > hi_open)
+			hi_open = open;
+		if (first || close < lo_close)
+			lo_close = close;
+		if (first || close > hi_close)
+			hi_close = close;
+		err = e / 1e6 > err ? e / 1e6 : err;
+		first = false;
+	}
+	res->skew_open_ms = hi_open - lo_open;
+	res->skew_close_ms = hi_close - lo_close;
+	res->skew_err_ms = err;
+}
+
+void hosts_close(struct run *r)
+{
+	for (int k = 0; r->hosts && k < r->nhosts; k++)
+		if (r->hosts[k].ctl >= 0)
+			close(r->hosts[k].ctl);
+	free(r->hosts);
+	r->hosts = NULL;
+	r->nhosts = 0;
+}

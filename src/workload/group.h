@@ -1,0 +1,52 @@
+/* group.h: the client processes of one host, each running the workload's client side: forked
+ * with the memory they share, waited for until their sockets are open, watched (dead,
+ * stopped, their running progress), and their reports gathered into one side. The coordinator
+ * runs one on its own host; a serve agent in the client role runs one for a coordinator on
+ * another host (--clients-on). */
+#ifndef SB_GROUP_H
+#define SB_GROUP_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "measure/result.h"
+#include "workload/workload.h"
+
+struct client_group {
+	const struct workload *wl;
+	const struct opts *o;		/* this host's share: its --clients, --peers and counts */
+	struct sockaddr_storage server; /* the server's data address */
+	socklen_t server_len;
+	uint64_t token;
+	int n; /* client processes */
+	pid_t *pid;
+	int *pipe;
+	struct shared *sh;
+	size_t shlen;
+};
+
+/* In a child of the coordinator or the agent: die with the parent (SIGTERM), leave Ctrl-C
+ * to it. */
+void child_setup(void);
+/* The shared memory, then n client processes (0: none, the memory only). close_fd (or -1) is
+ * closed in every child. 0 or -errno with err. */
+int group_start(struct client_group *g, int n, int close_fd, char *err, size_t errlen);
+/* Wait until every client has opened its sockets, at most ms (stop: give up when it turns
+ * non-zero). 0 or -errno with err (a client's own reason when it failed). */
+int group_wait_ready(struct client_group *g, int ms, volatile sig_atomic_t *stop, char *err,
+		     size_t errlen);
+void group_set_phase(struct client_group *g, int ph);
+/* The first client that has exited (its number from 0), or -1. */
+int group_dead(struct client_group *g);
+/* A client process stopped (SIGSTOP, a debugger)? Its number, or -1. */
+int group_stopped(const struct client_group *g);
+/* The clients' running counts, summed: any change is progress. */
+uint64_t group_progress(const struct client_group *g);
+/* Every client's report into s (CPU, switches, counters) and the histograms; ends the
+ * processes. Returns how many sent none within ms each. */
+int group_collect(struct client_group *g, struct side_result *s, struct hist *lat,
+		  struct hist *lat2, int ms);
+/* Kill what is left, free everything. */
+void group_free(struct client_group *g);
+
+#endif
