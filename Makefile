@@ -39,7 +39,7 @@ else
 Q := @
 endif
 
-.PHONY: all run test unit install clean deps bench fuzz
+.PHONY: all run test unit install clean deps bench fuzz man deb
 all: $(BUILD)/sockbench
 
 $(BUILD)/%.o: src/%.c
@@ -108,9 +108,20 @@ fuzz:
 		tail -n 8 build-fuzz/log-$$f; [ $$rc -eq 0 ] || exit $$rc; \
 	done
 
+# The man page's option lists come from the option table (scripts/mkman); `make man` after
+# changing an option, and commit docs/sockbench.1 (tests/e2e/man.sh fails when it is stale).
+man: all
+	scripts/mkman $(BUILD)/sockbench >docs/sockbench.1
+
+# The Debian package (debian/): ../sockbench_VERSION_ARCH.deb, as dpkg-buildpackage puts it.
+deb:
+	dpkg-buildpackage -b -us -uc
+
 install: all
 	install -D -m 0755 $(BUILD)/sockbench $(DESTDIR)$(PREFIX)/bin/sockbench
 	install -D -m 0644 docs/sockbench.1 $(DESTDIR)$(PREFIX)/share/man/man1/sockbench.1
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	./$(BUILD)/sockbench completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/sockbench
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -426,6 +426,50 @@ void opts_usage(const struct opt_def *table, const struct opt_override *ov, cons
 	free(all);
 }
 
+/* troff: a backslash is an escape, a '-' is written \- (a minus, as man pages write
+ * flags), a line may not start with '.' or '\''. */
+static void man_text(FILE *f, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", f);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+void opts_man(const struct opt_def *table, const struct opt_override *ov, void *file)
+{
+	FILE *f = file;
+	struct opt_def *all = opts_effective(table, ov), *defs = all;
+
+	for (; defs->name; defs++) {
+		char def[64];
+
+		fputs(".TP\n.BR ", f);
+		if (defs->shortc)
+			fprintf(f, "\\-%c \", \" ", defs->shortc);
+		fputs("\\-\\-", f);
+		man_text(f, defs->name);
+		if (defs->metavar && *defs->metavar) {
+			fputs(" \" \" \\fI", f);
+			man_text(f, defs->metavar);
+			fputs("\\fR", f);
+		}
+		fputc('\n', f);
+		default_text(defs, ov, def, sizeof(def));
+		man_text(f, defs->help);
+		fputs(" (default: ", f);
+		man_text(f, def);
+		fputs(").\n", f);
+	}
+	free(all);
+}
+
 const struct opt_def *opts_find_field(const struct opt_def *defs, const char *name)
 {
 	for (; defs->name; defs++)

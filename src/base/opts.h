@@ -41,6 +41,9 @@ struct cJSON;
 	X(INT, profile_top, 30, 0, "profile-top", 1, 1000, "N", "kernel functions to list")        \
 	X(STR, profile_folded, NULL, 0, "profile-folded", 0, 0, "FILE",                            \
 	  "write folded stacks (flamegraph.pl, speedscope) to FILE")                               \
+	X(STR, plot, NULL, 0, "plot", 0, 0, "FILE.svg",                                           \
+	  "draw the run (gnuplot): the latency histogram and CDF with p50/p99/p99.9 marked, and "  \
+	  "each side's CPU per unit, user and system")                                             \
 	X(INT, runs, 1, 'R', "runs", 1, 1000, "N",                                                 \
 	  "measured runs: median, min, max, spread and a 95% interval of each figure")            \
 	X(INT, clients, 2, 'c', "clients", 1, 256, "N", "client processes")                        \
@@ -273,6 +276,8 @@ const struct opt_def *opt_find(const struct opt_def *defs, const char *name, siz
 /* Print the usage of a subcommand generated from its table and overrides. */
 void opts_usage(const struct opt_def *defs, const struct opt_override *ov, const char *cmd,
 		const char *summary, void *file);
+/* The same list as troff for the man page (a .TP paragraph per option, its default). */
+void opts_man(const struct opt_def *table, const struct opt_override *ov, void *file);
 /* The options of defs as a JSON object keyed by field name (caller frees). */
 struct cJSON *opts_to_json(const struct opt_def *defs, const struct opts *o);
 /* A command's own flag (compare, sweep, explore), stored in the command's own struct at off:

@@ -2,6 +2,10 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <pthread.h>
 #include <sched.h>
 #include <poll.h>
@@ -224,4 +228,39 @@ uint64_t fresh_seed(void)
 	uint64_t s = now_ns() ^ ((uint64_t)getpid() << 32);
 
 	return s ? s : 1;
+}
+
+int output_writable(const char *path)
+{
+	struct stat st;
+	bool existed = stat(path, &st) == 0;
+	int fd;
+
+	if (existed && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	if (!existed)
+		unlink(path);
+	return 0;
+}
+
+int run_gnuplot(const char *script)
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) == 127)
+		return -ENOENT;
+	return WEXITSTATUS(st) ? -EIO : 0;
 }

@@ -43,6 +43,14 @@ int read_full(int fd, void *buf, size_t n, int timeout_ms);
 /* Write all n bytes, retrying EINTR and short writes. 0 or -errno. */
 int write_full(int fd, const void *buf, size_t n);
 
+/* Can the file at path be written (created, or truncated later)? Checked before any work, so a
+ * bad output path is a usage error up front: 0, or -errno. Leaves no new file behind. */
+int output_writable(const char *path);
+
+/* Run gnuplot on a script file and wait: 0, -ENOENT when gnuplot is not installed, -EIO when
+ * it failed (its own message is on stderr). */
+int run_gnuplot(const char *script);
+
 /* Wait until fd is readable or timeout_ms passes (-1: forever). 1 readable, 0 timeout, -errno. */
 int wait_readable(int fd, int timeout_ms);
 

@@ -11,5 +11,9 @@
 int cmd_workload(const struct workload *wl, int argc, char **argv);
 /* `sockbench check`: the noise check and the environment, on their own. */
 int cmd_check(int argc, char **argv);
+/* `sockbench completion bash`: the bash completion script, from the option tables. */
+int cmd_completion(int argc, char **argv);
+/* `sockbench man-options CMD`: CMD's options as troff (scripts/mkman puts them in the page). */
+int cmd_man_options(int argc, char **argv);
 
 #endif

@@ -41,6 +41,8 @@ static const struct command commands[] = {
 	{"list", {0}, cmd_list, "the workloads, one per line"},
 	{"list-io", {0}, cmd_list_io, "the I/O back ends built in, one per line"},
 	{"version", {"--version"}, cmd_version, "print the version"},
+	{"completion", {0}, cmd_completion, "`completion bash`: the bash completion script"},
+	{"man-options", {0}, cmd_man_options, "a command's options as troff (make man uses it)"},
 	{"help", {"--help", "-h"}, cmd_help, "this text"},
 };
 
@@ -78,11 +80,28 @@ static int cmd_version(int argc, char **argv)
 	return 0;
 }
 
+static const struct command *command_find(const char *name);
+
+/* `sockbench help [COMMAND]`: the list, or that command's own --help. */
 static int cmd_help(int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	usage(stdout);
-	return 0;
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	const struct workload *wl = workload_find(argv[1]);
+	const struct command *c = command_find(argv[1]);
+	char *args[] = {argv[1], "--help", NULL};
+
+	if (wl)
+		return cmd_workload(wl, 2, args);
+	if (c && c->fn != cmd_help && c->fn != cmd_list && c->fn != cmd_list_io && c->fn != cmd_version)
+		return c->fn(2, args);
+	if (c) {
+		printf("sockbench %s: %s\n", c->name, c->summary);
+		return 0;
+	}
+	die_usage("help: unknown command '%s' (try 'sockbench help')", argv[1]);
 }
 
 static const struct command *command_find(const char *name)

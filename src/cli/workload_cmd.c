@@ -1,10 +1,47 @@
 /* workload_cmd.c: `sockbench WORKLOAD [options]`: one run, or --runs N of them. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "multi/repeat.h"
 #include "report/out.h"
 #include "run/run.h"
+
+/* --plot: the script and its data in a temporary folder, then gnuplot. 0 or -1 (said). */
+static int plot_run(const struct result *res, const char *svg)
+{
+	char dir[] = "/tmp/sockbench-plot-XXXXXX", data[64], script[64];
+	int e = -EIO;
+
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "sockbench: --plot: mkdtemp: %s\n", strerror(errno));
+		return -1;
+	}
+	snprintf(data, sizeof(data), "%s/data", dir);
+	snprintf(script, sizeof(script), "%s/plot.gp", dir);
+	FILE *d = fopen(data, "we"), *g = fopen(script, "we");
+
+	if (d && g)
+		e = out_plot_script(res, svg, data, d, g);
+	if (d)
+		fclose(d);
+	if (g)
+		fclose(g);
+	if (!e)
+		e = run_gnuplot(script);
+	unlink(data);
+	unlink(script);
+	rmdir(dir);
+	if (e == -ENOENT)
+		fprintf(stderr, "sockbench: --plot: gnuplot is not installed (apt-get install "
+			"gnuplot-nox): no plot written\n");
+	else if (e)
+		fprintf(stderr, "sockbench: --plot: gnuplot could not write %s\n", svg);
+	return e ? -1 : 0;
+}
 
 int cmd_workload(const struct workload *wl, int argc, char **argv)
 {
@@ -13,6 +50,12 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 
 	workload_parse_or_exit(wl, argc, argv, &o);
 	out_noise_warnings(stderr);
+	if (o.runs > 1 && o.plot) {
+		fprintf(stderr, "sockbench: --plot draws one run: leave out --runs (sweep --plot draws "
+			"many)\n");
+		opts_free(&o);
+		return 2;
+	}
 	if (o.runs > 1) {
 		int rc = repeat_runs(wl, &o);
 
@@ -32,6 +75,8 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 	else
 		out_table(&res, stdout);
 	fflush(stdout);
+	if (o.plot && plot_run(&res, o.plot))
+		rc = 1;
 	result_free(&res);
 	opts_free(&o);
 	return rc;

@@ -78,29 +78,31 @@ static int check_caps(const struct opts *so, const struct workload *wl, const st
 	flows = flows > o->peers ? flows : o->peers;
 	flows = flows > o->server_threads ? flows : o->server_threads;
 	if (secs > so->max_duration) {
-		snprintf(err, errlen, "refused: the test would run %.0f s, beyond this agent's "
-			 "--max-duration %.0f", secs, so->max_duration);
+		snprintf(err, errlen, "the test would run %.0f s (%s), beyond this agent's "
+			 "--max-duration %.0f", secs,
+			 counted ? "its --time-limit, the most a count-based run may take"
+				 : "--warmup + --duration", so->max_duration);
 		return -EPERM;
 	}
 	if (flows > so->max_flows) {
-		snprintf(err, errlen, "refused: %ld sockets or threads, beyond this agent's --max-flows %ld",
+		snprintf(err, errlen, "%ld sockets or threads, beyond this agent's --max-flows %ld",
 			 flows, so->max_flows);
 		return -EPERM;
 	}
 	if (counted && o->conns > so->max_conns) {
-		snprintf(err, errlen, "refused: %ld connections, beyond this agent's --max-conns %ld",
+		snprintf(err, errlen, "%ld connections, beyond this agent's --max-conns %ld",
 			 o->conns, so->max_conns);
 		return -EPERM;
 	}
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) {
 		if (bufs[i] > so->max_buffer) {
-			snprintf(err, errlen, "refused: a message or buffer of %ld bytes, beyond this "
+			snprintf(err, errlen, "a message or buffer of %ld bytes, beyond this "
 				 "agent's --max-buffer %ld", bufs[i], so->max_buffer);
 			return -EPERM;
 		}
 	}
 	if (bytes > (double)so->max_memory) {
-		snprintf(err, errlen, "refused: the server side would take %.0f MiB of buffers, beyond "
+		snprintf(err, errlen, "the server side would take %.0f MiB of buffers, beyond "
 			 "this agent's --max-memory %.0f MiB (fewer flows or smaller --size)",
 			 bytes / 1048576, (double)so->max_memory / 1048576);
 		return -EPERM;

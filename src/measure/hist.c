@@ -146,3 +146,11 @@ int hist_decode(struct hist *h, const char *s)
 		h->min = UINT64_MAX, h->max = 0;
 	return 0;
 }
+
+uint64_t hist_bucket_mid(unsigned i)
+{
+	uint64_t lo, width;
+
+	bucket_range(i < HIST_BUCKETS ? i : HIST_BUCKETS - 1, &lo, &width);
+	return lo + width / 2;
+}

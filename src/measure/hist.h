@@ -41,6 +41,8 @@ double hist_mean(const struct hist *h);
 #define HIST_TEXT_MAX (80 + (size_t)HIST_BUCKETS * 26)
 size_t hist_encode(const struct hist *h, char *out, size_t cap);
 int hist_decode(struct hist *h, const char *s);
+/* The middle of bucket i, ns (what a percentile reports for a value in it). */
+uint64_t hist_bucket_mid(unsigned i);
 /* Bucket index of a value, exposed for tests. */
 unsigned hist_index(uint64_t v);
 

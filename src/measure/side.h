@@ -81,7 +81,8 @@ static inline void count_err(struct side_counters *c, enum err_kind k, bool meas
 #define PROGRESS_SLOTS 64
 struct progress_slot {
 	_Atomic uint64_t v;
-	char pad[56];
+	_Atomic uint64_t units; /* units counted in the window so far (the progress line) */
+	char pad[48];
 };
 
 /* Shared memory between the coordinator and the client processes. */

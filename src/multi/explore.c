@@ -419,7 +419,7 @@ static void free_docs(struct sample *s, int n)
 
 /* Take explore's own flags (--budget S, --runs N, --seed N, --list) out of argv. */
 /* explore's own flags; the other words are the workload's. */
-static const struct opt_def explore_flags[] = {
+const struct opt_def explore_flags[] = {
 	OWN_FLAG(DBL, struct explore, budget, "budget", 5, 86400),
 	OWN_FLAG(INT, struct explore, rounds, "runs", 2, MAX_ROUNDS),
 	OWN_FLAG(U64, struct explore, seed, "seed", 1, 0),

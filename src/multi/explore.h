@@ -5,12 +5,15 @@
 #ifndef SB_EXPLORE_H
 #define SB_EXPLORE_H
 
+#include "base/opts.h"
 #include <stdbool.h>
 #include <stdint.h>
 
 /* Run the workload as given, then each applicable strategy, interleaved, then the best
  * combination; print them ranked by measured gain. Returns the exit code. */
 int cmd_explore(int argc, char **argv);
+/* explore's own flags (the completion script lists them). */
+extern const struct opt_def explore_flags[];
 /* The order of runs, as config indexes: rounds, each running every configuration once in an
  * order drawn afresh from the seed (so steady drift cancels instead of favouring whatever
  * runs later in a round). The same seed gives the same order. */

@@ -82,7 +82,7 @@ static void add_param(struct sweep *s, const char *flag, char *list)
 
 /* Split sweep's own flags, the swept ones (a value with a comma) and the rest. */
 /* sweep's own flags; the other words are the workload's, some with lists of values. */
-static const struct opt_def sweep_flags[] = {
+const struct opt_def sweep_flags[] = {
 	OWN_FLAG(STR, struct sweep, csv, "csv", 0, 0),
 	OWN_FLAG(STR, struct sweep, plot, "plot", 0, 0),
 	OWN_FLAG(STR, struct sweep, compare, "compare", 0, 0),
@@ -314,12 +314,54 @@ static void plot(struct sweep *s)
 	fclose(d);
 	fprintf(g, "set terminal svg size 900,560 dynamic background rgb 'white'\nset output '%s'\n",
 		s->plot);
-	fprintf(g, "set title 'sockbench sweep %s%s'\nset xlabel '%s'\nset ylabel '%s%s'\nset grid\n",
-		s->wl->name, s->compare ? " (B/A)" : "", s->p[0].flag + 2,
+	/* The title says what is drawn and, with --compare, what B is. */
+	char axis[96], bdesc[200] = "";
+	const struct opt_def *def = find_flag(s->wl, s->p[0].flag);
+	size_t o = 0;
+
+	snprintf(axis, sizeof(axis), "%s", s->p[0].flag + 2);
+	if (def && def->metavar && *def->metavar) {
+		size_t n = strlen(axis);
+
+		snprintf(axis + n, sizeof(axis) - n, " (");
+		for (const char *m = def->metavar; *m && strlen(axis) < sizeof(axis) - 2; m++) {
+			n = strlen(axis);
+			axis[n] = (char)(*m >= 'A' && *m <= 'Z' ? *m - 'A' + 'a' : *m);
+			axis[n + 1] = '\0';
+		}
+		strcat(axis, ")");
+	}
+	for (int i = 0; i < s->nb && o < sizeof(bdesc) - 1; i++)
+		o += (size_t)snprintf(bdesc + o, sizeof(bdesc) - o, " %s", s->bflags[i]);
+	for (char *c = bdesc; *c; c++)
+		if (*c == '\'' || *c == '"' || *c == '\\')
+			*c = ' ';
+	if (s->compare)
+		fprintf(g, "set title \"sockbench sweep %s: rate of B / rate of A at each %s (geometric "
+			   "mean of %d paired runs, 95%% interval)\\nA: the flags given; B: A plus%s\"\n",
+			s->wl->name, s->p[0].flag + 2, s->runs, bdesc);
+	else
+		fprintf(g, "set title \"sockbench sweep %s: median %ss per second at each %s (%d run%s a "
+			   "point)\"\n", s->wl->name, s->wl->unit, s->p[0].flag + 2, s->runs,
+			s->runs > 1 ? "s" : "");
+	fprintf(g, "set xlabel '%s'\nset ylabel '%s%s'\nset grid lc rgb '#dddddd'\n", axis,
 		s->compare ? "rate, B / A" : s->wl->unit, s->compare ? "" : "s/s (median)");
 	fprintf(g, "set key outside right\n");
+	/* The x axis spans the data with a margin, so the end points and their bars are whole;
+	 * y starts at 0 (rates and ratios are not negative). */
+	double lo = INFINITY, hi = -INFINITY;
+
+	for (int i = 0; i < s->p[0].n; i++) {
+		double v = atof(s->p[0].values[i]);
+
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
 	if (spans_decades(&s->p[0]))
-		fprintf(g, "set logscale x\n");
+		fprintf(g, "set logscale x\nset xrange [%g:%g]\n", lo / 1.25, hi * 1.25);
+	else if (hi > lo)
+		fprintf(g, "set xrange [%g:%g]\n", lo - (hi - lo) * 0.06, hi + (hi - lo) * 0.06);
+	fprintf(g, "set yrange [0:*]\n");
 	fprintf(g, "plot ");
 	for (int k = 0; k < n2; k++) {
 		char title[80];
@@ -336,24 +378,17 @@ static void plot(struct sweep *s)
 				data, k, title);
 	}
 	if (s->compare)
-		fprintf(g, ", 1 with lines dashtype 2 lc rgb 'gray' title 'no difference'");
+		fprintf(g, ", 1 with lines dashtype 2 lw 2 lc rgb '#b2182b' title 'no difference (B/A = 1)'");
 	fprintf(g, "\n");
 	fclose(g);
-	pid_t pid = fork();
+	int e = run_gnuplot(script);
 
-	if (pid == 0) {
-		execlp("gnuplot", "gnuplot", script, (char *)NULL);
-		_exit(127);
-	}
-	int st = 0;
-
-	waitpid(pid, &st, 0);
 	unlink(data);
 	unlink(script);
 	rmdir(dir);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) == 127)
+	if (e == -ENOENT)
 		die("sweep: gnuplot is not installed (apt-get install gnuplot-nox): no plot written");
-	if (WEXITSTATUS(st))
+	if (e)
 		die("sweep: gnuplot failed to write %s", s->plot);
 }
 
@@ -419,6 +454,15 @@ int cmd_sweep(int argc, char **argv)
 	/* --runs from the flags (default 3 for a sweep). */
 	workload_parse_or_exit(s->wl, s->nbase, s->base, &check);
 	s->runs = OPT_IS_SET(&check, runs) ? (int)check.runs : 3;
+	/* Output paths before the first run, not after the last. */
+	const char *outs[][2] = {{"--csv", s->csv}, {"--plot", s->plot}};
+
+	for (size_t i = 0; i < ARRAY_SIZE(outs); i++) {
+		int e = outs[i][1] ? output_writable(outs[i][1]) : 0;
+
+		if (e)
+			die_usage("sweep: %s %s: %s", outs[i][0], outs[i][1], strerror(-e));
+	}
 	s->seed = now_ns() | 1;
 	opts_free(&check);
 	make_grid(s);

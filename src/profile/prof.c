@@ -118,7 +118,7 @@ static void permission_hint(char *err, size_t errlen, int e)
 	snprintf(err, errlen,
 		 "perf_event_open refused (%s): system-wide sampling needs CAP_PERFMON or "
 		 "CAP_SYS_ADMIN (run as root), or /proc/sys/kernel/perf_event_paranoid at -1 (it is "
-		 "%d); kernel symbols also need /proc/sys/kernel/kptr_restrict at 0",
+		 "%d)",
 		 strerror(e), level);
 }
 

@@ -20,6 +20,7 @@ const struct figure_def figures[NFIGURES] = {
 	[FIG_P90] = {"latency_p90_us", "latency p90 (us)", "latency_us.p90", NULL, false},
 	[FIG_P99] = {"latency_p99_us", "latency p99 (us)", "latency_us.p99", NULL, false},
 	[FIG_P999] = {"latency_p999_us", "latency p99.9 (us)", "latency_us.p999", NULL, false},
+	[FIG_P9999] = {"latency_p9999_us", "latency p99.99 (us)", "latency_us.p9999", NULL, false},
 	[FIG_CONNECT_P50] = {"connect_p50_us", "connect() p50 (us)", "connect_latency_us.p50", NULL, false},
 	[FIG_CLIENT_CPU] = {"client_cpu_us", "client CPU us/%s", "sides.client.cpu_us_per_unit",
 	 "sides.client.cpu_us_per_transaction", false},

@@ -92,7 +92,7 @@ static cJSON *latency_json(const struct hist *h)
 	static const struct {
 		const char *key;
 		double p;
-	} pct[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p999", 99.9}};
+	} pct[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p999", 99.9}, {"p9999", 99.99}};
 
 	cJSON_AddNumberToObject(j, "count", (double)h->count);
 	cJSON_AddNumberToObject(j, "min", h->count ? r3((double)h->min / 1e3) : 0);

@@ -74,6 +74,27 @@ int out_kernel_pairs(const struct result *r, struct kernel_pair *p)
 	return r->hosts[0].local ? out_host_pairs(r, &r->hosts[0], p) : 0;
 }
 
+void out_progress(const char *what, double done, double total, const char *unit,
+		  double elapsed_s)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	if (unit && done > 0 && total > 0)
+		fprintf(stderr, "\r\033[K%s: %.0f of %.0f %ss, %.0f s elapsed, ~%.0f s left", what, done,
+			total, unit, elapsed_s, elapsed_s * (total - done) / done);
+	else if (!unit)
+		fprintf(stderr, "\r\033[K%s: %.0f of %.0f s", what, done, total);
+	else
+		fprintf(stderr, "\r\033[K%s: %.0f s elapsed", what, elapsed_s);
+	fflush(stderr);
+}
+
+void out_progress_end(void)
+{
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\r\033[K");
+}
+
 int out_noise_warnings(FILE *f)
 {
 	struct noise n;

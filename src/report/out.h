@@ -27,6 +27,19 @@ void out_json(const struct result *r, FILE *f);
 struct cJSON *out_result_json(const struct result *r);
 void out_print_json(struct cJSON *j, FILE *f);
 
+/* --plot: a gnuplot script (to g) drawing the run into svg from the data it writes to d, whose
+ * path the script names (plot.c): the latency histogram and CDF with p50/p99/p99.9 marked
+ * (tcp-crr: and connect()), each side's CPU per unit, user and system. 0 or -EIO. */
+int out_plot_script(const struct result *r, const char *svg, const char *data_path, FILE *d,
+		    FILE *g);
+
+/* A single run's progress line on stderr, on a terminal only (as the multi-run commands'):
+ * done of total units (unit NULL: seconds of a time-based window) and the time it should
+ * still take; out_progress_end clears it before the report. */
+void out_progress(const char *what, double done, double total, const char *unit,
+		  double elapsed_s);
+void out_progress_end(void);
+
 /* The noise check before a run: each finding of measure/noise.h as a warning on f (what, what
  * it does, the fix); nothing when the machine looks quiet. Only where f is a terminal (as the
  * progress line), or with SOCKBENCH_NOISE_CHECK=1 in the environment: scripts read stderr.

@@ -160,11 +160,12 @@ static void table_hosts(const struct result *r, FILE *f)
 
 static void table_latency(FILE *f, const char *label, const struct hist *h)
 {
-	fprintf(f, "  %-28s min %.1f  mean %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f\n",
+	fprintf(f, "  %-28s min %.1f  mean %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  "
+		   "p99.99 %.1f  max %.1f\n",
 		label, h->count ? (double)h->min / 1e3 : 0, hist_mean(h) / 1e3,
 		(double)hist_percentile(h, 50) / 1e3, (double)hist_percentile(h, 90) / 1e3,
 		(double)hist_percentile(h, 99) / 1e3, (double)hist_percentile(h, 99.9) / 1e3,
-		(double)h->max / 1e3);
+		(double)hist_percentile(h, 99.99) / 1e3, (double)h->max / 1e3);
 }
 
 static double num(const cJSON *j, const char *key)

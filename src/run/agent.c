@@ -68,8 +68,8 @@ int spawn_local_agent(struct run *r)
 	return port;
 }
 
-int split_hostport(struct run *r, const char *s, char *host, size_t hlen, char *port,
-		   size_t plen)
+int split_hostport(struct run *r, const char *flag, const char *s, char *host, size_t hlen,
+		   char *port, size_t plen)
 {
 	const char *colon = strrchr(s, ':');
 
@@ -78,18 +78,23 @@ int split_hostport(struct run *r, const char *s, char *host, size_t hlen, char *
 		const char *end = strchr(s, ']');
 
 		if (!end)
-			return run_fail(r, EINVAL, true, "--server %s: missing ']'", s);
+			return run_fail(r, EINVAL, true, "%s %s: missing ']'", flag, s);
 		snprintf(host, hlen, "%.*s", (int)(end - s - 1), s + 1);
 		if (end[1] == ':')
 			snprintf(port, plen, "%s", end + 2);
-		return 0;
-	}
-	if (colon && strchr(s, ':') == colon) {
+	} else if (colon && strchr(s, ':') == colon) {
 		snprintf(host, hlen, "%.*s", (int)(colon - s), s);
 		snprintf(port, plen, "%s", colon + 1);
-		return 0;
+	} else {
+		snprintf(host, hlen, "%s", s);
 	}
-	snprintf(host, hlen, "%s", s);
+	/* A number must be a port; a name is a service getaddrinfo looks up. */
+	char *end;
+	long p = strtol(port, &end, 10);
+
+	if (!*host || !*port || (*end == '\0' && (p < 1 || p > 65535)))
+		return run_fail(r, EINVAL, true, "%s %s: %s", flag, s,
+				!*host ? "no host" : "the port must be 1-65535");
 	return 0;
 }
 
@@ -187,7 +192,7 @@ out:
 cJSON *setup_config(const struct run *r)
 {
 	static const char *const ours[] = {"auth_file", "server", "profile_folded", "busy_wait",
-					   "json", "runs", "clients_on"};
+					   "json", "runs", "clients_on", "plot"};
 	cJSON *c = opts_to_json(r->wl->opts, r->o);
 
 	for (size_t i = 0; i < ARRAY_SIZE(ours); i++)

@@ -73,7 +73,7 @@ int hosts_parse(struct run *r)
 
 		*h = (struct remote_host){.ctl = -1};
 		snprintf(h->name, sizeof(h->name), "%s", tok);
-		if ((ret = split_hostport(r, tok, h->host, sizeof(h->host), h->port,
+		if ((ret = split_hostport(r, "--clients-on", tok, h->host, sizeof(h->host), h->port,
 					  sizeof(h->port))) ||
 		    (ret = resolve(r, h)))
 			break;

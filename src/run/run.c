@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "link/ctl.h"
+#include "report/out.h"
 #include "measure/env.h"
 #include "base/util.h"
 
@@ -31,6 +32,26 @@
 static int clients_done(const struct run *r, bool warm)
 {
 	return atomic_load(warm ? &r->sh->warm_done : &r->sh->done) + hosts_count(r, warm);
+}
+
+/* Once a second in the window, on a terminal: how far it is. */
+static void progress(struct run *r, uint64_t now)
+{
+	static uint64_t last;
+	double elapsed = ns_to_s(now - r->t_open);
+	char what[64];
+
+	if (now - last < 1000000000ULL || elapsed < 1)
+		return;
+	last = now;
+	snprintf(what, sizeof(what), "%s: window", r->wl->name);
+	if (!r->count_based)
+		out_progress(what, elapsed, r->o->duration, NULL, elapsed);
+	else if (!r->fanout)
+		out_progress(what, (double)group_units(&r->local), (double)r->o->conns, r->wl->unit,
+			     elapsed);
+	else
+		out_progress(what, 0, 0, r->wl->unit, elapsed);
 }
 
 static const char *watch(struct run *r, double seconds, int counted, int target)
@@ -63,8 +84,10 @@ static const char *watch(struct run *r, double seconds, int counted, int target)
 			snprintf(why, sizeof(why), "client %d exited before the end", dead + 1);
 			return why;
 		}
-		if (r->measuring)
+		if (r->measuring) {
 			stall_watch(r);
+			progress(r, t);
+		}
 	}
 	if (run_sig)
 		return "interrupted by a signal";
@@ -197,6 +220,7 @@ static void run_window(struct run *r)
 		why = watch(r, r->o->duration, 0, 0);
 	r->res.duration_s = ns_to_s(now_ns() - t0);
 	r->measuring = false;
+	out_progress_end();
 	stall_end(r, now_ns());
 	if (r->prof)
 		prof_disable(r->prof);
@@ -431,7 +455,7 @@ static int setup(struct run *r)
 	if ((ret = hosts_parse(r)))
 		return ret;
 	if (o->server) {
-		if ((ret = split_hostport(r, o->server, host, sizeof(host), port, sizeof(port))))
+		if ((ret = split_hostport(r, "--server", o->server, host, sizeof(host), port, sizeof(port))))
 			return ret;
 	} else {
 		if ((ret = spawn_local_agent(r)) < 0)

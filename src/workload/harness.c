@@ -11,9 +11,11 @@ int client_follow_phase(struct client_ctx *c)
 	int ph = atomic_load_explicit(&c->sh->phase, memory_order_acquire);
 	struct client_report *rep = c->rep;
 
-	atomic_store_explicit(&c->sh->progress[c->index * PROGRESS_SLOTS].v,
-			      rep->c.transactions + rep->c.rx_packets + rep->c.tx_packets,
+	struct progress_slot *slot = &c->sh->progress[c->index * PROGRESS_SLOTS];
+
+	atomic_store_explicit(&slot->v, rep->c.transactions + rep->c.rx_packets + rep->c.tx_packets,
 			      memory_order_relaxed);
+	atomic_store_explicit(&slot->units, rep->c.transactions, memory_order_relaxed);
 	if (ph >= PH_MEASURE && !rep->began) {
 		cpu_mark_take(&rep->begin);
 		rep->began = true;
@@ -54,9 +56,11 @@ static void mark_end(struct client_thread *t)
 
 void thread_progress(struct client_thread *t, uint64_t units)
 {
-	atomic_store_explicit(&t->c->sh->progress[t->c->index * PROGRESS_SLOTS +
-						  t->index % PROGRESS_SLOTS].v,
-			      units, memory_order_relaxed);
+	struct progress_slot *slot =
+		&t->c->sh->progress[t->c->index * PROGRESS_SLOTS + t->index % PROGRESS_SLOTS];
+
+	atomic_store_explicit(&slot->v, units, memory_order_relaxed);
+	atomic_store_explicit(&slot->units, t->cnt.transactions, memory_order_relaxed);
 }
 
 int thread_phase(struct client_thread *t)

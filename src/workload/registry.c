@@ -76,4 +76,11 @@ void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, st
 		die_usage("%s: -4 and -6 ask for both families: give one", wl->name);
 	if (ret || wl->check(o, err, sizeof(err)))
 		die_usage("%s: %s", wl->name, err);
+	if (o->profile_folded && !o->profile)
+		die_usage("%s: --profile-folded writes the stacks --profile samples: add --profile",
+			  wl->name);
+	if (o->plot && (ret = output_writable(o->plot)))
+		die_usage("%s: --plot %s: %s", wl->name, o->plot, strerror(-ret));
+	if (o->profile_folded && (ret = output_writable(o->profile_folded)))
+		die_usage("%s: --profile-folded %s: %s", wl->name, o->profile_folded, strerror(-ret));
 }

@@ -48,8 +48,13 @@ awk -F, 'NR > 1 && !($3 > 0) {exit 1}' "$TMP/out.csv" || fail "CSV has a rate of
 head -1 "$TMP/out.svg" | grep -q "<?xml" && grep -q "</svg>" "$TMP/out.svg" || fail "not an SVG"
 grep -q "conns=500" "$TMP/out.svg" && grep -q "conns=1000" "$TMP/out.svg" || fail "SVG lacks a line per conns"
 if command -v xmllint >/dev/null; then xmllint --noout "$TMP/out.svg" || fail "SVG is not well-formed"; fi
-# Sweep --compare: the ratio per point.
-"$SB" sweep udp-rr --window 1,50 $run --runs 2 --compare "--batch 16" --json >"$TMP/s.json" || fail "sweep --compare"
+# The plot says what it draws and the x axis its unit.
+grep -q "median connections per second at each size (2 runs a point)" "$TMP/out.svg" || fail "the sweep plot's title does not say what it shows"
+grep -q ">size (bytes)<" "$TMP/out.svg" || fail "the sweep plot's x axis has no unit"
+# Sweep --compare: the ratio per point; its plot names B and draws the no-difference line.
+"$SB" sweep udp-rr --window 1,50 $run --runs 2 --compare "--batch 16" --json --plot "$TMP/r.svg" >"$TMP/s.json" || fail "sweep --compare"
+grep -q "B: A plus --batch 16" "$TMP/r.svg" || fail "the ratio plot does not say what B is"
+grep -q "no difference (B/A = 1)" "$TMP/r.svg" || fail "the ratio plot has no labelled no-difference line"
 jassert "$TMP/s.json" '.kind == "sweep" and (.points | length) == 2 and (.points | all(.ratio > 0 and .ci_low <= .ratio and .ratio <= .ci_high))'
 expect_usage "not a numeric flag" sweep udp-rr --wait poll,block
 expect_usage "give at least one flag with a list" sweep udp-rr --size 100

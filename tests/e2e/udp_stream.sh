@@ -16,8 +16,9 @@ agrees "$TMP/a.json" OutDatagrams 2
 # give or take the window's edges (the server's window is a control message wider at each
 # end than the kernel's reads, and drops come in bursts).
 # Under ASan the sides see the window's edges later, and at full speed drops come at hundreds a
-# second: half the kernel's count is allowed there (CI saw 1,766 against 1,232), a tenth here.
-edge=0.1
+# second: half the kernel's count is allowed there (CI saw 1,766 against 1,232), a quarter
+# here (a loaded make test saw 1,900 against 2,431 once; alone it passes within a tenth).
+edge=0.25
 sanitized && edge=0.5
 jassert "$TMP/a.json" ".kernel_check.counters.RcvbufErrors | ((.ours - .kernel) | fabs) <= $edge * .kernel + 20" '.kernel_check'
 # What the clients counted sent is what the server counted received or lost (edges aside).

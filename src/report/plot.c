@@ -1,0 +1,152 @@
+/* plot.c: --plot FILE.svg of one run, as a gnuplot script and its data (out.h): the latency
+ * distribution (histogram and CDF on a log time axis, p50/p99/p99.9 marked; tcp-crr adds
+ * connect() alone), and each side's CPU per unit split into user and system time. Every
+ * figure comes from the result; the caller runs gnuplot on the script. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "report/out.h"
+#include "report/out_priv.h"
+
+#define BINS_PER_DECADE 20
+
+/* The histogram in log-spaced bins (BINS_PER_DECADE a decade, microseconds): one line per
+ * bin that holds values, "x_us share_pct", then a blank line; the CDF the same way,
+ * "x_us cumulative_pct". Two gnuplot blocks. */
+static void lat_blocks(FILE *d, const struct hist *h)
+{
+	double bins[12 * BINS_PER_DECADE] = {0}; /* 1 ns .. 10^12 ns */
+	double cum = 0;
+
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		double us = (double)hist_bucket_mid(i) / 1e3;
+		int b = (int)floor(log10(us * 1e3) * BINS_PER_DECADE);
+
+		b = b < 0 ? 0
+		    : b >= (int)(sizeof(bins) / sizeof(bins[0]))
+			? (int)(sizeof(bins) / sizeof(bins[0])) - 1
+			: b;
+		bins[b] += (double)h->buckets[i];
+	}
+	for (size_t b = 0; b < sizeof(bins) / sizeof(bins[0]); b++)
+		if (bins[b] > 0)
+			fprintf(d, "%.6g %.6g\n",
+				pow(10, ((double)b + 0.5) / BINS_PER_DECADE) / 1e3,
+				100 * bins[b] / (double)h->count);
+	fprintf(d, "\n\n");
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		cum += (double)h->buckets[i];
+		fprintf(d, "%.6g %.6g\n", (double)hist_bucket_mid(i) / 1e3,
+			100 * cum / (double)h->count);
+	}
+	fprintf(d, "\n\n");
+}
+
+static void side_cpu(FILE *d, const char *name, const struct side_result *s, double units)
+{
+	if (!s->present || units <= 0)
+		fprintf(d, "%s 0 0\n", name);
+	else
+		fprintf(d, "%s %.4f %.4f\n", name, s->user_s * 1e6 / units, s->sys_s * 1e6 / units);
+}
+
+static void mark(FILE *g, const struct hist *h, double p, const char *label, const char *colour)
+{
+	double us = (double)hist_percentile(h, p) / 1e3;
+
+	fprintf(g, "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead dashtype 2 lc rgb '%s'\n",
+		us, us, colour);
+	fprintf(g,
+		"set label '%s %.1f us' at %.6g, graph 0.97 rotate by 90 right offset -0.6,0 "
+		"textcolor rgb '%s' font ',9'\n",
+		label, us, us, colour);
+}
+
+int out_plot_script(const struct result *r, const char *svg, const char *data_path, FILE *d,
+		    FILE *g)
+{
+	const struct hist *lat = r->lat, *lat2 = r->lat2;
+	bool has_lat = lat && lat->count, has_lat2 = lat2 && lat2->count;
+	double units = result_units(r);
+	char desc[300];
+
+	r->wl->describe(r->cfg, desc, sizeof(desc));
+	for (char *c = desc; *c; c++) /* quotes end gnuplot strings; backslashes escape */
+		if (*c == '\'' || *c == '"' || *c == '\\')
+			*c = ' ';
+	if (has_lat)
+		lat_blocks(d, lat); /* blocks 0, 1 */
+	if (has_lat2)
+		lat_blocks(d, lat2); /* blocks 2, 3 */
+	side_cpu(d, "client", &r->client, units);
+	side_cpu(d, "server", &r->server, units);
+	fprintf(d, "\n\n");
+	int cpu_block = (has_lat ? 2 : 0) + (has_lat2 ? 2 : 0);
+
+	fprintf(g, "set terminal svg size 1100,%d dynamic background rgb 'white' font 'sans,11'\n",
+		has_lat ? 820 : 420);
+	fprintf(g, "set output '%s'\n", svg);
+	fprintf(g,
+		"set multiplot title \"sockbench %s: %s%s\\n%.0f %ss/s over %.2f s\" font ',12'\n",
+		r->wl->name, desc, r->partial ? " (PARTIAL)" : "", result_rate(r), r->wl->unit,
+		r->duration_s);
+	fprintf(g, "set grid\nset key top right\n");
+	if (has_lat) {
+		/* Histogram, left; CDF, right; log time axes. */
+		fprintf(g, "set size 0.5, 0.5\nset origin 0, 0.45\nset logscale x\n");
+		fprintf(g, "set title 'how the %s times are spread (%s)'\n", r->wl->latency_label,
+			has_lat2 ? "and connect() alone" : "log bins, 20 a decade");
+		fprintf(g, "set xlabel 'microseconds (log)'\nset ylabel '%% of %ss in the bin'\n",
+			r->wl->unit);
+		mark(g, lat, 50, "p50", "#1b7837");
+		mark(g, lat, 99, "p99", "#b35806");
+		mark(g, lat, 99.9, "p99.9", "#b2182b");
+		fprintf(
+		    g, "plot '%s' index 0 using 1:2 with impulses lw 3 lc rgb '#2166ac' title '%s'",
+		    data_path, r->wl->latency_label);
+		if (has_lat2)
+			fprintf(
+			    g,
+			    ", '%s' index 2 using 1:2 with impulses lw 2 lc rgb '#999999' title "
+			    "'connect()'",
+			    data_path);
+		fprintf(g, "\nunset arrow\nunset label\n");
+		fprintf(g,
+			"set origin 0.5, 0.45\nset title 'cumulative: the share done within x'\n");
+		fprintf(g, "set ylabel '%% of %ss'\nset yrange [0:100]\n", r->wl->unit);
+		mark(g, lat, 50, "p50", "#1b7837");
+		mark(g, lat, 99, "p99", "#b35806");
+		mark(g, lat, 99.9, "p99.9", "#b2182b");
+		fprintf(g,
+			"plot '%s' index 1 using 1:2 with steps lw 2 lc rgb '#2166ac' title '%s'",
+			data_path, r->wl->latency_label);
+		if (has_lat2)
+			fprintf(g,
+				", '%s' index 3 using 1:2 with steps lw 2 lc rgb '#999999' title "
+				"'connect()'",
+				data_path);
+		fprintf(g, "\nunset arrow\nunset label\nunset logscale x\nset autoscale y\n");
+	}
+	/* CPU per unit of each side, user and system stacked. */
+	fprintf(g, "set size 1, %s\nset origin 0, 0\n", has_lat ? "0.42" : "0.9");
+	fprintf(g,
+		"set title 'CPU per %s of each side (both sides'' user and system time over "
+		"the window / %ss)'\n",
+		r->wl->unit, r->wl->unit);
+	fprintf(g,
+		"set style data histograms\nset style histogram rowstacked\n"
+		"set style fill solid 0.8 border -1\nset boxwidth 0.5\nset xlabel ''\n"
+		"set ylabel 'microseconds per %s'\nset yrange [0:*]\nset key outside right\n",
+		r->wl->unit);
+	fprintf(g,
+		"plot '%s' index %d using 2:xtic(1) title 'user' lc rgb '#4393c3', '' index %d "
+		"using 3 title 'system' lc rgb '#d6604d'\n",
+		data_path, cpu_block, cpu_block);
+	fprintf(g, "unset multiplot\n");
+	return ferror(d) || ferror(g) ? -EIO : 0;
+}
