@@ -1,5 +1,5 @@
 # Many client hosts (--clients-on): one server namespace and three client namespaces on a
-# bridge (198.18.1.0/24), an agent in each, the controller in the server's namespace. udp-rr
+# bridge (198.18.1.0/24), an agent in each, the controller in a fifth. udp-rr
 # (2 clients a host: scenario B's shape three times), tcp-crr (count-based: the hosts' shares
 # add up to --conns) and tcp-stream across: the merged counts are the sum of the hosts', each
 # client namespace's kernel counters agree with that host's own counts, the windows line up
@@ -8,7 +8,7 @@
 # run is refused before it starts, naming the host.
 . "$(dirname "$0")/lib.sh"
 need jq
-bridge_hosts 4
+bridge_hosts 5
 APORT=() APID=()
 
 # ns_agent I [ARGS]: a serve agent in host I's namespace, on its address.
@@ -30,7 +30,7 @@ chmod 600 "$secret"
 for i in 0 1 2 3; do ns_agent $i --auth-file "$secret"; done
 srv=${ADDR[0]}:${APORT[0]}
 hosts=${ADDR[1]}:${APORT[1]},${ADDR[2]}:${APORT[2]},${ADDR[3]}:${APORT[3]}
-ctl() { ip netns exec "${NS[0]}" "$SB" "$@" --server "$srv" --auth-file "$secret"; }
+ctl() { ip netns exec "${NS[4]}" "$SB" "$@" --server "$srv" --auth-file "$secret"; }
 
 # Usage errors, before anything starts.
 expect_usage "--clients-on needs --server" udp-rr --clients-on "$hosts" --duration 1
@@ -53,6 +53,14 @@ grep -q "client hosts: 3" "$TMP/u.txt" || fail "no hosts table: $(cat "$TMP/u.tx
 grep -q "its kernel InDatagrams" "$TMP/u.txt" || fail "no per-host kernel check: $(cat "$TMP/u.txt")"
 sed -n '1,/^  client hosts/{/^  client hosts/!p}; /^  client hosts/,/^$/p' "$TMP/u.txt" | grep -v '^$' | head -40
 
+# The controller's own host as one of them (local): its clients run here, and this
+# namespace's kernel counts only them.
+ctl udp-rr --clients 4 --clients-on "local,${ADDR[1]}:${APORT[1]}" --duration 1 --warmup 0.3 --json >"$TMP/l.json" ||
+	fail "udp-rr with local as a client host"
+jassert "$TMP/l.json" '(.hosts | length) == 2 and .hosts[0].local and .hosts[0].host == "local" and .hosts[0].clients == 2 and .hosts[1].clients == 2' '.hosts'
+jassert "$TMP/l.json" '.kernel_check.scope == "this host'"'"'s clients" and (.kernel_check.counters.InDatagrams.diff_pct | fabs) < 2 and (.hosts[0].kernel_check.InDatagrams.diff_pct | fabs) < 2' '[.kernel_check, .hosts[0].kernel_check]'
+jassert "$TMP/l.json" '.transactions == ([.hosts[].counters.transactions] | add) and .sides.client.processes == 4' '[.transactions, .hosts]'
+
 # tcp-crr, count-based: the hosts' shares are the run's --conns.
 ctl tcp-crr --clients 3 --clients-on "$hosts" --conns 3000 --warmup-conns 60 --json >"$TMP/c.json" ||
 	fail "tcp-crr across 3 client hosts"
@@ -71,10 +79,16 @@ jassert "$TMP/s.json" 'all(.hosts[]; (.kernel_check.OutSegs.diff_pct | fabs) < 5
 ctl udp-rr --clients 2 --clients-on "$hosts" --client-hosts 2 --duration 0.5 --warmup 0.2 --runs 2 --json >"$TMP/r.json" ||
 	fail "--runs on a fanned-out run"
 jassert "$TMP/r.json" '(.results | length) == 2 and all(.results[]; (.hosts | length) == 2 and .transactions > 0)' '[.results[] | {transactions, hosts: (.hosts | length)}]'
-ip netns exec "${NS[0]}" "$SB" sweep udp-rr --server "$srv" --auth-file "$secret" --clients 2 --clients-on "$hosts" \
+ip netns exec "${NS[4]}" "$SB" sweep udp-rr --server "$srv" --auth-file "$secret" --clients 2 --clients-on "$hosts" \
 	--client-hosts 1,2 --duration 0.5 --warmup 0.2 --runs 1 --json >"$TMP/sw.json" 2>"$TMP/sw.err" ||
 	fail "sweep --client-hosts: $(cat "$TMP/sw.err")"
 jassert "$TMP/sw.json" '(.points | length) == 2' '.points'
+
+# compare takes fanned-out runs as any other.
+ip netns exec "${NS[4]}" "$SB" compare "udp-rr --server $srv --auth-file $secret --clients 2 --clients-on $hosts --client-hosts 2 --duration 0.5 --warmup 0.2" \
+	"udp-rr --server $srv --auth-file $secret --clients 2 --clients-on $hosts --client-hosts 2 --duration 0.5 --warmup 0.2 --batch 8" \
+	--runs 2 --json >"$TMP/cmp.json" 2>"$TMP/cmp.err" || fail "compare of fanned-out runs: $(tail -3 "$TMP/cmp.err")"
+jassert "$TMP/cmp.json" '.kind == "compare" and .partial == false and .runs_a == 2 and .runs_b == 2 and (.figures[0].ratio > 0)' '{kind, partial, verdict, runs_a, runs_b, f: .figures[0]}'
 
 # A client agent stopped (SIGSTOP) mid-run: silent for 2 s, so the run ends, partial, naming it.
 ctl udp-rr --clients 3 --clients-on "$hosts" --duration 30 --warmup 0.2 --json >"$TMP/st.json" 2>/dev/null &
@@ -100,6 +114,16 @@ ctl udp-rr --clients 3 --clients-on "$hosts3" --duration 1 >"$TMP/w.out" 2>"$TMP
 	fail "ran with a client agent that holds another secret"
 grep -q "${ADDR[3]}" "$TMP/w.err" || fail "the refusal does not name the host: $(cat "$TMP/w.err")"
 [ -s "$TMP/w.out" ] && fail "a report was printed for a refused run: $(cat "$TMP/w.out")"
+# An agent that runs clients only refuses to be the server.
+kill -9 "${APID[1]}"
+ns_agent 1 --auth-file "$secret" --role client
+hosts=${ADDR[1]}:${APORT[1]},${ADDR[2]}:${APORT[2]},${ADDR[3]}:${APORT[3]}
+ip netns exec "${NS[4]}" "$SB" udp-rr --server "${ADDR[1]}:${APORT[1]}" --auth-file "$secret" --duration 1 2>"$TMP/rc.err" >/dev/null &&
+	fail "a --role client agent ran a server side"
+grep -q "client side only" "$TMP/rc.err" || fail "no role refusal: $(cat "$TMP/rc.err")"
+# ... and runs its clients for another server all the same.
+ctl udp-rr --clients 2 --clients-on "$hosts" --client-hosts 1 --duration 0.5 --warmup 0.2 --json >"$TMP/rc.json" ||
+	fail "a --role client agent refused its clients"
 # One that runs servers only says so.
 kill -9 "${APID[3]}"
 ns_agent 3 --auth-file "$secret" --role server
