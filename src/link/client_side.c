@@ -22,8 +22,6 @@
 #include "workload/group.h"
 
 #define READY_MS 10000 /* the clients opening their sockets */
-#define PHASE_SLACK_MS                                                                             \
-	30000 /* beyond a phase's own length, before a silent controller is dropped */
 
 /* The server's data address and the test's token, as the controller's SETUP names them. */
 static int take_target(const char *payload, struct client_group *g, char *err, size_t errlen)
@@ -66,11 +64,9 @@ static bool read_kernel(const struct client_group *g, struct snmp *k)
 	bool v6 = g->server.ss_family == AF_INET6;
 	struct snmp ip;
 
-	if ((v6 && !strcmp(g->wl->snmp_proto, "Udp") ? kstat_snmp6_read(NULL, g->wl->snmp_proto, k)
-						     : kstat_snmp_read(NULL, g->wl->snmp_proto, k)))
+	if (kstat_proto_read(g->wl->snmp_proto, v6, k))
 		return false;
-	if (!(v6 ? kstat_snmp6_read(NULL, "Ip", &ip)
-		 : kstat_snmp_read("/proc/net/netstat", "IpExt", &ip))) {
+	if (!kstat_ip_read(v6, &ip)) {
 		for (int i = 0; i < ip.n && k->n < SNMP_MAX; i++) {
 			if (strcmp(ip.name[i], "InOctets") && strcmp(ip.name[i], "OutOctets"))
 				continue;
@@ -162,15 +158,6 @@ static void send_result(struct session *ss, struct client_group *g, double windo
 	free(lat2);
 }
 
-/* The longest the warm-up (false) or the window (true) may take, within the agent's cap. */
-static double limit_s(const struct session *ss, const struct client_group *g, bool window)
-{
-	bool counted = g->wl->count_based && g->wl->count_based(&ss->o);
-	double s = counted ? ss->o.time_limit : window ? ss->o.duration : ss->o.warmup;
-
-	return (s < ss->so->max_duration ? s : ss->so->max_duration) + PHASE_SLACK_MS / 1000.0;
-}
-
 /* READY .. END: STATE every STATE_MS, BEGIN/PING/END answered. */
 static void run_window(struct session *ss, struct client_group *g)
 {
@@ -178,7 +165,7 @@ static void run_window(struct session *ss, struct client_group *g)
 	struct snmp k0 = {0}, k1 = {0};
 	bool began = false, k_ok = false;
 	uint64_t t0 = 0, next_state = 0,
-		 deadline = now_ns() + (uint64_t)(limit_s(ss, g, false) * 1e9);
+		 deadline = now_ns() + (uint64_t)((phase_limit_s(ss, false) + PHASE_SLACK_MS / 1000.0) * 1e9);
 	unsigned type;
 
 	for (;;) {
@@ -206,7 +193,7 @@ static void run_window(struct session *ss, struct client_group *g)
 			group_set_phase(g, PH_MEASURE);
 			t0 = now_ns();
 			began = true;
-			deadline = t0 + (uint64_t)(limit_s(ss, g, true) * 1e9);
+			deadline = t0 + (uint64_t)((phase_limit_s(ss, true) + PHASE_SLACK_MS / 1000.0) * 1e9);
 			if (ctl_send(ss->fd, CTL_MSG_ACK, NULL, 0) < 0)
 				return;
 		} else if (type == CTL_MSG_PING) {

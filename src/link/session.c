@@ -16,7 +16,6 @@
 #include "link/serve.h"
 #include "link/session.h"
 
-#define PHASE_SLACK_MS 30000  /* beyond a phase's own length, before a silent controller is dropped */
 #define STEP_MS 100	      /* the control thread's look at the listener between messages */
 
 #ifndef SK_MEMINFO_DROPS
@@ -98,7 +97,7 @@ static void stop_data(struct session *ss)
 
 /* The longest a phase of this test may take: its warm-up or window, or for a count-based test
  * the controller's --time-limit (each within this agent's --max-duration). */
-static double phase_limit_s(const struct session *ss, bool window)
+double phase_limit_s(const struct session *ss, bool window)
 {
 	bool counted = ss->wl->count_based && ss->wl->count_based(&ss->o);
 	double s = counted ? ss->o.time_limit : window ? ss->o.duration : ss->o.warmup;

@@ -32,13 +32,17 @@ struct session {
 	struct sysctl_set knobs; /* the test's --sysctl, in force from SETUP to its end */
 };
 
-#define STATE_MS 100 /* a client agent's STATE, from READY to END */
+#define STATE_MS 100	      /* a client agent's STATE, from READY to END */
+#define PHASE_SLACK_MS 30000 /* beyond a phase's own length, before a silent controller is dropped */
 
 /* Run the test whose SETUP ss->setup holds, on ss->fd, to its end (BYE, an error, or a
  * silent controller); the caller closes the connection. */
 void session_run(struct session *ss);
 /* The client side of a test (client_side.c): SETUP with "role":"client". */
 void client_side_run(struct session *ss);
+/* The longest the warm-up (false) or the window (true) of this test may take: its own
+ * length, or a count-based test's --time-limit, within the agent's --max-duration. */
+double phase_limit_s(const struct session *ss, bool window);
 /* An ERROR frame to the controller (logged when verbose). */
 void session_error(struct session *ss, const char *msg, int err, bool usage);
 /* A line on stderr when verbose: fmt with one string. */

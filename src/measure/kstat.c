@@ -213,3 +213,14 @@ void kstat_snmp_delta(const struct snmp *a, const struct snmp *b, struct snmp *o
 		out->v[out->n++] = b->v[i] - (uint64_t)before;
 	}
 }
+
+int kstat_proto_read(const char *proto, bool v6, struct snmp *s)
+{
+	return v6 && !strcmp(proto, "Udp") ? kstat_snmp6_read(NULL, proto, s)
+					   : kstat_snmp_read(NULL, proto, s);
+}
+
+int kstat_ip_read(bool v6, struct snmp *s)
+{
+	return v6 ? kstat_snmp6_read(NULL, "Ip", s) : kstat_snmp_read("/proc/net/netstat", "IpExt", s);
+}

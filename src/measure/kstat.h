@@ -54,6 +54,11 @@ int kstat_snmp_read(const char *path, const char *proto, struct snmp *s);
  * lines, named without the "Udp6" (InDatagrams, ...). TCP has no IPv6 row of its own: its
  * counters in /proc/net/snmp count both families. 0 or -errno. */
 int kstat_snmp6_read(const char *path, const char *proto, struct snmp *s);
+/* A protocol's row as a workload counts it ("Udp", "Tcp"): over IPv6, UDP from snmp6 (TCP's
+ * one row counts both families). 0 or -errno. */
+int kstat_proto_read(const char *proto, bool v6, struct snmp *s);
+/* The IP layer's counters (IpExt's InOctets/OutOctets; over IPv6, snmp6's Ip6 row). */
+int kstat_ip_read(bool v6, struct snmp *s);
 /* out = b - a, by name. */
 void kstat_snmp_delta(const struct snmp *a, const struct snmp *b, struct snmp *out);
 /* Value of a counter by name, or -1 if absent. */

@@ -189,11 +189,11 @@ out:
 }
 
 /* What the agent needs of the config: not the controller's own files and addresses. */
-cJSON *setup_config(const struct run *r)
+cJSON *setup_config(const struct run *r, const struct opts *o)
 {
 	static const char *const ours[] = {"auth_file", "server", "profile_folded", "busy_wait",
 					   "json", "runs", "clients_on", "plot"};
-	cJSON *c = opts_to_json(r->wl->opts, r->o);
+	cJSON *c = opts_to_json(r->wl->opts, o);
 
 	for (size_t i = 0; i < ARRAY_SIZE(ours); i++)
 		cJSON_DeleteItemFromObjectCaseSensitive(c, ours[i]);
@@ -249,7 +249,7 @@ static int handshake(struct run *r)
 	cJSON *j = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(j, "workload", r->wl->name);
-	cJSON_AddItemToObject(j, "config", setup_config(r));
+	cJSON_AddItemToObject(j, "config", setup_config(r, r->o));
 	if (r->nhosts)
 		cJSON_AddItemToObject(j, "peers", hosts_peers(r));
 	char *txt = cJSON_PrintUnformatted(j);

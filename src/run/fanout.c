@@ -38,6 +38,20 @@ static int resolve(struct run *r, struct remote_host *h)
 	return 0;
 }
 
+/* The options of host i of n (local first): share_of() of each total it splits. A shallow
+ * copy: its strings are o's. */
+static struct opts host_share(const struct opts *o, int n, int i)
+{
+	struct opts h = *o;
+
+	h.clients = share_of(o->clients, n, i);
+	h.peers = share_of(o->peers, n, i);
+	h.conns = share_of(o->conns, n, i);
+	h.warmup_conns = share_of(o->warmup_conns, n, i);
+	h.rate = share_of(o->rate, n, i);
+	return h;
+}
+
 int hosts_parse(struct run *r)
 {
 	const struct opts *o = r->o;
@@ -94,20 +108,9 @@ int hosts_parse(struct run *r)
 				"--clients %ld over %d client hosts: every host needs "
 				"one client at least: give --clients %d or more",
 				o->clients, n, n);
-	/* The shares: host i of n (local first) takes share_of() of each total. */
-	int i = 0;
-
-	r->local_o = *o;
-	if (r->local_part) {
-		r->local_o.clients = share_of(o->clients, n, 0);
-		r->local_o.peers = share_of(o->peers, n, 0);
-		r->local_o.conns = share_of(o->conns, n, 0);
-		r->local_o.warmup_conns = share_of(o->warmup_conns, n, 0);
-		r->local_o.rate = share_of(o->rate, n, 0);
-		i = 1;
-	}
+	r->local_o = r->local_part ? host_share(o, n, 0) : *o;
 	for (int k = 0; k < r->nhosts; k++)
-		r->hosts[k].clients = (int)share_of(o->clients, n, i + k);
+		r->hosts[k].clients = (int)host_share(o, n, k + r->local_part).clients;
 	return 0;
 }
 
@@ -120,25 +123,13 @@ cJSON *hosts_peers(const struct run *r)
 	return a;
 }
 
-static void set_share(cJSON *c, const char *key, long v)
-{
-	if (cJSON_GetObjectItemCaseSensitive(c, key))
-		cJSON_ReplaceItemInObjectCaseSensitive(c, key, cJSON_CreateNumber((double)v));
-}
-
 /* The SETUP of host k: the workload, its share of the config, the server's address. */
 static char *client_setup(const struct run *r, int k)
 {
-	const struct opts *o = r->o;
-	int n = r->nhosts + r->local_part, i = k + r->local_part;
-	cJSON *j = cJSON_CreateObject(), *c = setup_config(r), *t = cJSON_CreateObject();
+	struct opts share = host_share(r->o, r->nhosts + r->local_part, k + r->local_part);
+	cJSON *j = cJSON_CreateObject(), *c = setup_config(r, &share), *t = cJSON_CreateObject();
 	char addr[64] = "", token[24];
 
-	set_share(c, "clients", share_of(o->clients, n, i));
-	set_share(c, "peers", share_of(o->peers, n, i));
-	set_share(c, "conns", share_of(o->conns, n, i));
-	set_share(c, "warmup_conns", share_of(o->warmup_conns, n, i));
-	set_share(c, "rate", share_of(o->rate, n, i));
 	cJSON_DeleteItemFromObjectCaseSensitive(c, "sysctl"); /* the server's host's only */
 	getnameinfo((const struct sockaddr *)&r->data, r->data_len, addr, sizeof(addr), NULL, 0,
 		    NI_NUMERICHOST);

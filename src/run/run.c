@@ -120,15 +120,13 @@ struct kernel_read {
 
 static bool read_kernel(const struct workload *wl, bool v6, struct kernel_read *k)
 {
-	/* UDP over IPv6 is counted in /proc/net/snmp6 (Udp6*); TCP's one row counts both. */
-	bool ok = (v6 && !strcmp(wl->snmp_proto, "Udp") ? kstat_snmp6_read(NULL, wl->snmp_proto, &k->proto)
-							 : kstat_snmp_read(NULL, wl->snmp_proto, &k->proto)) == 0;
+	bool ok = kstat_proto_read(wl->snmp_proto, v6, &k->proto) == 0;
 
 	if (!strcmp(wl->snmp_proto, "Tcp"))
 		ok &= kstat_snmp_read("/proc/net/netstat", "TcpExt", &k->ext) == 0;
 	else
 		memset(&k->ext, 0, sizeof(k->ext));
-	if (v6 ? kstat_snmp6_read(NULL, "Ip", &k->ip) : kstat_snmp_read("/proc/net/netstat", "IpExt", &k->ip))
+	if (kstat_ip_read(v6, &k->ip))
 		memset(&k->ip, 0, sizeof(k->ip));
 	return ok;
 }

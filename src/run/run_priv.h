@@ -97,7 +97,9 @@ int connect_agent(struct run *r, const char *host, const char *port);
 /* HELLO (and AUTH) on fd; who names the agent in messages. 0 or -errno (why in r). */
 int agent_greet(struct run *r, int fd, const char *who);
 int agent_refused(struct run *r);
-struct cJSON *setup_config(const struct run *r);
+/* The config an agent gets: o (the run's options, or a client host's share) without the
+ * controller's own files and addresses. */
+struct cJSON *setup_config(const struct run *r, const struct opts *o);
 const char *agent_said(struct run *r);
 void reap_agent(struct run *r);
 
