@@ -41,6 +41,9 @@ struct cJSON;
 	X(INT, profile_top, 30, 0, "profile-top", 1, 1000, "N", "kernel functions to list")        \
 	X(STR, profile_folded, NULL, 0, "profile-folded", 0, 0, "FILE",                            \
 	  "write folded stacks (flamegraph.pl, speedscope) to FILE")                               \
+	X(STR, flamegraph, NULL, 0, "flamegraph", 0, 0, "FILE.svg",                               \
+	  "with --profile: draw the window's samples as a flame graph (a colour family per side; "\
+	  "hover: samples and percent; click: zoom; Search: a regular expression)")                \
 	X(STR, plot, NULL, 0, "plot", 0, 0, "FILE.svg",                                           \
 	  "draw the run (gnuplot): the latency histogram and CDF with p50/p99/p99.9 marked, and "  \
 	  "each side's CPU per unit, user and system")                                             \

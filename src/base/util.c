@@ -61,6 +61,15 @@ void *xmalloc(size_t n)
 	return p;
 }
 
+void *xrealloc(void *old, size_t n)
+{
+	void *p = realloc(old, n ? n : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
 void *xcalloc(size_t nmemb, size_t n)
 {
 	void *p = calloc(nmemb ? nmemb : 1, n ? n : 1);
@@ -245,6 +254,35 @@ int output_writable(const char *path)
 	if (!existed)
 		unlink(path);
 	return 0;
+}
+
+char *slurp(const char *path, size_t max, int *err)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	char *txt = NULL;
+	size_t len = 0, cap = 0, got;
+
+	if (!f) {
+		*err = -errno;
+		return NULL;
+	}
+	do {
+		if (len + 65536 + 1 > cap) {
+			cap = cap ? 2 * cap : 131072;
+			txt = xrealloc(txt, cap);
+		}
+		got = fread(txt + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got && len <= max);
+	*err = ferror(f) ? -EIO : len > max ? -EFBIG : 0;
+	if (f != stdin)
+		fclose(f);
+	if (*err) {
+		free(txt);
+		return NULL;
+	}
+	txt[len] = '\0';
+	return txt;
 }
 
 int run_gnuplot(const char *script)

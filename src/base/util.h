@@ -22,6 +22,7 @@ void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t n);
+void *xrealloc(void *p, size_t n);
 /* Zeroed memory that starts on a cache line (free() frees it): for arrays of per-thread state
  * that each thread writes in its loop, whose elements start with CACHE_ALIGNED so that no
  * two threads' counters share a line. */
@@ -46,6 +47,10 @@ int write_full(int fd, const void *buf, size_t n);
 /* Can the file at path be written (created, or truncated later)? Checked before any work, so a
  * bad output path is a usage error up front: 0, or -errno. Leaves no new file behind. */
 int output_writable(const char *path);
+
+/* A whole file ("-": stdin) as a NUL-terminated string (caller frees), or NULL with -errno in
+ * err (-EFBIG past max bytes). */
+char *slurp(const char *path, size_t max, int *err);
 
 /* Run gnuplot on a script file and wait: 0, -ENOENT when gnuplot is not installed, -EIO when
  * it failed (its own message is on stderr). */

@@ -11,6 +11,8 @@
 int cmd_workload(const struct workload *wl, int argc, char **argv);
 /* `sockbench check`: the noise check and the environment, on their own. */
 int cmd_check(int argc, char **argv);
+/* `sockbench report RESULT.json... -o FILE.html`: the HTML report of saved results. */
+int cmd_report(int argc, char **argv);
 /* `sockbench completion bash`: the bash completion script, from the option tables. */
 int cmd_completion(int argc, char **argv);
 /* `sockbench man-options CMD`: CMD's options as troff (scripts/mkman puts them in the page). */

@@ -67,7 +67,7 @@ int cmd_completion(int argc, char **argv)
 	printf("\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n\t\tCOMPREPLY=($(compgen -W \"");
 	for (int i = 0; workloads[i]; i++)
 		printf("%s ", workloads[i]->name);
-	printf("explore compare sweep serve check list list-io version help completion\" -- "
+	printf("explore compare sweep report serve check list list-io version help completion\" -- "
 	       "\"$cur\"))\n\t\treturn\n\tfi\n");
 	/* explore and sweep: the workload, then its flags (and their own). */
 	printf("\tlocal own=\n\tcase \"$cmd\" in\n\texplore) own=\"");
@@ -86,6 +86,10 @@ int cmd_completion(int argc, char **argv)
 		command_case(workloads[i]->name, workloads[i]->opts, "$own");
 	command_case("serve", opts_serve, NULL);
 	printf(
+	    "\treport)\n\t\tcase \"$prev\" in\n\t\t-o|--output) COMPREPLY=($(compgen -f -- \"$cur\")); "
+	    "return ;;\n\t\tesac\n\t\tif [[ $cur != -* ]]; then\n\t\t\tCOMPREPLY=($(compgen -f -X "
+	    "'!*.json' -- \"$cur\") $(compgen -d -- \"$cur\"))\n\t\t\treturn\n\t\tfi\n"
+	    "\t\topts=\"--help -o --output\"\n\t\t;;\n"
 	    "\tcompletion)\n\t\topts=bash\n\t\t;;\n\tcheck)\n\t\topts=\"--sample --json\"\n\t\t;;\n"
 	    "\t*)\n\t\treturn\n\t\t;;\n\tesac\n");
 	printf("\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n}\ncomplete -F _sockbench "

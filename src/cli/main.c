@@ -34,6 +34,8 @@ static const struct command commands[] = {
 	{"compare", {0}, cmd_compare,
 	 "A/B: two configurations interleaved, or two saved --json results, with a verdict"},
 	{"sweep", {0}, cmd_sweep, "a grid of flag values (table, CSV, JSON, gnuplot SVG), optionally B/A"},
+	{"report", {0}, cmd_report,
+	 "one self-contained HTML page (SVG pictures, flame graphs) from saved --json results"},
 	{"serve", {0}, cmd_serve,
 	 "run the server side of tests for a controller (another host or a local run)"},
 	{"check", {0}, cmd_check,

@@ -1,4 +1,5 @@
 /* workload_cmd.c: `sockbench WORKLOAD [options]`: one run, or --runs N of them. */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,36 @@ static int plot_run(const struct result *res, const char *svg)
 	return e ? -1 : 0;
 }
 
+/* --flamegraph: drawn from the stacks the result's profile keeps. 0 or -1 (said). */
+static int flame_run(const struct result *res, const char *svg)
+{
+	char title[256];
+	FILE *f;
+	int e;
+
+	if (!res->profile) {
+		fprintf(stderr, "sockbench: --flamegraph: no profile was taken (see above): no flame "
+			"graph written\n");
+		return -1;
+	}
+	if (!(f = fopen(svg, "we"))) {
+		fprintf(stderr, "sockbench: --flamegraph %s: %s\n", svg, strerror(errno));
+		return -1;
+	}
+	snprintf(title, sizeof(title), "sockbench %s: where the window's CPU time went (%s)",
+		 res->wl->name, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res->profile, "event")));
+	e = out_flamegraph(res->profile, title, "flame", true, f);
+	if (fclose(f) && !e)
+		e = -EIO;
+	if (e) {
+		fprintf(stderr, "sockbench: --flamegraph %s: %s\n", svg,
+			e == -ENODATA ? "the profile took no samples" : strerror(-e));
+		unlink(svg);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_workload(const struct workload *wl, int argc, char **argv)
 {
 	struct opts o;
@@ -50,9 +81,10 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 
 	workload_parse_or_exit(wl, argc, argv, &o);
 	out_noise_warnings(stderr);
-	if (o.runs > 1 && o.plot) {
-		fprintf(stderr, "sockbench: --plot draws one run: leave out --runs (sweep --plot draws "
-			"many)\n");
+	if (o.runs > 1 && (o.plot || o.flamegraph)) {
+		fprintf(stderr, "sockbench: %s draws one run: leave out --runs (sweep --plot draws "
+			"many; `sockbench report` draws a saved --runs result)\n",
+			o.plot ? "--plot" : "--flamegraph");
 		opts_free(&o);
 		return 2;
 	}
@@ -76,6 +108,8 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 		out_table(&res, stdout);
 	fflush(stdout);
 	if (o.plot && plot_run(&res, o.plot))
+		rc = 1;
+	if (o.flamegraph && flame_run(&res, o.flamegraph))
 		rc = 1;
 	result_free(&res);
 	opts_free(&o);

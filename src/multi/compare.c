@@ -51,18 +51,12 @@ static bool is_file_arg(const char *a)
 /* A saved result: one run, or a --runs document with every run. */
 static void load_file(const char *path, struct side *s)
 {
-	FILE *f = fopen(path, "re");
-	struct stat st;
+	int e;
+	char *txt = slurp(path, 256 << 20, &e);
 
-	if (!f)
-		die_usage("compare: cannot read %s: %s", path, strerror(errno));
-	if (fstat(fileno(f), &st) || st.st_size > 256 << 20)
-		die_usage("compare: %s is too large to be a sockbench result", path);
-	char *txt = xcalloc(1, (size_t)st.st_size + 1);
-	size_t got = fread(txt, 1, (size_t)st.st_size, f);
-
-	fclose(f);
-	txt[got] = '\0';
+	if (!txt)
+		die_usage("compare: cannot read %s: %s", path,
+			  e == -EFBIG ? "too large to be a sockbench result" : strerror(-e));
 	s->file = cJSON_Parse(txt);
 	free(txt);
 	if (!s->file)

@@ -86,6 +86,34 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	return j;
 }
 
+/* The distribution for a report's CDF: [us, fraction of values at or below], the histogram's
+ * buckets joined until each point is 3% past the last (a few hundred points at most), the
+ * first at the minimum and the last at the maximum (fraction 1). */
+static cJSON *cdf_json(const struct hist *h)
+{
+	cJSON *arr = cJSON_CreateArray();
+	uint64_t seen = 0;
+	double last = 0;
+
+	if (!h->count)
+		return arr;
+	for (unsigned i = 0; i < HIST_BUCKETS && seen < h->count; i++) {
+		if (!h->buckets[i])
+			continue;
+		seen += h->buckets[i];
+		double v = (double)hist_bucket_mid(i);
+
+		v = v < (double)h->min ? (double)h->min : v > (double)h->max ? (double)h->max : v;
+		if (seen < h->count && last > 0 && v < last * 1.03)
+			continue;
+		double pt[2] = {r3(v / 1e3), r6((double)seen / (double)h->count)};
+
+		cJSON_AddItemToArray(arr, cJSON_CreateDoubleArray(pt, 2));
+		last = v;
+	}
+	return arr;
+}
+
 static cJSON *latency_json(const struct hist *h)
 {
 	cJSON *j = cJSON_CreateObject();
@@ -100,6 +128,7 @@ static cJSON *latency_json(const struct hist *h)
 	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
 		cJSON_AddNumberToObject(j, pct[i].key, r3((double)hist_percentile(h, pct[i].p) / 1e3));
 	cJSON_AddNumberToObject(j, "max", r3((double)h->max / 1e3));
+	cJSON_AddItemToObject(j, "cdf", cdf_json(h));
 	return j;
 }
 

@@ -33,6 +33,22 @@ void out_print_json(struct cJSON *j, FILE *f);
 int out_plot_script(const struct result *r, const char *svg, const char *data_path, FILE *d,
 		    FILE *g);
 
+/* --flamegraph and the report's flame graphs: the profile's folded stacks (JSON `profile`,
+ * its "stacks") as an SVG flame graph with the given title and element id: one colour family
+ * per side, hover titles, click to zoom, search (flame.c). standalone: a whole SVG file with
+ * its script; else an <svg> element for a page that carries out_flame_script() once.
+ * 0, -ENOENT (no stacks in the profile), -ENODATA (no samples) or -EIO. */
+int out_flamegraph(const struct cJSON *profile, const char *title, const char *id,
+		   bool standalone, FILE *f);
+const char *out_flame_script(void);
+/* `sockbench report`: the page for n saved results (html.c), names[i] naming docs[i]. Each
+ * must pass report_check, which says why a document is not one the report draws (NULL: it
+ * is). 0 or -EIO. */
+int out_report_html(struct cJSON *const *docs, const char *const *names, int n, FILE *f);
+const char *report_check(const struct cJSON *d);
+/* Text for XML and HTML: & < > " ' escaped, control characters dropped. */
+void out_xml_escape(FILE *f, const char *s);
+
 /* A single run's progress line on stderr, on a terminal only (as the multi-run commands'):
  * done of total units (unit NULL: seconds of a time-based window) and the time it should
  * still take; out_progress_end clears it before the report. */

@@ -192,7 +192,7 @@ out:
 cJSON *setup_config(const struct run *r, const struct opts *o)
 {
 	static const char *const ours[] = {"auth_file", "server", "profile_folded", "busy_wait",
-					   "json", "runs", "clients_on", "plot"};
+					   "json", "runs", "clients_on", "plot", "flamegraph"};
 	cJSON *c = opts_to_json(r->wl->opts, o);
 
 	for (size_t i = 0; i < ARRAY_SIZE(ours); i++)

@@ -331,7 +331,7 @@ static void profile_open(struct run *r)
 
 	r->ksyms = ksyms_load(NULL, err, len);
 	if (r->ksyms) {
-		r->prof = prof_create(r->ksyms, (int)r->o->profile_hz, r->o->profile_folded != NULL);
+		r->prof = prof_create(r->ksyms, (int)r->o->profile_hz, true);
 		if (r->o->profile_event == PROFILE_EVENT_CYCLES)
 			prof_use_cycles(r->prof);
 		prof_set_pids(r->prof, r->local.pid, r->local.n, r->server_pid > 0 ? r->server_pid : 0);

@@ -79,6 +79,10 @@ void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, st
 	if (o->profile_folded && !o->profile)
 		die_usage("%s: --profile-folded writes the stacks --profile samples: add --profile",
 			  wl->name);
+	if (o->flamegraph && !o->profile)
+		die_usage("%s: --flamegraph draws the stacks --profile samples: add --profile", wl->name);
+	if (o->flamegraph && (ret = output_writable(o->flamegraph)))
+		die_usage("%s: --flamegraph %s: %s", wl->name, o->flamegraph, strerror(-ret));
 	if (o->plot && (ret = output_writable(o->plot)))
 		die_usage("%s: --plot %s: %s", wl->name, o->plot, strerror(-ret));
 	if (o->profile_folded && (ret = output_writable(o->profile_folded)))

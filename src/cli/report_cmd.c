@@ -1,0 +1,96 @@
+/* report_cmd.c: `sockbench report RESULT.json... [-o FILE.html]`: one self-contained HTML page
+ * from saved results (report/html.c draws it). */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "cli/cli.h"
+#include "report/out.h"
+
+static void report_usage(FILE *f)
+{
+	fprintf(f, "usage: sockbench report RESULT.json... [-o FILE.html]\n"
+		   "One self-contained HTML page (inline SVG, no network) from saved --json results of "
+		   "any kind: a single run, --runs N, compare, explore, sweep. Each gets its section: "
+		   "headline, config and environment, latency CDF, CPU per side, time per syscall and "
+		   "a flame graph (runs with --profile), explore's ranking with interval whiskers, "
+		   "compare's ratios, a sweep's curve; several results also get an overview with "
+		   "their rates side by side and their latency CDFs overlaid.\n"
+		   "  -o, --output FILE.html   where to write the page (default: standard output)\n"
+		   "  RESULT.json              a file written by --json (\"-\": standard input)\n");
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *out = NULL;
+	char **files = xcalloc((size_t)argc, sizeof(*files));
+	int n = 0, rc = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			report_usage(stdout);
+			free(files);
+			return 0;
+		}
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			if (++i == argc)
+				die_usage("report: %s needs a file name (-o report.html)", argv[i - 1]);
+			out = argv[i];
+		} else if (!strncmp(argv[i], "--output=", 9)) {
+			out = argv[i] + 9;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			die_usage("report: unknown option %s (sockbench report --help)", argv[i]);
+		} else {
+			files[n++] = argv[i];
+		}
+	}
+	if (!n)
+		die_usage("report: no result given: save one with `sockbench udp-rr --json > r.json`, "
+			  "then `sockbench report r.json -o report.html`");
+	int e;
+
+	if (out && (e = output_writable(out)))
+		die_usage("report: -o %s: %s", out, strerror(-e));
+	cJSON **docs = xcalloc((size_t)n, sizeof(*docs));
+
+	for (int i = 0; i < n; i++) {
+		char *txt = slurp(files[i], 512u << 20, &e);
+		const char *why;
+
+		if (!txt)
+			die_usage("report: cannot read %s: %s", files[i],
+				  e == -EFBIG ? "too large to be a sockbench result" : strerror(-e));
+		docs[i] = cJSON_Parse(txt);
+		free(txt);
+		if (!docs[i])
+			die_usage("report: %s is not JSON (save results with --json)", files[i]);
+		if ((why = report_check(docs[i])))
+			die_usage("report: %s is %s", files[i], why);
+	}
+	FILE *f = out ? fopen(out, "we") : stdout;
+
+	if (!f) {
+		fprintf(stderr, "sockbench: report: %s: %s\n", out, strerror(errno));
+		rc = 1;
+	} else {
+		e = out_report_html(docs, (const char *const *)files, n, f);
+		if (fflush(f) || (out && fclose(f)))
+			e = -EIO;
+		if (e) {
+			fprintf(stderr, "sockbench: report: writing %s failed: %s\n",
+				out ? out : "standard output", strerror(-e));
+			if (out)
+				unlink(out);
+			rc = 1;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		cJSON_Delete(docs[i]);
+	free(docs);
+	free(files);
+	return rc;
+}

@@ -1,0 +1,370 @@
+/* chart.c: the report page's pictures as inline SVG, drawn here so the page needs nothing
+ * but a browser: lines over a linear, log or "nines" axis (a CDF, a sweep with whiskers),
+ * horizontal bars with interval whiskers and a reference line (explore's ranking, compare's
+ * ratios, time per syscall), and stacked bars (CPU per side, user and system).
+ * It writes SVG; it reads nothing but its arguments.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/chart.h"
+#include "report/out.h"
+
+#define CW 860.0 /* the whole picture */
+#define ML 70.0 /* margins: room for the y labels */
+#define MR 190.0 /* the legend */
+#define MT 34.0
+#define MB 48.0
+
+const char *const chart_palette[CHART_COLOURS] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+						  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+
+static double ax_map(enum chart_axis a, double v)
+{
+	switch (a) {
+	case AX_LOG: return log10(v > 1e-12 ? v : 1e-12);
+	case AX_NINES: return -log10(1 - (v < 0.999999 ? v : 0.999999));
+	default: return v;
+	}
+}
+
+static void fmt_num(char *out, size_t cap, double v)
+{
+	double a = fabs(v);
+
+	if (a >= 1e6 && fmod(a, 1e6) == 0)
+		snprintf(out, cap, "%.0fM", v / 1e6);
+	else if (a >= 1e4 && fmod(a, 1e3) == 0)
+		snprintf(out, cap, "%.0fk", v / 1e3);
+	else if (a >= 100 || a == floor(a))
+		snprintf(out, cap, "%.0f", v);
+	else if (a >= 1)
+		snprintf(out, cap, "%.1f", v);
+	else
+		snprintf(out, cap, "%.3g", v);
+}
+
+/* Ticks of an axis between lo and hi (in data units): decades 1-2-5 on a log axis, the nines
+ * on a nines axis, about 6 round steps on a linear one. */
+static int ticks(enum chart_axis a, double lo, double hi, double *t, int cap)
+{
+	int n = 0;
+
+	if (a == AX_LOG) {
+		for (double d = pow(10, floor(log10(lo))); d <= hi * 1.0001 && n < cap; d *= 10)
+			for (int m = 0; m < 3 && n < cap; m++) {
+				double v = d * (m == 0 ? 1 : m == 1 ? 2 : 5);
+
+				if (v >= lo * 0.9999 && v <= hi * 1.0001)
+					t[n++] = v;
+			}
+		return n;
+	}
+	if (a == AX_NINES) {
+		static const double nines[] = {0, 0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999, 0.999999};
+
+		for (size_t i = 0; i < sizeof(nines) / sizeof(nines[0]) && n < cap; i++)
+			if (nines[i] <= hi + 1e-12)
+				t[n++] = nines[i];
+		return n;
+	}
+	double span = hi - lo, step = pow(10, floor(log10(span > 0 ? span : 1)));
+
+	if (span / step < 2.5)
+		step /= 5;
+	else if (span / step < 5)
+		step /= 2;
+	for (double v = ceil(lo / step) * step; v <= hi + step * 1e-6 && n < cap; v += step)
+		t[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+	return n;
+}
+
+static void tick_label(char *out, size_t cap, enum chart_axis a, double v)
+{
+	if (a == AX_NINES)
+		snprintf(out, cap, "%g%%", v * 100);
+	else
+		fmt_num(out, cap, v);
+}
+
+static void svg_open(FILE *f, double h, const char *title)
+{
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%.0f\" "
+		   "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
+		   "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
+		   "<text x=\"%.0f\" y=\"20\" font-size=\"14\" font-weight=\"bold\">",
+		CW, h, CW, h, ML);
+	out_xml_escape(f, title);
+	fprintf(f, "</text>\n");
+}
+
+struct frame {
+	enum chart_axis xa, ya;
+	double x0, x1, y0, y1; /* mapped */
+	double w, h;
+};
+
+static double px(const struct frame *fr, double v)
+{
+	return ML + (ax_map(fr->xa, v) - fr->x0) / (fr->x1 - fr->x0) * fr->w;
+}
+
+static double py(const struct frame *fr, double v)
+{
+	return MT + fr->h - (ax_map(fr->ya, v) - fr->y0) / (fr->y1 - fr->y0) * fr->h;
+}
+
+static void axes(FILE *f, const struct frame *fr, const struct chart *c)
+{
+	double t[64];
+	char lab[32];
+	int n;
+
+	n = c->xnames ? 0 : ticks(c->xa, c->xmin, c->xmax, t, 64); /* named: chart_lines labels */
+	for (int i = 0; i < n; i++) {
+		double x = px(fr, t[i]);
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", x,
+			MT, x, MT + fr->h);
+		tick_label(lab, sizeof(lab), c->xa, t[i]);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x,
+			MT + fr->h + 16, lab);
+	}
+	n = ticks(c->ya, c->ymin, c->ymax, t, 64);
+	for (int i = 0; i < n; i++) {
+		double y = py(fr, t[i]);
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", ML,
+			y, ML + fr->w, y);
+		tick_label(lab, sizeof(lab), c->ya, t[i]);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", ML - 6, y + 4, lab);
+	}
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+		   "stroke=\"#444\"/>\n", ML, MT, fr->w, fr->h);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", ML + fr->w / 2, MT + fr->h + 36);
+	out_xml_escape(f, c->xlabel);
+	fprintf(f, "</text>\n<text transform=\"translate(14,%.1f) rotate(-90)\" text-anchor=\"middle\">",
+		MT + fr->h / 2);
+	out_xml_escape(f, c->ylabel);
+	fprintf(f, "</text>\n");
+}
+
+static void legend(FILE *f, const struct frame *fr, int i, const char *label, const char *colour)
+{
+	double y = MT + 10 + i * 18;
+
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" fill=\"%s\"/>"
+		   "<text x=\"%.1f\" y=\"%.1f\">",
+		ML + fr->w + 12, y - 4, colour, ML + fr->w + 32, y + 1);
+	out_xml_escape(f, label);
+	fprintf(f, "</text>\n");
+}
+
+void chart_lines(FILE *f, const struct chart *c, const struct chart_series *s, int ns)
+{
+	struct frame fr = {.xa = c->xa, .ya = c->ya, .w = CW - ML - MR, .h = c->height > 0 ? c->height : 300};
+
+	fr.x0 = ax_map(c->xa, c->xmin);
+	fr.x1 = ax_map(c->xa, c->xmax);
+	fr.y0 = ax_map(c->ya, c->ymin);
+	fr.y1 = ax_map(c->ya, c->ymax);
+	if (!(fr.x1 > fr.x0))
+		fr.x1 = fr.x0 + 1;
+	if (!(fr.y1 > fr.y0))
+		fr.y1 = fr.y0 + 1;
+	svg_open(f, MT + fr.h + MB, c->title);
+	axes(f, &fr, c);
+	if (!isnan(c->ref)) {
+		double y = py(&fr, c->ref);
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" "
+			   "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\" "
+			   "text-anchor=\"end\">",
+			ML, y, ML + fr.w, y, ML + fr.w - 4, y - 5);
+		out_xml_escape(f, c->ref_label ? c->ref_label : "");
+		fprintf(f, "</text>\n");
+	}
+	for (int i = 0; i < ns; i++) {
+		const char *col = s[i].colour ? s[i].colour : chart_palette[i % CHART_COLOURS];
+		double lx = 0, ly = 0;
+		int drawn = 0;
+
+		fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+			   "points=\"", col);
+		for (int k = 0; k < s[i].n; k++) {
+			double x = px(&fr, s[i].x[k]), y = py(&fr, s[i].y[k]);
+
+			if (c->step && drawn)
+				fprintf(f, "%.1f,%.1f ", x, ly);
+			fprintf(f, "%.1f,%.1f ", x, y);
+			lx = x, ly = y, drawn++;
+		}
+		(void)lx;
+		fprintf(f, "\"/>\n");
+		for (int k = 0; s[i].lo && k < s[i].n; k++) {
+			double x = px(&fr, s[i].x[k]);
+
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
+				   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
+				   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
+				x, py(&fr, s[i].lo[k]), x, py(&fr, s[i].hi[k]), col, x - 4, py(&fr, s[i].lo[k]),
+				x + 4, py(&fr, s[i].lo[k]), col, x - 4, py(&fr, s[i].hi[k]), x + 4,
+				py(&fr, s[i].hi[k]), col);
+		}
+		if (c->markers)
+			for (int k = 0; k < s[i].n; k++)
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+					px(&fr, s[i].x[k]), py(&fr, s[i].y[k]), col);
+		legend(f, &fr, i, s[i].label, col);
+	}
+	for (int k = 0; c->xnames && k < c->nxnames; k++) {
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\">",
+			px(&fr, k), MT, px(&fr, k), MT + fr.h, px(&fr, k), MT + fr.h + 16);
+		out_xml_escape(f, c->xnames[k]);
+		fprintf(f, "</text>\n");
+	}
+	fprintf(f, "</svg>\n");
+}
+
+void chart_bars(FILE *f, const char *title, const char *xlabel, const struct chart_bar *b, int n,
+		double ref, const char *ref_label, enum chart_axis xa)
+{
+	const double row = 24, lw = 300, w = CW - lw - 40;
+	double lo = isnan(ref) ? 0 : ref, hi = isnan(ref) ? 0 : ref, h = n * row;
+	char lab[32];
+
+	for (int i = 0; i < n; i++) {
+		double a = isnan(b[i].lo) ? b[i].v : b[i].lo, z = isnan(b[i].hi) ? b[i].v : b[i].hi;
+
+		lo = fmin(lo, fmin(a, b[i].v));
+		hi = fmax(hi, fmax(z, b[i].v));
+	}
+	if (xa == AX_LOG && !isnan(ref) && ref > 0) {
+		/* Ratios: symmetric around the reference in log, at most 10x either way; a whisker
+		 * past that ends in an arrow at the edge. */
+		double d = fmax(log10(fmax(hi, 1e-9) / ref), log10(ref / fmax(lo, 1e-9))) * 1.1;
+
+		d = fmin(fmax(d, log10(1.1)), 1);
+		lo = ref / pow(10, d);
+		hi = ref * pow(10, d);
+	} else if (!isnan(ref)) { /* around the reference: room on both sides */
+		double d = fmax(hi - ref, ref - lo) * 1.1;
+
+		xa = AX_LIN;
+		lo = fmax(0, ref - d);
+		hi = ref + d;
+	} else {
+		xa = AX_LIN;
+		lo = fmin(0, lo);
+		hi = hi > 0 ? hi * 1.08 : 1;
+	}
+	if (!(hi > lo))
+		hi = lo + 1;
+	double m0 = ax_map(xa, lo), m1 = ax_map(xa, hi);
+#define BX(v) (lw + (ax_map(xa, fmin(fmax((v), lo), hi)) - m0) / (m1 - m0) * w)
+	svg_open(f, MT + h + 44, title);
+	double t[64];
+	int nt = ticks(xa, lo, hi, t, 64);
+
+	for (int i = 0; i < nt; i++) {
+		fmt_num(lab, sizeof(lab), t[i]);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+			BX(t[i]), MT, BX(t[i]), MT + h, BX(t[i]), MT + h + 16, lab);
+	}
+	for (int i = 0; i < n; i++) {
+		double y = MT + i * row, base = isnan(ref) ? lo : ref;
+		double x0 = BX(fmin(base, b[i].v)), x1 = BX(fmax(base, b[i].v));
+		const char *col = b[i].colour ? b[i].colour : chart_palette[0];
+
+		fprintf(f, "<g class=\"bar\"><title>");
+		out_xml_escape(f, b[i].label);
+		fprintf(f, ": %.4g", b[i].v);
+		if (!isnan(b[i].lo))
+			fprintf(f, " (interval %.4g to %.4g)", b[i].lo, b[i].hi);
+		if (b[i].note) {
+			fprintf(f, "; ");
+			out_xml_escape(f, b[i].note);
+		}
+		fprintf(f, "</title><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8, y + 16);
+		out_xml_escape(f, b[i].label);
+		fprintf(f, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+			   "opacity=\"0.8\"/>", x0, y + 4, fmax(x1 - x0, 1), row - 8, col);
+		if (!isnan(b[i].lo)) {
+			double a = BX(b[i].lo), z = BX(b[i].hi), ym = y + row / 2;
+
+			fprintf(f, "<line class=\"whisker\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				   "stroke=\"#222\" stroke-width=\"1.5\"/>", a, ym, z, ym);
+			/* an end inside the axis is a bar, one past it an arrow */
+			if (b[i].lo >= lo)
+				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>",
+					a, y + 6, a, y + row - 6);
+			else
+				fprintf(f, "<path d=\"M%.1f %.1f l6 -4 v8 z\" fill=\"#222\"/>", a, ym);
+			if (b[i].hi <= hi)
+				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>",
+					z, y + 6, z, y + row - 6);
+			else
+				fprintf(f, "<path d=\"M%.1f %.1f l-6 -4 v8 z\" fill=\"#222\"/>", z, ym);
+		}
+		fprintf(f, "</g>\n");
+	}
+	if (!isnan(ref)) {
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" "
+			   "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\">",
+			BX(ref), MT, BX(ref), MT + h, BX(ref) + 4, MT + h + 30);
+		out_xml_escape(f, ref_label ? ref_label : "");
+		fprintf(f, "</text>\n");
+	}
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8, MT + h + 36);
+	out_xml_escape(f, xlabel);
+	fprintf(f, "%s</text>\n</svg>\n", xa == AX_LOG ? " (log scale)" : "");
+#undef BX
+}
+
+void chart_stacked(FILE *f, const char *title, const char *xlabel, const char *const part[2],
+		   const struct chart_stack *s, int n)
+{
+	const double row = 26, lw = 160, w = CW - lw - 200;
+	double hi = 0, h = n * row;
+	static const char *const col[2] = {"#ff7f0e", "#1f77b4"};
+	char lab[32];
+
+	for (int i = 0; i < n; i++)
+		hi = fmax(hi, s[i].a + s[i].b);
+	hi = hi > 0 ? hi * 1.1 : 1;
+	svg_open(f, MT + h + 44, title);
+	double t[64];
+	int nt = ticks(AX_LIN, 0, hi, t, 64);
+
+	for (int i = 0; i < nt; i++) {
+		fmt_num(lab, sizeof(lab), t[i]);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+			lw + t[i] / hi * w, MT, lw + t[i] / hi * w, MT + h, lw + t[i] / hi * w, MT + h + 16,
+			lab);
+	}
+	for (int i = 0; i < n; i++) {
+		double y = MT + i * row, wa = s[i].a / hi * w, wb = s[i].b / hi * w;
+
+		fprintf(f, "<g class=\"bar\"><title>");
+		out_xml_escape(f, s[i].label);
+		fprintf(f, ": %s %.4g, %s %.4g</title><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+			part[0], s[i].a, part[1], s[i].b, lw - 8, y + 17);
+		out_xml_escape(f, s[i].label);
+		fprintf(f, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>"
+			   "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>"
+			   "<text x=\"%.1f\" y=\"%.1f\">%.3g</text></g>\n",
+			lw, y + 4, wa, row - 8, col[0], lw + wa, y + 4, wb, row - 8, col[1], lw + wa + wb + 6,
+			y + 17, s[i].a + s[i].b);
+	}
+	for (int k = 0; k < 2; k++)
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			   "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+			lw + w + 60, MT + 4 + k * 18, col[k], lw + w + 78, MT + 14 + k * 18, part[k]);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", lw + w / 2, MT + h + 36);
+	out_xml_escape(f, xlabel);
+	fprintf(f, "</text>\n</svg>\n");
+}

@@ -1,0 +1,170 @@
+# --flamegraph and `sockbench report`. The flame graph's frames carry the samples of the
+# folded stacks the same run wrote (each side's total, the whole); the report page, drawn from
+# saved results of every kind, holds their own figures (a run's rate, explore's order and
+# intervals, compare's ratios, a sweep's medians), needs no network, and in headless Chromium
+# runs its script to the end with no console message, finds what its flame graph search is
+# asked (the share the stacks give) and renders a picture that is not blank.
+. "$(dirname "$0")/lib.sh"
+need jq
+need python3
+run="--duration 0.4 --warmup 0.1"
+expect_usage "--flamegraph draws the stacks --profile samples: add --profile" udp-rr --flamegraph "$TMP/x.svg"
+expect_usage "--flamegraph $TMP/no/f.svg: No such file or directory" udp-rr --profile --flamegraph "$TMP/no/f.svg"
+expect_usage "--flamegraph draws one run" udp-rr --profile --runs 2 --flamegraph "$TMP/x.svg"
+expect_usage "no result given" report
+expect_usage "cannot read $TMP/none.json" report "$TMP/none.json"
+echo '{"a": 1}' >"$TMP/other.json"
+expect_usage "$TMP/other.json is not a sockbench result" report "$TMP/other.json"
+echo 'nope' >"$TMP/text.json"
+expect_usage "$TMP/text.json is not JSON" report "$TMP/text.json"
+
+docs=()
+if [ "$(id -u)" -eq 0 ]; then
+	"$SB" udp-rr $run --profile --flamegraph "$TMP/f.svg" --profile-folded "$TMP/f.folded" \
+		--json >"$TMP/run.json" 2>"$TMP/err" || fail "udp-rr --flamegraph: $(cat "$TMP/err")"
+	jassert "$TMP/run.json" '.profile.available and (.profile.stacks | length) > 10'
+	# The JSON's stacks are the folded file's, most samples first (the rest: stacks_left_out).
+	folded=$(awk '{n += $NF} END {print n}' "$TMP/f.folded")
+	jassert "$TMP/run.json" "([.profile.stacks[].samples] | add) + .profile.stacks_left_out - .profile.folded_overflow == $folded" \
+		'{stacks: ([.profile.stacks[].samples] | add), left: .profile.stacks_left_out}'
+	# Each side's frame in the flame graph holds that side's samples of the folded stacks, and
+	# is as wide as its share.
+	python3 - "$TMP/f.svg" "$TMP/run.json" <<'EOF' || fail "the flame graph does not hold the stacks' samples"
+import json, re, sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+root = ET.parse(sys.argv[1]).getroot()
+doc = json.load(open(sys.argv[2]))
+stacks = doc["profile"]["stacks"]
+total = sum(s["samples"] for s in stacks)
+side = {}
+for s in stacks:
+    k = s["stack"].split(";")[0]
+    side[k] = side.get(k, 0) + s["samples"]
+frames = {}
+for g in root.iter("{http://www.w3.org/2000/svg}g"):
+    if g.get("class") == "f" and g.get("data-d") in ("0", "1"):
+        frames[g.get("data-n")] = g
+assert int(frames["all"].get("data-s")) == total, (frames["all"].get("data-s"), total)
+for k, n in side.items():
+    g = frames[k]
+    title = g.find("s:title", ns).text
+    got = int(re.search(r"\((\d+) samples", title).group(1))
+    assert got == n, (k, got, n)
+    w = float(g.get("data-w"))
+    assert abs(w - n / total) < 1e-6, (k, w, n / total)
+    rect = float(g.find("s:rect", ns).get("width"))
+    assert abs(rect - 1200 * n / total) < 1.0, (k, rect, 1200 * n / total)
+assert root.find("s:script", ns) is not None
+EOF
+	docs+=("$TMP/run.json")
+else
+	"$SB" udp-rr $run --json >"$TMP/run.json" || fail "udp-rr"
+	docs+=("$TMP/run.json")
+fi
+# The CDF the report draws: rising to 1, its 50% crossing at the run's p50 (bucket precision).
+jassert "$TMP/run.json" '.latency_us.cdf | (length > 5) and (.[-1][1] == 1) and ([.[][1]] == ([.[][1]] | sort)) and ([.[][0]] == ([.[][0]] | sort))'
+jassert "$TMP/run.json" '(.latency_us.cdf | map(select(.[1] >= 0.5)) | .[0][0]) as $x | ($x / .latency_us.p50 - 1 | fabs) < 0.04' \
+	'{cdf50: (.latency_us.cdf | map(select(.[1] >= 0.5)) | .[0]), p50: .latency_us.p50}'
+"$SB" udp-rr $run --runs 3 --json >"$TMP/runs.json" || fail "--runs 3"
+"$SB" compare "udp-rr $run" "udp-rr $run --batch 16" --runs 3 --json >"$TMP/cmp.json" 2>/dev/null || fail "compare"
+"$SB" sweep udp-rr --size 100,600 $run --runs 2 --compare "--connected" --json >"$TMP/sweep.json" 2>/dev/null || fail "sweep"
+"$SB" explore udp-rr --budget 30 --runs 3 --json >"$TMP/explore.json" 2>/dev/null || fail "explore"
+docs+=("$TMP/runs.json" "$TMP/cmp.json" "$TMP/sweep.json" "$TMP/explore.json")
+"$SB" report "${docs[@]}" -o "$TMP/report.html" || fail "report failed"
+expect_usage "-o $TMP/no/r.html: No such file or directory" report "$TMP/run.json" -o "$TMP/no/r.html"
+"$SB" report "$TMP/run.json" >"$TMP/stdout.html" || fail "report to standard output"
+grep -q "</html>" "$TMP/stdout.html" || fail "report to standard output wrote no page"
+
+h=$TMP/report.html
+# Self-contained: nothing fetched (the SVG namespace is a name, not a fetch).
+if grep -oE '(src|href)="[^"#][^"]*"|<link|@import|url\(' "$h" | grep -q .; then
+	fail "the page loads something: $(grep -oE '(src|href)="[^"#][^"]*"|<link|@import|url\(' "$h" | head -3)"
+fi
+[ "$(grep -c 'data-kind=' "$h")" -eq 5 ] || fail "not one section per result"
+python3 - "$h" "${docs[@]}" <<'EOF' || fail "the page does not hold the results' own figures"
+import html, json, re, sys
+page = html.unescape(open(sys.argv[1]).read())
+run, runs, cmp, sweep, explore = (json.load(open(p)) for p in sys.argv[2:7])
+def has(text, what):
+    assert text in page, "%s: %r not in the page" % (what, text)
+has("%.0f transactions/s" % run["rate"], "the run's rate")
+def num(v):
+    a = abs(v)
+    return "%.0f" % v if a >= 1000 else "%.1f" % v if a >= 10 else "%.3g" % v
+has("<td>%s us</td>" % num(run["latency_us"]["p9999"]), "p99.99")
+for k, v in runs["summary"].items():
+    has("<td>%s</td><td>%s</td>" % (k, num(v["median"])), "a --runs figure's row")
+for fgr in cmp["figures"]:
+    if fgr.get("ratio") is not None:
+        has("<td>%.3f</td><td>%.3f to %.3f</td>" % (fgr["ratio"], fgr["ci_low"], fgr["ci_high"]), "compare's " + fgr["label"])
+has(cmp["verdict"], "compare's verdict")
+# explore: the ranking in its order, each bar's whisker at its interval
+pos = [page.index("%d. %s" % (s["rank"], s["name"])) for s in explore["strategies"]]
+assert pos == sorted(pos), "explore's strategies out of rank order"
+for s in explore["strategies"]:
+    has("%d. %s: %.4g (interval %.4g to %.4g)" % (s["rank"], s["name"], s["speedup"], s["ci_low"], s["ci_high"]), "explore's bar of " + s["name"])
+for p in sweep["points"]:
+    has("<td>%.3f</td><td>%.3f to %.3f" % (p["ratio"], p["ci_low"], p["ci_high"]), "a sweep point's B/A")
+EOF
+
+# In a browser. Chromium prints the page's console messages (an uncaught error among them).
+if command -v chromium >/dev/null; then
+	term=udp_sendmsg
+	share=$(jq '([.profile.stacks[]? | select(.stack | test("udp_sendmsg")) | .samples] | add // 0) as $m | ([.profile.stacks[]?.samples] | add // 0) as $t | if $t > 0 then 100 * $m / $t else -1 end' "$TMP/run.json")
+	chrome() { timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--user-data-dir="$TMP/chrome" --enable-logging=stderr --v=0 "$@"; }
+	chrome --dump-dom "file://$h#search=$term" >"$TMP/dom.html" 2>"$TMP/chrome.err" || fail "chromium failed: $(tail -3 "$TMP/chrome.err")"
+	grep -q '<body data-ready="1"' "$TMP/dom.html" || fail "the page's script did not run to its end"
+	if grep -q "CONSOLE" "$TMP/chrome.err"; then
+		fail "console messages: $(grep CONSOLE "$TMP/chrome.err" | head -3)"
+	fi
+	if [ "$share" != -1 ]; then
+		got=$(grep -o 'matched: [0-9.]*% of the samples' "$TMP/dom.html" | head -1 | grep -o '[0-9.]*' | head -1)
+		[ -n "$got" ] || fail "the flame graph's search found nothing for $term"
+		awk -v a="$got" -v b="$share" 'BEGIN {exit !(a - b < 0.01 && b - a < 0.01)}' ||
+			fail "search $term: the page says $got%, the stacks give $share%"
+	fi
+	chrome --window-size=1000,2500 --screenshot="$TMP/shot.png" "file://$h" >/dev/null 2>&1 || fail "no screenshot"
+	python3 - "$TMP/shot.png" <<'EOF' || fail "the screenshot is blank"
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+        assert depth == 8 and ctype in (2, 6), (depth, ctype)
+        bpp = 3 if ctype == 2 else 4
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+raw, stride = zlib.decompress(idat), w * bpp
+prev, colours, inked, rows = bytearray(stride), set(), 0, 0
+for y in range(h):
+    ft, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if ft == 1: line[i] = (line[i] + a) & 255
+        elif ft == 2: line[i] = (line[i] + b) & 255
+        elif ft == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif ft == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    prev = line
+    if y % 4 == 0:
+        rows += 1
+        for x in range(0, w, 4):
+            px = bytes(line[x * bpp:x * bpp + 3])
+            colours.add(px)
+            inked += px[0] < 200 or px[1] < 200 or px[2] < 200
+share = inked / (rows * ((w + 3) // 4))
+assert len(colours) > 50 and share > 0.01, (len(colours), share)
+print("screenshot: %d colours, %.1f%% inked" % (len(colours), 100 * share))
+EOF
+else
+	echo "chromium is not installed: the page was not opened in a browser"
+fi
+echo ok
