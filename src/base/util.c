@@ -256,6 +256,23 @@ int output_writable(const char *path)
 	return 0;
 }
 
+const char *fmt_fig(char *buf, size_t n, double v)
+{
+	double a = v < 0 ? -v : v;
+
+	if (v != v)
+		snprintf(buf, n, "-");
+	else if (a >= 1000)
+		snprintf(buf, n, "%.0f", v);
+	else if (a >= 100)
+		snprintf(buf, n, "%.1f", v);
+	else if (a >= 1 || a == 0)
+		snprintf(buf, n, "%.2f", v);
+	else
+		snprintf(buf, n, "%.3g", v);
+	return buf;
+}
+
 char *slurp(const char *path, size_t max, int *err)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;

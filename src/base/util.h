@@ -48,6 +48,10 @@ int write_full(int fd, const void *buf, size_t n);
  * bad output path is a usage error up front: 0, or -errno. Leaves no new file behind. */
 int output_writable(const char *path);
 
+/* A figure as a reader wants it in a table: no decimals from 1000 up (a rate), one from 100,
+ * two from 1, three significant digits below; "-" for NaN. Returns buf. */
+const char *fmt_fig(char *buf, size_t n, double v);
+
 /* A whole file ("-": stdin) as a NUL-terminated string (caller frees), or NULL with -errno in
  * err (-EFBIG past max bytes). */
 char *slurp(const char *path, size_t max, int *err);

@@ -194,9 +194,11 @@ void compare_print(struct side *a, struct side *b, bool paired, struct verdict_r
 			snprintf(ratio, sizeof(ratio), "%.3f", rows[i].e.ratio);
 			snprintf(ci, sizeof(ci), "%.3f-%.3f", rows[i].e.lo, rows[i].e.hi);
 		}
-		printf("  %-30s %13.3f %13.3f %8s %16s   %s\n",
-		       figure_label(rows[i].f, a->wl, lab, sizeof(lab)), rows[i].a, rows[i].b, ratio, ci,
-		       rows[i].word);
+		char va[32], vb[32];
+
+		printf("  %-30s %13s %13s %8s %16s   %s\n",
+		       figure_label(rows[i].f, a->wl, lab, sizeof(lab)), fmt_fig(va, 32, rows[i].a),
+		       fmt_fig(vb, 32, rows[i].b), ratio, ci, rows[i].word);
 	}
 	printf("\n  B/A is the ratio of the two columns beside it: the geometric means of the %s "
 	       "runs; the interval is Student's t on the %s (docs/json.md).\n",

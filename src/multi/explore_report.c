@@ -131,6 +131,9 @@ static cJSON *config_json(const struct explore *x, const struct config *c, int r
 	return j;
 }
 
+/* The strategy column: as wide as the longest name, so that none is cut. */
+static int name_w = 36;
+
 static void print_row(const struct config *c, const char *rank, bool base)
 {
 	char ci[40] = "-", conf[16] = "", words[300], speed[16] = "1.00x";
@@ -141,7 +144,7 @@ static void print_row(const struct config *c, const char *rank, bool base)
 	}
 	if (!base)
 		snprintf(speed, sizeof(speed), c->analysed ? "%.2fx" : "-", c->e.ratio);
-	printf("%-4s %-36.36s %11.0f %5.1f %7s %-11s %6s %7.2f %7.2f %6.2f %6.2f  %s\n", rank,
+	printf("%-4s %-*s %14.0f %6.1f %7s %-11s %6s %7.2f %7.2f %6.2f %6.2f  %s\n", rank, name_w,
 	       c->name, c->tps, c->spread, speed, ci, conf, med_whole(c, FIG_CLIENT_CPU),
 	       med_whole(c, FIG_SERVER_CPU), med_whole(c, FIG_CLIENT_SYSCALLS), med_whole(c, FIG_SERVER_SYSCALLS),
 	       base ? "" : verdict_words(c, words, sizeof(words)));
@@ -218,11 +221,16 @@ void explore_print_table(struct explore *x, struct config **ranked, int n, struc
 	       "Student t interval; the verdicts share one 5%% error budget (Holm), each interval "
 	       "at the level its strategy was held to\n\n",
 	       x->wl->name, x->rounds, (unsigned long long)x->seed, x->run_s, WARMUP_S);
-	char rate[24];
+	char rate[40];
 
-	snprintf(rate, sizeof(rate), "%.7ss/s", x->wl->unit);
-	printf("%-4s %-36s %11s %5s %7s %-11s %6s %7s %7s %6s %6s  %s\n", "rank", "strategy",
-	       rate, "+-%", "speedup", "interval", "conf", "cli us", "srv us", "cli sc", "srv sc",
+	snprintf(rate, sizeof(rate), "%ss/s", x->wl->unit);
+	name_w = 8;
+	for (int i = 0; i < x->nconf; i++)
+		name_w = (int)strlen(x->conf[i].name) > name_w ? (int)strlen(x->conf[i].name) : name_w;
+	if (have_combo && (int)strlen(x->combo.name) > name_w)
+		name_w = (int)strlen(x->combo.name);
+	printf("%-4s %-*s %14s %6s %7s %-11s %6s %7s %7s %6s %6s  %s\n", "rank", name_w, "strategy",
+	       rate, "spread", "speedup", "interval", "conf", "cli us", "srv us", "cli sc", "srv sc",
 	       "verdict");
 	print_row(&x->conf[0], "-", true);
 	for (int i = 0; i < n; i++) {
@@ -236,13 +244,14 @@ void explore_print_table(struct explore *x, struct config **ranked, int n, struc
 		for (int i = 0; i < napart; i++)
 			print_row(apart[i], "*", false);
 	}
-	printf("\n(us: CPU microseconds per %s; sc: system calls per %s%s)\n", x->wl->unit,
-	       x->wl->unit, x->kernel ? "; [sys]: a kernel setting, system-wide, set with --sysctl "
+	printf("\n(spread: half the range of a configuration's whole runs, in %% of their median; "
+	       "interval and conf: speedup's interval and the confidence it is held to; us: CPU "
+	       "microseconds per %s; sc: system calls per %s%s)\n", x->wl->unit, x->wl->unit, x->kernel ? "; [sys]: a kernel setting, system-wide, set with --sysctl "
 				   "for its runs only and put back after them" : "");
 	for (int i = 0; i < n; i++)
-		printf("  %-36s %s\n", ranked[i]->name, ranked[i]->flags);
+		printf("  %-*s %s\n", name_w, ranked[i]->name, ranked[i]->flags);
 	for (int i = 0; i < napart; i++)
-		printf("  %-36s %s\n", apart[i]->name, apart[i]->flags);
+		printf("  %-*s %s\n", name_w, apart[i]->name, apart[i]->flags);
 	if (have_combo) {
 		printf("\nbest combination: %s\n  flags: %s\n  ", x->combo.name, x->combo.flags);
 		print_row(&x->combo, "", false);

@@ -250,10 +250,12 @@ static void print_summary(const struct workload *wl, const struct opts *o, const
 
 		if (!e)
 			continue;
-		printf("  %-30s %12.3f %12.3f %12.3f %11.3f   %.3f-%.3f\n",
-		       figure_label(f, wl, lab, sizeof(lab)),
-		       json_path(e, "median"), json_path(e, "min"), json_path(e, "max"),
-		       json_path(e, "stddev"), json_path(e, "ci_low"), json_path(e, "ci_high"));
+		char v[6][32];
+
+		printf("  %-30s %12s %12s %12s %11s   %s-%s\n", figure_label(f, wl, lab, sizeof(lab)),
+		       fmt_fig(v[0], 32, json_path(e, "median")), fmt_fig(v[1], 32, json_path(e, "min")),
+		       fmt_fig(v[2], 32, json_path(e, "max")), fmt_fig(v[3], 32, json_path(e, "stddev")),
+		       fmt_fig(v[4], 32, json_path(e, "ci_low")), fmt_fig(v[5], 32, json_path(e, "ci_high")));
 	}
 	if (!isnan(conf))
 		printf("\n  The interval of each median is the pair of runs (order statistics) that "

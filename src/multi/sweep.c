@@ -263,11 +263,25 @@ static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *se
 	}
 	for (int k = 0; k < s->np; k++)
 		fprintf(f, "%s%s", pt->v[k], sep);
-	for (int i = 0; i < nk; i++)
-		fprintf(f, "%.3f%s", med(pt->a_sum, keys[i]), i + 1 < nk || s->compare ? sep : "");
-	if (s->compare)
-		fprintf(f, "%.3f%s%.4f%s%.4f%s%.4f", med(pt->b_sum, "rate"), sep,
-			pt->e.ratio, sep, pt->e.lo, sep, pt->e.hi);
+	bool human = strcmp(sep, ","); /* the table: figures as a reader wants them; CSV: all */
+	char v[32];
+
+	for (int i = 0; i < nk; i++) {
+		double x = med(pt->a_sum, keys[i]);
+
+		if (human)
+			fmt_fig(v, sizeof(v), x);
+		else
+			snprintf(v, sizeof(v), "%.3f", x);
+		fprintf(f, "%s%s", v, i + 1 < nk || s->compare ? sep : "");
+	}
+	if (s->compare) {
+		if (human)
+			fmt_fig(v, sizeof(v), med(pt->b_sum, "rate"));
+		else
+			snprintf(v, sizeof(v), "%.3f", med(pt->b_sum, "rate"));
+		fprintf(f, "%s%s%.4f%s%.4f%s%.4f", v, sep, pt->e.ratio, sep, pt->e.lo, sep, pt->e.hi);
+	}
 	fprintf(f, "\n");
 }
 

@@ -35,6 +35,11 @@ static void table_sides(const struct result *r, FILE *f)
 	const struct side_result *c = &r->client, *s = &r->server;
 	double d = r->duration_s, n = result_units(r);
 	char label[64];
+	/* A stream's unit is what the receiver got: say so, or "per packet" here would read as
+	 * the headline's per packet sent. */
+	const char *unit = out_per_transaction(r) ? r->wl->unit
+			   : !strcmp(r->wl->unit, "megabyte") ? "MB received"
+							      : "packet received";
 
 	fprintf(f, "\n  %-28s %14s %14s\n", "per side", "client", "server");
 	side_row(f, "processes", r, "%.0f", c->processes, s->processes);
@@ -53,15 +58,15 @@ static void table_sides(const struct result *r, FILE *f)
 	side_row(f, "real (s)", r, "%.3f", d, d);
 	side_row(f, "user (s)", r, "%.3f", c->user_s, s->user_s);
 	side_row(f, "sys (s)", r, "%.3f", c->sys_s, s->sys_s);
-	snprintf(label, sizeof(label), "user us per %s", r->wl->unit);
+	snprintf(label, sizeof(label), "user us per %s", unit);
 	side_row(f, label, r, "%.2f", result_cpu_us_per(c->user_s, 0, n), result_cpu_us_per(s->user_s, 0, n));
-	snprintf(label, sizeof(label), "sys us per %s", r->wl->unit);
+	snprintf(label, sizeof(label), "sys us per %s", unit);
 	side_row(f, label, r, "%.2f", result_cpu_us_per(0, c->sys_s, n), result_cpu_us_per(0, s->sys_s, n));
-	snprintf(label, sizeof(label), "CPU us per %s", r->wl->unit);
+	snprintf(label, sizeof(label), "CPU us per %s", unit);
 	side_row(f, label, r, "%.2f", result_cpu_us_per(c->user_s, c->sys_s, n),
 		 result_cpu_us_per(s->user_s, s->sys_s, n));
 	if (c->c.syscalls || s->c.syscalls) {
-		snprintf(label, sizeof(label), "syscalls per %s", r->wl->unit);
+		snprintf(label, sizeof(label), "syscalls per %s", unit);
 		side_row(f, label, r, "%.2f", n > 0 ? (double)c->c.syscalls / n : 0,
 			 n > 0 ? (double)s->c.syscalls / n : 0);
 	}

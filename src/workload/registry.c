@@ -54,7 +54,7 @@ static void other_workloads_flag(const struct workload *wl, int argc, char **arg
 					 where[0] ? ", " : "", workloads[k]->name);
 		if (where[0])
 			snprintf(err, errlen, "--%.*s is not applicable to %s: it is a flag of %s (see "
-				 "the README's strategy table)", (int)len, a + 2, wl->name, where);
+				 "docs/workloads.md)", (int)len, a + 2, wl->name, where);
 		return;
 	}
 }

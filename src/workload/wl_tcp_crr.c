@@ -184,7 +184,7 @@ static void crr_close_all(struct client_thread *t, struct crr_thread *x, bool me
 	t->cnt.syscalls += measuring ? calls : 0;
 }
 
-/* One connection; counted when `measuring`. Its spans, as the README defines them: connect()
+/* One connection; counted when `measuring`. Its spans, as docs/workloads.md defines them: connect()
  * from its call to its return, and the connection from the call of connect() to the last byte
  * received (before the wait for the server's FIN and the close). Every system call is counted
  * where it is made. */

@@ -155,7 +155,7 @@ static void udp_stream_headline(const struct result *r, struct headline *h)
 		     "(%.3f%%)  reordered %llu, duplicates %llu", loss_pct,
 		     (unsigned long long)s->c.reordered, (unsigned long long)s->c.dups);
 	headline_row(h, "payload Gbit/s received", gb, 3, NULL);
-	headline_row(h, "CPU us per packet", NAN, 0, "%s %.3f per packet sent, %s %.3f per packet "
+	headline_row(h, "CPU us per packet", NAN, 0, "%s %.2f per packet sent, %s %.2f per packet "
 		     "received", tn, cpu_tx, rn, cpu_rx);
 	headline_key(h, per_sent[rev], cpu_tx, 4);
 	headline_key(h, per_received[rev], cpu_rx, 4);

@@ -1,4 +1,4 @@
-/* Histogram: percentiles within 0.5% of the exact ones on random data (what the README
+/* Histogram: percentiles within 0.5% of the exact ones on random data (what docs/workloads.md
  * promises: a bucket is 1/128 of its value wide, its midpoint at most 0.39% off), merge, edges. */
 #include <setjmp.h>
 #include <stdarg.h>
