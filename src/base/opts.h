@@ -45,8 +45,8 @@ struct cJSON;
 	  "with --profile: draw the window's samples as a flame graph (a colour family per side; "\
 	  "hover: samples and percent; click: zoom; Search: a regular expression)")                \
 	X(STR, plot, NULL, 0, "plot", 0, 0, "FILE.svg",                                           \
-	  "draw the run (gnuplot): the latency histogram and CDF with p50/p99/p99.9 marked, and "  \
-	  "each side's CPU per unit, user and system")                                             \
+	  "draw the run (gnuplot): the latency histogram and CDF with p50/p99/p99.9 marked (a "    \
+	  "stream: its rate over the window), and each side's CPU per unit, user and system")                                             \
 	X(INT, runs, 1, 'R', "runs", 1, 1000, "N",                                                 \
 	  "measured runs: median, min, max, spread and a 95% interval of each figure")            \
 	X(INT, clients, 2, 'c', "clients", 1, 256, "N", "client processes")                        \

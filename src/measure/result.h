@@ -68,6 +68,12 @@ struct result {
 	struct host_result *hosts;
 	int nhosts;
 	double skew_open_ms, skew_close_ms, skew_err_ms;
+	/* A stream's rate over the window (--plot, JSON rate_over_window): the payload the
+	 * local clients sent and received, Gbit/s over each step, at the step's middle (s since
+	 * the window opened). */
+	double *series_t, *series_gbit;
+	int nseries;
+	double series_step_s;
 };
 
 /* A workload's own headline figures, as data (workload.h's headline hook fills it; only

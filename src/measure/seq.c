@@ -24,6 +24,12 @@ void seq_hdr_put(uint8_t *p, const struct seq_hdr *h)
 	put_be(p + 8, 4, h->flow);
 	put_be(p + 12, 4, h->magic);
 	put_be(p + 16, 8, h->token);
+	put_be(p + 24, 8, h->sent_ns);
+}
+
+void seq_hdr_stamp(uint8_t *p, uint64_t sent_ns)
+{
+	put_be(p + 24, 8, sent_ns);
 }
 
 int seq_hdr_get(const uint8_t *p, size_t n, struct seq_hdr *h)
@@ -34,6 +40,7 @@ int seq_hdr_get(const uint8_t *p, size_t n, struct seq_hdr *h)
 	h->flow = (uint32_t)get_be(p + 8, 4);
 	h->magic = (uint32_t)get_be(p + 12, 4);
 	h->token = get_be(p + 16, 8);
+	h->sent_ns = get_be(p + 24, 8);
 	return 0;
 }
 
@@ -89,6 +96,19 @@ void seq_take(struct seq_flow *f, uint64_t seq)
 	if (seq < f->lo)
 		f->lo = seq;
 	f->got++;
+}
+
+void jitter_take(struct jitter *j, uint64_t sent_ns, uint64_t arrived_ns)
+{
+	int64_t transit = (int64_t)(arrived_ns - sent_ns);
+
+	if (j->n++) {
+		/* In double: any two 64-bit times a sender wrote differ without overflow. */
+		double d = (double)transit - (double)j->last;
+
+		j->j += ((d < 0 ? -d : d) - j->j) / 16.0;
+	}
+	j->last = transit;
 }
 
 uint64_t seq_lost(const struct seq_flow *f)

@@ -51,6 +51,8 @@ struct side_counters {
 	uint64_t zc_unknown;   /* ... of which it did not say (io_uring before Linux 6.2) */
 	uint64_t reordered;    /* datagrams that came after a later one of their flow */
 	uint64_t dups;	       /* datagrams seen twice */
+	uint64_t jitter_ns;    /* udp-stream's receiver: its flows' jitter at the end, added */
+	uint64_t jitter_flows; /* ... and how many flows that is (two datagrams or more) */
 	uint64_t refused;      /* server: connections it had no slot or memory for, closed at once */
 	uint64_t listen_drops; /* server: connections its own listener dropped (SO_MEMINFO) */
 	uint64_t errors;       /* sum of err[] */
@@ -82,7 +84,8 @@ static inline void count_err(struct side_counters *c, enum err_kind k, bool meas
 struct progress_slot {
 	_Atomic uint64_t v;
 	_Atomic uint64_t units; /* units counted in the window so far (the progress line) */
-	char pad[48];
+	_Atomic uint64_t bytes; /* payload bytes sent and received in the window so far */
+	char pad[40];
 };
 
 /* Shared memory between the coordinator and the client processes. */

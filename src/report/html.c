@@ -334,10 +334,20 @@ static void headline(FILE *f, const cJSON *d)
 	row(f, "rate", jnum(d, "rate"), unit);
 	fprintf(f, "<tr><th></th><td class=\"sub\">over a %.3g s window</td></tr>\n",
 		jnum(d, "duration_s"));
-	row(f, "latency p50", jnum(d, "latency_us.p50"), "us");
-	row(f, "latency p99", jnum(d, "latency_us.p99"), "us");
-	row(f, "latency p99.9", jnum(d, "latency_us.p999"), "us");
-	row(f, "latency p99.99", jnum(d, "latency_us.p9999"), "us");
+	if (jget(d, "latency_us")) {
+		row(f, "latency p50", jnum(d, "latency_us.p50"), "us");
+		row(f, "latency p99", jnum(d, "latency_us.p99"), "us");
+		row(f, "latency p99.9", jnum(d, "latency_us.p999"), "us");
+		row(f, "latency p99.99", jnum(d, "latency_us.p9999"), "us");
+	} else { /* a stream */
+		row(f, "throughput", jnum(d, "gbit_per_s"), "Gbit/s");
+		if (jget(d, "loss_pct"))
+			row(f, "loss", jnum(d, "loss_pct"), "%");
+		if (jget(d, "jitter_ms"))
+			row(f, "jitter (RFC 3550)", jnum(d, "jitter_ms"), "ms");
+		if (jget(d, "retransmits"))
+			row(f, "retransmits", jnum(d, "retransmits"), NULL);
+	}
 	if (jget(d, "connect_latency_us"))
 		row(f, "connect() p50", jnum(d, "connect_latency_us.p50"), "us");
 	row(f, "client CPU", jnum(d, "sides.client.cpu_us_per_unit"), "us per unit");
@@ -365,6 +375,31 @@ static void run_section(FILE *f, const cJSON *d)
 	cdf_charts(f, "Latency", s, n);
 	for (int i = 0; i < n; i++)
 		free((void *)s[i].x);
+	const cJSON *pts = jget(d, "rate_over_window.points"), *p;
+	int np = cJSON_GetArraySize(pts);
+
+	if (np > 1) {
+		double *x = xmalloc(2 * (size_t)np * sizeof(double)), *y = x + np, top = 0, dur;
+		int k = 0;
+		char title[160];
+
+		cJSON_ArrayForEach(p, pts) {
+			x[k] = cJSON_GetNumberValue(cJSON_GetArrayItem(p, 0));
+			y[k] = cJSON_GetNumberValue(cJSON_GetArrayItem(p, 1));
+			top = fmax(top, y[k]);
+			k++;
+		}
+		dur = jnum(d, "duration_s");
+		snprintf(title, sizeof(title), "Rate over the window: %s, over each %.2g s",
+			 jstr(d, "rate_over_window.what"), jnum(d, "rate_over_window.step_s"));
+		struct chart c = {.title = title, .xlabel = "seconds into the window", .ylabel = "Gbit/s",
+				  .xa = AX_LIN, .ya = AX_LIN, .xmin = 0, .xmax = isnan(dur) ? x[k - 1] : dur,
+				  .ymin = 0, .ymax = top > 0 ? top * 1.1 : 1, .markers = true, .ref = NAN};
+		struct chart_series s1 = {.label = "clients", .x = x, .y = y, .n = k};
+
+		chart_lines(f, &c, &s1, 1);
+		free(x);
+	}
 	cpu_chart(f, d);
 	const cJSON *prof = jget(d, "profile");
 

@@ -365,6 +365,18 @@ struct cJSON *out_result_json(const struct result *r)
 		cJSON_AddNumberToObject(w, "uncertainty", r3(r->skew_err_ms));
 		cJSON_AddItemToObject(j, "hosts", hosts_json(r));
 	}
+	if (r->nseries) {
+		cJSON *s = cJSON_AddObjectToObject(j, "rate_over_window"), *pts;
+
+		cJSON_AddStringToObject(s, "what", "payload Gbit/s the clients sent and received");
+		cJSON_AddNumberToObject(s, "step_s", r3(r->series_step_s));
+		pts = cJSON_AddArrayToObject(s, "points");
+		for (int i = 0; i < r->nseries; i++) {
+			double pt[2] = {r3(r->series_t[i]), r6(r->series_gbit[i])};
+
+			cJSON_AddItemToArray(pts, cJSON_CreateDoubleArray(pt, 2));
+		}
+	}
 	cJSON_AddItemToObject(j, "environment", env_json(r));
 	if (r->profile) {
 		cJSON *pj = cJSON_Duplicate(r->profile, true);

@@ -87,9 +87,15 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 	side_cpu(d, "server", &r->server, units);
 	fprintf(d, "\n\n");
 	int cpu_block = (has_lat ? 2 : 0) + (has_lat2 ? 2 : 0);
+	bool has_series = !has_lat && r->nseries > 1; /* a stream: its rate over the window */
+
+	for (int i = 0; has_series && i < r->nseries; i++)
+		fprintf(d, "%.4f %.6f\n", r->series_t[i], r->series_gbit[i]);
+	if (has_series)
+		fprintf(d, "\n\n"); /* block cpu_block + 1 */
 
 	fprintf(g, "set terminal svg size 1100,%d dynamic background rgb 'white' font 'sans,11'\n",
-		has_lat ? 820 : 420);
+		has_lat || has_series ? 820 : 420);
 	fprintf(g, "set output '%s'\n", svg);
 	fprintf(g,
 		"set multiplot title \"sockbench %s: %s%s\\n%.0f %ss/s over %.2f s\" font ',12'\n",
@@ -132,8 +138,18 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 				data_path);
 		fprintf(g, "\nunset arrow\nunset label\nunset logscale x\nset autoscale y\n");
 	}
+	if (has_series) {
+		fprintf(g, "set size 1, 0.5\nset origin 0, 0.45\n");
+		fprintf(g, "set title 'rate over the window: payload the clients sent and received, "
+			   "Gbit/s over each %.2g s'\n", r->series_step_s);
+		fprintf(g, "set xlabel 'seconds into the window'\nset ylabel 'Gbit/s'\nset yrange [0:*]\n"
+			   "set xrange [0:%.4f]\n", r->duration_s);
+		fprintf(g, "plot '%s' index %d using 1:2 with linespoints lw 2 pt 7 ps 0.4 lc rgb "
+			   "'#2166ac' title 'clients'\n", data_path, cpu_block + 1);
+		fprintf(g, "set autoscale x\nset autoscale y\n");
+	}
 	/* CPU per unit of each side, user and system stacked. */
-	fprintf(g, "set size 1, %s\nset origin 0, 0\n", has_lat ? "0.42" : "0.9");
+	fprintf(g, "set size 1, %s\nset origin 0, 0\n", has_lat || has_series ? "0.42" : "0.9");
 	fprintf(g,
 		"set title 'CPU per %s of each side (both sides'' user and system time over "
 		"the window / %ss)'\n",

@@ -54,6 +54,38 @@ static void progress(struct run *r, uint64_t now)
 		out_progress(what, 0, 0, r->wl->unit, elapsed);
 }
 
+/* A stream's rate over the window: the local clients' bytes every step (see result.h). */
+static void series_begin(struct run *r, uint64_t t0)
+{
+	if (!r->wl->units || r->fanout || r->count_based)
+		return;
+	r->res.series_step_s = r->o->duration / 6000 > 0.1 ? r->o->duration / 6000 : 0.1;
+	r->series_cap = (int)(r->o->duration / r->res.series_step_s) + 16;
+	r->res.series_t = xcalloc((size_t)r->series_cap, sizeof(double));
+	r->res.series_gbit = xcalloc((size_t)r->series_cap, sizeof(double));
+	r->series_at = t0;
+	r->series_bytes = group_bytes(&r->local);
+}
+
+static void series_sample(struct run *r, uint64_t now)
+{
+	double dt = ns_to_s(now - r->series_at);
+
+	if (!r->res.series_t || dt < r->res.series_step_s || r->res.nseries >= r->series_cap)
+		return;
+	uint64_t b = group_bytes(&r->local);
+
+	if (b < r->series_bytes) { /* a count started again: no rate from it */
+		r->series_at = now;
+		r->series_bytes = b;
+		return;
+	}
+	r->res.series_t[r->res.nseries] = ns_to_s(r->series_at - r->t_open) + dt / 2;
+	r->res.series_gbit[r->res.nseries++] = (double)(b - r->series_bytes) * 8 / dt / 1e9;
+	r->series_at = now;
+	r->series_bytes = b;
+}
+
 static const char *watch(struct run *r, double seconds, int counted, int target)
 {
 	uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
@@ -87,6 +119,7 @@ static const char *watch(struct run *r, double seconds, int counted, int target)
 		if (r->measuring) {
 			stall_watch(r);
 			progress(r, t);
+			series_sample(r, t);
 		}
 	}
 	if (run_sig)
@@ -210,6 +243,7 @@ static void run_window(struct run *r)
 	}
 
 	r->measuring = true;
+	series_begin(r, t0);
 	r->last_sum = progress_sum(r);
 	r->last_progress = t0;
 	if (r->count_based)
@@ -392,6 +426,10 @@ void result_free(struct result *res)
 	free(res->lat);
 	free(res->lat2);
 	res->lat = res->lat2 = NULL;
+	free(res->series_t);
+	free(res->series_gbit);
+	res->series_t = res->series_gbit = NULL;
+	res->nseries = 0;
 }
 
 /* An agent reached over loopback shares this machine's network stack, so the kernel's

@@ -66,6 +66,8 @@ struct run {
 	/* The stall watch: the clients' progress, and whether the agent answers meanwhile. */
 	bool measuring;
 	uint64_t last_sum, last_progress, ping_at, pong_at;
+	uint64_t series_at, series_bytes; /* the rate series' last sample: when, what */
+	int series_cap;
 	int pings; /* PINGs not answered yet */
 	double stall_s;
 	char stall_who[200];

@@ -169,6 +169,15 @@ uint64_t group_units(const struct client_group *g)
 	return sum;
 }
 
+uint64_t group_bytes(const struct client_group *g)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < g->n * PROGRESS_SLOTS; i++)
+		sum += atomic_load_explicit(&g->sh->progress[i].bytes, memory_order_relaxed);
+	return sum;
+}
+
 int group_stopped(const struct client_group *g)
 {
 	for (int i = 0; i < g->n; i++) {

@@ -45,6 +45,8 @@ uint64_t group_progress(const struct client_group *g);
 /* The units they counted in the window so far (for a progress line: a thread past the 64th of
  * a process shares a slot, so this may fall short). */
 uint64_t group_units(const struct client_group *g);
+/* Payload bytes the group's clients sent and received in the window so far. */
+uint64_t group_bytes(const struct client_group *g);
 /* Every client's report into s (CPU, switches, counters) and the histograms; ends the
  * processes. Returns how many sent none within ms each. */
 int group_collect(struct client_group *g, struct side_result *s, struct hist *lat,

@@ -16,6 +16,7 @@ int client_follow_phase(struct client_ctx *c)
 	atomic_store_explicit(&slot->v, rep->c.transactions + rep->c.rx_packets + rep->c.tx_packets,
 			      memory_order_relaxed);
 	atomic_store_explicit(&slot->units, rep->c.transactions, memory_order_relaxed);
+	atomic_store_explicit(&slot->bytes, rep->c.rx_bytes + rep->c.tx_bytes, memory_order_relaxed);
 	if (ph >= PH_MEASURE && !rep->began) {
 		cpu_mark_take(&rep->begin);
 		rep->began = true;
@@ -54,20 +55,22 @@ static void mark_end(struct client_thread *t)
 	}
 }
 
-void thread_progress(struct client_thread *t, uint64_t units)
+void thread_progress(struct client_thread *t, uint64_t units, uint64_t bytes)
 {
 	struct progress_slot *slot =
 		&t->c->sh->progress[t->c->index * PROGRESS_SLOTS + t->index % PROGRESS_SLOTS];
 
 	atomic_store_explicit(&slot->v, units, memory_order_relaxed);
 	atomic_store_explicit(&slot->units, t->cnt.transactions, memory_order_relaxed);
+	atomic_store_explicit(&slot->bytes, bytes, memory_order_relaxed);
 }
 
 int thread_phase(struct client_thread *t)
 {
 	int ph = atomic_load_explicit(&t->c->sh->phase, memory_order_acquire);
 
-	thread_progress(t, t->cnt.transactions + t->cnt.rx_bytes + t->cnt.tx_bytes);
+	thread_progress(t, t->cnt.transactions + t->cnt.rx_bytes + t->cnt.tx_bytes,
+			t->cnt.rx_bytes + t->cnt.tx_bytes);
 	if (ph == PH_MEASURE && !t->saw_measure) {
 		t->saw_measure = true;
 		mark_begin(t);

@@ -53,7 +53,7 @@ static int follow(struct stream_conn *k)
 	int ph = k->t ? thread_phase(k->t) : atomic_load_explicit(k->phase, memory_order_acquire);
 
 	if (k->t)
-		thread_progress(k->t, k->cnt.tx_bytes + k->cnt.rx_bytes);
+		thread_progress(k->t, k->cnt.tx_bytes + k->cnt.rx_bytes, k->cnt.tx_bytes + k->cnt.rx_bytes);
 
 	if (ph == PH_MEASURE && !k->saw_measure) {
 		k->saw_measure = true;

@@ -107,14 +107,23 @@ static void pace_wait(struct sender *x, uint64_t max_ns)
 static void send_some(struct sender *x, int n)
 {
 	prepare(x, n);
+	/* Every datagram of the call leaves now: one clock read a call (the unsent of the last
+	 * call are stamped again). */
+	uint64_t t = now_ns();
+
+	for (int i = 0; i < n; i++)
+		for (int s = 0; s < x->segs; s++)
+			seq_hdr_stamp((uint8_t *)x->m[i].buf + (size_t)s * x->size, t);
 	int sent = x->ops->send(x->io, x->m, n);
 
 	if (sent < 0) {
 		count_err(x->cnt, ERR_SEND, x->win->measuring);
 		sent = 0;
 	}
-	if (x->win->measuring)
+	if (x->win->measuring) {
 		x->cnt->tx_packets += (uint64_t)sent * (uint64_t)x->segs;
+		x->cnt->tx_bytes += (uint64_t)sent * (uint64_t)x->segs * x->size;
+	}
 	x->paced += (uint64_t)sent * (uint64_t)x->segs;
 	/* The unsent keep their sequence numbers and go first next time. */
 	for (int i = sent; i < n; i++) {
@@ -151,6 +160,7 @@ void sender_step(struct sender *x, uint64_t max_ns)
 void receiver_take(struct receiver *r, const struct io_msg *m, bool measuring)
 {
 	size_t size = (size_t)r->o->size;
+	uint64_t now = 0; /* one clock read a message: its datagrams arrived in one call */
 
 	if (m->trunc || m->len % size) {
 		count_err(r->cnt, ERR_RECV, measuring);
@@ -167,8 +177,12 @@ void receiver_take(struct receiver *r, const struct io_msg *m, bool measuring)
 			count_err(r->cnt, ERR_FOREIGN, true);
 			continue;
 		}
-		if (h.magic == HDR_MAGIC_WIN)
+		if (h.magic == HDR_MAGIC_WIN) {
 			seq_take(&r->flows[h.flow], h.seq);
+			if (!now)
+				now = now_ns();
+			jitter_take(&r->flows[h.flow].jit, h.sent_ns, now);
+		}
 		if (measuring) {
 			r->cnt->rx_packets++;
 			r->cnt->rx_bytes += size;
@@ -184,6 +198,10 @@ void receiver_end(struct receiver *r)
 		r->cnt->lost += seq_lost(&r->flows[i]);
 		r->cnt->reordered += r->flows[i].reordered;
 		r->cnt->dups += r->flows[i].dups;
+		if (r->flows[i].jit.n >= 2) {
+			r->cnt->jitter_ns += (uint64_t)r->flows[i].jit.j;
+			r->cnt->jitter_flows++;
+		}
 	}
 }
 

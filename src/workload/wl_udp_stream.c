@@ -155,6 +155,14 @@ static void udp_stream_headline(const struct result *r, struct headline *h)
 		     "(%.3f%%)  reordered %llu, duplicates %llu", loss_pct,
 		     (unsigned long long)s->c.reordered, (unsigned long long)s->c.dups);
 	headline_row(h, "payload Gbit/s received", gb, 3, NULL);
+	/* Jitter: the mean of the receiving flows' (iperf3 averages its streams' the same way). */
+	double jit = s->c.jitter_flows ? (double)s->c.jitter_ns / (double)s->c.jitter_flows / 1e6 : NAN;
+
+	if (isnan(jit))
+		headline_row(h, "jitter (ms)", NAN, 0, "- (no flow received two datagrams in the window)");
+	else
+		headline_row(h, "jitter (ms)", jit, 3, "RFC 3550, as iperf3's; mean of %llu flow%s",
+			     (unsigned long long)s->c.jitter_flows, s->c.jitter_flows == 1 ? "" : "s");
 	headline_row(h, "CPU us per packet", NAN, 0, "%s %.2f per packet sent, %s %.2f per packet "
 		     "received", tn, cpu_tx, rn, cpu_rx);
 	headline_key(h, per_sent[rev], cpu_tx, 4);
@@ -168,6 +176,7 @@ static void udp_stream_headline(const struct result *r, struct headline *h)
 	headline_key(h, "reordered", (double)s->c.reordered, -1);
 	headline_key(h, "duplicates", (double)s->c.dups, -1);
 	headline_key(h, "gbit_per_s", gb, 4);
+	headline_key(h, "jitter_ms", jit, 6);
 }
 
 /* ---- client ---- */

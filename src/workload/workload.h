@@ -112,7 +112,7 @@ int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, lon
 int thread_phase(struct client_thread *t);
 /* For the coordinator's stall watch: this thread's running count of units of progress (its
  * transactions and bytes; thread_phase stores those of t->cnt itself). */
-void thread_progress(struct client_thread *t, uint64_t units);
+void thread_progress(struct client_thread *t, uint64_t units, uint64_t bytes);
 int thread_wait_phase(struct client_thread *t, int ph);
 /* In a thread of a count-based run: this thread has finished its warm-up / window share. */
 void thread_warm_done(struct client_thread *t);

@@ -3,7 +3,8 @@
  * loss, reordering and duplicate accounting of what passed), 1 udp-rr answer tags, 2 the
  * direction byte of a tcp-stream connection. Besides no crash and no undefined behaviour, the
  * figures stay bounded by what arrived: a flow's loss never exceeds SEQ_MAX_GAP per datagram
- * taken, a tag's slot is inside the window. */
+ * taken, the jitter is a finite non-negative number whatever send times the headers carry,
+ * a tag's slot is inside the window. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +33,12 @@ static void udp_stream(const uint8_t *p, size_t n)
 		if (h.token != TOKEN || h.flow >= FLOWS || !seq_plausible(&f[h.flow], h.seq))
 			continue;
 		seq_take(&f[h.flow], h.seq);
+		jitter_take(&f[h.flow].jit, h.sent_ns, h.seq * 1000);
 		taken[h.flow]++;
 	}
 	for (int i = 0; i < FLOWS; i++) {
 		if (f[i].got > taken[i] || seq_lost(&f[i]) > taken[i] * SEQ_MAX_GAP ||
-		    f[i].dups + f[i].got > taken[i])
+		    f[i].dups + f[i].got > taken[i] || !(f[i].jit.j >= 0) || f[i].jit.j > 0x1p65)
 			abort();
 	}
 }

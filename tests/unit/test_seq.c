@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +123,8 @@ static void test_empty(void **state)
  * cannot make a loss of 2^40. */
 static void test_header_and_bounds(void **state)
 {
-	struct seq_hdr h = {.seq = 1ULL << 40, .flow = 7, .magic = 0x574b4253, .token = 0xfeedULL}, g;
+	struct seq_hdr h = {.seq = 1ULL << 40, .flow = 7, .magic = 0x574b4253, .token = 0xfeedULL,
+			    .sent_ns = 123456789012345ULL}, g;
 	struct seq_flow f = {0};
 	uint8_t buf[SEQ_HDR_LEN];
 
@@ -130,7 +132,11 @@ static void test_header_and_bounds(void **state)
 	seq_hdr_put(buf, &h);
 	assert_int_equal(seq_hdr_get(buf, sizeof(buf) - 1, &g), -1);
 	assert_int_equal(seq_hdr_get(buf, sizeof(buf), &g), 0);
-	assert_true(g.seq == h.seq && g.flow == 7 && g.magic == h.magic && g.token == h.token);
+	assert_true(g.seq == h.seq && g.flow == 7 && g.magic == h.magic && g.token == h.token &&
+		    g.sent_ns == h.sent_ns);
+	seq_hdr_stamp(buf, 42);
+	assert_int_equal(seq_hdr_get(buf, sizeof(buf), &g), 0);
+	assert_true(g.sent_ns == 42 && g.seq == h.seq && g.token == h.token);
 	assert_true(seq_plausible(&f, 1ULL << 40)); /* nothing seen yet */
 	for (uint64_t s = 0; s < 100; s++)
 		seq_take(&f, s);
@@ -147,6 +153,28 @@ static void test_header_and_bounds(void **state)
 	assert_true(top.hi == UINT64_MAX && top.got == 3 && seq_lost(&top) == 1);
 }
 
+/* RFC 3550's jitter: a constant transit gives none whatever the offset between the two
+ * clocks; one step of D moves it D/16; transits alternating by D settle at D; a sender's
+ * clock far ahead of the receiver's (negative transits) changes nothing. */
+static void test_jitter(void **state)
+{
+	struct jitter a = {0}, b = {0}, c = {0};
+
+	(void)state;
+	for (uint64_t i = 0; i < 100; i++)
+		jitter_take(&a, 1000000 * i, 1000000 * i + 5000);
+	assert_true(a.j == 0 && a.n == 100);
+	jitter_take(&a, 1000000 * 100, 1000000 * 100 + 5000 + 1600);
+	assert_true(fabs(a.j - 100) < 1e-9);
+	for (uint64_t i = 0; i < 400; i++) {
+		uint64_t transit = i % 2 ? 3000 : 2000;
+
+		jitter_take(&b, 1000000 * i, 1000000 * i + transit);
+		jitter_take(&c, 1000000 * i + (1ULL << 50), 1000000 * i + transit); /* sender ahead */
+	}
+	assert_true(fabs(b.j - 1000) < 1 && fabs(c.j - b.j) < 1e-6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_reorder_and_dups),
 		cmocka_unit_test(test_random_against_model),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_jitter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

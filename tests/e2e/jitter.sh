@@ -1,0 +1,66 @@
+# udp-stream's jitter (RFC 3550, iperf3's figure) against a known one. Between two network
+# namespaces a relay (tests/helpers/delay_relay.py, where nftables sends the test's datagrams)
+# holds every datagram 1.5-2.5 ms, uniform and independent: the expected |D| between two
+# datagrams' transit times is then 1 ms / 3 = 0.333 ms, the value the estimate settles around
+# (plus the relay's own timing noise). iperf3 -u through the same relay, in the same test,
+# measures the same link. Root only (namespaces, nftables).
+. "$(dirname "$0")/lib.sh"
+need jq
+need python3
+need nft
+[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces and nftables"
+two_hosts 198.18.3.1 198.18.3.2
+A=$HOST_A B=$HOST_B
+inA() { ip netns exec $A "$@"; }
+relay=$(dirname "$0")/../helpers/delay_relay.py
+data=$(free_port)
+mkfifo "$TMP/ready"
+ip netns exec $B "$SB" serve --listen 198.18.3.2 --port 0 --ready-fd 9 9>"$TMP/ready" 2>"$TMP/agent.log" &
+PIDS+=("$!")
+read -r -t 5 port <"$TMP/ready" || fail "agent did not start: $(cat "$TMP/agent.log")"
+srv=198.18.3.2:$port
+run() { inA "$SB" udp-stream --server $srv --port $data --size 100 --rate 2000 --peers 1 "$@" --json; }
+run --duration 2 --warmup 0.3 >"$TMP/direct.json" || fail "udp-stream without the relay"
+# The relay: datagrams from A to B's port P go to it instead (nftables DNAT in A's output
+# path), except its own, which leave from the port after its own.
+through() { # DPORT RPORT: send A's datagrams to DPORT of B through a relay on RPORT (and back)
+	inA nft add table ip relay 2>/dev/null
+	inA nft add chain ip relay out '{ type nat hook output priority -100; }' &&
+		inA nft add rule ip relay out ip daddr 198.18.3.2 udp dport "$1" udp sport != $(($2 + 1)) \
+			dnat to 198.18.3.1:$2 || skip "nftables cannot redirect here (no NAT)"
+	# Real-time priority, so that the machine's other work adds little to the relay's delays.
+	inA chrt -f 10 python3 "$relay" "198.18.3.1:$2" "198.18.3.2:$1" $(($2 + 1)) 1.5 2.5 40 \
+		>"$TMP/relay$2.out" 2>&1 &
+	PIDS+=("$!")
+	for _ in $(seq 50); do grep -q ready "$TMP/relay$2.out" 2>/dev/null && return; sleep 0.1; done
+	fail "the relay did not start: $(cat "$TMP/relay$2.out")"
+}
+through "$data" 40001
+command -v iperf3 >/dev/null && through 5299 40011
+# Rounds of each tool, alternating; the medians are compared (the estimate is a running
+# average of about the last 16 datagrams, so one hiccup of a busy machine moves a single run).
+for r in 1 2 3; do
+	run --duration 2 --warmup 0.3 >"$TMP/j$r.json" || fail "udp-stream through the relay"
+	jq .jitter_ms "$TMP/j$r.json" >>"$TMP/ours"
+	if command -v iperf3 >/dev/null; then
+		ip netns exec $B timeout 20 iperf3 -s -1 -B 198.18.3.2 -p 5299 >"$TMP/iperf3-s.log" 2>&1 &
+		PIDS+=("$!")
+		sleep 0.3
+		inA timeout 20 iperf3 -c 198.18.3.2 -p 5299 -u -b 1600k -l 100 -t 2 -J >"$TMP/iperf3.json" ||
+			fail "iperf3 -u through the relay: $(grep error "$TMP/iperf3.json"); server: $(tail -3 "$TMP/iperf3-s.log")"
+		jq '.end.sum.jitter_ms' "$TMP/iperf3.json" >>"$TMP/theirs"
+	fi
+done
+jassert "$TMP/j1.json" '.packets_received > 3000 and .loss == 0' '{packets_received, loss}'
+median() { sort -g "$1" | sed -n 2p; }
+ours=$(median "$TMP/ours")
+awk -v a="$ours" 'BEGIN {exit !(a > 0.25 && a < 0.6)}' ||
+	fail "jitter through the relay: $(tr '\n' ' ' <"$TMP/ours")ms, not near 0.333"
+jassert "$TMP/direct.json" ".jitter_ms < $ours / 3" '.jitter_ms'
+if [ -s "$TMP/theirs" ]; then
+	theirs=$(median "$TMP/theirs")
+	awk -v a="$ours" -v b="$theirs" 'BEGIN {r = a / b; exit !(r > 0.6 && r < 1.6)}' ||
+		fail "jitter through the same relay: sockbench $(tr '\n' ' ' <"$TMP/ours")ms, iperf3 $(tr '\n' ' ' <"$TMP/theirs")ms"
+	echo "jitter through a relay holding 1.5-2.5 ms (expected ~0.333 ms), medians of 3: sockbench $ours ms, iperf3 $theirs ms"
+fi
+echo ok
