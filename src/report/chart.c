@@ -178,8 +178,8 @@ void chart_lines(FILE *f, const struct chart *c, const struct chart_series *s, i
 	if (!isnan(c->ref)) {
 		double y = py(&fr, c->ref);
 
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" "
-			   "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\" "
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+			   "stroke-width=\"1.5\" stroke-dasharray=\"6,4\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#000\" "
 			   "text-anchor=\"end\">",
 			ML, y, ML + fr.w, y, ML + fr.w - 4, y - 5);
 		out_xml_escape(f, c->ref_label ? c->ref_label : "");
@@ -312,8 +312,8 @@ void chart_bars(FILE *f, const char *title, const char *xlabel, const struct cha
 		fprintf(f, "</g>\n");
 	}
 	if (!isnan(ref)) {
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" "
-			   "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\">",
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+			   "stroke-width=\"1.5\" stroke-dasharray=\"6,4\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#000\">",
 			BX(ref), MT, BX(ref), MT + h, BX(ref) + 4, MT + h + 30);
 		out_xml_escape(f, ref_label ? ref_label : "");
 		fprintf(f, "</text>\n");

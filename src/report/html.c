@@ -735,31 +735,99 @@ static void sweep_section(FILE *f, const cJSON *d)
 		snprintf(xl + strlen(xl), sizeof(xl) - strlen(xl), "%s--%s", *xl ? ", " : "", p);
 	}
 	snprintf(blabel, sizeof(blabel), "B: A plus %s", jstr(d, "compare"));
-	struct chart_series s[2] = {{.label = "A", .x = x, .y = ya, .lo = la, .hi = ha, .n = n},
-				    {.label = blabel, .x = x, .y = yb, .lo = lb, .hi = hb, .n = n}};
-	char yl[64], title[160];
+	/* Two swept flags: the first (which varies fastest) along x, a line per value of the
+	 * second, as `sweep --plot` draws it. Otherwise every point along x. */
+	const cJSON *params = jget(d, "params");
+	int k1 = n, groups = 1;
+
+	if (cJSON_GetArraySize(params) == 2) {
+		const char *p2 = cJSON_GetStringValue(cJSON_GetArrayItem(params, 1));
+		const cJSON *v0 = jget(cJSON_GetArrayItem(pts, 0), "values");
+
+		for (k1 = 1; k1 < n; k1++)
+			if (!cJSON_Compare(cJSON_GetObjectItemCaseSensitive(
+						   jget(cJSON_GetArrayItem(pts, k1), "values"), p2 ? p2 : ""),
+					   cJSON_GetObjectItemCaseSensitive(v0, p2 ? p2 : ""), true))
+				break;
+		groups = k1 < n && n % k1 == 0 ? n / k1 : 1;
+		if (groups == 1)
+			k1 = n;
+	}
+	char **xn = names, **gl = xcalloc((size_t)groups, sizeof(*gl));
+	struct chart_series *s = xcalloc((size_t)groups + 1, sizeof(*s));
+	struct chart_series *rs = xcalloc((size_t)groups, sizeof(*rs));
+
+	if (groups > 1) {
+		const char *p1 = cJSON_GetStringValue(cJSON_GetArrayItem(params, 0));
+		const char *p2 = cJSON_GetStringValue(cJSON_GetArrayItem(params, 1));
+
+		xn = xcalloc((size_t)k1, sizeof(*xn));
+		for (int k = 0; k < k1; k++) {
+			char *v = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(
+				jget(cJSON_GetArrayItem(pts, k), "values"), p1 ? p1 : ""));
+
+			xn[k] = xmalloc(96);
+			snprintf(xn[k], 96, "%s=%s", p1 ? p1 : "?", v ? v : "?");
+			free(v);
+		}
+		for (int g = 0; g < groups; g++) {
+			char *v = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(
+				jget(cJSON_GetArrayItem(pts, g * k1), "values"), p2 ? p2 : ""));
+
+			gl[g] = xmalloc(96);
+			snprintf(gl[g], 96, "%s=%s", p2 ? p2 : "?", v ? v : "?");
+			free(v);
+		}
+		snprintf(xl, sizeof(xl), "--%s (a line per --%s)", p1 ? p1 : "?", p2 ? p2 : "?");
+	}
+	int ns = 0;
+
+	for (int g = 0; g < groups; g++) {
+		s[ns++] = (struct chart_series){.label = groups > 1 ? gl[g] : "A", .x = x,
+						.y = ya + g * k1, .lo = la + g * k1, .hi = ha + g * k1,
+						.n = k1};
+		rs[g] = (struct chart_series){.label = groups > 1 ? gl[g] : "B / A", .x = x,
+					      .y = r + g * k1, .lo = lr + g * k1, .hi = hr + g * k1,
+					      .n = k1};
+	}
+	if (cmp && groups == 1)
+		s[ns++] = (struct chart_series){.label = blabel, .x = x, .y = yb, .lo = lb, .hi = hb,
+						.n = n};
+	char yl[64], title[200];
 
 	snprintf(yl, sizeof(yl), "%s/s", unit_of(d));
-	snprintf(title, sizeof(title), "Median rate at each point of the sweep (%.0f runs a point), "
-		 "whiskers: its interval", jnum(d, "runs"));
+	snprintf(title, sizeof(title), "Median rate%s at each point of the sweep (%.0f runs a point), "
+		 "whiskers: its interval", groups > 1 && cmp ? " of A" : "", jnum(d, "runs"));
 	struct chart c = {.title = title, .xlabel = xl, .ylabel = yl, .xa = AX_LIN, .ya = AX_LIN,
-			  .xmin = -0.5, .xmax = n - 0.5, .ymin = 0, .ymax = top > 0 ? top * 1.1 : 1,
-			  .markers = true, .ref = NAN, .xnames = (const char *const *)names,
-			  .nxnames = n};
+			  .xmin = -0.5, .xmax = k1 - 0.5, .ymin = 0, .ymax = top > 0 ? top * 1.1 : 1,
+			  .markers = true, .ref = NAN, .xnames = (const char *const *)xn,
+			  .nxnames = k1};
 
-	chart_lines(f, &c, s, cmp ? 2 : 1);
+	chart_lines(f, &c, s, ns);
 	if (cmp) {
-		struct chart_series rs = {.label = "B / A", .x = x, .y = r, .lo = lr, .hi = hr, .n = n};
 		struct chart rc = c;
+		char rt[200];
 
-		rc.title = "B / A at each point (geometric mean of the paired runs), whiskers: 95% interval";
+		snprintf(rt, sizeof(rt), "B / A at each point (B: A plus %s; geometric mean of the "
+			 "paired runs), whiskers: 95%% interval", jstr(d, "compare"));
+		rc.title = rt;
 		rc.ylabel = "B / A";
 		rc.ymin = fmax(0, rlo - (rhi - rlo) * 0.1 - 0.05);
 		rc.ymax = rhi + (rhi - rlo) * 0.1 + 0.05;
 		rc.ref = 1;
 		rc.ref_label = "no difference (B/A = 1)";
-		chart_lines(f, &rc, &rs, 1);
+		chart_lines(f, &rc, rs, groups);
 	}
+	if (xn != names) {
+		for (int k = 0; k < k1; k++)
+			free(xn[k]);
+		free(xn);
+	}
+	for (int g = 0; g < groups; g++)
+		free(gl[g]);
+	free(gl);
+	free(s);
+	free(rs);
 	fprintf(f, "<table class=\"grid\"><tr><th>point</th><th>A median</th><th>A interval</th>%s</tr>\n",
 		cmp ? "<th>B median</th><th>B/A</th><th>95% interval</th>" : "");
 	for (i = 0; i < n; i++) {
@@ -834,6 +902,7 @@ int out_report_html(cJSON *const *docs, const char *const *names, int n, FILE *f
 	if (n > 1) { /* the overview */
 		struct chart_bar *b = xcalloc((size_t)n, sizeof(*b));
 		struct chart_series *s = xcalloc((size_t)n, sizeof(*s));
+		char **labels = xcalloc((size_t)n, sizeof(*labels));
 		int nb = 0, ns = 0;
 
 		for (int i = 0; i < n; i++) {
@@ -849,7 +918,9 @@ int out_report_html(cJSON *const *docs, const char *const *names, int n, FILE *f
 			if (!one)
 				continue;
 			/* A result's bar and its CDF take the same colour. */
-			b[nb] = (struct chart_bar){names[i], rate,
+			labels[nb] = xmalloc(256);
+			snprintf(labels[nb], 256, "%s (%ss/s)", names[i], unit_of(one));
+			b[nb] = (struct chart_bar){labels[nb], rate,
 						   runs ? jnum(docs[i], "summary.rate.ci_low") : NAN,
 						   runs ? jnum(docs[i], "summary.rate.ci_high") : NAN,
 						   chart_palette[ns % CHART_COLOURS], NULL};
@@ -860,12 +931,15 @@ int out_report_html(cJSON *const *docs, const char *const *names, int n, FILE *f
 		if (nb > 1) {
 			fprintf(f, "<section><h2>Overview</h2>\n");
 			chart_bars(f, "Rate of each result (repeated runs: the median and its interval)",
-				   "units/s (each result's own unit)", b, nb, NAN, NULL, AX_LIN);
+				   "units per second (each result's own unit, in its label)", b, nb, NAN, NULL, AX_LIN);
 			cdf_charts(f, "Latency of each result (repeated runs: the first)", s, ns);
 			fprintf(f, "</section>\n");
 		}
 		for (int i = 0; i < ns; i++)
 			free((void *)s[i].x);
+		for (int i = 0; i < nb; i++)
+			free(labels[i]);
+		free(labels);
 		free(s);
 		free(b);
 	}

@@ -67,8 +67,10 @@ ctl tcp-crr --clients 3 --clients-on "$hosts" --conns 3000 --warmup-conns 60 --j
 jassert "$TMP/c.json" '.connections == 3000 and ([.hosts[].counters.transactions] | add) == 3000 and all(.hosts[]; .counters.transactions == 1000)' '[.connections, [.hosts[].counters.transactions]]'
 jassert "$TMP/c.json" 'all(.hosts[]; .kernel_check.ActiveOpens.diff_pct == 0)' '[.hosts[].kernel_check]'
 
-# tcp-stream: each host sends, the server's receipt is the sum.
-ctl tcp-stream --clients 3 --clients-on "$hosts" --duration 1 --warmup 0.3 --json >"$TMP/s.json" ||
+# tcp-stream: each host sends, the server's receipt is the sum, less what was still in the
+# sockets and the veth queues when the windows closed: up to ~40 MB at the ~30 Gbit/s of this
+# machine (1.1% of a 1 s window, seen once), so a 3 s window keeps it well under the 1% allowed.
+ctl tcp-stream --clients 3 --clients-on "$hosts" --duration 3 --warmup 0.3 --json >"$TMP/s.json" ||
 	fail "tcp-stream across 3 client hosts"
 jassert "$TMP/s.json" '.partial == false and all(.hosts[]; .present and .units > 0)' '.hosts'
 jassert "$TMP/s.json" '.sides.server.bytes_received >= ([.hosts[].counters.tx_bytes] | add) * 0.99' '[.sides.server, [.hosts[].counters.tx_bytes]]'
