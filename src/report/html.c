@@ -54,20 +54,12 @@ static void esc(FILE *f, const char *s)
 	out_xml_escape(f, s ? s : "");
 }
 
-/* A number as a reader wants it: no decimals for a large figure, three significant ones
- * for a small. */
+/* A number as the text tables print it (base/util's fmt_fig). */
 static void num(FILE *f, double v)
 {
-	double a = fabs(v);
+	char buf[32];
 
-	if (isnan(v))
-		fputs("-", f);
-	else if (a >= 1000)
-		fprintf(f, "%.0f", v);
-	else if (a >= 10)
-		fprintf(f, "%.1f", v);
-	else
-		fprintf(f, "%.3g", v);
+	fputs(fmt_fig(buf, sizeof(buf), v), f);
 }
 
 static void row(FILE *f, const char *k, double v, const char *unit)
