@@ -59,6 +59,9 @@ struct result {
 	double softirq_inline_s, softirq_ksoftirqd_s;
 	bool kernel_ok;
 	struct snmp kernel; /* counter deltas over the window */
+	/* A time-based window: how long after each edge the protocol's counters were read
+	 * (microseconds; -1: a count-based window, read while no traffic flowed). */
+	double kread_open_us, kread_close_us;
 	struct cJSON *profile;	  /* --profile: prof_json(), or NULL */
 	struct cJSON *env;	  /* this host's environment (env_collect), or NULL */
 	struct cJSON *agent_env;  /* with --server: the agent's, as it reported it, or NULL */

@@ -204,6 +204,12 @@ static cJSON *kernel_check_json(const struct result *r)
 		cJSON_AddItemToObject(c, p[i].name, e);
 	}
 	cJSON_AddItemToObject(j, "counters", c);
+	if (r->kread_open_us >= 0 && r->kread_close_us >= 0) {
+		cJSON *l = cJSON_AddObjectToObject(j, "read_after_edge_us");
+
+		cJSON_AddNumberToObject(l, "open", r3(r->kread_open_us));
+		cJSON_AddNumberToObject(l, "close", r3(r->kread_close_us));
+	}
 	return j;
 }
 

@@ -27,6 +27,12 @@
 #define HELLO_LOOPS 1024 /* a sending server looks for late hellos every so many sends */
 #define MAX_UDP 65507	      /* the largest UDP payload over IPv4 */
 #define GRO_CAP 65536	      /* room for a coalesced read */
+/* A path that reorders holds some of the sender's window datagrams behind later ones, and the
+ * window closes over a control connection that does not wait for them: the receiver keeps
+ * taking them after its window (they fill gaps; they are not counted as received in it)
+ * until no flow has a gap, nothing came for DRAIN_QUIET_MS, or DRAIN_MAX_MS passed. */
+#define DRAIN_QUIET_MS 20
+#define DRAIN_MAX_MS 200
 
 /* A flow a sender feeds: its socket, its number, its next sequence number, where to. */
 struct target {
@@ -73,6 +79,9 @@ void sender_rate(struct sender *x, double pps);
 void sender_step(struct sender *x, uint64_t max_ns);
 void receiver_take(struct receiver *r, const struct io_msg *m, bool measuring);
 void receiver_end(struct receiver *r);
+/* After the window: may the receiver stop? When every flow's numbers are complete, or the
+ * drain has run its course (see DRAIN_*). `since` is when the window closed. */
+bool receiver_done(const struct receiver *r, uint64_t since, uint64_t quiet_since);
 int receiver_sockopts(int fd, const struct opts *o, char *err, size_t errlen);
 int sender_sockopts(int fd, const struct opts *o, char *err, size_t errlen);
 

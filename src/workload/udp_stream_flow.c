@@ -191,6 +191,18 @@ void receiver_take(struct receiver *r, const struct io_msg *m, bool measuring)
 	r->cnt->transactions += measuring;
 }
 
+bool receiver_done(const struct receiver *r, uint64_t since, uint64_t quiet_since)
+{
+	uint64_t now = now_ns();
+
+	if (now - since >= DRAIN_MAX_MS * 1000000ULL || now - quiet_since >= DRAIN_QUIET_MS * 1000000ULL)
+		return true;
+	for (long i = 0; i < r->o->peers; i++)
+		if (seq_lost(&r->flows[i]))
+			return false;
+	return true;
+}
+
 /* Loss: what the gaps between the first and last of each flow leave out. */
 void receiver_end(struct receiver *r)
 {

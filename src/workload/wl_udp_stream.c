@@ -297,8 +297,14 @@ static void client_receive(struct client *x)
 	int unheard = x->c->nsock, ph;
 	uint64_t said = 0;
 
-	while ((ph = client_phase(x)) != PH_STOP) {
-		if (unheard && now_ns() - said > HELLO_EVERY_NS) {
+	uint64_t closed = 0, heard_at = 0; /* after the window: the drain (DRAIN_*) */
+
+	for (;;) {
+		if ((ph = client_phase(x)) == PH_STOP && !closed)
+			closed = heard_at = now_ns();
+		if (closed && receiver_done(&rx, closed, heard_at))
+			break;
+		if (!closed && unheard && now_ns() - said > HELLO_EVERY_NS) {
 			hello(x, heard);
 			said = now_ns();
 		}
@@ -307,9 +313,10 @@ static void client_receive(struct client *x)
 		if (n <= 0) {
 			if (n < 0)
 				count_err(rx.cnt, ERR_RECV, x->win.measuring);
-			x->ops->wait(&x->io, UDP_SERVER_WAIT_MS);
+			x->ops->wait(&x->io, closed ? DRAIN_QUIET_MS : UDP_SERVER_WAIT_MS);
 			continue;
 		}
+		heard_at = closed ? now_ns() : 0;
 		for (int i = 0; i < n; i++) {
 			if (!same_host(&m[i].addr, &x->c->server)) {
 				count_err(rx.cnt, ERR_FOREIGN, true);
@@ -349,14 +356,24 @@ static void receive_loop(struct udp_srv_thread *t, const struct io_ops *ops, str
 	struct io_msg *m = msgs_alloc(burst, io->cap);
 	struct receiver rx = {.o = s->o, .cnt = &t->c, .flows = t->priv, .token = s->token};
 
+	uint64_t closed = 0, heard_at = 0; /* after the window: the drain (DRAIN_*) */
+
 	for (;;) {
 		int ph = udp_server_phase(t, io);
 
-		if (ph == PH_STOP)
+		if (ph == PH_STOP && !closed)
+			closed = heard_at = now_ns();
+		if (closed && receiver_done(&rx, closed, heard_at))
 			break;
 		bool measuring = ph == PH_MEASURE;
-		int n = udp_server_recv(t, ops, io, m, burst);
+		int n = closed ? ops->recv(io, m, burst) : udp_server_recv(t, ops, io, m, burst);
 
+		if (closed && n <= 0) {
+			ops->wait(io, DRAIN_QUIET_MS);
+			continue;
+		}
+		if (closed)
+			heard_at = now_ns();
 		for (int i = 0; i < n; i++) {
 			if (!peer_allowed(s, &m[i].addr)) {
 				count_err(&t->c, ERR_FOREIGN, true);
