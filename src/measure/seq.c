@@ -111,6 +111,13 @@ void jitter_take(struct jitter *j, uint64_t sent_ns, uint64_t arrived_ns)
 	j->last = transit;
 }
 
+bool seq_missing(const struct seq_flow *f, uint64_t seq)
+{
+	if (!f->any || seq <= f->lo || seq >= f->hi || f->hi - seq >= SEQ_SEEN_BITS)
+		return false;
+	return !(f->seen[seq % SEQ_SEEN_BITS / 64] & 1ULL << (seq % 64));
+}
+
 uint64_t seq_lost(const struct seq_flow *f)
 {
 	uint64_t span = f->any ? f->hi - f->lo + 1 : 0;

@@ -54,6 +54,9 @@ void seq_take(struct seq_flow *f, uint64_t seq);
 /* One datagram's send and arrival times into its flow's jitter. */
 void jitter_take(struct jitter *j, uint64_t sent_ns, uint64_t arrived_ns);
 
+/* Is seq one of the numbers between the lowest and the highest seen that has not come (among
+ * the last SEQ_SEEN_BITS, the ones remembered)? */
+bool seq_missing(const struct seq_flow *f, uint64_t seq);
 /* Numbers between the lowest and the highest seen that never came. */
 uint64_t seq_lost(const struct seq_flow *f);
 

@@ -128,6 +128,26 @@ static void env_report_print(const struct env_report *e, bool paired)
 	print_env_changes(" of B", e->ch[1], e->nch[1], e->at[1]);
 }
 
+/* Each run's latency CDF, A's then B's (null for a run that has none), for pictures. */
+static cJSON *cdfs_json(const struct side *a, const struct side *b)
+{
+	cJSON *j = cJSON_CreateObject();
+	const struct side *sd[2] = {a, b};
+
+	for (int k = 0; k < 2; k++) {
+		cJSON *arr = cJSON_AddArrayToObject(j, k ? "b" : "a");
+
+		for (int i = 0; i < sd[k]->n; i++) {
+			const cJSON *lat = cJSON_GetObjectItemCaseSensitive(sd[k]->docs[i], "latency_us");
+			const cJSON *cdf = cJSON_GetObjectItemCaseSensitive(lat, "cdf");
+
+			cJSON_AddItemToArray(arr, cJSON_IsArray(cdf) ? cJSON_Duplicate(cdf, true)
+								     : cJSON_CreateNull());
+		}
+	}
+	return j;
+}
+
 void compare_print(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
 			  int n, bool json, const struct moved_set *mv, const char *mv_why,
 			  const struct compare_log *lg)
@@ -168,6 +188,7 @@ void compare_print(struct side *a, struct side *b, bool paired, struct verdict_r
 			cJSON_AddItemToArray(arr, row_json(&rows[i], a->wl));
 		cJSON_AddItemToObject(j, "figures", arr);
 		cJSON_AddItemToObject(j, "environment", env_report_json(env));
+		cJSON_AddItemToObject(j, "latency_cdfs", cdfs_json(a, b));
 		if (mv)
 			cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
 		else if (mv_why)

@@ -185,7 +185,7 @@ void chart_lines(FILE *f, const struct chart *c, const struct chart_series *s, i
 		out_xml_escape(f, c->ref_label ? c->ref_label : "");
 		fprintf(f, "</text>\n");
 	}
-	for (int i = 0; i < ns; i++) {
+	for (int i = 0, nl = 0; i < ns; i++) {
 		const char *col = s[i].colour ? s[i].colour : chart_palette[i % CHART_COLOURS];
 		double lx = 0, ly = 0;
 		int drawn = 0;
@@ -216,7 +216,8 @@ void chart_lines(FILE *f, const struct chart *c, const struct chart_series *s, i
 			for (int k = 0; k < s[i].n; k++)
 				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
 					px(&fr, s[i].x[k]), py(&fr, s[i].y[k]), col);
-		legend(f, &fr, i, s[i].label, col);
+		if (s[i].label) /* series without one share the legend of one that has */
+			legend(f, &fr, nl++, s[i].label, col);
 	}
 	for (int k = 0; c->xnames && k < c->nxnames; k++) {
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"

@@ -30,7 +30,7 @@ struct chart {
 };
 
 struct chart_series {
-	const char *label;
+	const char *label; /* in the legend; NULL: not there (one of a group drawn alike) */
 	const double *x, *y;
 	const double *lo, *hi; /* whiskers, or NULL */
 	int n;

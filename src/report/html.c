@@ -169,10 +169,10 @@ static void env_table(FILE *f, const cJSON *env)
 	fprintf(f, "</table></details>\n");
 }
 
-/* A document's latency CDF as a series (arrays allocated; the caller frees x). */
-static int cdf_series(const cJSON *lat, struct chart_series *s, const char *label)
+/* A CDF ([[us, fraction], ...]) as a series (arrays allocated; the caller frees x). */
+static int cdf_series_of(const cJSON *cdf, struct chart_series *s, const char *label)
 {
-	const cJSON *cdf = jget(lat, "cdf"), *p;
+	const cJSON *p;
 	int n = cJSON_GetArraySize(cdf), k = 0;
 
 	if (n < 1)
@@ -186,7 +186,15 @@ static int cdf_series(const cJSON *lat, struct chart_series *s, const char *labe
 			k++;
 	}
 	*s = (struct chart_series){.label = label, .x = x, .y = y, .n = k};
+	if (!k)
+		free(x);
 	return k > 0;
+}
+
+/* A document's latency CDF (its latency_us or connect_latency_us object) as a series. */
+static int cdf_series(const cJSON *lat, struct chart_series *s, const char *label)
+{
+	return cdf_series_of(jget(lat, "cdf"), s, label);
 }
 
 /* Latency CDFs overlaid: a linear percent axis (the body) and a nines one (the tail). */
@@ -219,7 +227,8 @@ static void cdf_charts(FILE *f, const char *what, struct chart_series *s, int n)
 	struct chart_series *sw = xmalloc((size_t)n * sizeof(*sw));
 
 	for (int i = 0; i < n; i++)
-		sw[i] = (struct chart_series){.label = s[i].label, .x = s[i].y, .y = s[i].x, .n = s[i].n};
+		sw[i] = (struct chart_series){.label = s[i].label, .x = s[i].y, .y = s[i].x, .n = s[i].n,
+					      .colour = s[i].colour};
 	for (int i = 0; i < n; i++) /* the last point (fraction 1) has no nines */
 		while (sw[i].n > 0 && sw[i].x[sw[i].n - 1] >= 0.999999)
 			sw[i].n--;
@@ -505,6 +514,32 @@ static const char *verdict_colour(const char *v)
 	return "#999";
 }
 
+/* Every run's latency CDF, A's in one colour and B's in another: the spread of the runs of
+ * each beside the distance between them. */
+static void compare_cdfs(FILE *f, const cJSON *d)
+{
+	const cJSON *side[2] = {jget(d, "latency_cdfs.a"), jget(d, "latency_cdfs.b")}, *e;
+	int cap = cJSON_GetArraySize(side[0]) + cJSON_GetArraySize(side[1]), n = 0;
+	static const char *const name[2] = {"A (each run)", "B (each run)"};
+
+	if (cap < 1)
+		return;
+	struct chart_series *s = xcalloc((size_t)cap, sizeof(*s));
+
+	for (int k = 0; k < 2; k++) {
+		int first = n;
+
+		cJSON_ArrayForEach(e, side[k])
+			n += cdf_series_of(e, &s[n], n == first ? name[k] : NULL);
+		for (int i = first; i < n; i++) /* blue and orange: not the verdicts' red and green */
+			s[i].colour = chart_palette[k ? 3 : 0];
+	}
+	cdf_charts(f, "Latency of every run of A and of B", s, n);
+	for (int i = 0; i < n; i++)
+		free((void *)s[i].x);
+	free(s);
+}
+
 static void compare_section(FILE *f, const cJSON *d)
 {
 	const cJSON *figs = jget(d, "figures"), *e;
@@ -554,6 +589,7 @@ static void compare_section(FILE *f, const cJSON *d)
 	chart_bars(f, "B/A of each figure, with its 95% interval (green: better, red: worse, grey: no "
 		      "significant difference)", "B / A", b, n, 1.0, "no difference", AX_LOG);
 	free(b);
+	compare_cdfs(f, d);
 	moved_table(f, jget(d, "where_time_moved.syscalls"), "syscall", "A", "B");
 	moved_table(f, jget(d, "where_time_moved.functions"), "kernel function", "A", "B");
 	const cJSON *diff = jget(d, "environment.differences");

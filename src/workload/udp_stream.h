@@ -28,9 +28,11 @@
 #define MAX_UDP 65507	      /* the largest UDP payload over IPv4 */
 #define GRO_CAP 65536	      /* room for a coalesced read */
 /* A path that reorders holds some of the sender's window datagrams behind later ones, and the
- * window closes over a control connection that does not wait for them: the receiver keeps
- * taking them after its window (they fill gaps; they are not counted as received in it)
- * until no flow has a gap, nothing came for DRAIN_QUIET_MS, or DRAIN_MAX_MS passed. */
+ * window closes over a control connection that does not wait for them. When a flow has been
+ * seen to reorder, the receiver keeps taking, after its window, those that fill a gap below
+ * the highest number it had seen (they count as neither received in the window nor lost)
+ * until no flow has a gap, none filled one for DRAIN_QUIET_MS, or DRAIN_MAX_MS passed. On a
+ * path that keeps order a gap is a loss for good, and there is nothing to wait for. */
 #define DRAIN_QUIET_MS 20
 #define DRAIN_MAX_MS 200
 
@@ -68,6 +70,7 @@ struct receiver {
 	uint64_t token; /* the test's: a datagram without it is foreign */
 	struct side_counters *cnt;
 	struct seq_flow *flows; /* one per flow of the test (--peers) */
+	bool draining;		/* after the window: only datagrams that fill a gap are taken */
 };
 
 void put_hdr(uint8_t *p, uint32_t flow, uint64_t seq, uint32_t magic, uint64_t token);
@@ -77,11 +80,14 @@ void sender_init(struct sender *x, const struct opts *o, const struct io_ops *op
 void sender_free(struct sender *x);
 void sender_rate(struct sender *x, double pps);
 void sender_step(struct sender *x, uint64_t max_ns);
-void receiver_take(struct receiver *r, const struct io_msg *m, bool measuring);
+/* Count one message's datagrams; how many of the sender's window it took (when draining:
+ * how many gaps it filled). */
+int receiver_take(struct receiver *r, const struct io_msg *m, bool measuring);
 void receiver_end(struct receiver *r);
-/* After the window: may the receiver stop? When every flow's numbers are complete, or the
- * drain has run its course (see DRAIN_*). `since` is when the window closed. */
-bool receiver_done(const struct receiver *r, uint64_t since, uint64_t quiet_since);
+/* After the window: may the receiver stop? When no flow that reordered has a gap, or the
+ * drain has run its course (see DRAIN_*): `since` is when the window closed, `filled` when a
+ * datagram last filled a gap. */
+bool receiver_done(const struct receiver *r, uint64_t since, uint64_t filled);
 int receiver_sockopts(int fd, const struct opts *o, char *err, size_t errlen);
 int sender_sockopts(int fd, const struct opts *o, char *err, size_t errlen);
 

@@ -157,14 +157,15 @@ void sender_step(struct sender *x, uint64_t max_ns)
  * are counted over those the sender sent in its own window (its header says so), whose edges
  * lie closer to the kernel's reads of RcvbufErrors than the receiver's, one control message
  * wider at each end. */
-void receiver_take(struct receiver *r, const struct io_msg *m, bool measuring)
+int receiver_take(struct receiver *r, const struct io_msg *m, bool measuring)
 {
 	size_t size = (size_t)r->o->size;
 	uint64_t now = 0; /* one clock read a message: its datagrams arrived in one call */
+	int took = 0;
 
 	if (m->trunc || m->len % size) {
 		count_err(r->cnt, ERR_RECV, measuring);
-		return;
+		return 0;
 	}
 	for (size_t off = 0; off < m->len; off += size) {
 		struct seq_hdr h;
@@ -177,11 +178,15 @@ void receiver_take(struct receiver *r, const struct io_msg *m, bool measuring)
 			count_err(r->cnt, ERR_FOREIGN, true);
 			continue;
 		}
-		if (h.magic == HDR_MAGIC_WIN) {
-			seq_take(&r->flows[h.flow], h.seq);
+		struct seq_flow *f = &r->flows[h.flow];
+
+		if (h.magic == HDR_MAGIC_WIN &&
+		    (!r->draining || seq_missing(f, h.seq))) {
+			took++;
+			seq_take(f, h.seq);
 			if (!now)
 				now = now_ns();
-			jitter_take(&r->flows[h.flow].jit, h.sent_ns, now);
+			jitter_take(&f->jit, h.sent_ns, now);
 		}
 		if (measuring) {
 			r->cnt->rx_packets++;
@@ -189,16 +194,17 @@ void receiver_take(struct receiver *r, const struct io_msg *m, bool measuring)
 		}
 	}
 	r->cnt->transactions += measuring;
+	return took;
 }
 
-bool receiver_done(const struct receiver *r, uint64_t since, uint64_t quiet_since)
+bool receiver_done(const struct receiver *r, uint64_t since, uint64_t filled)
 {
 	uint64_t now = now_ns();
 
-	if (now - since >= DRAIN_MAX_MS * 1000000ULL || now - quiet_since >= DRAIN_QUIET_MS * 1000000ULL)
+	if (now - since >= DRAIN_MAX_MS * 1000000ULL || now - filled >= DRAIN_QUIET_MS * 1000000ULL)
 		return true;
 	for (long i = 0; i < r->o->peers; i++)
-		if (seq_lost(&r->flows[i]))
+		if (r->flows[i].reordered && seq_lost(&r->flows[i]))
 			return false;
 	return true;
 }

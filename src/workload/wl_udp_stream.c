@@ -295,14 +295,14 @@ static void client_receive(struct client *x)
 	struct receiver rx = {.o = o, .cnt = &x->c->rep->c, .token = x->c->token,
 			      .flows = xcalloc((size_t)o->peers, sizeof(struct seq_flow))};
 	int unheard = x->c->nsock, ph;
-	uint64_t said = 0;
-
-	uint64_t closed = 0, heard_at = 0; /* after the window: the drain (DRAIN_*) */
+	uint64_t said = 0, closed = 0, filled = 0; /* after the window: the drain (DRAIN_*) */
 
 	for (;;) {
-		if ((ph = client_phase(x)) == PH_STOP && !closed)
-			closed = heard_at = now_ns();
-		if (closed && receiver_done(&rx, closed, heard_at))
+		if ((ph = client_phase(x)) == PH_STOP && !closed) {
+			closed = filled = now_ns();
+			rx.draining = true;
+		}
+		if (closed && receiver_done(&rx, closed, filled))
 			break;
 		if (!closed && unheard && now_ns() - said > HELLO_EVERY_NS) {
 			hello(x, heard);
@@ -316,7 +316,6 @@ static void client_receive(struct client *x)
 			x->ops->wait(&x->io, closed ? DRAIN_QUIET_MS : UDP_SERVER_WAIT_MS);
 			continue;
 		}
-		heard_at = closed ? now_ns() : 0;
 		for (int i = 0; i < n; i++) {
 			if (!same_host(&m[i].addr, &x->c->server)) {
 				count_err(rx.cnt, ERR_FOREIGN, true);
@@ -324,7 +323,8 @@ static void client_receive(struct client *x)
 			}
 			unheard -= !heard[m[i].sock];
 			heard[m[i].sock] = true;
-			receiver_take(&rx, &m[i], ph == PH_MEASURE);
+			if (receiver_take(&rx, &m[i], ph == PH_MEASURE) && closed)
+				filled = now_ns();
 		}
 	}
 	receiver_end(&rx);
@@ -356,14 +356,16 @@ static void receive_loop(struct udp_srv_thread *t, const struct io_ops *ops, str
 	struct io_msg *m = msgs_alloc(burst, io->cap);
 	struct receiver rx = {.o = s->o, .cnt = &t->c, .flows = t->priv, .token = s->token};
 
-	uint64_t closed = 0, heard_at = 0; /* after the window: the drain (DRAIN_*) */
+	uint64_t closed = 0, filled = 0; /* after the window: the drain (DRAIN_*) */
 
 	for (;;) {
 		int ph = udp_server_phase(t, io);
 
-		if (ph == PH_STOP && !closed)
-			closed = heard_at = now_ns();
-		if (closed && receiver_done(&rx, closed, heard_at))
+		if (ph == PH_STOP && !closed) {
+			closed = filled = now_ns();
+			rx.draining = true;
+		}
+		if (closed && receiver_done(&rx, closed, filled))
 			break;
 		bool measuring = ph == PH_MEASURE;
 		int n = closed ? ops->recv(io, m, burst) : udp_server_recv(t, ops, io, m, burst);
@@ -372,14 +374,13 @@ static void receive_loop(struct udp_srv_thread *t, const struct io_ops *ops, str
 			ops->wait(io, DRAIN_QUIET_MS);
 			continue;
 		}
-		if (closed)
-			heard_at = now_ns();
 		for (int i = 0; i < n; i++) {
 			if (!peer_allowed(s, &m[i].addr)) {
 				count_err(&t->c, ERR_FOREIGN, true);
 				continue;
 			}
-			receiver_take(&rx, &m[i], measuring);
+			if (receiver_take(&rx, &m[i], measuring) && closed)
+				filled = now_ns();
 		}
 	}
 	msgs_free(m, burst);

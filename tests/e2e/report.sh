@@ -98,6 +98,24 @@ for fgr in cmp["figures"]:
     if fgr.get("ratio") is not None:
         has("<td>%.3f</td><td>%.3f to %.3f</td>" % (fgr["ratio"], fgr["ci_low"], fgr["ci_high"]), "compare's " + fgr["label"])
 has(cmp["verdict"], "compare's verdict")
+# compare keeps every run's CDF, A's and B's: each run's median read off its CDF, their
+# geometric mean per side, is the side's latency p50 in the table (the buckets are 3% wide);
+# the page draws one line per run, the runs of a side in the colour its legend shows.
+import math
+p50 = next(f for f in cmp["figures"] if f["key"] == "latency_p50_us")
+svg = page[page.index("Latency of every run of A and of B: the distribution"):]
+svg = svg[:svg.index("</svg>")]
+lines = re.findall(r'<polyline class="series" fill="none" stroke="(#[0-9a-f]+)"', svg)
+for i, side in enumerate("ab"):
+    cdfs = [c for c in cmp["latency_cdfs"][side] if c]
+    assert len(cdfs) == cmp["runs_" + side], "%s: %d CDFs for %d runs" % (side, len(cdfs), cmp["runs_" + side])
+    assert all(abs(c[-1][1] - 1) < 1e-9 for c in cdfs), side + ": a CDF does not reach 1"
+    x50 = [next(p[0] for p in c if p[1] >= 0.5) for c in cdfs]
+    g = math.exp(sum(map(math.log, x50)) / len(x50))
+    assert abs(g / p50[side + "_geomean"] - 1) < 0.04, "%s: CDFs' medians %s, geomean %.2f, p50 %.2f" % (side, x50, g, p50[side + "_geomean"])
+    colour = re.search(r'fill="(#[0-9a-f]+)"/><text[^>]*>%s \(each run\)' % side.upper(), svg).group(1)
+    assert lines.count(colour) == cmp["runs_" + side], "%s: %d lines in %s" % (side, lines.count(colour), colour)
+assert len(lines) == cmp["runs_a"] + cmp["runs_b"], "compare's CDF chart: %d lines" % len(lines)
 # explore: the ranking in its order, each bar's whisker at its interval
 pos = [page.index("%d. %s" % (s["rank"], s["name"])) for s in explore["strategies"]]
 assert pos == sorted(pos), "explore's strategies out of rank order"

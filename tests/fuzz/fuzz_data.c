@@ -32,7 +32,13 @@ static void udp_stream(const uint8_t *p, size_t n)
 			h.token = TOKEN;
 		if (h.token != TOKEN || h.flow >= FLOWS || !seq_plausible(&f[h.flow], h.seq))
 			continue;
+		/* A number a draining receiver would take fills one gap: the loss falls by one. */
+		bool gap = seq_missing(&f[h.flow], h.seq);
+		uint64_t lost = seq_lost(&f[h.flow]);
+
 		seq_take(&f[h.flow], h.seq);
+		if (gap && lost && seq_lost(&f[h.flow]) != lost - 1)
+			abort();
 		jitter_take(&f[h.flow].jit, h.sent_ns, h.seq * 1000);
 		taken[h.flow]++;
 	}

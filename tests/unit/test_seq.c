@@ -2,6 +2,7 @@
  * brute-force model of random arrivals. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdint.h>
@@ -37,6 +38,47 @@ static void test_gaps(void **state)
 	assert_int_equal(f.got, 901);
 	assert_int_equal(seq_lost(&f), 100 + 5000);
 	assert_int_equal(f.reordered, 0);
+}
+
+/* What a draining receiver may still take: only the gaps between the lowest and the highest
+ * it has seen, among those remembered; never one seen, the ends or beyond them. */
+static void test_missing(void **state)
+{
+	struct seq_flow f = {0};
+
+	(void)state;
+	assert_false(seq_missing(&f, 0)); /* nothing seen: no gap */
+	for (uint64_t s = 10; s <= 2000; s++)
+		if (s != 15 && s != 1999 && s != 500)
+			seq_take(&f, s);
+	assert_true(seq_missing(&f, 1999));
+	assert_false(seq_missing(&f, 1500));
+	assert_false(seq_missing(&f, 9));    /* below the lowest: not a gap */
+	assert_false(seq_missing(&f, 10));   /* the lowest */
+	assert_false(seq_missing(&f, 2000)); /* the highest */
+	assert_false(seq_missing(&f, 2001)); /* beyond it */
+	assert_false(seq_missing(&f, 15));   /* a gap, but no longer remembered (2000 - 15 >= 1024) */
+	assert_int_equal(seq_lost(&f), 3);
+	seq_take(&f, 1999);
+	assert_false(seq_missing(&f, 1999)); /* filled */
+	assert_int_equal(seq_lost(&f), 2);
+	/* every number of a random pattern against the bitmap's model */
+	struct seq_flow g = {0};
+	static unsigned char seen[3000];
+
+	srand(7);
+	memset(seen, 0, sizeof(seen));
+	for (int i = 0; i < 2000; i++) {
+		uint64_t s = 1000 + (uint64_t)(rand() % 2000);
+
+		seq_take(&g, s);
+		seen[s - 1000] = 1;
+	}
+	for (uint64_t s = 900; s < 3100; s++) {
+		bool want = s > g.lo && s < g.hi && g.hi - s < SEQ_SEEN_BITS && !seen[s - 1000];
+
+		assert_int_equal(seq_missing(&g, s), want);
+	}
 }
 
 static void test_reorder_and_dups(void **state)
@@ -182,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_in_order),
 		cmocka_unit_test(test_gaps),
 		cmocka_unit_test(test_reorder_and_dups),
+		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_random_against_model),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_jitter),
