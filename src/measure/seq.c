@@ -56,6 +56,11 @@ static uint64_t *word(struct seq_flow *f, uint64_t seq)
 	return &f->seen[seq % SEQ_SEEN_BITS / 64];
 }
 
+static bool bit_seen(const struct seq_flow *f, uint64_t seq)
+{
+	return f->seen[seq % SEQ_SEEN_BITS / 64] & 1ULL << (seq % 64);
+}
+
 void seq_take(struct seq_flow *f, uint64_t seq)
 {
 	uint64_t bit = 1ULL << (seq % 64);
@@ -85,7 +90,7 @@ void seq_take(struct seq_flow *f, uint64_t seq)
 	}
 	bool remembered = f->hi - seq < SEQ_SEEN_BITS;
 
-	if (remembered && (*word(f, seq) & bit)) {
+	if (remembered && bit_seen(f, seq)) {
 		f->dups++;
 		return;
 	}
@@ -115,7 +120,7 @@ bool seq_missing(const struct seq_flow *f, uint64_t seq)
 {
 	if (!f->any || seq <= f->lo || seq >= f->hi || f->hi - seq >= SEQ_SEEN_BITS)
 		return false;
-	return !(f->seen[seq % SEQ_SEEN_BITS / 64] & 1ULL << (seq % 64));
+	return !bit_seen(f, seq);
 }
 
 uint64_t seq_lost(const struct seq_flow *f)

@@ -177,6 +177,18 @@ static bool read_kernel(const struct workload *wl, bool v6, struct kernel_read *
 	return read_ext(wl, v6, k) && ok;
 }
 
+/* A time-based window's edge: the protocol's counters first, nothing between them and the
+ * edge at t; what the clients do until the read is the kernel's and not ours, so the time it
+ * took is kept (kernel_check.read_after_edge_us) for anyone comparing the two counts. */
+static bool read_at_edge(const struct workload *wl, bool v6, struct kernel_read *k, uint64_t t,
+			 double *lag_us)
+{
+	bool ok = read_proto(wl, v6, k);
+
+	*lag_us = (double)(now_ns() - t) / 1e3;
+	return read_ext(wl, v6, k) && ok;
+}
+
 static void append_delta(struct snmp *out, const struct snmp *d, const char *const *keys, size_t n)
 {
 	for (size_t i = 0; i < n && out->n < SNMP_MAX; i++) {
@@ -224,14 +236,14 @@ static void run_window(struct run *r)
 		return;
 	}
 	/* With traffic flowing across the edges (a time-based window), the kernel's figures are
-	 * read just after each edge, so both lag the same way and the lags cancel. A count-based
-	 * window has no traffic between the warm-up and its start: read them before it opens. */
+	 * read just after each edge (read_at_edge), so both lag the same way and the lags mostly
+	 * cancel. A count-based window has no traffic between the warm-up and its start: read
+	 * them before it opens. */
 	bool cpu_ok = false, k_ok = false, v6 = r->data.ss_family == AF_INET6;
 
 	uint64_t ks0 = 0;
 
 	r->res.softirq_inline_s = r->res.softirq_ksoftirqd_s = -1;
-	r->res.kread_open_us = r->res.kread_close_us = -1;
 	kstat_ksoftirqd_find(&r->ksirq);
 	if (r->count_based) {
 		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
@@ -246,14 +258,8 @@ static void run_window(struct run *r)
 	set_phase(r, PH_MEASURE);
 	uint64_t t0 = r->t_open = now_ns();
 
-	/* The protocol's counters first, nothing between them and the edge: what the clients
-	 * do between the edge and the read is the kernel's and not ours, so the time it took
-	 * is kept (kernel_check.read_after_edge_us) for anyone comparing the two counts. */
-	if (!r->count_based) {
-		k_ok = read_proto(r->wl, v6, &k0);
-		r->res.kread_open_us = (double)(now_ns() - t0) / 1e3;
-		k_ok = read_ext(r->wl, v6, &k0) && k_ok;
-	}
+	if (!r->count_based)
+		k_ok = read_at_edge(r->wl, v6, &k0, t0, &r->res.kread_open_us);
 	if (r->prof)
 		prof_enable(r->prof);
 	hosts_begin(r);
@@ -276,11 +282,8 @@ static void run_window(struct run *r)
 	stall_end(r, now_ns());
 	set_phase(r, PH_STOP);
 	r->t_close = now_ns();
-	if (!r->count_based) {
-		k_ok = read_proto(r->wl, v6, &k1) && k_ok;
-		r->res.kread_close_us = (double)(now_ns() - r->t_close) / 1e3;
-		k_ok = read_ext(r->wl, v6, &k1) && k_ok;
-	}
+	if (!r->count_based)
+		k_ok = read_at_edge(r->wl, v6, &k1, r->t_close, &r->res.kread_close_us) && k_ok;
 	if (r->prof)
 		prof_disable(r->prof);
 	hosts_end(r);
