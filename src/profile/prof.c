@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "profile/usyms.h"
 
 static bool is_softirq_frame(const char *n)
 {
@@ -20,19 +21,20 @@ static bool is_softirq_frame(const char *n)
 }
 
 /* The syscall a handler frame stands for: "__x64_sys_sendmsg", "__sys_sendmsg",
- * "do_sys_poll", "ksys_read" -> "sendmsg", "sendmsg", "poll", "read". */
+ * "do_sys_poll", "ksys_read" -> "sendmsg", "sendmsg", "poll", "read"; NULL for a frame that
+ * is no handler. */
 static const char *syscall_name(const char *n)
 {
 	if (!strncmp(n, "exit_to_user_mode", 17) || !strncmp(n, "syscall_exit", 12))
 		return "(syscall exit: rescheduling, signals)";
 	static const char *const prefixes[] = {"__x64_sys_", "__ia32_sys_", "__arm64_sys_",
 					       "__se_sys_",  "__do_sys_",   "__sys_",
-					       "do_sys_",    "ksys_"};
+					       "do_sys_",    "ksys_",	    "sys_"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(n, prefixes[i], strlen(prefixes[i])) && n[strlen(prefixes[i])])
 			return n + strlen(prefixes[i]);
-	return n;
+	return NULL; /* not a handler: an irq-enable, a thunk, the entry's own work */
 }
 
 /* The syscall dispatcher frames: the handler is the first frame inside them. */
@@ -58,6 +60,7 @@ struct prof *prof_create(struct ksyms *k, int hz, bool folded)
 	for (int i = 0; i < MAX_CPUS; i++)
 		p->fd[i] = -1;
 	p->scratch = xmalloc(65536);
+	p->u = usyms_create();
 	return p;
 }
 
@@ -77,6 +80,7 @@ void prof_destroy(struct prof *p)
 	free(p->func);
 	free(p->clients);
 	free(p->scratch);
+	usyms_free(p->u);
 	free(p);
 }
 
@@ -89,6 +93,19 @@ void prof_set_pids(struct prof *p, const pid_t *clients, int n, pid_t server)
 	p->server = server;
 }
 
+/* The user instruction pointer's bit in sample_regs_user, where this arch is known. */
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#define USER_IP_REG (1ULL << PERF_REG_X86_IP)
+#elif defined(__aarch64__)
+#include <asm/perf_regs.h>
+#define USER_IP_REG (1ULL << PERF_REG_ARM64_PC)
+#else
+#define USER_IP_REG 0ULL
+#endif
+
+/* Kernel callchains only (a user stack walk costs far more), and the user instruction
+ * pointer: the one witness of which syscall a sample with no handler frame was in. */
 static int open_event(struct prof *p, int cpu, bool hw)
 {
 	struct perf_event_attr a = {
@@ -97,7 +114,9 @@ static int open_event(struct prof *p, int cpu, bool hw)
 		.config = hw ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK,
 		.freq = 1,
 		.sample_freq = (uint64_t)p->hz,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN |
+			       (p->user_ip ? PERF_SAMPLE_REGS_USER : 0),
+		.sample_regs_user = p->user_ip ? USER_IP_REG : 0,
 		.exclude_callchain_user = 1,
 		.disabled = 1,
 	};
@@ -141,8 +160,14 @@ int prof_open(struct prof *p, char *err, size_t errlen)
 
 	p->ncpu = n < 1 ? 1 : n > MAX_CPUS ? MAX_CPUS : (int)n;
 	p->ring_len = (size_t)(RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
+	p->user_ip = USER_IP_REG != 0;
 	for (int c = 0; c < p->ncpu; c++) {
 		int fd = open_event(p, c, hw);
+
+		if (fd < 0 && p->user_ip && c == 0 && errno == EINVAL) {
+			p->user_ip = false; /* a kernel without user registers in samples */
+			fd = open_event(p, c, hw);
+		}
 
 		if (fd < 0 && hw && c == 0 && (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)) {
 			hw = false; /* no hardware counters (a VM): the software clock */
@@ -170,8 +195,11 @@ int prof_open(struct prof *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* The window's edges on CLOCK_MONOTONIC, which `perf record -k CLOCK_MONOTONIC` stamps its
+ * samples with: another profiler's view of the very same window can be cut from its own. */
 void prof_enable(struct prof *p)
 {
+	p->t_on = now_ns();
 	for (int c = 0; c < p->ncpu; c++)
 		ioctl(p->fd[c], PERF_EVENT_IOC_ENABLE, 0);
 }
@@ -180,6 +208,7 @@ void prof_disable(struct prof *p)
 {
 	for (int c = 0; c < p->ncpu; c++)
 		ioctl(p->fd[c], PERF_EVENT_IOC_DISABLE, 0);
+	p->t_off = now_ns();
 }
 
 static int side_of(const struct prof *p, uint32_t pid)
@@ -244,7 +273,8 @@ static void fold(struct prof *p, int side, bool user, const int32_t *frames, int
 	p->fold_overflow++;
 }
 
-void prof_add_sample(struct prof *p, uint32_t pid, uint64_t ip, const uint64_t *chain, int nr)
+void prof_add_sample(struct prof *p, uint32_t pid, uint64_t ip, const uint64_t *chain, int nr,
+		     uint64_t uip)
 {
 	int side = side_of(p, pid), depth = 0;
 	const char *sys = NULL;
@@ -270,7 +300,8 @@ void prof_add_sample(struct prof *p, uint32_t pid, uint64_t ip, const uint64_t *
 		frames[depth++] = s;
 		const char *name = ksyms_name(p->k, s);
 
-		/* The first frame inside the syscall dispatcher is the handler. */
+		/* The handler is the first frame inside the syscall dispatcher that is named as
+		 * one; a frame between them (a mitigation thunk) is passed over. */
 		if (!sys && s >= 0) {
 			if (is_dispatch(name))
 				in_dispatch = true;
@@ -278,6 +309,14 @@ void prof_add_sample(struct prof *p, uint32_t pid, uint64_t ip, const uint64_t *
 				sys = syscall_name(name);
 		}
 		softirq |= is_softirq_frame(name);
+	}
+	/* Inside a syscall with no handler frame (a paravirtual irq-enable at entry, a sample in
+	 * the dispatcher itself): the user-space caller says which, else it is not invented. */
+	if (in_dispatch && !sys) {
+		sys = uip && (side == PS_CLIENT || side == PS_SERVER) ? usyms_syscall(p->u, pid, uip)
+								   : NULL;
+		if (!sys && !softirq)
+			sys = SYS_ENTRY;
 	}
 	if (!depth)
 		frames[depth++] = ksyms_find(p->k, ip);
@@ -307,9 +346,15 @@ static void take_record(struct prof *p, const struct perf_event_header *h)
 	uint32_t pid = (uint32_t)w[1];
 	uint64_t nr = w[2];
 
-	if (sizeof(*h) + 24 + nr * 8 > h->size)
+	if (nr > 4096 || sizeof(*h) + 24 + nr * 8 > h->size)
 		return;
-	prof_add_sample(p, pid, ip, w + 3, (int)nr);
+	/* Then the user registers: their ABI (0: none, a kernel thread), then the ip. */
+	uint64_t uip = 0;
+	size_t at = sizeof(*h) + 24 + nr * 8;
+
+	if (p->user_ip && at + 8 <= h->size && w[3 + nr] && at + 16 <= h->size)
+		uip = w[3 + nr + 1];
+	prof_add_sample(p, pid, ip, w + 3, (int)nr, uip);
 }
 
 void prof_drain(struct prof *p)

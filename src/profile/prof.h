@@ -2,7 +2,8 @@
  * every CPU (hardware cycles where the machine has them, else the software cpu-clock, which
  * works in VMs) with kernel callchains, a /proc/kallsyms symbolizer, and attribution of each
  * sample to a side (client, server, other, idle), a mode (user, kernel, softirq), a syscall
- * (the sys_* entry point on its callchain) and a kernel function.
+ * (the sys_* entry point on its callchain, else the user-space caller: usyms.h) and a kernel
+ * function.
  * It opens perf events and reads /proc/kallsyms; it knows nothing of workloads.
  */
 #ifndef SB_PROF_H
@@ -54,8 +55,11 @@ void prof_disable(struct prof *p);
 /* Read what the kernel has written into the per-CPU rings (call every few tens of ms). */
 void prof_drain(struct prof *p);
 /* Attribute one sample (what drain does per record; exposed for tests): the pid, the sampled
- * ip, and the kernel callchain as perf gives it (innermost first, context markers included). */
-void prof_add_sample(struct prof *p, uint32_t pid, uint64_t ip, const uint64_t *chain, int nr);
+ * ip, the kernel callchain as perf gives it (innermost first, context markers included), and
+ * the user instruction pointer (0: not known), which names the syscall of a sample inside one
+ * whose chain holds no handler frame. */
+void prof_add_sample(struct prof *p, uint32_t pid, uint64_t ip, const uint64_t *chain, int nr,
+		     uint64_t uip);
 /* The report as JSON (caller frees): event, samples, lost, modes, syscalls per side, the top
  * kernel functions with a column per side, the irq-enable share. */
 struct cJSON *prof_json(const struct prof *p, int top);

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct usyms;
+
 #define RING_PAGES 128 /* data pages per CPU: 512 KiB, drained every 50 ms */
 #define MAX_CPUS 1024
 #define MAX_SYSCALLS 128
@@ -30,7 +32,8 @@ struct sys_count {
 };
 
 static const char SYS_USER[] = "(user space)", SYS_SOFTIRQ[] = "(softirq)",
-		  SYS_NONE[] = "(kernel, outside a syscall)";
+		  SYS_NONE[] = "(kernel, outside a syscall)",
+		  SYS_ENTRY[] = "(syscall entry, unattributed)";
 
 struct prof {
 	struct ksyms *k;
@@ -53,6 +56,9 @@ struct prof {
 	uint64_t fold_overflow;
 	bool want_cycles;
 	char *scratch;
+	struct usyms *u; /* the user-space callers, for samples with no handler frame */
+	bool user_ip;	 /* the samples carry the user instruction pointer */
+	uint64_t t_on, t_off; /* enabled and disabled, CLOCK_MONOTONIC ns */
 };
 
 #endif

@@ -123,6 +123,21 @@ cJSON *prof_json(const struct prof *p, int top)
 	cJSON_AddNumberToObject(j, "lost", (double)p->lost);
 	cJSON_AddNumberToObject(j, "folded_overflow", (double)p->fold_overflow);
 	cJSON_AddBoolToObject(j, "server_profiled", p->server != 0);
+	/* Which processes and which seconds, for a cross-check with another profiler. */
+	cJSON *pids = cJSON_AddObjectToObject(j, "pids"), *cl = cJSON_AddArrayToObject(pids, "client");
+
+	for (int i = 0; i < p->nclients; i++)
+		cJSON_AddItemToArray(cl, cJSON_CreateNumber(p->clients[i]));
+	if (p->server)
+		cJSON_AddNumberToObject(pids, "server", p->server);
+	else
+		cJSON_AddNullToObject(pids, "server"); /* runs elsewhere: not profiled */
+	if (p->t_off > p->t_on) {
+		cJSON *w = cJSON_AddArrayToObject(j, "window_monotonic_s");
+
+		cJSON_AddItemToArray(w, cJSON_CreateNumber((double)p->t_on / 1e9));
+		cJSON_AddItemToArray(w, cJSON_CreateNumber((double)p->t_off / 1e9));
+	}
 	cJSON_AddNumberToObject(modes, "client_user", pct(p->mode[PS_CLIENT][0], p->samples));
 	cJSON_AddNumberToObject(modes, "client_kernel",
 				pct(p->mode[PS_CLIENT][1] + p->mode[PS_CLIENT][2], p->samples));

@@ -11,8 +11,11 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include <cmocka.h>
+#include <dlfcn.h>
+#include <unistd.h>
 
 #include "profile/prof.h"
+#include "profile/usyms.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures/"
@@ -107,24 +110,24 @@ static void test_attribution(void **state)
 	/* client 100, 3x in udp_sendmsg under __sys_sendmsg */
 	n = chain(c, 4, A(0x510), A(0x410), A(0x210), A(0x110));
 	for (int i = 0; i < 3; i++)
-		prof_add_sample(p, 100, A(0x510), c, n);
+		prof_add_sample(p, 100, A(0x510), c, n, 0);
 	/* client 101, in poll via __x64_sys_poll -> do_sys_poll */
 	n = chain(c, 4, A(0x710), A(0x610), A(0x210), A(0x110));
-	prof_add_sample(p, 101, A(0x710), c, n);
+	prof_add_sample(p, 101, A(0x710), c, n, 0);
 	/* server: recvmsg, and a softirq inside sendmsg ending in an irq-enable symbol */
 	n = chain(c, 4, A(0xc10), A(0xb10), A(0x210), A(0x110));
-	prof_add_sample(p, 200, A(0xc10), c, n);
+	prof_add_sample(p, 200, A(0xc10), c, n, 0);
 	n = chain(c, 6, A(0xa10), A(0x910), A(0x810), A(0x510), A(0x410), A(0x210));
-	prof_add_sample(p, 200, A(0xa10), c, n);
+	prof_add_sample(p, 200, A(0xa10), c, n, 0);
 	/* user mode, idle, and a softirq on an idle CPU */
-	prof_add_sample(p, 100, 0x401000, c, 0);
+	prof_add_sample(p, 100, 0x401000, c, 0, 0);
 	n = chain(c, 1, A(0xe90));
-	prof_add_sample(p, 0, A(0xe90), c, n);
+	prof_add_sample(p, 0, A(0xe90), c, n, 0);
 	n = chain(c, 2, A(0x910), A(0x810));
-	prof_add_sample(p, 0, A(0x910), c, n);
+	prof_add_sample(p, 0, A(0x910), c, n, 0);
 	/* a stranger (another process) */
 	n = chain(c, 1, A(0x510));
-	prof_add_sample(p, 999, A(0x510), c, n);
+	prof_add_sample(p, 999, A(0x510), c, n, 0);
 
 	cJSON *j = prof_json(p, 5);
 	const cJSON *m = cJSON_GetObjectItem(j, "modes");
@@ -183,11 +186,92 @@ static void test_attribution(void **state)
 	ksyms_free(k);
 }
 
+/* Two kinds of guest, recorded: a plain KVM guest (do_syscall_64 -> x64_sys_call -> the
+ * handler, a mitigation thunk between) and a paravirtual one whose entry re-enables interrupts
+ * before the handler runs, so a sample lands in __raw_callee_save_pvm_irq_enable right under
+ * do_syscall_64. The second is booked by its user-space caller (here: libc's wrappers in this
+ * very process), and to "(syscall entry, unattributed)" where no caller is known; it is never
+ * listed as a syscall of its own, and the folded stacks keep the real frames. */
+static void test_pv_guest(void **state)
+{
+	(void)state;
+	char err[200];
+	struct ksyms *k = ksyms_load(FIXTURES "kallsyms_pv", err, sizeof(err));
+	struct prof *p = prof_create(k, 1000, true);
+	pid_t me = getpid();
+	uint64_t c[16], recv_ip = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "recvmsg") + 1,
+			send_ip = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "sendmsg") + 1;
+	int n;
+
+	assert_non_null(k);
+	assert_true(recv_ip > 1 && send_ip > 1);
+	prof_set_pids(p, &me, 1, 200);
+	/* KVM: 4 samples in recvmsg through x64_sys_call, one with a thunk first */
+	n = chain(c, 5, A(0x710), A(0x610), A(0x510), A(0x310), A(0x210));
+	for (int i = 0; i < 3; i++)
+		prof_add_sample(p, (uint32_t)me, A(0x710), c, n, 0);
+	n = chain(c, 5, A(0x710), A(0x510), A(0x810), A(0x310), A(0x210));
+	prof_add_sample(p, (uint32_t)me, A(0x710), c, n, 0);
+	/* paravirtual: irq-enable under the dispatcher, 2 from recvmsg, 1 from sendmsg, 1 with no
+	 * user ip, 1 from a caller that is not an exported wrapper (this test's own code) */
+	n = chain(c, 3, A(0x410), A(0x210), A(0x110));
+	prof_add_sample(p, (uint32_t)me, A(0x410), c, n, recv_ip);
+	prof_add_sample(p, (uint32_t)me, A(0x410), c, n, recv_ip + 2);
+	prof_add_sample(p, (uint32_t)me, A(0x410), c, n, send_ip);
+	prof_add_sample(p, (uint32_t)me, A(0x410), c, n, 0);
+	prof_add_sample(p, (uint32_t)me, A(0x410), c, n, (uint64_t)(uintptr_t)&test_pv_guest);
+	/* the server side is another process: no user ip resolves there, and nothing is guessed */
+	prof_add_sample(p, 200, A(0x410), c, n, recv_ip);
+
+	cJSON *j = prof_json(p, 5);
+	const cJSON *sys = cJSON_GetObjectItem(j, "syscalls");
+	const cJSON *cs = cJSON_GetObjectItem(sys, "client"), *ss = cJSON_GetObjectItem(sys, "server");
+
+	assert_true(fabs(pct_of(cs, "recvmsg") - 100.0 * 6 / 9) < 1e-9); /* 4 + 2 of 9 */
+	assert_true(fabs(pct_of(cs, "sendmsg") - 100.0 / 9) < 1e-9);
+	assert_true(fabs(pct_of(cs, "(syscall entry, unattributed)") - 100.0 * 2 / 9) < 1e-9);
+	assert_int_equal(cJSON_GetArraySize(cs), 3);
+	assert_null(find_named(cs, "__raw_callee_save_pvm_irq_enable"));
+	assert_null(find_named(cs, "pvm_irq_enable"));
+	assert_null(find_named(cs, "srso_return_thunk"));
+	assert_true(pct_of(ss, "(syscall entry, unattributed)") == 100.0);
+	cJSON_Delete(j);
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(prof_write_folded(p, f), 0);
+	fclose(f);
+	assert_non_null(
+		strstr(buf, "client;entry_SYSCALL_64;do_syscall_64;__raw_callee_save_pvm_irq_enable 5\n"));
+	free(buf);
+	prof_destroy(p);
+	ksyms_free(k);
+}
+
+/* A wrapper's symbol as dladdr names it, to the syscall it makes. */
+static void test_wrapper_names(void **state)
+{
+	(void)state;
+	assert_string_equal(usyms_name_syscall("__libc_recvmsg"), "recvmsg");
+	assert_string_equal(usyms_name_syscall("__poll"), "poll");
+	assert_string_equal(usyms_name_syscall("sendmmsg"), "sendmmsg");
+	assert_string_equal(usyms_name_syscall("io_uring_submit_and_wait"), "io_uring_enter");
+	assert_string_equal(usyms_name_syscall("__io_uring_get_cqe"), "io_uring_enter");
+	assert_null(usyms_name_syscall("syscall"));
+	assert_null(usyms_name_syscall(""));
+	assert_null(usyms_name_syscall(NULL));
+	assert_string_equal(usyms_name_syscall("__"), "__"); /* nothing left to strip to */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbolizer),
 		cmocka_unit_test(test_attribution),
+		cmocka_unit_test(test_pv_guest),
+		cmocka_unit_test(test_wrapper_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
