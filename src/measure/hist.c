@@ -128,15 +128,20 @@ int hist_decode(struct hist *h, const char *s)
 	h->sum = strtod(end, &end);
 	if (end == s)
 		return -EINVAL;
+	/* Every sum checked before it is made: a gap or a count near 2^64 would wrap around to a
+	 * bucket index or a total that passes (strtoull also takes "-1" as 2^64 - 1). */
+	if (strchr(end, '-'))
+		return -EINVAL;
 	for (bool first = true; *end; first = false) {
 		unsigned long long gap = strtoull(end, &end, 10), c;
 
 		if (*end != ':')
 			return -EINVAL;
 		c = strtoull(end + 1, &end, 10);
-		at += gap;
-		if ((!first && gap == 0) || at >= HIST_BUCKETS || (*end && *end != ' '))
+		if ((!first && gap == 0) || gap >= HIST_BUCKETS - at || c > h->count - total ||
+		    (*end && *end != ' '))
 			return -EINVAL;
+		at += gap;
 		h->buckets[at] = c;
 		total += c;
 	}

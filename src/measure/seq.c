@@ -94,12 +94,18 @@ void seq_take(struct seq_flow *f, uint64_t seq)
 		f->dups++;
 		return;
 	}
-	/* Older than what is remembered: counted as a late arrival, not a duplicate. */
+	/* Older than what is remembered and not below the lowest seen: a late arrival or a
+	 * duplicate. Counting it as come would hide a loss when it is a duplicate, so it is
+	 * counted apart, and the loss may be overstated by at most that many. */
+	if (!remembered && seq >= f->lo) {
+		f->unsure++;
+		return;
+	}
 	f->reordered++;
 	if (remembered)
 		*word(f, seq) |= bit;
 	if (seq < f->lo)
-		f->lo = seq;
+		f->lo = seq; /* below every number seen: never seen, so late and new */
 	f->got++;
 }
 

@@ -24,6 +24,8 @@ struct seq_flow {
 	uint64_t lo, hi; /* lowest and highest number seen */
 	uint64_t got;	 /* distinct numbers seen */
 	uint64_t reordered, dups;
+	uint64_t unsure; /* came more than SEQ_SEEN_BITS behind the highest, at or above the lowest:
+			  * a late one or a duplicate, which cannot be told; counted as neither */
 	uint64_t seen[SEQ_SEEN_BITS / 64];
 	bool any;
 	struct jitter jit;

@@ -51,6 +51,7 @@ struct side_counters {
 	uint64_t zc_unknown;   /* ... of which it did not say (io_uring before Linux 6.2) */
 	uint64_t reordered;    /* datagrams that came after a later one of their flow */
 	uint64_t dups;	       /* datagrams seen twice */
+	uint64_t seq_unsure;   /* datagrams too late to tell from a duplicate (seq.h) */
 	uint64_t jitter_ns;    /* udp-stream's receiver: its flows' jitter at the end, added */
 	uint64_t jitter_flows; /* ... and how many flows that is (two datagrams or more) */
 	uint64_t refused;      /* server: connections it had no slot or memory for, closed at once */

@@ -324,8 +324,18 @@ static void add_headline(cJSON *j, const struct result *r)
 		cJSON_AddNumberToObject(j, "late", (double)c->late);
 	}
 	cJSON_AddNumberToObject(j, "errors", (double)(c->errors + r->server.c.errors));
-	if (out_per_transaction(r))
-		cJSON_AddItemToObject(j, "latency_us", latency_json(r->lat));
+	if (out_per_transaction(r)) {
+		cJSON *lat = latency_json(r->lat);
+
+		/* Requests that timed out are not in the percentiles: how many, and how long each
+		 * had waited at least, so the tails can be read as the censored figures they are. */
+		if (out_is_udp(r)) {
+			cJSON_AddNumberToObject(lat, "unanswered", (double)c->lost);
+			cJSON_AddNumberToObject(lat, "unanswered_waited_at_least_us",
+						(double)r->cfg->timeout * 1000);
+		}
+		cJSON_AddItemToObject(j, "latency_us", lat);
+	}
 	if (r->lat2->count)
 		cJSON_AddItemToObject(j, "connect_latency_us", latency_json(r->lat2));
 }

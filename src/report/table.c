@@ -173,6 +173,26 @@ static void table_latency(FILE *f, const char *label, const struct hist *h)
 		(double)hist_percentile(h, 99.99) / 1e3, (double)h->max / 1e3);
 }
 
+/* The requests that timed out are not in the percentiles above; each waited at least the
+ * timeout, so every percentile whose rank falls among them is at least that. */
+static void table_censored(FILE *f, const struct hist *h, uint64_t lost, long timeout_ms)
+{
+	static const double ps[] = {50, 90, 99, 99.9, 99.99};
+	double share = (double)lost / (double)(h->count + lost);
+	const double *from = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ps) && !from; i++)
+		if (share > 1 - ps[i] / 100)
+			from = &ps[i];
+	fprintf(f, "  %-28s %llu unanswered after %ld ms are not in these", "",
+		(unsigned long long)lost, timeout_ms);
+	if (from)
+		fprintf(f, "; counted, p%g and above would be %.0f or more\n", *from,
+			(double)timeout_ms * 1000);
+	else
+		fprintf(f, " (%.4f%%: too few to move p99.99)\n", 100 * share);
+}
+
 static double num(const cJSON *j, const char *key)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(j, key);
@@ -316,6 +336,8 @@ void out_table(const struct result *r, FILE *f)
 	}
 	snprintf(label, sizeof(label), "%s (us)", r->wl->latency_label);
 	table_latency(f, label, r->lat);
+	if (out_is_udp(r) && c->lost)
+		table_censored(f, r->lat, c->lost, r->cfg->timeout);
 	if (r->lat2->count)
 		table_latency(f, "connect() (us)", r->lat2);
 	table_sides(r, f);

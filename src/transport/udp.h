@@ -32,6 +32,8 @@ uint64_t get_tag(const uint8_t *buf, size_t size);
  * malformed (not --size bytes). */
 int udp_rr_tag(const uint8_t *buf, size_t len, size_t size, uint32_t window, uint32_t *slot,
 	       uint32_t *gen);
+/* The tag of slot's request of generation gen (the generation as far as size leaves room). */
+uint64_t udp_rr_tag_make(size_t size, uint32_t window, uint32_t slot, uint32_t gen);
 
 #define UDP_RX_BURST 64	      /* datagrams taken per receive call when not batching */
 #define UDP_SERVER_WAIT_MS 50 /* a server looks at the phase at least this often */

@@ -216,6 +216,7 @@ void receiver_end(struct receiver *r)
 		r->cnt->lost += seq_lost(&r->flows[i]);
 		r->cnt->reordered += r->flows[i].reordered;
 		r->cnt->dups += r->flows[i].dups;
+		r->cnt->seq_unsure += r->flows[i].unsure;
 		if (r->flows[i].jit.n >= 2) {
 			r->cnt->jitter_ns += (uint64_t)r->flows[i].jit.j;
 			r->cnt->jitter_flows++;

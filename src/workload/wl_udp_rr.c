@@ -24,7 +24,6 @@
 #include "workload/workload.h"
 
 #define SLOT_BITS 20
-#define SLOT_MASK ((1u << SLOT_BITS) - 1)
 #define POLL_MAX_MS 10	  /* so a phase change is seen within this even when idle */
 
 /* ---- options ---- */
@@ -59,10 +58,12 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 			 o->peers, o->clients);
 		return -EINVAL;
 	}
-	/* The tag lives in the first min(size, 8) bytes; one byte tells only 256 slots apart. */
-	if (o->size == 1 && o->window > 256) {
-		snprintf(err, errlen, "--window %ld needs --size 2 or more (a 1-byte request tags 256 slots)",
-			 o->window);
+	/* The tag lives in the first min(size, 8) bytes: the slot, and in the bits left the
+	 * request's generation, without which a late answer is taken for its slot's next request.
+	 * One byte leaves a bit of generation only to 128 slots. */
+	if (o->size == 1 && o->window > 128) {
+		snprintf(err, errlen, "--window %ld needs --size 2 or more (a 1-byte request tags 128 "
+			 "slots and the generation of each)", o->window);
 		return -EINVAL;
 	}
 	return 0;
@@ -139,7 +140,7 @@ static void queue_req(struct udp_client *u, uint32_t i, uint64_t now)
 	s->sent_ns = now;
 	s->busy = true;
 	s->unsent = false;
-	put_tag(m->buf, u->size, u->size >= 8 ? ((uint64_t)s->gen << SLOT_BITS) | i : i);
+	put_tag(m->buf, u->size, udp_rr_tag_make(u->size, u->window, i, s->gen));
 	m->sock = (int)s->sock;
 	u->tx_slot[u->ntx++] = i;
 }
@@ -160,15 +161,42 @@ static void flush(struct udp_client *u)
 	u->ntx = 0;
 }
 
+/* Below 8 bytes: the slot in as few bits as the window needs, the generation in the rest
+ * (kept modulo their size: an answer that many re-sends of its slot late would be taken for
+ * the current one). From 8 bytes: SLOT_BITS of slot, 32 of generation. */
+static unsigned slot_bits(size_t size, uint32_t window)
+{
+	unsigned b = 1;
+
+	if (size >= 8)
+		return SLOT_BITS;
+	while (b < 32 && (1ULL << b) < window)
+		b++;
+	return b;
+}
+
+static uint32_t gen_mask(size_t size, uint32_t window)
+{
+	unsigned left = size >= 8 ? 32 : 8 * (unsigned)size - slot_bits(size, window);
+
+	return left >= 32 ? UINT32_MAX : (uint32_t)((1ULL << left) - 1);
+}
+
+uint64_t udp_rr_tag_make(size_t size, uint32_t window, uint32_t slot, uint32_t gen)
+{
+	return (uint64_t)(gen & gen_mask(size, window)) << slot_bits(size, window) | slot;
+}
+
 int udp_rr_tag(const uint8_t *buf, size_t len, size_t size, uint32_t window, uint32_t *slot,
 	       uint32_t *gen)
 {
 	if (len != size)
 		return -1;
 	uint64_t tag = get_tag(buf, size);
+	unsigned sb = slot_bits(size, window);
 
-	*slot = size >= 8 ? (uint32_t)(tag & SLOT_MASK) : (uint32_t)tag;
-	*gen = size >= 8 ? (uint32_t)(tag >> SLOT_BITS) : 0;
+	*slot = (uint32_t)(tag & ((1ULL << sb) - 1));
+	*gen = (uint32_t)(tag >> sb) & gen_mask(size, window);
 	return *slot < window ? 0 : 1;
 }
 
@@ -184,7 +212,7 @@ static void on_answer(struct udp_client *u, const struct io_msg *m, uint64_t now
 	}
 	struct slot *s = &u->slots[r == 0 ? i : 0];
 
-	if (r || !s->busy || (u->size >= 8 && gen != s->gen)) {
+	if (r || !s->busy || gen != (s->gen & gen_mask(u->size, u->window))) {
 		u->rep->c.late += u->win.measuring;
 		return;
 	}

@@ -151,9 +151,11 @@ static void udp_stream_headline(const struct result *r, struct headline *h)
 
 	headline_row(h, "packets received/s", result_per_s(rx, d), 0, "sent %.0f/s",
 		     result_per_s(tx, d));
-	headline_row(h, "lost (gaps in sequence)", (double)lost, 0,
-		     "(%.3f%%)  reordered %llu, duplicates %llu", loss_pct,
-		     (unsigned long long)s->c.reordered, (unsigned long long)s->c.dups);
+	/* Too late to tell from a duplicate (seq.h): counted as neither, the loss an upper bound. */
+	headline_row(h, "lost (gaps in sequence)", (double)lost, 0, "(%.3f%%)  reordered %llu, "
+		     "duplicates %llu, too late to tell %llu", loss_pct,
+		     (unsigned long long)s->c.reordered, (unsigned long long)s->c.dups,
+		     (unsigned long long)s->c.seq_unsure);
 	headline_row(h, "payload Gbit/s received", gb, 3, NULL);
 	/* Jitter: the mean of the receiving flows' (iperf3 averages its streams' the same way). */
 	double jit = s->c.jitter_flows ? (double)s->c.jitter_ns / (double)s->c.jitter_flows / 1e6 : NAN;
@@ -175,6 +177,7 @@ static void udp_stream_headline(const struct result *r, struct headline *h)
 	headline_key(h, "loss_pct", loss_pct, 4);
 	headline_key(h, "reordered", (double)s->c.reordered, -1);
 	headline_key(h, "duplicates", (double)s->c.dups, -1);
+	headline_key(h, "too_late_to_tell", (double)s->c.seq_unsure, -1);
 	headline_key(h, "gbit_per_s", gb, 4);
 	headline_key(h, "jitter_ms", jit, 6);
 }

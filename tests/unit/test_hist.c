@@ -185,6 +185,13 @@ static void test_hosts_merge_as_text(void **state)
 	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 0:1"), -EINVAL);	 /* the same one twice */
 	assert_int_equal(hist_decode(back, "x"), -EINVAL);
 	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 1:1"), 0);
+	/* Sums that wrap around 2^64: counts that add to 2 only modulo 2^64, and a gap that
+	 * wraps back to a bucket already taken; "-1" is 2^64 - 1 to strtoull. */
+	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 1:18446744073709551617"), -EINVAL);
+	assert_int_equal(hist_decode(back, "2 1 2 3 1:3 1:18446744073709551615"), -EINVAL);
+	assert_int_equal(hist_decode(back, "2 1 2 3 5:1 18446744073709551615:1"), -EINVAL);
+	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 -1:1"), -EINVAL);
+	assert_int_equal(hist_decode(back, "2 1 2 3 1:-1 1:3"), -EINVAL);
 	free(host);
 	free(merged);
 	free(all);

@@ -129,11 +129,50 @@ static void test_counts_failed_calls(void **state)
 	opts_free(&o);
 }
 
+/* transport/udp.h's tag functions (its udp_socket is another than this file's) */
+void put_tag(uint8_t *buf, size_t size, uint64_t tag);
+int udp_rr_tag(const uint8_t *buf, size_t len, size_t size, uint32_t window, uint32_t *slot,
+	       uint32_t *gen);
+uint64_t udp_rr_tag_make(size_t size, uint32_t window, uint32_t slot, uint32_t gen);
+
+/* udp-rr's request tag at every size: slot and generation come back as written, and an answer
+ * to the previous request of a slot (a late one, after its re-send) is told from the answer to
+ * the current one also below 8 bytes, where the tag used to carry the slot alone. */
+static void test_udp_rr_tag(void **state)
+{
+	static const struct {
+		size_t size;
+		uint32_t window;
+	} cases[] = {{1, 2}, {1, 100}, {1, 128}, {2, 100}, {3, 1000}, {7, 100000}, {8, 100}, {100, 100}};
+	uint8_t buf[128];
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		size_t size = cases[k].size;
+		uint32_t window = cases[k].window, slot, gen, late_gen;
+
+		for (uint32_t i = 0; i < window; i += window / 7 + 1) {
+			for (uint32_t g = 1; g < 70; g += 3) {
+				memset(buf, 0xee, sizeof(buf));
+				put_tag(buf, size, udp_rr_tag_make(size, window, i, g));
+				assert_int_equal(udp_rr_tag(buf, size, size, window, &slot, &gen), 0);
+				assert_int_equal(slot, i);
+				put_tag(buf, size, udp_rr_tag_make(size, window, i, g - 1));
+				assert_int_equal(udp_rr_tag(buf, size, size, window, &slot, &late_gen), 0);
+				assert_int_equal(slot, i);
+				assert_int_not_equal(gen, late_gen); /* the late answer is not the current */
+			}
+		}
+		assert_int_equal(udp_rr_tag(buf, size + 1, size, window, &slot, &gen), -1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_back_end),
 		cmocka_unit_test(test_counts_failed_calls),
+		cmocka_unit_test(test_udp_rr_tag),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
