@@ -2,6 +2,8 @@
  * (agent to controller, client process to coordinator), the server's memory budget. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +58,38 @@ bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *
 	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
 	X(connects) X(syscalls) X(retrans) X(segs_out) X(zc_done) X(zc_copied) X(zc_unknown)      \
 	X(reordered) X(dups) X(seq_unsure) X(jitter_ns) X(jitter_flows) X(refused) X(listen_drops) X(errors)
+
+bool addr_is_this_host(const struct sockaddr_storage *a)
+{
+	static const struct in6_addr v6_lo = IN6ADDR_LOOPBACK_INIT;
+	struct ifaddrs *ifs, *i;
+	bool here = false;
+
+	if (a->ss_family == AF_INET &&
+	    ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24 == 127)
+		return true;
+	if (a->ss_family == AF_INET6) {
+		const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
+
+		if (!memcmp(x, &v6_lo, sizeof(*x)) || (IN6_IS_ADDR_V4MAPPED(x) && x->s6_addr[12] == 127))
+			return true;
+	}
+	/* The interfaces' own addresses (what `ip addr` lists): a bind test would pass any
+	 * address where net.ipv4.ip_nonlocal_bind is set. */
+	if (getifaddrs(&ifs))
+		return false;
+	for (i = ifs; i && !here; i = i->ifa_next) {
+		struct sockaddr_storage s = {0};
+
+		if (!i->ifa_addr || i->ifa_addr->sa_family != a->ss_family)
+			continue;
+		memcpy(&s, i->ifa_addr, a->ss_family == AF_INET ? sizeof(struct sockaddr_in)
+								: sizeof(struct sockaddr_in6));
+		here = same_host(&s, a);
+	}
+	freeifaddrs(ifs);
+	return here;
+}
 
 bool peer_allowed(const struct server_ctx *s, const struct sockaddr_storage *a)
 {

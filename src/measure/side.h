@@ -64,6 +64,10 @@ struct cJSON;
 
 /* Same host (family and address; ports aside)? The agent answers only its controller's. */
 bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+/* Is a an address of this host, in this network namespace (loopback, or any interface's)?
+ * Then what is sent to it never leaves this network stack, and its kernel counters count
+ * both ends. */
+bool addr_is_this_host(const struct sockaddr_storage *a);
 struct server_ctx;
 /* Traffic from a this server answers: its controller's host, or a client host of the test. */
 bool peer_allowed(const struct server_ctx *s, const struct sockaddr_storage *a);

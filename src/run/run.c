@@ -462,23 +462,6 @@ void result_free(struct result *res)
 	res->nseries = 0;
 }
 
-/* An agent reached over loopback shares this machine's network stack, so the kernel's
- * counters count its side too (an agent in another network namespace is not on loopback). */
-static bool on_loopback(const struct sockaddr_storage *a)
-{
-	static const struct in6_addr v6_lo = IN6ADDR_LOOPBACK_INIT;
-
-	if (a->ss_family == AF_INET)
-		return ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24 == 127;
-	if (a->ss_family == AF_INET6) {
-		const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
-
-		return !memcmp(x, &v6_lo, sizeof(*x)) ||
-		       (IN6_IS_ADDR_V4MAPPED(x) && x->s6_addr[12] == 127);
-	}
-	return false;
-}
-
 int run_fail(struct run *r, int err, bool usage, const char *fmt, ...)
 {
 	va_list ap;
@@ -560,7 +543,10 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 		teardown(&r);
 		goto out;
 	}
-	r.res.server_local = !o->server || on_loopback(&r.data);
+	/* A server at an address of this host (loopback or an interface's own) shares this
+	 * network stack, so the kernel's counters count its side too; an agent in another
+	 * network namespace has addresses of its own. */
+	r.res.server_local = !o->server || addr_is_this_host(&r.data);
 	r.res.env = env_collect((struct sockaddr *)&r.data, sizeof(r.data));
 	if (o->profile)
 		profile_open(&r);

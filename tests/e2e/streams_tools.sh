@@ -33,7 +33,10 @@ done
 "$SB" udp-stream --runs 2 --duration 0.5 --warmup 0.2 --json >"$TMP/r.json" || fail "--runs failed"
 jassert "$TMP/r.json" '.summary.rate.median > 0 and .summary.loss_pct.runs == 2 and .summary.packets_sent_per_s.median > 0'
 "$SB" compare 'udp-stream --size 100 --duration 0.5 --warmup 0.2' 'udp-stream --size 100 --gso 16 --duration 0.5 --warmup 0.2' --runs 3 --json >"$TMP/c.json" || fail "compare failed"
-jassert "$TMP/c.json" '.figures[0].key == "rate" and (.figures[0].label | test("packets")) and (.verdict | startswith("B is"))' '{verdict, f: .figures[0]}'
+# GSO sends 16 datagrams a call: B is faster. On a loaded machine 3 pairs may not show it (2.65x
+# with an interval of 0.97-7.26 was seen); then compare must say so and ask for more runs than
+# it took, never call B slower.
+jassert "$TMP/c.json" '.figures[0].key == "rate" and (.figures[0].label | test("packets")) and .figures[0].ratio > 1 and ((.verdict | startswith("B is")) or (.figures[0].verdict == "no significant difference" and .figures[0].runs_needed > .figures[0].pairs))' '{verdict, f: .figures[0]}'
 "$SB" sweep tcp-stream --size 16384,131072 --duration 0.5 --warmup 0.2 --csv "$TMP/s.csv" >/dev/null || fail "sweep failed"
 [ "$(wc -l <"$TMP/s.csv")" -eq 3 ] || fail "sweep CSV: $(cat "$TMP/s.csv")"
 awk -F, 'NR > 1 && $2 <= 0 { exit 1 }' "$TMP/s.csv" || fail "sweep: a rate of 0: $(cat "$TMP/s.csv")"

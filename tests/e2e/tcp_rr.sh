@@ -4,10 +4,13 @@ need jq
 "$SB" tcp-rr --duration 2 --warmup 0.3 --json >"$TMP/a.json" || fail "tcp-rr failed"
 jassert "$TMP/a.json" '.partial == false and .transactions > 0 and .errors == 0'
 jassert "$TMP/a.json" '.latency_us | (.count > 0 and .min > 0 and .min <= .p50 and .p50 <= .p90 and .p90 <= .p99 and .p99 <= .p999 and .p999 <= .p9999 and .p9999 <= .max)'
-# The server may miss one transaction at each edge of the window (window 1): at the start the
-# request it answered in the warm-up, whose answer the client counts; at the end the one it
-# answered just after END reached it, which the client, still in its window, counts.
-jassert "$TMP/a.json" '.bytes_received == .transactions and .sides.server.bytes_received >= .transactions - 2 and .sides.server.bytes_received <= .transactions + 2' '{transactions, bytes_received, s: .sides.server}'
+# The server's window is its own: it opens when BEGIN reaches the agent and closes when END
+# does, so its count differs from the client's by what moves between the two edges of each
+# side: one transaction at each edge (window 1), plus the rate times how far apart the edges
+# may be, measured here as the coordinator's delay from each edge to its next action (the
+# kernel counters' read, kernel_check.read_after_edge_us): 84,789 against 84,785 was seen on
+# a slow guest where a fixed 2 failed.
+jassert "$TMP/a.json" '(2 + .transactions_per_s * (.kernel_check.read_after_edge_us | .open + .close) / 1e6) as $b | .bytes_received == .transactions and (.sides.server.bytes_received - .transactions | fabs) <= $b' '{transactions, bytes_received, s: .sides.server, k: .kernel_check.read_after_edge_us}'
 "$SB" tcp-rr --clients 2 --flows 3 --window 4 --request 100 --response 5000 --nodelay --recv waitall \
 	--duration 1 --warmup 0.2 --json >"$TMP/b.json" || fail "tcp-rr with flows failed"
 jassert "$TMP/b.json" '.transactions > 0 and .bytes_received == .transactions * 5000 and .errors == 0'
