@@ -87,7 +87,7 @@ bench: all
 # whole control session as the agent reads it (session), and what the data plane reads from
 # the network (data).
 FUZZ_TIME ?= 30
-FUZZERS := ctl session data
+FUZZERS := ctl session data results
 # Every source but main.c, so a new file can never break the fuzz link again.
 FUZZ_SRC := $(filter-out src/cli/main.c,$(SRC))
 fuzz:
@@ -101,6 +101,7 @@ fuzz:
 	cp tests/fuzz/corpus/* build-fuzz/corpus-ctl/
 	cp tests/fuzz/corpus-session/* build-fuzz/corpus-session/
 	cp tests/fuzz/corpus-data/* build-fuzz/corpus-data/
+	cp tests/fuzz/corpus-results/* build-fuzz/corpus-results/
 	@for f in $(FUZZERS); do \
 		echo "fuzz_$$f:"; \
 		build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_TIME) -max_len=4096 -print_final_stats=1 \

@@ -178,7 +178,10 @@ struct cJSON;
 	X(STR, allow_sysctl, NULL, 0, "allow-sysctl", 0, 0, "KEY[,KEY...]",                        \
 	  "sysctls a controller's --sysctl may set on this host for its test (none: refused)")    \
 	X(ENUM, role, "any", 0, "role", 0, 0, "any|server|client",                                 \
-	  "the side of tests this agent runs for controllers (client: --clients-on)")
+	  "the side of tests this agent runs for controllers (client: --clients-on)")              \
+	X(BOOL, allow_unauthenticated_clients, false, 0, "allow-unauthenticated-clients", 0, 1,    \
+	  "", "run clients for controllers without --auth-file on a non-loopback --listen: "       \
+	  "anyone who reaches the port can then make this host load any sockbench test")
 
 #define ALL_OPTS(X)                                                                                \
 	COMMON_OPTS(X)                                                                             \

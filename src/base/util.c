@@ -1,6 +1,8 @@
 /* util.c: see util.h. */
 #include "base/util.h"
 
+#include "base/outfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -113,6 +115,15 @@ char *xstrdup(const char *s)
 	if (!p)
 		abort();
 	return p;
+}
+
+uint64_t hash_bytes(uint64_t seed, const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL ^ seed;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h ^ h >> 29;
 }
 
 uint64_t now_ns(void)
@@ -241,19 +252,7 @@ uint64_t fresh_seed(void)
 
 int output_writable(const char *path)
 {
-	struct stat st;
-	bool existed = stat(path, &st) == 0;
-	int fd;
-
-	if (existed && S_ISDIR(st.st_mode))
-		return -EISDIR;
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	if (!existed)
-		unlink(path);
-	return 0;
+	return outfile_check(path);
 }
 
 const char *fmt_fig(char *buf, size_t n, double v)
@@ -302,7 +301,30 @@ char *slurp(const char *path, size_t max, int *err)
 	return txt;
 }
 
-int run_gnuplot(const char *script)
+/* Does the file end with </svg> (and blanks)? gnuplot can exit 0 with an SVG cut short. */
+static bool svg_whole(const char *path)
+{
+	char tail[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	ssize_t n = -1;
+
+	if (end >= 0) {
+		off_t from = end > (off_t)sizeof(tail) - 1 ? end - (off_t)sizeof(tail) + 1 : 0;
+
+		n = pread(fd, tail, (size_t)(end - from), from);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return false;
+	while (n && (tail[n - 1] == '\n' || tail[n - 1] == ' ' || tail[n - 1] == '\t'))
+		n--;
+	tail[n] = '\0';
+	return n >= 6 && !strcmp(tail + n - 6, "</svg>");
+}
+
+int run_gnuplot(const char *script, const char *svg)
 {
 	int st = 0;
 	pid_t pid = fork();
@@ -317,5 +339,24 @@ int run_gnuplot(const char *script)
 		;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) == 127)
 		return -ENOENT;
-	return WEXITSTATUS(st) ? -EIO : 0;
+	return WEXITSTATUS(st) || !svg_whole(svg) ? -EIO : 0;
+}
+
+const char *gp_str(char *buf, size_t n, const char *s)
+{
+	size_t o = 0;
+
+	if (n < 3)
+		return "''";
+	buf[o++] = '\'';
+	for (; *s && o + (*s == '\'' ? 2 : 1) + 2 <= n; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\'')
+			buf[o++] = '\'';
+		buf[o++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+	}
+	buf[o++] = '\'';
+	buf[o] = '\0';
+	return buf;
 }

@@ -33,6 +33,10 @@ char *xstrdup(const char *s);
 /* in's first line into out, tabs and runs of blanks made one space, none at either end (the
  * form sysctl(8) shows /proc values in). */
 void squash_line(const char *in, char *out, size_t len);
+/* FNV-1a over n bytes from seed (0: the standard offset basis), folded so the low bits mix:
+ * for the hash tables over names read from files (keys, function names, stack frames). */
+uint64_t hash_bytes(uint64_t seed, const char *s, size_t n);
+#define hash_str(s, n) hash_bytes(0, (s), (n))
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t now_ns(void);
@@ -44,8 +48,9 @@ int read_full(int fd, void *buf, size_t n, int timeout_ms);
 /* Write all n bytes, retrying EINTR and short writes. 0 or -errno. */
 int write_full(int fd, const void *buf, size_t n);
 
-/* Can the file at path be written (created, or truncated later)? Checked before any work, so a
- * bad output path is a usage error up front: 0, or -errno. Leaves no new file behind. */
+/* Can the file at path be written (outfile.h: a temporary file beside it, renamed over it)?
+ * Checked before any work, so a bad output path is a usage error up front: 0, or -errno. Never
+ * leaves a file it made, never removes one that was there. */
 int output_writable(const char *path);
 
 /* A figure as a reader wants it in a table: no decimals from 1000 up (a rate), one from 100,
@@ -56,9 +61,14 @@ const char *fmt_fig(char *buf, size_t n, double v);
  * err (-EFBIG past max bytes). */
 char *slurp(const char *path, size_t max, int *err);
 
-/* Run gnuplot on a script file and wait: 0, -ENOENT when gnuplot is not installed, -EIO when
- * it failed (its own message is on stderr). */
-int run_gnuplot(const char *script);
+/* Run gnuplot on a script file that writes the SVG at svg, and wait: 0, -ENOENT when gnuplot is
+ * not installed, -EIO when it failed (its own message is on stderr) or the SVG is not whole. */
+int run_gnuplot(const char *script, const char *svg);
+/* s as a gnuplot string in buf: in single quotes, where nothing is special but '' (a quote),
+ * so no backslash escape and no `command`; control characters (a newline ends a gnuplot
+ * command) become spaces; cut short to fit n. Every text from a user or a file that reaches a
+ * gnuplot script goes through it. Returns buf. */
+const char *gp_str(char *buf, size_t n, const char *s);
 
 /* Wait until fd is readable or timeout_ms passes (-1: forever). 1 readable, 0 timeout, -errno. */
 int wait_readable(int fd, int timeout_ms);

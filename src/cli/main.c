@@ -1,8 +1,13 @@
 /* main.c: the command table (iproute2 ip.c style): the workloads from workload/registry.c,
  * then the other commands; the usage text is made from the same table. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/outfile.h"
 #include "base/util.h"
 #include "cli/cli.h"
 #include "link/serve.h"
@@ -118,8 +123,39 @@ static const struct command *command_find(const char *name)
 	return NULL;
 }
 
+static pid_t main_pid;
+
+/* At exit: what the command printed must have reached standard output. A full disk or >/dev/full
+ * is a failure, not a cut-short report with exit 0. Forked children leave it to us. */
+static void stdout_check(void)
+{
+	bool bad;
+	int e;
+
+	if (getpid() != main_pid)
+		return;
+	errno = 0;
+	bad = fflush(stdout) != 0;
+	e = errno;
+	bad |= ferror(stdout) != 0;
+	if (!bad && fclose(stdout) && errno != EBADF) { /* EBADF: closed (>&-), never written */
+		bad = true;
+		e = errno;
+	}
+	if (outfile_stdout_error())
+		e = -outfile_stdout_error();
+	if (bad) {
+		fprintf(stderr, "sockbench: writing the report to standard output: %s\n",
+			strerror(e ? e : EIO));
+		_exit(1);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	main_pid = getpid();
+	outfile_stdout();
+	atexit(stdout_check);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/outfile.h"
+#include "base/result_file.h"
 #include "base/util.h"
 #include "cli/cli.h"
 #include "report/out.h"
@@ -22,6 +24,32 @@ static void report_usage(FILE *f)
 		   "their rates side by side and their latency CDFs overlaid.\n"
 		   "  -o, --output FILE.html   where to write the page (default: standard output)\n"
 		   "  RESULT.json              a file written by --json (\"-\": standard input)\n");
+}
+
+/* The page to out (NULL: standard output), whole or not at all (outfile.h). 0 or 1 (said). */
+static int write_page(cJSON **docs, const char *const *files, int n, const char *out)
+{
+	struct outfile o;
+	bool direct;
+	int e;
+
+	if (!out) { /* main.c checks that standard output took it all */
+		e = out_report_html(docs, files, n, stdout);
+		if (e && !ferror(stdout))
+			fprintf(stderr, "sockbench: report: %s\n", strerror(-e));
+		return e ? 1 : 0;
+	}
+	if ((e = outfile_open(&o, out))) {
+		fprintf(stderr, "sockbench: report -o %s: %s; nothing written\n", out, strerror(-e));
+		return 1;
+	}
+	direct = outfile_direct(&o);
+	e = out_report_html(docs, files, n, o.f);
+	e = e ? outfile_abort(&o, e) : outfile_commit(&o);
+	if (e)
+		fprintf(stderr, "sockbench: report -o %s: %s%s\n", out, strerror(-e),
+			outfile_left(direct));
+	return e ? 1 : 0;
 }
 
 int cmd_report(int argc, char **argv)
@@ -58,36 +86,23 @@ int cmd_report(int argc, char **argv)
 	cJSON **docs = xcalloc((size_t)n, sizeof(*docs));
 
 	for (int i = 0; i < n; i++) {
-		char *txt = slurp(files[i], 512u << 20, &e);
+		char bad[300];
 		const char *why;
 
-		if (!txt)
-			die_usage("report: cannot read %s: %s", files[i],
-				  e == -EFBIG ? "too large to be a sockbench result" : strerror(-e));
-		docs[i] = cJSON_Parse(txt);
-		free(txt);
-		if (!docs[i])
+		/* A result file is untrusted input: base/result_file.h checks it. */
+		e = result_file_read(files[i], &docs[i], bad, sizeof(bad));
+		if (e == -EBADMSG)
 			die_usage("report: %s is not JSON (save results with --json)", files[i]);
+		if (e == -EINVAL)
+			die_usage("report: %s: %s", files[i], bad);
+		if (e)
+			die_usage("report: cannot read %s: %s", files[i],
+				  e == -EFBIG ? "too large to be a sockbench result (over "
+						RESULT_FILE_MAX_TEXT ")" : strerror(-e));
 		if ((why = report_check(docs[i])))
 			die_usage("report: %s is %s", files[i], why);
 	}
-	FILE *f = out ? fopen(out, "we") : stdout;
-
-	if (!f) {
-		fprintf(stderr, "sockbench: report: %s: %s\n", out, strerror(errno));
-		rc = 1;
-	} else {
-		e = out_report_html(docs, (const char *const *)files, n, f);
-		if (fflush(f) || (out && fclose(f)))
-			e = -EIO;
-		if (e) {
-			fprintf(stderr, "sockbench: report: writing %s failed: %s\n",
-				out ? out : "standard output", strerror(-e));
-			if (out)
-				unlink(out);
-			rc = 1;
-		}
-	}
+	rc = write_page(docs, (const char *const *)files, n, out);
 	for (int i = 0; i < n; i++)
 		cJSON_Delete(docs[i]);
 	free(docs);

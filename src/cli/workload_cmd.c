@@ -6,15 +6,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/outfile.h"
 #include "cli/cli.h"
 #include "multi/repeat.h"
 #include "report/out.h"
 #include "run/run.h"
 
-/* --plot: the script and its data in a temporary folder, then gnuplot. 0 or -1 (said). */
+/* --plot: the script, its data and gnuplot's SVG in a temporary folder; the SVG, when gnuplot
+ * wrote it whole, goes in place through outfile.h. gnuplot never sees the user's path. 0 or -1
+ * (said). */
 static int plot_run(const struct result *res, const char *svg)
 {
-	char dir[] = "/tmp/sockbench-plot-XXXXXX", data[64], script[64];
+	char dir[] = "/tmp/sockbench-plot-XXXXXX", data[64], script[64], tmp[64];
+	bool direct = false;
 	int e = -EIO;
 
 	if (!mkdtemp(dir)) {
@@ -23,24 +27,26 @@ static int plot_run(const struct result *res, const char *svg)
 	}
 	snprintf(data, sizeof(data), "%s/data", dir);
 	snprintf(script, sizeof(script), "%s/plot.gp", dir);
+	snprintf(tmp, sizeof(tmp), "%s/plot.svg", dir);
 	FILE *d = fopen(data, "we"), *g = fopen(script, "we");
 
 	if (d && g)
-		e = out_plot_script(res, svg, data, d, g);
-	if (d)
-		fclose(d);
-	if (g)
-		fclose(g);
-	if (!e)
-		e = run_gnuplot(script);
-	unlink(data);
-	unlink(script);
-	rmdir(dir);
-	if (e == -ENOENT)
+		e = out_plot_script(res, tmp, data, d, g);
+	if ((d && fclose(d)) || (g && fclose(g)))
+		e = -EIO;
+	if (!e && (e = run_gnuplot(script, tmp)) == 0 && (e = outfile_copy(tmp, svg, &direct)))
+		fprintf(stderr, "sockbench: --plot %s: %s%s\n", svg, strerror(-e),
+			outfile_left(direct));
+	else if (e == -ENOENT)
 		fprintf(stderr, "sockbench: --plot: gnuplot is not installed (apt-get install "
 			"gnuplot-nox): no plot written\n");
 	else if (e)
-		fprintf(stderr, "sockbench: --plot: gnuplot could not write %s\n", svg);
+		fprintf(stderr, "sockbench: --plot %s: gnuplot could not draw the plot; nothing "
+			"written\n", svg);
+	unlink(tmp);
+	unlink(data);
+	unlink(script);
+	rmdir(dir);
 	return e ? -1 : 0;
 }
 
@@ -48,7 +54,7 @@ static int plot_run(const struct result *res, const char *svg)
 static int flame_run(const struct result *res, const char *svg)
 {
 	char title[256];
-	FILE *f;
+	struct outfile f;
 	int e;
 
 	if (!res->profile) {
@@ -56,19 +62,20 @@ static int flame_run(const struct result *res, const char *svg)
 			"graph written\n");
 		return -1;
 	}
-	if (!(f = fopen(svg, "we"))) {
-		fprintf(stderr, "sockbench: --flamegraph %s: %s\n", svg, strerror(errno));
+	if ((e = outfile_open(&f, svg))) {
+		fprintf(stderr, "sockbench: --flamegraph %s: %s\n", svg, strerror(-e));
 		return -1;
 	}
 	snprintf(title, sizeof(title), "sockbench %s: where the window's CPU time went (%s)",
 		 res->wl->name, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res->profile, "event")));
-	e = out_flamegraph(res->profile, title, "flame", true, f);
-	if (fclose(f) && !e)
-		e = -EIO;
+	bool direct = outfile_direct(&f);
+
+	e = out_flamegraph(res->profile, title, "flame", true, f.f);
+	e = e ? outfile_abort(&f, e) : outfile_commit(&f);
 	if (e) {
-		fprintf(stderr, "sockbench: --flamegraph %s: %s\n", svg,
-			e == -ENODATA ? "the profile took no samples" : strerror(-e));
-		unlink(svg);
+		fprintf(stderr, "sockbench: --flamegraph %s: %s%s\n", svg,
+			e == -ENODATA ? "the profile took no samples" : strerror(-e),
+			outfile_left(direct && e != -ENODATA));
 		return -1;
 	}
 	return 0;

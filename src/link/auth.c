@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #define CONTEXT "sockbench-auth-v1"
+#define SIGN_CONTEXT "sockbench-vouch-v1\n"
 
 static int init(void)
 {
@@ -84,6 +85,43 @@ bool auth_verify(const struct auth_key *key, const char *challenge_hex, const ch
 
 	if (init() || mac_of(key, challenge_hex, want))
 		return false;
+	if (sodium_hex2bin(got, sizeof(got), mac_hex, strlen(mac_hex), NULL, &glen, NULL) ||
+	    glen != sizeof(got))
+		return false;
+	return sodium_memcmp(want, got, sizeof(got)) == 0;
+}
+
+static void sign_of(const struct auth_key *key, const char *text,
+		    unsigned char mac[crypto_auth_hmacsha256_BYTES])
+{
+	crypto_auth_hmacsha256_state st;
+
+	crypto_auth_hmacsha256_init(&st, key->k, key->len);
+	crypto_auth_hmacsha256_update(&st, (const unsigned char *)SIGN_CONTEXT,
+				      strlen(SIGN_CONTEXT));
+	crypto_auth_hmacsha256_update(&st, (const unsigned char *)text, strlen(text));
+	crypto_auth_hmacsha256_final(&st, mac);
+}
+
+int auth_sign(const struct auth_key *key, const char *text, char *mac_hex, size_t len)
+{
+	unsigned char mac[crypto_auth_hmacsha256_BYTES];
+
+	if (init() || len < 2 * sizeof(mac) + 1)
+		return -EINVAL;
+	sign_of(key, text, mac);
+	sodium_bin2hex(mac_hex, len, mac, sizeof(mac));
+	return 0;
+}
+
+bool auth_sign_ok(const struct auth_key *key, const char *text, const char *mac_hex)
+{
+	unsigned char want[crypto_auth_hmacsha256_BYTES], got[crypto_auth_hmacsha256_BYTES];
+	size_t glen;
+
+	if (init())
+		return false;
+	sign_of(key, text, want);
 	if (sodium_hex2bin(got, sizeof(got), mac_hex, strlen(mac_hex), NULL, &glen, NULL) ||
 	    glen != sizeof(got))
 		return false;

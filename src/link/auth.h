@@ -26,5 +26,11 @@ void auth_challenge(char *hex, size_t hexlen);
 int auth_answer(const struct auth_key *key, const char *challenge_hex, char *mac_hex, size_t len);
 /* Does mac_hex answer challenge_hex under key? Constant time. */
 bool auth_verify(const struct auth_key *key, const char *challenge_hex, const char *mac_hex);
+/* A server agent's signed word to a client agent (vouch.c): HMAC-SHA256(secret, its own
+ * context || text) as hex (65 bytes), so it can never pass for an AUTH answer, nor one for it.
+ * 0 or -EINVAL. */
+int auth_sign(const struct auth_key *key, const char *text, char *mac_hex, size_t len);
+/* Does mac_hex sign text under key (auth_sign)? Constant time. */
+bool auth_sign_ok(const struct auth_key *key, const char *text, const char *mac_hex);
 
 #endif

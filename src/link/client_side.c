@@ -1,11 +1,12 @@
 /* client_side.c: a test's client side in the agent, for a controller that fans its clients
- * out over several hosts (--clients-on). The SETUP names the server's data address and token
- * and this host's share; the agent forks the client processes (workload/group.h), answers
- * READY once their sockets are open and lets them warm up, then sends STATE every STATE_MS
- * (their progress, for the controller's counts and stall watch), opens the window on BEGIN
- * and closes it on END, reading this host's kernel counters at both edges, and answers END
- * with RESULT: the clients' CPU, counters and latency histograms (as text, merged by the
- * controller bucket by bucket) and the kernel's counts beside them.
+ * out over several hosts (--clients-on). The SETUP names the server's data address and token,
+ * the server agent's control port and this host's share; the agent sends nothing before the
+ * server agent vouches for the target (vouch.h), then forks the client processes
+ * (workload/group.h), answers READY once their sockets are open and lets them warm up, then
+ * sends STATE every STATE_MS (their progress, for the controller's counts and stall watch),
+ * opens the window on BEGIN and closes it on END, reading this host's kernel counters at both
+ * edges, and answers END with RESULT: the clients' CPU, counters and latency histograms (as
+ * text, merged by the controller bucket by bucket) and the kernel's counts beside them.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -18,43 +19,29 @@
 #include "link/ctl.h"
 #include "link/serve.h"
 #include "link/session.h"
+#include "link/vouch.h"
 #include "measure/kstat.h"
 #include "workload/group.h"
 
 #define READY_MS 10000 /* the clients opening their sockets */
 
 /* The server's data address and the test's token, as the controller's SETUP names them. */
-static int take_target(const char *payload, struct client_group *g, char *err, size_t errlen)
+static int take_target(const struct vouch_target *t, struct client_group *g, char *err,
+		       size_t errlen)
 {
-	cJSON *j = cJSON_Parse(payload);
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "target");
-	const cJSON *addr = cJSON_GetObjectItemCaseSensitive(t, "addr");
-	const cJSON *port = cJSON_GetObjectItemCaseSensitive(t, "port");
-	const cJSON *token = cJSON_GetObjectItemCaseSensitive(t, "token");
 	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV}, *ai = NULL;
 	char ps[16];
-	int ret = -EINVAL;
 
-	if (!cJSON_IsString(addr) || !cJSON_IsNumber(port) || port->valueint < 1 ||
-	    port->valueint > 65535 || !cJSON_IsString(token) ||
-	    sscanf(token->valuestring, "%16llx", (unsigned long long *)&g->token) != 1) {
-		snprintf(err, errlen,
-			 "a client-side SETUP needs target.addr, target.port and "
-			 "target.token");
-		goto out;
-	}
-	snprintf(ps, sizeof(ps), "%d", port->valueint);
-	if (getaddrinfo(addr->valuestring, ps, &hints, &ai) || !ai) {
-		snprintf(err, errlen, "target.addr %s is not a numeric address", addr->valuestring);
-		goto out;
+	snprintf(ps, sizeof(ps), "%d", t->port);
+	if (getaddrinfo(t->addr, ps, &hints, &ai) || !ai) {
+		snprintf(err, errlen, "target.addr %s is not a numeric address", t->addr);
+		return -EINVAL;
 	}
 	memcpy(&g->server, ai->ai_addr, ai->ai_addrlen);
 	g->server_len = ai->ai_addrlen;
+	g->token = t->token;
 	freeaddrinfo(ai);
-	ret = 0;
-out:
-	cJSON_Delete(j);
-	return ret;
+	return 0;
 }
 
 /* This host's counters of the workload's protocol, and the IP layer's bytes (IpExt), which
@@ -216,7 +203,8 @@ static void run_window(struct session *ss, struct client_group *g)
 void client_side_run(struct session *ss)
 {
 	struct client_group g = {0};
-	char err[300], txt[64];
+	struct vouch_target target;
+	char err[500], txt[64];
 	unsigned type;
 	int ret;
 
@@ -227,6 +215,13 @@ void client_side_run(struct session *ss)
 			      EPERM, false);
 		return;
 	}
+	if (!ss->key && ss->exposed && !ss->so->allow_unauthenticated_clients) {
+		session_error(ss,
+			      "no client role without a secret off loopback: start this agent with "
+			      "--auth-file, or --allow-unauthenticated-clients to take the risk",
+			      EPERM, false);
+		return;
+	}
 	if ((ret = serve_setup_check(ss->so, ss->setup, &ss->wl, &ss->o, err, sizeof(err)))) {
 		session_error(ss, err, -ret, ret == -EINVAL);
 		ss->wl = NULL;
@@ -234,8 +229,14 @@ void client_side_run(struct session *ss)
 	}
 	g.wl = ss->wl;
 	g.o = &ss->o;
-	if (take_target(ss->setup, &g, err, sizeof(err))) {
+	if (vouch_target_parse(ss->setup, &target, err, sizeof(err)) ||
+	    take_target(&target, &g, err, sizeof(err))) {
 		session_error(ss, err, EINVAL, true);
+		return;
+	}
+	/* Not a byte toward the target unless its server agent says the test is its own. */
+	if ((ret = vouch_ask(&target, ss->key, err, sizeof(err)))) {
+		session_error(ss, err, -ret, false);
 		return;
 	}
 	if ((ret = group_start(&g, (int)ss->o.clients, ss->fd, err, sizeof(err))) ||

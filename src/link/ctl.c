@@ -13,7 +13,8 @@ static const char *const type_names[] = {
 	[CTL_MSG_HELLO] = "HELLO", [CTL_MSG_ACK] = "ACK",	  [CTL_MSG_ERROR] = "ERROR",
 	[CTL_MSG_SETUP] = "SETUP", [CTL_MSG_READY] = "READY",	  [CTL_MSG_BEGIN] = "BEGIN",
 	[CTL_MSG_END] = "END",	   [CTL_MSG_RESULT] = "RESULT", [CTL_MSG_BYE] = "BYE",
-	[CTL_MSG_AUTH] = "AUTH",   [CTL_MSG_PING] = "PING",	  [CTL_MSG_NOTICE] = "NOTICE", [CTL_MSG_STATE] = "STATE",
+	[CTL_MSG_AUTH] = "AUTH",   [CTL_MSG_PING] = "PING",	  [CTL_MSG_NOTICE] = "NOTICE",
+	[CTL_MSG_STATE] = "STATE", [CTL_MSG_VOUCH] = "VOUCH",
 };
 
 const char *ctl_type_name(unsigned type)

@@ -7,7 +7,9 @@
  * SETUP -> READY | ERROR, BEGIN -> ACK, (PING -> ACK)*, END -> RESULT, BYE. ERROR may answer
  * anything; NOTICE may come from the agent at any time in the window. An agent running the
  * client side (--clients-on) answers SETUP with READY once its clients' sockets are open,
- * then sends STATE (its clients' progress) every STATE_MS until END.
+ * then sends STATE (its clients' progress) every STATE_MS until END. Before its clients send a
+ * byte, that agent asks the server agent (HELLO, AUTH, VOUCH -> ACK | ERROR, see vouch.h)
+ * whether the target is a test it runs.
  * The codec (ctl_encode_hdr, ctl_decode_hdr, ctl_parse_frame) is pure, so it is unit tested
  * and fuzzed; ctl_send/ctl_recv add the socket I/O with timeouts.
  * The codec reads and writes a socket it is given and knows nothing of tests.
@@ -37,7 +39,8 @@ enum ctl_type {
 	CTL_MSG_PING,	/* controller, during the window: are you there? answered by ACK */
 	CTL_MSG_NOTICE, /* agent, during the window: something that ends the test (JSON "error") */
 	CTL_MSG_STATE,	/* client agent, from READY to END: its clients' progress (JSON) */
-	CTL_MSG_MAX_ = CTL_MSG_STATE,
+	CTL_MSG_VOUCH,	/* client agent to server agent, in place of SETUP: is this your test? */
+	CTL_MSG_MAX_ = CTL_MSG_VOUCH,
 };
 
 struct ctl_hdr {

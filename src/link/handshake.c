@@ -53,14 +53,14 @@ int serve_hs_frame(struct serve_hs *h, const struct auth_key *key, unsigned type
 		*rtype = CTL_MSG_ACK;
 		return h->state = HS_SETUP;
 	}
-	if (h->state == HS_SETUP && type == CTL_MSG_SETUP) {
+	if (h->state == HS_SETUP && (type == CTL_MSG_SETUP || type == CTL_MSG_VOUCH)) {
 		*rtype = 0;
-		return h->state = HS_DONE;
+		return h->state = type == CTL_MSG_SETUP ? HS_DONE : HS_VOUCH;
 	}
 	serve_error_json(reply, rlen,
 			 h->state == HS_HELLO ? "expected a HELLO frame of protocol version 1"
 			 : h->state == HS_AUTH ? "expected AUTH (this agent has a secret)"
-					       : "expected SETUP",
+					       : "expected SETUP (or VOUCH)",
 			 EPROTO, 0);
 	return h->state = HS_FAILED;
 }

@@ -8,7 +8,8 @@
  * that has authenticated and sent a SETUP takes the test slot; the test then runs in a
  * session thread, its data loop in a thread of its own, so the control connection is always
  * answered. The CPU marks are taken for the whole process. A local run starts this same agent
- * as a child on loopback, so every run takes the remote path.
+ * as a child on loopback, so every run takes the remote path. A client agent's VOUCH (is this
+ * your test? vouch.h) is answered on the pending path: it never takes the slot.
  */
 #include "link/serve.h"
 
@@ -21,6 +22,7 @@
 
 #include "link/ctl.h"
 #include "link/session.h"
+#include "link/vouch.h"
 #include "base/util.h"
 
 #define MAX_PENDING 64	      /* controllers in their handshake at once; the oldest goes first */
@@ -72,6 +74,8 @@ struct pending {
 struct agent {
 	const struct opts *o;
 	const struct auth_key *key;
+	bool exposed; /* it listens beyond loopback */
+	struct vouch_board board; /* the server test running now, for client agents' VOUCH */
 	_Atomic bool busy;
 	bool have_thread, served;
 	pthread_t tid;
@@ -141,7 +145,8 @@ static int start_session(struct agent *ag, struct pending *p)
 	ag->have_thread = false;
 	setsockopt(p->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	ag->ss = (struct session){.fd = p->fd, .verbose = !ag->o->once, .so = ag->o,
-				  .setup = p->rd.payload};
+				  .setup = p->rd.payload, .key = ag->key, .exposed = ag->exposed,
+				  .board = &ag->board};
 	snprintf(ag->ss.who, sizeof(ag->ss.who), "%s", p->who);
 	atomic_store(&ag->busy, true);
 	if (pthread_create(&ag->tid, NULL, session_thread, ag)) {
@@ -152,6 +157,22 @@ static int start_session(struct agent *ag, struct pending *p)
 	p->rd.payload = NULL; /* the session's now */
 	p->fd = -1;
 	return 0;
+}
+
+/* A client agent asks whether the test it is to load is ours: answered, and the connection
+ * dropped (it asks once). */
+static void vouch_reply(struct agent *ag, struct pending *p)
+{
+	struct sockaddr_storage a = {0};
+	socklen_t alen = sizeof(a);
+	char reply[600];
+	unsigned rtype;
+
+	getpeername(p->fd, (struct sockaddr *)&a, &alen);
+	vouch_answer(&ag->board, ag->key, &a, p->rd.payload, &rtype, reply, sizeof(reply));
+	ctl_send(p->fd, rtype, reply, strlen(reply));
+	if (rtype == CTL_MSG_ERROR && !ag->o->once)
+		fprintf(stderr, "sockbench serve: %s: vouch refused: %s\n", p->who, reply);
 }
 
 /* Read what a pending controller sent (never more than its frame needs) and answer it.
@@ -195,6 +216,10 @@ static bool pending_read(struct agent *ag, struct pending *p)
 	}
 	if (st == HS_DONE) {
 		start_session(ag, p);
+		return false;
+	}
+	if (st == HS_VOUCH) {
+		vouch_reply(ag, p);
 		return false;
 	}
 	ctl_reader_init(&p->rd, PENDING_PAYLOAD);
@@ -249,6 +274,44 @@ static void serve_loop(struct agent *ag, int lfd)
 		pending_drop(ag, 0);
 }
 
+/* Does the control port listen beyond loopback (anyone on a network can reach it)? */
+static bool exposed(int lfd)
+{
+	struct sockaddr_storage a;
+	socklen_t alen = sizeof(a);
+
+	if (getsockname(lfd, (struct sockaddr *)&a, &alen) < 0)
+		return true;
+	if (a.ss_family == AF_INET)
+		return ntohl(((struct sockaddr_in *)&a)->sin_addr.s_addr) >> 24 != 127;
+	return !(a.ss_family == AF_INET6 &&
+		 IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&a)->sin6_addr));
+}
+
+/* Without a secret, whoever reaches a non-loopback port would choose which sockbench tests
+ * this host loads: the client role is off there unless the operator takes that risk by name.
+ * Said at start, so it is seen before a controller is refused. */
+static void say_client_role(const struct agent *ag, int port)
+{
+	const struct opts *o = ag->o;
+
+	if (ag->key || !ag->exposed || o->role == ROLE_SERVER)
+		return;
+	if (!o->allow_unauthenticated_clients && o->role == ROLE_CLIENT)
+		die_usage("serve: --role client on %s without --auth-file would refuse every "
+			  "controller: give --auth-file (or --allow-unauthenticated-clients to let "
+			  "anyone who reaches port %d make this host load sockbench tests)",
+			  o->listen, port);
+	if (o->allow_unauthenticated_clients)
+		fprintf(stderr, "sockbench serve: warning: --allow-unauthenticated-clients without "
+			"--auth-file: anyone who reaches port %d can make this host send test "
+			"traffic to any sockbench agent's test\n", port);
+	else
+		fprintf(stderr, "sockbench serve: the client role (--clients-on) is off: no "
+			"--auth-file and %s is not loopback (give --auth-file, or "
+			"--allow-unauthenticated-clients to take the risk)\n", o->listen);
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct opts o;
@@ -287,7 +350,9 @@ int cmd_serve(int argc, char **argv)
 			o.auth_file ? ", controllers must authenticate" : "");
 	struct agent *ag = xcalloc(1, sizeof(*ag));
 
-	*ag = (struct agent){.o = &o, .key = o.auth_file ? &key : NULL};
+	*ag = (struct agent){.o = &o, .key = o.auth_file ? &key : NULL, .exposed = exposed(lfd)};
+	say_client_role(ag, port);
+	vouch_board_init(&ag->board);
 	serve_loop(ag, lfd);
 	free(ag);
 	close(lfd);

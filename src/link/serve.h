@@ -12,9 +12,10 @@
 int cmd_serve(int argc, char **argv);
 
 /* The handshake of a controller that does not hold the test yet, one whole frame at a time:
- * HELLO -> ACK (with a challenge when there is a secret), AUTH -> ACK, then SETUP. Pure, so it
- * is fuzzed with the frame reader (tests/fuzz/fuzz_session.c). */
-enum serve_hs_state { HS_HELLO, HS_AUTH, HS_SETUP, HS_DONE, HS_FAILED };
+ * HELLO -> ACK (with a challenge when there is a secret), AUTH -> ACK, then SETUP; or, from a
+ * client agent, VOUCH in place of SETUP (vouch.h). Pure, so it is fuzzed with the frame reader
+ * (tests/fuzz/fuzz_session.c). */
+enum serve_hs_state { HS_HELLO, HS_AUTH, HS_SETUP, HS_DONE, HS_FAILED, HS_VOUCH };
 
 struct serve_hs {
 	int state;
@@ -24,7 +25,8 @@ struct serve_hs {
 /* Begin a handshake (a fresh challenge when key is not NULL). */
 void serve_hs_start(struct serve_hs *h, const struct auth_key *key);
 /* Take one whole frame: fills the answer to send (*rtype 0: none) and returns the new state:
- * HS_DONE when the frame was the SETUP (its payload is the test), HS_FAILED when the
+ * HS_DONE when the frame was the SETUP (its payload is the test), HS_VOUCH when it was a
+ * VOUCH (answered by the caller, vouch_answer, and the connection dropped), HS_FAILED when the
  * connection is to be dropped after the answer. */
 int serve_hs_frame(struct serve_hs *h, const struct auth_key *key, unsigned type,
 		   const char *payload, unsigned *rtype, char *reply, size_t rlen);

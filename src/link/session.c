@@ -15,6 +15,7 @@
 #include "measure/env.h"
 #include "link/serve.h"
 #include "link/session.h"
+#include "link/vouch.h"
 
 #define STEP_MS 100	      /* the control thread's look at the listener between messages */
 
@@ -70,6 +71,22 @@ static void knobs_guard(const struct session *ss, struct sysctl_set *k)
 	 * its controller by SIGTERM (run/agent.c's child_setup), so it puts them back. */
 	if (!ss->so->once)
 		sigaction(SIGINT, &sa, NULL);
+}
+
+/* The settings go back before RESULT is sent, so that a failure to put them back reaches the
+ * controller in it ("sysctl_restore_error"), which says so and fails the run: the host stays
+ * changed (until the journal is carried out) and whoever runs the test must know. */
+static void knobs_put_back(struct session *ss, cJSON *res)
+{
+	char err[400];
+
+	if (!ss->knobs.applied)
+		return;
+	knobs_guard(ss, NULL);
+	if (sysctl_restore(&ss->knobs, err, sizeof(err)) == 0)
+		return;
+	cJSON_AddStringToObject(res, "sysctl_restore_error", err);
+	session_log(ss, "%s", err);
 }
 
 static void *data_thread(void *arg)
@@ -203,6 +220,8 @@ static int do_setup(struct session *ss, const char *payload)
 		goto out;
 	}
 	ss->running = true;
+	/* From now until the test ends, its client agents may ask us to vouch for it. */
+	vouch_publish(ss->board, &ss->s);
 	/* The token as a string: a JSON number cannot hold 64 bits exactly. */
 	snprintf(err, sizeof(err), "{\"port\":%d,\"token\":\"%016llx\"}", ss->s.port,
 		 (unsigned long long)ss->s.token);
@@ -230,6 +249,7 @@ static void send_result(struct session *ss)
 	if (!same_host(&ss->s.peer, &ss->s.local))
 		cJSON_AddItemToObject(j, "environment",
 				      env_collect((struct sockaddr *)&ss->s.peer, sizeof(ss->s.peer)));
+	knobs_put_back(ss, j);
 	char *txt = cJSON_PrintUnformatted(j);
 
 	ctl_send(ss->fd, CTL_MSG_RESULT, txt, strlen(txt));
@@ -356,6 +376,7 @@ void session_run(struct session *ss)
 		if (run_window(ss) == 0)
 			ctl_recv(ss->fd, &type, ss->buf, CTL_MAX_PAYLOAD + 1, 5000); /* BYE */
 	}
+	vouch_withdraw(ss->board);
 	stop_data(ss);
 	if (ss->wl)
 		ss->wl->server_close(&ss->s);

@@ -13,10 +13,16 @@
 #include "measure/side.h"
 #include "workload/workload.h"
 
+struct auth_key;
+struct vouch_board;
+
 struct session {
 	int fd;
 	bool verbose;
 	const struct opts *so;	     /* the agent's own options: caps */
+	const struct auth_key *key;  /* the agent's secret, or NULL */
+	bool exposed;		     /* the agent listens beyond loopback */
+	struct vouch_board *board;   /* what the agent vouches for (vouch.h): this test's data */
 	char who[64];		     /* the controller's address, for the log */
 	char *setup;		     /* the SETUP payload */
 	char *buf;

@@ -12,12 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *sysctl_journal_path(void)
-{
-	const char *p = getenv("SOCKBENCH_JOURNAL");
-
-	return p && *p ? p : "/run/sockbench/sysctl.journal";
-}
+/* The characters of a key, and of a journal's path below /proc/sys. */
+#define KEY_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/"
 
 /* /proc/sys/net/ipv4/tcp_autocorking for net.ipv4.tcp_autocorking (a '/' form is taken too). */
 static void key_path(const char *key, char *path, size_t len)
@@ -29,20 +25,51 @@ static void key_path(const char *key, char *path, size_t len)
 	path[o] = 0;
 }
 
-/* The setting's value, blanks made single spaces (as sysctl(8) shows it). */
+/* A key of /proc/sys that --sysctl may set: net.* only. A socket benchmark tunes the network
+ * stack; every setting sockbench itself sets (explore --kernel) or records (the environment)
+ * is there. Anything else (kernel.core_pattern runs a program as root, kernel.modprobe,
+ * vm.*, fs.*) has no place in a socket benchmark's A/B, nor in a journal root carries out. */
+bool sysctl_key_ok(const char *key)
+{
+	size_t n = strlen(key);
+
+	return n > 4 && n < SYSCTL_KEY && (!strncmp(key, "net.", 4) || !strncmp(key, "net/", 4)) &&
+	       strspn(key, KEY_CHARS) == n && !strstr(key, "..") && !strstr(key, "//") &&
+	       !strstr(key, "./") && !strstr(key, "/.") && key[n - 1] != '.' && key[n - 1] != '/';
+}
+
+/* An interface's name as the kernel allows it (dev_valid_name), of the characters of a key. */
+bool sysctl_ifname_ok(const char *s, size_t n)
+{
+	return n && n < 16 && !memchr(s, '/', n) && strncmp(s, ".", n) && strncmp(s, "..", n) &&
+	       strspn(s, KEY_CHARS) >= n;
+}
+
+/* The setting's value, blanks made single spaces (as sysctl(8) shows it); open, read and
+ * close only (a signal handler puts values back). -EOVERFLOW: longer than a journal line
+ * keeps, or more than one line. */
 static int read_value(const char *path, char *out, size_t len)
 {
-	char buf[SYSCTL_VAL];
-	FILE *f;
+	char buf[SYSCTL_VAL + 1];
+	size_t n = 0;
+	ssize_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
 
-	if (!(f = fopen(path, "re")))
+	if (fd < 0)
 		return -errno;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-
-	fclose(f);
+	while (n < sizeof(buf) - 1 &&
+	       ((got = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0 || (got < 0 && errno == EINTR)))
+		n += got > 0 ? (size_t)got : 0;
+	if (got < 0)
+		e = -errno;
+	close(fd);
 	buf[n] = 0;
+	size_t line = strcspn(buf, "\n");
+
+	if (!e && (line >= SYSCTL_VAL || line >= len || buf[line + (line < n)]))
+		e = -EOVERFLOW;
 	squash_line(buf, out, len); /* one line: the journal keeps a value a line */
-	return 0;
+	return e;
 }
 
 static int write_value(const char *path, const char *val)
@@ -60,12 +87,57 @@ static int write_value(const char *path, const char *val)
 	return -e;
 }
 
+/* A CPU mask's digits as one number: each comma-separated group is 32 bits, and the kernel pads
+ * groups to 8 digits and the whole to its CPU count ("00000000,00000001" for "1"). */
+static bool mask_digits(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	while (*in) {
+		size_t g = strcspn(in, ",");
+
+		if (!g || strspn(in, "0123456789abcdefABCDEF") != g || o + g + 8 >= len)
+			return false;
+		for (size_t pad = g; pad < 8; pad++)
+			out[o++] = '0';
+		for (size_t i = 0; i < g; i++)
+			out[o++] = (char)(in[i] | 0x20); /* lower case */
+		in += g + (in[g] == ',');
+	}
+	out[o] = 0;
+	size_t z = strspn(out, "0");
+
+	memmove(out, out + z, o - z + 1);
+	return true;
+}
+
+/* Does the setting read as it was written (got as read_value gives it)? The kernel prints
+ * values with blanks squashed, and CPU masks (rps_cpus, *_mask, *bitmap) padded. Nothing more
+ * is forgiven: "060" reads back as 48 (octal), and "60 5" sets 60. */
+static bool same_value(const char *path, const char *want, const char *got)
+{
+	char w[SYSCTL_VAL], a[2 * SYSCTL_VAL], b[2 * SYSCTL_VAL];
+	size_t n = strlen(path);
+
+	squash_line(want, w, sizeof(w));
+	if (!strcmp(w, got))
+		return true;
+	bool mask = (n >= 8 && !strcmp(path + n - 8, "rps_cpus")) ||
+		    (n >= 5 && !strcmp(path + n - 5, "_mask")) ||
+		    (n >= 6 && !strcmp(path + n - 6, "bitmap"));
+
+	return mask && mask_digits(w, a, sizeof(a)) && mask_digits(got, b, sizeof(b)) &&
+	       !strcmp(a, b);
+}
+
 static int add_entry(struct sysctl_set *s, const char *key, const char *path, const char *val,
 		     char *err, size_t errlen)
 {
 	if (s->n == SYSCTL_MAX) {
-		snprintf(err, errlen, "--sysctl: at most %d settings (an interface's counts once per "
-			 "rx queue)", SYSCTL_MAX);
+		snprintf(err, errlen,
+			 "--sysctl: at most %d settings (an interface's counts once per "
+			 "rx queue)",
+			 SYSCTL_MAX);
 		return -EINVAL;
 	}
 	snprintf(s->key[s->n], SYSCTL_KEY, "%s", key);
@@ -83,9 +155,12 @@ static int add_netdev(struct sysctl_set *s, const char *key, const char *val, ch
 	char dir[SYSCTL_PATH], path[SYSCTL_PATH + 64];
 	int nq = 0, ret = 0;
 
-	if (attr - 1 <= ifn || (strcmp(attr, "rps_cpus") && strcmp(attr, "rps_flow_cnt"))) {
-		snprintf(err, errlen, "--sysctl %s: an interface's settings are net.dev.IF.rps_cpus "
-			 "and net.dev.IF.rps_flow_cnt", key);
+	if (attr - 1 <= ifn || (strcmp(attr, "rps_cpus") && strcmp(attr, "rps_flow_cnt")) ||
+	    !sysctl_ifname_ok(ifn, (size_t)(attr - 1 - ifn))) {
+		snprintf(err, errlen,
+			 "--sysctl %s: an interface's settings are net.dev.IF.rps_cpus "
+			 "and net.dev.IF.rps_flow_cnt",
+			 key);
 		return -EINVAL;
 	}
 	snprintf(dir, sizeof(dir), "/sys/class/net/%.*s/queues", (int)(attr - 1 - ifn), ifn);
@@ -98,7 +173,8 @@ static int add_netdev(struct sysctl_set *s, const char *key, const char *val, ch
 		return -EINVAL;
 	}
 	while (!ret && (e = readdir(d))) {
-		if (strncmp(e->d_name, "rx-", 3))
+		if (strncmp(e->d_name, "rx-", 3) || !e->d_name[3] ||
+		    strspn(e->d_name + 3, "0123456789") != strlen(e->d_name + 3))
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s/%.16s/%.16s", dir, e->d_name, attr) >=
 		    SYSCTL_PATH)
@@ -110,8 +186,10 @@ static int add_netdev(struct sysctl_set *s, const char *key, const char *val, ch
 	}
 	closedir(d);
 	if (!ret && !nq) {
-		snprintf(err, errlen, "--sysctl %s: %s has no rx queue with %s (a kernel without "
-			 "CONFIG_RPS?)", key, dir, attr);
+		snprintf(err, errlen,
+			 "--sysctl %s: %s has no rx queue with %s (a kernel without "
+			 "CONFIG_RPS?)",
+			 key, dir, attr);
 		return -EINVAL;
 	}
 	return ret;
@@ -123,7 +201,7 @@ int sysctl_parse(const char *list, struct sysctl_set *s, char *err, size_t errle
 	struct stat st;
 	int ret;
 
-	*s = (struct sysctl_set){.lock_fd = -1};
+	*s = (struct sysctl_set){.j = {.fd = -1, .dir_fd = -1}};
 	while (list && *list) {
 		size_t n = strcspn(list, "\n");
 
@@ -132,16 +210,17 @@ int sysctl_parse(const char *list, struct sysctl_set *s, char *err, size_t errle
 		char *eq = strchr(line, '=');
 
 		if (!eq || eq == line || !eq[1]) {
-			snprintf(err, errlen, "--sysctl %s: give KEY=VALUE (net.ipv4.tcp_autocorking=0)",
-				 line);
+			snprintf(err, errlen,
+				 "--sysctl %s: give KEY=VALUE (net.ipv4.tcp_autocorking=0)", line);
 			return -EINVAL;
 		}
 		*eq = 0;
 		/* A key is a path under /proc/sys and nothing else. */
 		if (strstr(line, "..") || line[0] == '/' || line[0] == '.' ||
-		    strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/") !=
-			    strlen(line) || strlen(line) >= SYSCTL_KEY || strlen(eq + 1) >= SYSCTL_VAL) {
-			snprintf(err, errlen, "--sysctl %s: not a sysctl name (dotted, as sysctl -a shows)",
+		    strspn(line, KEY_CHARS) != strlen(line) || strlen(line) >= SYSCTL_KEY ||
+		    strlen(eq + 1) >= SYSCTL_VAL) {
+			snprintf(err, errlen,
+				 "--sysctl %s: not a sysctl name (dotted, as sysctl -a shows)",
 				 line);
 			return -EINVAL;
 		}
@@ -155,10 +234,19 @@ int sysctl_parse(const char *list, struct sysctl_set *s, char *err, size_t errle
 				return ret;
 			continue;
 		}
+		if (!sysctl_key_ok(line)) {
+			snprintf(
+			    err, errlen,
+			    "--sysctl %s: only network settings (net.*, and "
+			    "net.dev.IF.rps_cpus/rps_flow_cnt) can be set: sockbench benchmarks "
+			    "sockets, and root carries out its journal",
+			    line);
+			return -EINVAL;
+		}
 		key_path(line, path, sizeof(path));
 		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
-			snprintf(err, errlen, "--sysctl %s: this kernel has no such setting (%s)", line,
-				 path);
+			snprintf(err, errlen, "--sysctl %s: this kernel has no such setting (%s)",
+				 line, path);
 			return -EINVAL;
 		}
 		if ((ret = add_entry(s, line, path, eq + 1, err, errlen)))
@@ -182,118 +270,167 @@ bool sysctl_allowed(const struct sysctl_set *s, const char *allowed, char *err, 
 		}
 		if (!ok) {
 			snprintf(err, errlen,
-				 "--sysctl %s: this agent does not let controllers set it (start it with "
-				 "--allow-sysctl %s)", s->key[i], s->key[i]);
+				 "--sysctl %s: this agent does not let controllers set it (start "
+				 "it with "
+				 "--allow-sysctl %s)",
+				 s->key[i], s->key[i]);
 			return false;
 		}
 	}
 	return true;
 }
 
-/* Open and lock the journal, creating its folder. The fd, or -errno. */
-static int journal_lock(bool create)
-{
-	const char *path = sysctl_journal_path();
-	char dir[256];
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-
-	if (create && slash && slash != dir) {
-		*slash = 0;
-		mkdir(dir, 0755); /* so anyone can see a journal is there; only root reads it */
-	}
-	fd = open(path, (create ? O_CREAT : 0) | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int e = errno == EWOULDBLOCK ? EBUSY : errno;
-
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
-
-/* Put back the old values of the first n settings. */
+/* Put back the old values of the first n settings, each read back. */
 static int put_back(struct sysctl_set *s, int n, char *err, size_t errlen)
 {
+	char back[SYSCTL_VAL];
 	int ret = 0;
 
 	for (int i = n - 1; i >= 0; i--) {
 		int e = write_value(s->path[i], s->old[i]);
 
+		if (!e && !(e = read_value(s->path[i], back, sizeof(back))) &&
+		    !same_value(s->path[i], s->old[i], back))
+			e = -EIO;
 		if (e && !ret) {
 			ret = e;
 			if (err)
-				snprintf(err, errlen, "could not put %s back to %s: %s (the journal %s keeps "
-					 "it)", s->key[i], s->old[i], strerror(-e), sysctl_journal_path());
+				snprintf(err, errlen,
+					 "could not put %s back to %s: %s (the journal %s keeps "
+					 "it)",
+					 s->key[i], s->old[i], strerror(-e), journal_path());
 		}
 	}
 	return ret;
 }
 
+/* What the journal j (open and held) says goes back: the number of settings put back (named
+ * in s), or -errno with the reason in err and the journal as it was. */
+static int put_back_journal(struct journal *j, struct sysctl_set *s, char *err, size_t errlen)
+{
+	char why[300];
+	int e;
+
+	*s = (struct sysctl_set){.j = {.fd = -1, .dir_fd = -1}};
+	if ((e = journal_load(j, s, why, sizeof(why)))) {
+		snprintf(err, errlen,
+			 "kernel settings journal %s refused: %s; nothing was put back or "
+			 "removed",
+			 journal_path(), why);
+		return e;
+	}
+	if ((e = put_back(s, s->n, why, sizeof(why)))) {
+		snprintf(err, errlen,
+			 "a previous run left kernel settings changed and they could not "
+			 "be put back: %s",
+			 why);
+		return e;
+	}
+	return s->n;
+}
+
+/* The old values, each from a setting as it is before we change it. */
+static int read_old(struct sysctl_set *s, char *err, size_t errlen)
+{
+	for (int i = 0; i < s->n; i++) {
+		int e = read_value(s->path[i], s->old[i], SYSCTL_VAL);
+
+		if (!e && !s->old[i][0])
+			e = -ENODATA;
+		if (e) {
+			snprintf(err, errlen,
+				 "--sysctl %s: cannot read it to journal it: %s; nothing "
+				 "was changed",
+				 s->key[i],
+				 e == -EOVERFLOW ? "it is longer than a line of "
+						   "255 characters"
+				 : e == -ENODATA ? "it reads empty"
+						 : strerror(-e));
+			return e;
+		}
+	}
+	return 0;
+}
+
+/* Setting i is written: does it read as written? On failure, everything up to i goes back. */
+static int write_one(struct sysctl_set *s, int i, char *err, size_t errlen)
+{
+	char back[SYSCTL_VAL] = "", why[300] = "";
+	int e = write_value(s->path[i], s->val[i]);
+
+	if (!e && !(e = read_value(s->path[i], back, sizeof(back))) &&
+	    !same_value(s->path[i], s->val[i], back))
+		e = -ERANGE;
+	if (!e)
+		return 0;
+	int pe = put_back(s, i + 1, why, sizeof(why));
+
+	if (e == -ERANGE)
+		snprintf(err, errlen,
+			 "--sysctl %s=%s: the kernel keeps it as %s (give it as that); "
+			 "%s",
+			 s->key[i], s->val[i], back, pe ? why : "nothing was changed");
+	else
+		snprintf(err, errlen, "--sysctl %s=%s: the kernel refused it: %s; %s", s->key[i],
+			 s->val[i], strerror(-e), pe ? why : "nothing was changed");
+	journal_close(&s->j, !pe);
+	s->applied = false;
+	return e == -EPERM || e == -EACCES ? -EACCES : -EINVAL;
+}
+
 int sysctl_apply(struct sysctl_set *s, char *err, size_t errlen)
 {
-	char line[SYSCTL_PATH + SYSCTL_VAL + 4], back[SYSCTL_VAL];
-	int fd, e;
+	char why[400];
+	int e;
 
 	if (!s->n)
 		return 0;
 	if (geteuid() != 0) {
-		snprintf(err, errlen, "--sysctl needs root (it writes /proc/sys); run as root or drop "
+		snprintf(err, errlen,
+			 "--sysctl needs root (it writes /proc/sys); run as root or drop "
 			 "--sysctl");
 		return -EACCES;
 	}
-	for (int i = 0; i < s->n; i++)
-		if ((e = read_value(s->path[i], s->old[i], SYSCTL_VAL))) {
-			snprintf(err, errlen, "--sysctl %s: cannot read it: %s", s->key[i], strerror(-e));
-			return e;
-		}
-	fd = journal_lock(true);
-	if (fd < 0) {
-		snprintf(err, errlen, fd == -EBUSY ? "--sysctl: another sockbench run holds kernel "
-			 "settings now (%s); wait for it to end" : "--sysctl: journal %s: %s",
-			 sysctl_journal_path(), strerror(-fd));
-		return fd;
+	if ((e = journal_open(&s->j, true, why, sizeof(why)))) {
+		if (e == -EBUSY)
+			snprintf(err, errlen,
+				 "--sysctl: another sockbench run holds kernel settings now "
+				 "(%s); wait for it to end",
+				 journal_path());
+		else
+			snprintf(err, errlen,
+				 "--sysctl: kernel settings journal %s: %s; nothing was "
+				 "changed",
+				 journal_path(), why);
+		return e;
 	}
-	/* The journal first, on disk, then the settings. */
-	if (ftruncate(fd, 0) < 0)
-		goto journal_failed;
-	for (int i = 0; i < s->n; i++) {
-		int n = snprintf(line, sizeof(line), "%s\t%s\n", s->path[i], s->old[i]);
+	/* A journal nobody holds is a dead run's: its originals go back before ours are read, and
+	 * before the journal is written over. */
+	struct sysctl_set *dead = malloc(sizeof(*dead));
 
-		if (write(fd, line, (size_t)n) != n)
-			goto journal_failed;
+	e = dead ? put_back_journal(&s->j, dead, why, sizeof(why)) : -ENOMEM;
+	free(dead);
+	if (e < 0) {
+		snprintf(err, errlen, "--sysctl: %s; nothing was changed", why);
+		journal_close(&s->j, false);
+		return e == -EINVAL ? -EPERM : e; /* the host's state, not the command, is wrong */
 	}
-	if (fsync(fd) < 0)
-		goto journal_failed;
-	s->lock_fd = fd;
+	if ((e = read_old(s, err, errlen))) {
+		journal_close(&s->j, true);
+		return e;
+	}
+	if ((e = journal_store(&s->j, s))) {
+		snprintf(err, errlen,
+			 "--sysctl: cannot write the journal %s: %s; nothing was changed",
+			 journal_path(), strerror(-e));
+		journal_close(&s->j, true);
+		return e;
+	}
 	s->applied = true;
-	for (int i = 0; i < s->n; i++) {
-		e = write_value(s->path[i], s->val[i]);
-		if (!e && (e = read_value(s->path[i], back, sizeof(back))) == 0 && !back[0])
-			e = -EINVAL;
-		if (e) {
-			snprintf(err, errlen, "--sysctl %s=%s: the kernel refused it: %s; nothing was "
-				 "changed", s->key[i], s->val[i], strerror(-e));
-			put_back(s, i, NULL, 0);
-			unlink(sysctl_journal_path());
-			close(fd);
-			s->lock_fd = -1;
-			s->applied = false;
-			return e == -EPERM || e == -EACCES ? -EACCES : -EINVAL;
-		}
-	}
+	for (int i = 0; i < s->n; i++)
+		if ((e = write_one(s, i, err, errlen)))
+			return e;
 	return 0;
-journal_failed:
-	e = errno ? errno : EIO;
-	snprintf(err, errlen, "--sysctl: cannot write the journal %s: %s; nothing was changed",
-		 sysctl_journal_path(), strerror(e));
-	unlink(sysctl_journal_path());
-	close(fd);
-	return -e;
 }
 
 int sysctl_restore(struct sysctl_set *s, char *err, size_t errlen)
@@ -302,77 +439,47 @@ int sysctl_restore(struct sysctl_set *s, char *err, size_t errlen)
 		return 0;
 	int ret = put_back(s, s->n, err, errlen);
 
-	if (!ret)
-		unlink(sysctl_journal_path());
-	close(s->lock_fd);
-	s->lock_fd = -1;
+	journal_close(&s->j, !ret);
 	s->applied = false;
 	return ret;
 }
 
 int sysctl_recover(char *msg, size_t len)
 {
-	struct sysctl_set s = {.lock_fd = -1};
-	char buf[8192], *line, *save = NULL;
-	struct stat st;
+	struct sysctl_set s;
+	struct journal j;
+	char err[400];
+	int n;
 
-	/* Once per command: the processes it starts (a local agent) need not look again. */
-	if (getenv("SOCKBENCH_RECOVERED") || stat(sysctl_journal_path(), &st) < 0)
+	/* Once per command: the processes it starts (a local agent) need not look again. Only
+	 * root can write the settings, or read the root-only folder the journal is in. */
+	if (getenv("SOCKBENCH_RECOVERED") || geteuid() != 0)
 		return 0;
 	setenv("SOCKBENCH_RECOVERED", "1", 1);
-	int fd = journal_lock(false);
-
-	if (fd == -ENOENT || fd == -EBUSY) /* gone, or a live run holds it */
+	n = journal_open(&j, false, err, sizeof(err));
+	if (n == -ENOENT || n == -EBUSY) /* none, or a live run holds it */
 		return 0;
-	if (fd < 0) {
-		snprintf(msg, len, "kernel settings journal %s is there (%s): a sockbench run holds "
-			 "settings now, or one that died left them changed; if none is running, run "
-			 "sockbench as root once to put them back", sysctl_journal_path(), strerror(-fd));
-		return fd;
+	if (n < 0) {
+		snprintf(msg, len,
+			 "kernel settings journal %s refused: %s; nothing was put back or "
+			 "removed",
+			 journal_path(), err);
+		return n;
 	}
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	struct stat st;
+	bool empty = fstat(j.fd, &st) == 0 && st.st_size == 0;
 
-	buf[n > 0 ? n : 0] = 0;
-	for (line = strtok_r(buf, "\n", &save); line && s.n < SYSCTL_MAX;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *tab = strchr(line, '\t');
-
-		if (!tab)
-			continue;
-		*tab = 0;
-		if (line[0] != '/') /* a dotted key (journals before the paths) */
-			key_path(line, s.path[s.n], SYSCTL_PATH);
-		else
-			snprintf(s.path[s.n], SYSCTL_PATH, "%s", line);
-		/* Only what a journal can name: a setting under /proc/sys or an interface's queue. */
-		const char *p = s.path[s.n];
-
-		if (strstr(p, "..") || (strncmp(p, "/proc/sys/", 10) && strncmp(p, "/sys/class/net/", 15)))
-			continue;
-		/* Named as sysctl(8) names it, where it is one; else by its path. */
-		bool proc = !strncmp(p, "/proc/sys/", 10);
-		size_t k = 0;
-
-		for (p += proc ? 10 : 0; *p && k + 1 < SYSCTL_KEY; p++)
-			s.key[s.n][k++] = proc && *p == '/' ? '.' : *p;
-		s.key[s.n][k] = 0;
-		snprintf(s.old[s.n], SYSCTL_VAL, "%s", tab + 1);
-		s.n++;
-	}
-	s.lock_fd = fd;
-	s.applied = true;
-	char err[300] = "";
-	int ret = sysctl_restore(&s, err, sizeof(err));
-
-	if (ret) {
-		snprintf(msg, len, "a previous run left kernel settings changed and they could not be "
-			 "put back: %s", err);
-		return ret;
-	}
-	size_t o = (size_t)snprintf(msg, len, "put back %d kernel setting%s a previous sockbench "
-				    "run left changed (it ended without restoring them):", s.n,
-				    s.n == 1 ? "" : "s");
-	for (int i = 0; i < s.n && o < len; i++)
+	n = put_back_journal(&j, &s, msg, len);
+	/* Done with once put back (or naming only settings gone since, with their interface);
+	 * an empty one (a run that died before journaling) is left: nothing to do with it. */
+	journal_close(&j, n >= 0 && !empty);
+	if (n <= 0)
+		return n;
+	size_t o = (size_t)snprintf(msg, len,
+				    "put back %d kernel setting%s a previous sockbench "
+				    "run left changed (it ended without restoring them):",
+				    n, n == 1 ? "" : "s");
+	for (int i = 0; i < n && o < len; i++)
 		o += (size_t)snprintf(msg + o, len - o, " %s=%s", s.key[i], s.old[i]);
-	return s.n;
+	return n;
 }

@@ -21,6 +21,7 @@
 
 #include "profile/moved.h"
 #include "report/out.h"
+#include "base/result_file.h"
 #include "base/util.h"
 
 /* ---- a side of a comparison: its runs as result documents ---- */
@@ -51,16 +52,17 @@ static bool is_file_arg(const char *a)
 /* A saved result: one run, or a --runs document with every run. */
 static void load_file(const char *path, struct side *s)
 {
-	int e;
-	char *txt = slurp(path, 256 << 20, &e);
+	char why[300];
+	int e = result_file_read(path, &s->file, why, sizeof(why));
 
-	if (!txt)
-		die_usage("compare: cannot read %s: %s", path,
-			  e == -EFBIG ? "too large to be a sockbench result" : strerror(-e));
-	s->file = cJSON_Parse(txt);
-	free(txt);
-	if (!s->file)
+	if (e == -EBADMSG)
 		die_usage("compare: %s is not JSON (save results with --json)", path);
+	if (e == -EINVAL)
+		die_usage("compare: %s: %s", path, why);
+	if (e)
+		die_usage("compare: cannot read %s: %s", path,
+			  e == -EFBIG ? "too large to be a sockbench result (over "
+					RESULT_FILE_MAX_TEXT ")" : strerror(-e));
 	double schema = json_path(s->file, "schema");
 	const cJSON *tool = cJSON_GetObjectItemCaseSensitive(s->file, "tool");
 	const cJSON *wl = cJSON_GetObjectItemCaseSensitive(s->file, "workload");

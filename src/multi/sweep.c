@@ -1,66 +1,18 @@
 /* sweep.c: `sweep`: a grid of flag values (any numeric flags, one or two with lists), each
  * point --runs times, written as a table, CSV, JSON and a gnuplot SVG; with --compare it
  * sweeps A and B and plots the ratio B/A per point: where a difference narrows or widens.
+ * This file parses and runs the grid; sweep_out.c writes what it measured.
  */
 
 #include <cjson/cJSON.h>
-#include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "base/util.h"
 #include "multi/repeat.h"
 #include "multi/stats.h"
+#include "multi/sweep_priv.h"
 #include "report/out.h"
-
-#define MAX_WORDS 64
-#define MAX_RUNS 1000
-#define LEVEL 0.95
-#define MAX_PARAMS 2
-#define MAX_VALUES 32
-
-struct param {
-	const char *flag; /* "--size" */
-	char *values[MAX_VALUES];
-	int n;
-};
-
-struct point {
-	char *v[MAX_PARAMS];
-	double a_tps[MAX_RUNS], b_tps[MAX_RUNS];
-	int n;
-	cJSON *a_sum, *b_sum;
-	struct paired e; /* with --compare: B/A */
-	int left;	 /* rounds left out (a run partial or failed) */
-};
-
-struct sweep {
-	const struct workload *wl;
-	char *base[MAX_WORDS];
-	int nbase;
-	char *bflags[MAX_WORDS];
-	int nb;
-	struct param p[MAX_PARAMS];
-	int np;
-	struct point *pts;
-	int npts;
-	int runs;
-	char *csv, *plot, *compare; /* --csv, --plot, --compare (opts_take's copies) */
-	bool json;
-	uint64_t seed; /* of the A/B order, with --compare */
-};
-
-static const struct opt_def *find_flag(const struct workload *wl, const char *flag)
-{
-	if (strncmp(flag, "--", 2))
-		return NULL;
-	for (const struct opt_def *d = wl->opts; d->name; d++)
-		if (!strcmp(d->name, flag + 2))
-			return d;
-	return NULL;
-}
 
 static void add_param(struct sweep *s, const char *flag, char *list)
 {
@@ -168,11 +120,6 @@ static void make_grid(struct sweep *s)
 		}
 }
 
-static double med(const cJSON *sum, const char *key)
-{
-	return json_path(cJSON_GetObjectItemCaseSensitive(sum, key), "median");
-}
-
 static void run_point(struct sweep *s, struct point *pt, int idx, uint64_t t0)
 {
 	struct opts o[2];
@@ -226,226 +173,6 @@ static void run_point(struct sweep *s, struct point *pt, int idx, uint64_t t0)
 		opts_free(&o[k]);
 }
 
-/* The columns of a sweep: the rate, then those of these figures the workload has. */
-static int sweep_keys(const struct sweep *s, const char **keys)
-{
-	static const char *const cand[] = {"gbit_per_s", "packets_sent_per_s", "loss_pct",
-					   "latency_p50_us", "latency_p99_us", "retransmits",
-					   "client_cpu_us", "server_cpu_us"};
-	const cJSON *sum = NULL;
-	int n = 0;
-
-	for (int i = 0; i < s->npts && !sum; i++)
-		sum = s->pts[i].a_sum;
-	keys[n++] = "rate";
-	for (size_t i = 0; i < ARRAY_SIZE(cand); i++)
-		if (!sum || cJSON_HasObjectItem(sum, cand[i]))
-			keys[n++] = cand[i];
-	return n;
-}
-
-static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *sep, bool header)
-{
-	const char *keys[16];
-	int nk = sweep_keys(s, keys);
-
-	if (header) {
-		for (int k = 0; k < s->np; k++)
-			fprintf(f, "%s%s", s->p[k].flag + 2, sep);
-		for (int i = 0; i < nk; i++)
-			fprintf(f, "%s%s", i ? keys[i] : figure_key(0, s->wl),
-				i + 1 < nk || s->compare ? sep : "");
-		if (s->compare)
-			fprintf(f, "b_%s%sratio%sratio_low%sratio_high", figure_key(0, s->wl), sep, sep,
-				sep);
-		fprintf(f, "\n");
-		return;
-	}
-	for (int k = 0; k < s->np; k++)
-		fprintf(f, "%s%s", pt->v[k], sep);
-	bool human = strcmp(sep, ","); /* the table: figures as a reader wants them; CSV: all */
-	char v[32];
-
-	for (int i = 0; i < nk; i++) {
-		double x = med(pt->a_sum, keys[i]);
-
-		if (human)
-			fmt_fig(v, sizeof(v), x);
-		else
-			snprintf(v, sizeof(v), "%.3f", x);
-		fprintf(f, "%s%s", v, i + 1 < nk || s->compare ? sep : "");
-	}
-	if (s->compare) {
-		if (human)
-			fmt_fig(v, sizeof(v), med(pt->b_sum, "rate"));
-		else
-			snprintf(v, sizeof(v), "%.3f", med(pt->b_sum, "rate"));
-		fprintf(f, "%s%s%.4f%s%.4f%s%.4f", v, sep, pt->e.ratio, sep, pt->e.lo, sep, pt->e.hi);
-	}
-	fprintf(f, "\n");
-}
-
-static bool spans_decades(struct param *p)
-{
-	double lo = INFINITY, hi = 0;
-
-	for (int i = 0; i < p->n; i++) {
-		double v = atof(p->values[i]);
-
-		lo = v < lo ? v : lo;
-		hi = v > hi ? v : hi;
-	}
-	return lo > 0 && hi / lo >= 10;
-}
-
-/* gnuplot: x = the first flag, one line per value of the second; y = the rate, or B/A. */
-static void plot(struct sweep *s)
-{
-	char dir[] = "/tmp/sockbench-plot-XXXXXX", data[64], script[64];
-
-	if (!mkdtemp(dir))
-		die("sweep: mkdtemp: %s", strerror(errno));
-	snprintf(data, sizeof(data), "%s/data", dir);
-	snprintf(script, sizeof(script), "%s/plot.gp", dir);
-	FILE *d = fopen(data, "we"), *g = fopen(script, "we");
-	int n1 = s->p[0].n, n2 = s->np > 1 ? s->p[1].n : 1;
-
-	if (!d || !g)
-		die("sweep: cannot write the plot's files in %s", dir);
-	for (int k = 0; k < n2; k++) {
-		for (int i = 0; i < n1; i++) {
-			struct point *pt = &s->pts[k * n1 + i];
-
-			if (!pt->n)
-				continue;
-			if (s->compare)
-				fprintf(d, "%s %.5f %.5f %.5f\n", pt->v[0], pt->e.ratio, pt->e.lo, pt->e.hi);
-			else
-				fprintf(d, "%s %.3f\n", pt->v[0], med(pt->a_sum, "rate"));
-		}
-		fprintf(d, "\n\n");
-	}
-	fclose(d);
-	fprintf(g, "set terminal svg size 900,560 dynamic background rgb 'white'\nset output '%s'\n",
-		s->plot);
-	/* The title says what is drawn and, with --compare, what B is. */
-	char axis[96], bdesc[200] = "";
-	const struct opt_def *def = find_flag(s->wl, s->p[0].flag);
-	size_t o = 0;
-
-	snprintf(axis, sizeof(axis), "%s", s->p[0].flag + 2);
-	if (def && def->metavar && *def->metavar) {
-		size_t n = strlen(axis);
-
-		snprintf(axis + n, sizeof(axis) - n, " (");
-		for (const char *m = def->metavar; *m && strlen(axis) < sizeof(axis) - 2; m++) {
-			n = strlen(axis);
-			axis[n] = (char)(*m >= 'A' && *m <= 'Z' ? *m - 'A' + 'a' : *m);
-			axis[n + 1] = '\0';
-		}
-		strcat(axis, ")");
-	}
-	for (int i = 0; i < s->nb && o < sizeof(bdesc) - 1; i++)
-		o += (size_t)snprintf(bdesc + o, sizeof(bdesc) - o, " %s", s->bflags[i]);
-	for (char *c = bdesc; *c; c++)
-		if (*c == '\'' || *c == '"' || *c == '\\')
-			*c = ' ';
-	if (s->compare)
-		fprintf(g, "set title \"sockbench sweep %s: rate of B / rate of A at each %s (geometric "
-			   "mean of %d paired runs, 95%% interval)\\nA: the flags given; B: A plus%s\"\n",
-			s->wl->name, s->p[0].flag + 2, s->runs, bdesc);
-	else
-		fprintf(g, "set title \"sockbench sweep %s: median %ss per second at each %s (%d run%s a "
-			   "point)\"\n", s->wl->name, s->wl->unit, s->p[0].flag + 2, s->runs,
-			s->runs > 1 ? "s" : "");
-	fprintf(g, "set xlabel '%s'\nset ylabel '%s%s'\nset grid lc rgb '#dddddd'\n", axis,
-		s->compare ? "rate, B / A" : s->wl->unit, s->compare ? "" : "s/s (median)");
-	fprintf(g, "set key outside right\n");
-	/* The x axis spans the data with a margin, so the end points and their bars are whole;
-	 * y starts at 0 (rates and ratios are not negative). */
-	double lo = INFINITY, hi = -INFINITY;
-
-	for (int i = 0; i < s->p[0].n; i++) {
-		double v = atof(s->p[0].values[i]);
-
-		lo = v < lo ? v : lo;
-		hi = v > hi ? v : hi;
-	}
-	if (spans_decades(&s->p[0]))
-		fprintf(g, "set logscale x\nset xrange [%g:%g]\n", lo / 1.25, hi * 1.25);
-	else if (hi > lo)
-		fprintf(g, "set xrange [%g:%g]\n", lo - (hi - lo) * 0.06, hi + (hi - lo) * 0.06);
-	fprintf(g, "set yrange [0:*]\n");
-	fprintf(g, "plot ");
-	for (int k = 0; k < n2; k++) {
-		char title[80];
-
-		if (s->np > 1)
-			snprintf(title, sizeof(title), "%s=%s", s->p[1].flag + 2, s->p[1].values[k]);
-		else
-			snprintf(title, sizeof(title), "%s", s->compare ? "B/A" : "A");
-		if (s->compare)
-			fprintf(g, "%s'%s' index %d using 1:2:3:4 with yerrorlines title '%s'", k ? ", " : "",
-				data, k, title);
-		else
-			fprintf(g, "%s'%s' index %d using 1:2 with linespoints title '%s'", k ? ", " : "",
-				data, k, title);
-	}
-	if (s->compare)
-		fprintf(g, ", 1 with lines dashtype 2 lw 2 lc rgb '#b2182b' title 'no difference (B/A = 1)'");
-	fprintf(g, "\n");
-	fclose(g);
-	int e = run_gnuplot(script);
-
-	unlink(data);
-	unlink(script);
-	rmdir(dir);
-	if (e == -ENOENT)
-		die("sweep: gnuplot is not installed (apt-get install gnuplot-nox): no plot written");
-	if (e)
-		die("sweep: gnuplot failed to write %s", s->plot);
-}
-
-static void sweep_json(struct sweep *s)
-{
-	cJSON *j = cJSON_CreateObject(), *ps = cJSON_CreateArray(), *pts = cJSON_CreateArray();
-
-	cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
-	cJSON_AddStringToObject(j, "tool", "sockbench");
-	cJSON_AddStringToObject(j, "kind", "sweep");
-	cJSON_AddStringToObject(j, "workload", s->wl->name);
-	cJSON_AddNumberToObject(j, "runs", s->runs);
-	if (s->compare)
-		cJSON_AddStringToObject(j, "compare", s->compare);
-	for (int k = 0; k < s->np; k++)
-		cJSON_AddItemToArray(ps, cJSON_CreateString(s->p[k].flag + 2));
-	cJSON_AddItemToObject(j, "params", ps);
-	for (int i = 0; i < s->npts; i++) {
-		struct point *pt = &s->pts[i];
-		cJSON *e = cJSON_CreateObject(), *v = cJSON_CreateObject();
-
-		for (int k = 0; k < s->np; k++)
-			cJSON_AddNumberToObject(v, s->p[k].flag + 2, atof(pt->v[k]));
-		cJSON_AddItemToObject(e, "values", v);
-		if (pt->a_sum)
-			cJSON_AddItemReferenceToObject(e, "a", pt->a_sum);
-		if (pt->b_sum) {
-			cJSON_AddItemReferenceToObject(e, "b", pt->b_sum);
-			cJSON_AddNumberToObject(e, "ratio", pt->e.ratio);
-			cJSON_AddNumberToObject(e, "ci_low", pt->e.lo);
-			cJSON_AddNumberToObject(e, "ci_high", pt->e.hi);
-			cJSON_AddNumberToObject(e, "confidence", pt->e.level);
-			cJSON_AddNumberToObject(e, "p_value", pt->e.p);
-		}
-		cJSON_AddNumberToObject(e, "runs", pt->n);
-		cJSON_AddNumberToObject(e, "rounds_left_out", pt->left);
-		cJSON_AddItemToArray(pts, e);
-	}
-	cJSON_AddItemToObject(j, "points", pts);
-	out_print_json(j, stdout);
-	cJSON_Delete(j);
-}
-
 int cmd_sweep(int argc, char **argv)
 {
 	struct sweep *s;
@@ -493,30 +220,8 @@ int cmd_sweep(int argc, char **argv)
 	for (int i = 0; i < s->npts && !run_interrupted(); i++)
 		run_point(s, &s->pts[i], i, t0);
 	progress_clear();
-	if (s->json) {
-		sweep_json(s);
-	} else {
-		printf("sockbench sweep %s: %d point%s x %d runs%s%s (medians)\n\n", s->wl->name, s->npts,
-		       s->npts > 1 ? "s" : "", s->runs, s->compare ? ", B = A + " : "",
-		       s->compare ? s->compare : "");
-		write_row(stdout, s, NULL, "\t", true);
-		for (int i = 0; i < s->npts; i++)
-			if (s->pts[i].n)
-				write_row(stdout, s, &s->pts[i], "\t", false);
-	}
-	if (s->csv) {
-		FILE *f = fopen(s->csv, "we");
+	int rc = sweep_write(s);
 
-		if (!f)
-			die("sweep: --csv %s: %s", s->csv, strerror(errno));
-		write_row(f, s, NULL, ",", true);
-		for (int i = 0; i < s->npts; i++)
-			if (s->pts[i].n)
-				write_row(f, s, &s->pts[i], ",", false);
-		fclose(f);
-	}
-	if (s->plot)
-		plot(s);
 	if (run_interrupted())
 		fprintf(stderr, "sockbench: sweep interrupted: the points above are what was measured\n");
 	for (int i = 0; i < s->npts; i++) {
@@ -529,5 +234,5 @@ int cmd_sweep(int argc, char **argv)
 	free(s->compare);
 	free(s);
 	free(bcopy);
-	return 0;
+	return rc;
 }

@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,22 +19,35 @@ struct moved {
 	double a, b;	/* sums over runs of CPU us per unit; means once divided */
 };
 
+#define MOVED_SLOTS (4 * MOVED_MAX) /* a power of 2 */
+
 struct moved_set {
 	struct moved m[MOVED_MAX];
 	int n;
+	int slot[MOVED_SLOTS]; /* 1 + the index in m of a name, by its hash (0: empty) */
 };
 
+/* A name's entry, found by a hash: a saved result may name any number of functions. */
 static struct moved *moved_get(struct moved_set *s, const char *name, bool syscall)
 {
-	for (int i = 0; i < s->n; i++)
-		if (s->m[i].syscall == syscall && !strcmp(s->m[i].name, name))
-			return &s->m[i];
+	char key[sizeof(s->m[0].name)];
+
+	snprintf(key, sizeof(key), "%s", name); /* as it is kept: names cut alike are one */
+	size_t i = (size_t)hash_bytes(syscall, key, strlen(key)) & (MOVED_SLOTS - 1);
+
+	for (; s->slot[i]; i = (i + 1) & (MOVED_SLOTS - 1)) {
+		struct moved *m = &s->m[s->slot[i] - 1];
+
+		if (m->syscall == syscall && !strcmp(m->name, key))
+			return m;
+	}
 	if (s->n == MOVED_MAX)
 		return NULL;
 	struct moved *m = &s->m[s->n++];
 
 	*m = (struct moved){.syscall = syscall};
-	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->name, sizeof(m->name), "%s", key);
+	s->slot[i] = s->n;
 	return m;
 }
 

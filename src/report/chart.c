@@ -51,8 +51,15 @@ static int ticks(enum chart_axis a, double lo, double hi, double *t, int cap)
 {
 	int n = 0;
 
+	/* The range comes from a file: nothing to mark unless it is finite and in order. */
+	if (!isfinite(lo) || !isfinite(hi) || hi < lo)
+		return 0;
 	if (a == AX_LOG) {
-		for (double d = pow(10, floor(log10(lo))); d <= hi * 1.0001 && n < cap; d *= 10)
+		/* Decades from lo's (at least 1e-12, where ax_map stops) to hi's: at most ~320 of
+		 * them, each tried once, however small lo is (a denormal's decade is 0). */
+		double d = pow(10, floor(log10(fmax(lo, 1e-12))));
+
+		for (int k = 0; k < 400 && d <= hi * 1.0001 && n < cap; k++, d *= 10)
 			for (int m = 0; m < 3 && n < cap; m++) {
 				double v = d * (m == 0 ? 1 : m == 1 ? 2 : 5);
 
@@ -75,6 +82,8 @@ static int ticks(enum chart_axis a, double lo, double hi, double *t, int cap)
 		step /= 5;
 	else if (span / step < 5)
 		step /= 2;
+	if (!isfinite(span) || !(step > 0) || !isfinite(step))
+		return 0;
 	for (double v = ceil(lo / step) * step; v <= hi + step * 1e-6 && n < cap; v += step)
 		t[n++] = fabs(v) < step * 1e-9 ? 0 : v;
 	return n;
@@ -90,13 +99,13 @@ static void tick_label(char *out, size_t cap, enum chart_axis a, double v)
 
 static void svg_open(FILE *f, double h, const char *title)
 {
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%.0f\" "
+	html_printf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%.0f\" "
 		   "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
 		   "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
 		   "<text x=\"%.0f\" y=\"20\" font-size=\"14\" font-weight=\"bold\">",
 		CW, h, CW, h, ML);
-	out_xml_escape(f, title);
-	fprintf(f, "</text>\n");
+	html_text(f, title);
+	html_printf(f, "</text>\n");
 }
 
 struct frame {
@@ -125,45 +134,49 @@ static void axes(FILE *f, const struct frame *fr, const struct chart *c)
 	for (int i = 0; i < n; i++) {
 		double x = px(fr, t[i]);
 
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", x,
+		html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", x,
 			MT, x, MT + fr->h);
 		tick_label(lab, sizeof(lab), c->xa, t[i]);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x,
+		html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x,
 			MT + fr->h + 16, lab);
 	}
 	n = ticks(c->ya, c->ymin, c->ymax, t, 64);
 	for (int i = 0; i < n; i++) {
 		double y = py(fr, t[i]);
 
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", ML,
+		html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", ML,
 			y, ML + fr->w, y);
 		tick_label(lab, sizeof(lab), c->ya, t[i]);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", ML - 6, y + 4, lab);
+		html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", ML - 6, y + 4, lab);
 	}
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+	html_printf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
 		   "stroke=\"#444\"/>\n", ML, MT, fr->w, fr->h);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", ML + fr->w / 2, MT + fr->h + 36);
-	out_xml_escape(f, c->xlabel);
-	fprintf(f, "</text>\n<text transform=\"translate(14,%.1f) rotate(-90)\" text-anchor=\"middle\">",
-		MT + fr->h / 2);
-	out_xml_escape(f, c->ylabel);
-	fprintf(f, "</text>\n");
+	html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", ML + fr->w / 2,
+		    MT + fr->h + 36);
+	html_text(f, c->xlabel);
+	html_printf(
+	    f,
+	    "</text>\n<text transform=\"translate(14,%.1f) rotate(-90)\" text-anchor=\"middle\">",
+	    MT + fr->h / 2);
+	html_text(f, c->ylabel);
+	html_printf(f, "</text>\n");
 }
 
 static void legend(FILE *f, const struct frame *fr, int i, const char *label, const char *colour)
 {
 	double y = MT + 10 + i * 18;
 
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" fill=\"%s\"/>"
+	html_printf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" fill=\"%s\"/>"
 		   "<text x=\"%.1f\" y=\"%.1f\">",
 		ML + fr->w + 12, y - 4, colour, ML + fr->w + 32, y + 1);
-	out_xml_escape(f, label);
-	fprintf(f, "</text>\n");
+	html_text(f, label);
+	html_printf(f, "</text>\n");
 }
 
 void chart_lines(FILE *f, const struct chart *c, const struct chart_series *s, int ns)
 {
-	struct frame fr = {.xa = c->xa, .ya = c->ya, .w = CW - ML - MR, .h = c->height > 0 ? c->height : 300};
+	struct frame fr = {
+	    .xa = c->xa, .ya = c->ya, .w = CW - ML - MR, .h = c->height > 0 ? c->height : 300};
 
 	fr.x0 = ax_map(c->xa, c->xmin);
 	fr.x1 = ax_map(c->xa, c->xmax);
@@ -178,34 +191,34 @@ void chart_lines(FILE *f, const struct chart *c, const struct chart_series *s, i
 	if (!isnan(c->ref)) {
 		double y = py(&fr, c->ref);
 
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+		html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
 			   "stroke-width=\"1.5\" stroke-dasharray=\"6,4\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#000\" "
 			   "text-anchor=\"end\">",
 			ML, y, ML + fr.w, y, ML + fr.w - 4, y - 5);
-		out_xml_escape(f, c->ref_label ? c->ref_label : "");
-		fprintf(f, "</text>\n");
+		html_text(f, c->ref_label ? c->ref_label : "");
+		html_printf(f, "</text>\n");
 	}
 	for (int i = 0, nl = 0; i < ns; i++) {
 		const char *col = s[i].colour ? s[i].colour : chart_palette[i % CHART_COLOURS];
 		double lx = 0, ly = 0;
 		int drawn = 0;
 
-		fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+		html_printf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
 			   "points=\"", col);
 		for (int k = 0; k < s[i].n; k++) {
 			double x = px(&fr, s[i].x[k]), y = py(&fr, s[i].y[k]);
 
 			if (c->step && drawn)
-				fprintf(f, "%.1f,%.1f ", x, ly);
-			fprintf(f, "%.1f,%.1f ", x, y);
+				html_printf(f, "%.1f,%.1f ", x, ly);
+			html_printf(f, "%.1f,%.1f ", x, y);
 			lx = x, ly = y, drawn++;
 		}
 		(void)lx;
-		fprintf(f, "\"/>\n");
+		html_printf(f, "\"/>\n");
 		for (int k = 0; s[i].lo && k < s[i].n; k++) {
 			double x = px(&fr, s[i].x[k]);
 
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
+			html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
 				   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
 				   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
 				x, py(&fr, s[i].lo[k]), x, py(&fr, s[i].hi[k]), col, x - 4, py(&fr, s[i].lo[k]),
@@ -214,19 +227,19 @@ void chart_lines(FILE *f, const struct chart *c, const struct chart_series *s, i
 		}
 		if (c->markers)
 			for (int k = 0; k < s[i].n; k++)
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+				html_printf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
 					px(&fr, s[i].x[k]), py(&fr, s[i].y[k]), col);
 		if (s[i].label) /* series without one share the legend of one that has */
 			legend(f, &fr, nl++, s[i].label, col);
 	}
 	for (int k = 0; c->xnames && k < c->nxnames; k++) {
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+		html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
 			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\">",
 			px(&fr, k), MT, px(&fr, k), MT + fr.h, px(&fr, k), MT + fr.h + 16);
-		out_xml_escape(f, c->xnames[k]);
-		fprintf(f, "</text>\n");
+		html_text(f, c->xnames[k]);
+		html_printf(f, "</text>\n");
 	}
-	fprintf(f, "</svg>\n");
+	html_printf(f, "</svg>\n");
 }
 
 void chart_bars(FILE *f, const char *title, const char *xlabel, const struct chart_bar *b, int n,
@@ -271,7 +284,7 @@ void chart_bars(FILE *f, const char *title, const char *xlabel, const struct cha
 
 	for (int i = 0; i < nt; i++) {
 		fmt_num(lab, sizeof(lab), t[i]);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+		html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
 			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
 			BX(t[i]), MT, BX(t[i]), MT + h, BX(t[i]), MT + h + 16, lab);
 	}
@@ -280,48 +293,48 @@ void chart_bars(FILE *f, const char *title, const char *xlabel, const struct cha
 		double x0 = BX(fmin(base, b[i].v)), x1 = BX(fmax(base, b[i].v));
 		const char *col = b[i].colour ? b[i].colour : chart_palette[0];
 
-		fprintf(f, "<g class=\"bar\"><title>");
-		out_xml_escape(f, b[i].label);
-		fprintf(f, ": %.4g", b[i].v);
+		html_printf(f, "<g class=\"bar\"><title>");
+		html_text(f, b[i].label);
+		html_printf(f, ": %.4g", b[i].v);
 		if (!isnan(b[i].lo))
-			fprintf(f, " (interval %.4g to %.4g)", b[i].lo, b[i].hi);
+			html_printf(f, " (interval %.4g to %.4g)", b[i].lo, b[i].hi);
 		if (b[i].note) {
-			fprintf(f, "; ");
-			out_xml_escape(f, b[i].note);
+			html_printf(f, "; ");
+			html_text(f, b[i].note);
 		}
-		fprintf(f, "</title><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8, y + 16);
-		out_xml_escape(f, b[i].label);
-		fprintf(f, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+		html_printf(f, "</title><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8, y + 16);
+		html_text(f, b[i].label);
+		html_printf(f, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
 			   "opacity=\"0.8\"/>", x0, y + 4, fmax(x1 - x0, 1), row - 8, col);
 		if (!isnan(b[i].lo)) {
 			double a = BX(b[i].lo), z = BX(b[i].hi), ym = y + row / 2;
 
-			fprintf(f, "<line class=\"whisker\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			html_printf(f, "<line class=\"whisker\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 				   "stroke=\"#222\" stroke-width=\"1.5\"/>", a, ym, z, ym);
 			/* an end inside the axis is a bar, one past it an arrow */
 			if (b[i].lo >= lo)
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>",
+				html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>",
 					a, y + 6, a, y + row - 6);
 			else
-				fprintf(f, "<path d=\"M%.1f %.1f l6 -4 v8 z\" fill=\"#222\"/>", a, ym);
+				html_printf(f, "<path d=\"M%.1f %.1f l6 -4 v8 z\" fill=\"#222\"/>", a, ym);
 			if (b[i].hi <= hi)
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>",
+				html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>",
 					z, y + 6, z, y + row - 6);
 			else
-				fprintf(f, "<path d=\"M%.1f %.1f l-6 -4 v8 z\" fill=\"#222\"/>", z, ym);
+				html_printf(f, "<path d=\"M%.1f %.1f l-6 -4 v8 z\" fill=\"#222\"/>", z, ym);
 		}
-		fprintf(f, "</g>\n");
+		html_printf(f, "</g>\n");
 	}
 	if (!isnan(ref)) {
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+		html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
 			   "stroke-width=\"1.5\" stroke-dasharray=\"6,4\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#000\">",
 			BX(ref), MT, BX(ref), MT + h, BX(ref) + 4, MT + h + 30);
-		out_xml_escape(f, ref_label ? ref_label : "");
-		fprintf(f, "</text>\n");
+		html_text(f, ref_label ? ref_label : "");
+		html_printf(f, "</text>\n");
 	}
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8, MT + h + 36);
-	out_xml_escape(f, xlabel);
-	fprintf(f, "%s</text>\n</svg>\n", xa == AX_LOG ? " (log scale)" : "");
+	html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8, MT + h + 36);
+	html_text(f, xlabel);
+	html_printf(f, "%s</text>\n</svg>\n", xa == AX_LOG ? " (log scale)" : "");
 #undef BX
 }
 
@@ -342,7 +355,7 @@ void chart_stacked(FILE *f, const char *title, const char *xlabel, const char *c
 
 	for (int i = 0; i < nt; i++) {
 		fmt_num(lab, sizeof(lab), t[i]);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+		html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
 			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
 			lw + t[i] / hi * w, MT, lw + t[i] / hi * w, MT + h, lw + t[i] / hi * w, MT + h + 16,
 			lab);
@@ -350,22 +363,22 @@ void chart_stacked(FILE *f, const char *title, const char *xlabel, const char *c
 	for (int i = 0; i < n; i++) {
 		double y = MT + i * row, wa = s[i].a / hi * w, wb = s[i].b / hi * w;
 
-		fprintf(f, "<g class=\"bar\"><title>");
-		out_xml_escape(f, s[i].label);
-		fprintf(f, ": %s %.4g, %s %.4g</title><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+		html_printf(f, "<g class=\"bar\"><title>");
+		html_text(f, s[i].label);
+		html_printf(f, ": %s %.4g, %s %.4g</title><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
 			part[0], s[i].a, part[1], s[i].b, lw - 8, y + 17);
-		out_xml_escape(f, s[i].label);
-		fprintf(f, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>"
+		html_text(f, s[i].label);
+		html_printf(f, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>"
 			   "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>"
 			   "<text x=\"%.1f\" y=\"%.1f\">%.3g</text></g>\n",
 			lw, y + 4, wa, row - 8, col[0], lw + wa, y + 4, wb, row - 8, col[1], lw + wa + wb + 6,
 			y + 17, s[i].a + s[i].b);
 	}
 	for (int k = 0; k < 2; k++)
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+		html_printf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			   "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
 			lw + w + 60, MT + 4 + k * 18, col[k], lw + w + 78, MT + 14 + k * 18, part[k]);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", lw + w / 2, MT + h + 36);
-	out_xml_escape(f, xlabel);
-	fprintf(f, "</text>\n</svg>\n");
+	html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", lw + w / 2, MT + h + 36);
+	html_text(f, xlabel);
+	html_printf(f, "</text>\n</svg>\n");
 }

@@ -7,6 +7,7 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,38 +22,86 @@
 #define FG_BOTTOM 28.0 /* the details line */
 #define FG_MIN_PX 0.25 /* narrower frames are not drawn */
 
+#define FG_MAX_DEPTH 512 /* frames of a stack drawn; deeper ones are cut (and said) */
+#define FG_MAX_DEPTH_TEXT "512"
+
 struct fnode {
 	char *name;
 	double v;
-	struct fnode *child, *next;
+	struct fnode *child, *next, *hnext; /* hnext: the hash chain */
+	const struct fnode *parent;
 };
 
-static struct fnode *fnode_child(struct fnode *p, const char *name, size_t len)
-{
-	struct fnode **at = &p->child;
+/* Every node of a graph (freed, sorted and counted by walking this, not the tree: a file's
+ * stack may be as deep as it likes) and a hash of (parent, name) for finding a child in
+ * constant time (a file's node may have as many children as it likes). */
+struct ftree {
+	struct fnode root;
+	struct fnode **all, **hash;
+	size_t n, cap, nhash;
+	int depth; /* rows, the root's included */
+	bool cut;  /* a stack was deeper than FG_MAX_DEPTH */
+};
 
-	for (; *at; at = &(*at)->next)
-		if (strlen((*at)->name) == len && !memcmp((*at)->name, name, len))
-			return *at;
+static size_t fnode_hash(const struct fnode *parent, const char *name, size_t len)
+{
+	return (size_t)hash_bytes((uint64_t)(uintptr_t)parent, name, len);
+}
+
+static void ftree_rehash(struct ftree *t)
+{
+	size_t nh = t->nhash ? 2 * t->nhash : 1024;
+	struct fnode **h = xcalloc(nh, sizeof(*h));
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct fnode *n = t->all[i];
+		size_t k = fnode_hash(n->parent, n->name, strlen(n->name)) & (nh - 1);
+
+		n->hnext = h[k];
+		h[k] = n;
+	}
+	free(t->hash);
+	t->hash = h;
+	t->nhash = nh;
+}
+
+static struct fnode *fnode_child(struct ftree *t, struct fnode *p, const char *name, size_t len)
+{
+	size_t k = t->nhash ? fnode_hash(p, name, len) & (t->nhash - 1) : 0;
+
+	for (struct fnode *c = t->nhash ? t->hash[k] : NULL; c; c = c->hnext)
+		if (c->parent == p && strlen(c->name) == len && !memcmp(c->name, name, len))
+			return c;
 	struct fnode *n = xcalloc(1, sizeof(*n));
 
 	n->name = xmalloc(len + 1);
 	memcpy(n->name, name, len);
 	n->name[len] = 0;
-	*at = n;
+	n->parent = p;
+	n->next = p->child; /* order does not matter: fnode_sort orders the children */
+	p->child = n;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		t->all = xrealloc(t->all, t->cap * sizeof(*t->all));
+	}
+	t->all[t->n++] = n;
+	if (t->n > t->nhash / 2) {
+		ftree_rehash(t);
+	} else {
+		n->hnext = t->hash[k];
+		t->hash[k] = n;
+	}
 	return n;
 }
 
-static void fnode_free(struct fnode *n)
+static void ftree_free(struct ftree *t)
 {
-	while (n) {
-		struct fnode *next = n->next;
-
-		fnode_free(n->child);
-		free(n->name);
-		free(n);
-		n = next;
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->all[i]->name);
+		free(t->all[i]);
 	}
+	free(t->all);
+	free(t->hash);
 }
 
 static int side_rank(const char *name)
@@ -75,59 +124,63 @@ static int cmp_node(const void *a, const void *b)
 static int cmp_side(const void *a, const void *b)
 {
 	const struct fnode *x = *(const struct fnode *const *)a, *y = *(const struct fnode *const *)b;
+	int d = side_rank(x->name) - side_rank(y->name);
 
-	return side_rank(x->name) - side_rank(y->name);
+	return d ? d : strcmp(x->name, y->name);
 }
 
-/* Children in name order (the sides in their own), as flamegraph.pl orders them. */
+/* One node's children in name order (the sides in their own), as flamegraph.pl orders them. */
 static void fnode_sort(struct fnode *n, bool sides)
 {
 	size_t k = 0, i = 0;
 
 	for (struct fnode *c = n->child; c; c = c->next)
 		k++;
-	if (k > 1) {
-		struct fnode **v = xmalloc(k * sizeof(*v));
+	if (k < 2)
+		return;
+	struct fnode **v = xmalloc(k * sizeof(*v));
 
-		for (struct fnode *c = n->child; c; c = c->next)
-			v[i++] = c;
-		qsort(v, k, sizeof(*v), sides ? cmp_side : cmp_node);
-		for (i = 0; i + 1 < k; i++)
-			v[i]->next = v[i + 1];
-		v[k - 1]->next = NULL;
-		n->child = v[0];
-		free(v);
-	}
 	for (struct fnode *c = n->child; c; c = c->next)
-		fnode_sort(c, false);
+		v[i++] = c;
+	qsort(v, k, sizeof(*v), sides ? cmp_side : cmp_node);
+	for (i = 0; i + 1 < k; i++)
+		v[i]->next = v[i + 1];
+	v[k - 1]->next = NULL;
+	n->child = v[0];
+	free(v);
 }
 
-static int fnode_depth(const struct fnode *n)
+/* Every node's children sorted: each node once, by the list of all. */
+static void ftree_sort(struct ftree *t)
 {
-	int d = 0;
-
-	for (const struct fnode *c = n->child; c; c = c->next) {
-		int x = fnode_depth(c);
-
-		d = x > d ? x : d;
-	}
-	return d + 1;
+	fnode_sort(&t->root, true);
+	for (size_t i = 0; i < t->n; i++)
+		fnode_sort(t->all[i], false);
 }
 
-void out_xml_escape(FILE *f, const char *s)
+/* One folded stack ("a;b;c") of n samples added along its path, at most FG_MAX_DEPTH deep. */
+static void ftree_add(struct ftree *t, const char *s, double n)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\t')
-				fputc(*s, f);
+	struct fnode *at = &t->root;
+	int d = 1;
+
+	t->root.v += n;
+	for (const char *p = s;; d++) {
+		const char *semi = strchr(p, ';');
+		size_t len = semi ? (size_t)(semi - p) : strlen(p);
+
+		if (d > FG_MAX_DEPTH) {
+			t->cut = true;
+			break;
 		}
+		at = fnode_child(t, at, p, len);
+		at->v += n;
+		if (!semi)
+			break;
+		p = semi + 1;
 	}
+	d = (d > FG_MAX_DEPTH ? FG_MAX_DEPTH : d) + 1; /* rows: the frames and the root */
+	t->depth = d > t->depth ? d : t->depth;
 }
 
 /* A colour of the side's family, varied by the name so neighbours differ. */
@@ -166,14 +219,14 @@ static void frame_label(FILE *f, const char *name, double width)
 	if (fit < 3)
 		return;
 	if (len <= fit) {
-		out_xml_escape(f, name);
+		html_text(f, name);
 		return;
 	}
 	char *cut = xmalloc(fit + 1);
 
 	memcpy(cut, name, fit - 2);
 	memcpy(cut + fit - 2, "..", 3);
-	out_xml_escape(f, cut);
+	html_text(f, cut);
 	free(cut);
 }
 
@@ -184,32 +237,58 @@ struct fg {
 	double height;
 };
 
-static void draw(const struct fg *g, const struct fnode *n, double x, int depth, int side)
+/* One frame; false when it is too narrow to draw (and so are its children). */
+static bool draw_one(const struct fg *g, const struct fnode *n, double x, int depth, int side)
 {
 	double w = n->v / g->total * FG_WIDTH, px = FG_PAD + x / g->total * FG_WIDTH;
 	double y = g->height - FG_BOTTOM - (depth + 1) * FG_ROW;
 	char col[48];
 
 	if (w < FG_MIN_PX)
-		return;
-	if (depth == 1)
-		side = side_rank(n->name);
+		return false;
 	frame_colour(col, sizeof(col), depth ? side : -1, n->name);
-	fprintf(g->f, "<g class=\"f\" data-x=\"%.9g\" data-w=\"%.9g\" data-d=\"%d\" data-s=\"%.0f\" data-n=\"",
-		x / g->total, n->v / g->total, depth, n->v);
-	out_xml_escape(g->f, n->name);
-	fprintf(g->f, "\"><title>");
-	out_xml_escape(g->f, n->name);
-	fprintf(g->f, " (%.0f samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
-		      "height=\"%.1f\" rx=\"2\" fill=\"%s\"/><text x=\"%.2f\" y=\"%.1f\">",
-		n->v, 100.0 * n->v / g->total, px, y, w > 1 ? w - 0.5 : w, FG_ROW - 1, col, px + 3,
-		y + FG_ROW - 5);
+	html_printf(g->f, "<g class=\"f\" data-x=\"%.9g\" data-w=\"%.9g\" data-d=\"%d\" "
+			  "data-s=\"%.0f\" data-n=\"%s\"><title>%s (%.0f samples, %.2f%%)</title>"
+			  "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\" "
+			  "fill=\"%s\"/><text x=\"%.2f\" y=\"%.1f\">",
+		    x / g->total, n->v / g->total, depth, n->v, n->name, n->name, n->v,
+		    100.0 * n->v / g->total, px, y, w > 1 ? w - 0.5 : w, FG_ROW - 1, col, px + 3,
+		    y + FG_ROW - 5);
 	frame_label(g->f, n->name, w);
-	fprintf(g->f, "</text></g>\n");
-	for (const struct fnode *c = n->child; c; c = c->next) {
-		draw(g, c, x, depth + 1, side);
-		x += c->v;
+	html_printf(g->f, "</text></g>\n");
+	return true;
+}
+
+/* The frames in depth-first order, callers before callees, with a stack of where each level
+ * is in its list of children (as deep as the graph's rows: no recursion). */
+static void draw(const struct fg *g, const struct fnode *root)
+{
+	struct level {
+		const struct fnode *next; /* the next child to draw */
+		double x;		  /* where it starts */
+		int side;
+	} *st = xmalloc(((size_t)g->depth + 1) * sizeof(*st));
+	int top = 0;
+
+	if (draw_one(g, root, 0, 0, -1))
+		st[top++] = (struct level){root->child, 0, -1};
+	while (top) {
+		struct level *l = &st[top - 1];
+		const struct fnode *c = l->next;
+
+		if (!c || top > g->depth) {
+			top--;
+			continue;
+		}
+		double x = l->x;
+		int side = top == 1 ? side_rank(c->name) : l->side;
+
+		l->next = c->next;
+		l->x += c->v;
+		if (draw_one(g, c, x, top, side))
+			st[top++] = (struct level){c->child, x, side};
 	}
+	free(st);
 }
 
 /* The script behind zoom and search: one copy a page (or a standalone SVG), for every flame
@@ -265,7 +344,7 @@ int out_flamegraph(const cJSON *profile, const char *title, const char *id, bool
 {
 	const cJSON *stacks = cJSON_GetObjectItemCaseSensitive(profile, "stacks");
 	const cJSON *e;
-	struct fnode root = {.name = "all"};
+	struct ftree t = {.root = {.name = "all"}, .depth = 1};
 	double left = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(profile, "stacks_left_out"));
 
 	if (!cJSON_IsArray(stacks))
@@ -273,61 +352,61 @@ int out_flamegraph(const cJSON *profile, const char *title, const char *id, bool
 	cJSON_ArrayForEach(e, stacks) {
 		const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "stack"));
 		double n = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "samples"));
-		struct fnode *at = &root;
 
-		if (!s || !(n > 0))
-			continue;
-		root.v += n;
-		for (const char *p = s;;) {
-			const char *semi = strchr(p, ';');
-			size_t len = semi ? (size_t)(semi - p) : strlen(p);
-
-			at = fnode_child(at, p, len);
-			at->v += n;
-			if (!semi)
-				break;
-			p = semi + 1;
-		}
+		if (s && n > 0 && isfinite(n))
+			ftree_add(&t, s, n);
 	}
-	if (!(root.v > 0)) {
-		fnode_free(root.child);
+	if (!(t.root.v > 0) || !isfinite(t.root.v)) {
+		ftree_free(&t);
 		return -ENODATA;
 	}
-	fnode_sort(&root, true);
-	struct fg g = {.f = f, .total = root.v, .depth = fnode_depth(&root)};
+	ftree_sort(&t);
+	struct fg g = {.f = f, .total = t.root.v, .depth = t.depth};
 
 	g.height = FG_TOP + g.depth * FG_ROW + FG_BOTTOM;
 	if (standalone)
-		fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n");
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"flame\" id=\"%s\" width=\"%.0f\" "
-		   "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" "
-		   "font-size=\"11\">\n",
-		id, FG_WIDTH + 2 * FG_PAD, g.height, FG_WIDTH + 2 * FG_PAD, g.height);
-	fprintf(f, "<style>.f text{pointer-events:none;fill:#000}.f:hover rect{stroke:#000;stroke-width:0.7}"
-		   ".fg-ctl{cursor:pointer;fill:#335}.fg-unzoom{opacity:0}</style>\n");
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fbfbf6\"/>\n");
-	fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"15\" text-anchor=\"middle\">",
+		html_printf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n");
+	html_printf(
+	    f,
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"flame\" id=\"%s\" width=\"%.0f\" "
+	    "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" "
+	    "font-size=\"11\">\n",
+	    id, FG_WIDTH + 2 * FG_PAD, g.height, FG_WIDTH + 2 * FG_PAD, g.height);
+	html_printf(f, "<style>.f text{pointer-events:none;fill:#000}.f:hover "
+		       "rect{stroke:#000;stroke-width:0.7}"
+		       ".fg-ctl{cursor:pointer;fill:#335}.fg-unzoom{opacity:0}</style>\n");
+	html_printf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fbfbf6\"/>\n");
+	html_printf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"15\" text-anchor=\"middle\">",
 		(FG_WIDTH + 2 * FG_PAD) / 2);
-	out_xml_escape(f, title);
-	fprintf(f, "</text>\n<text x=\"%.0f\" y=\"38\" text-anchor=\"middle\" fill=\"#555\">%.0f samples"
-		   " drawn; client: red to orange, server: blue, softirq and other: green, idle: grey"
-		   "%s</text>\n",
-		(FG_WIDTH + 2 * FG_PAD) / 2, root.v,
-		left > 0 ? "; some rare stacks left out" : "");
-	fprintf(f, "<text class=\"fg-ctl fg-unzoom\" x=\"%.0f\" y=\"20\">Reset zoom</text>\n", FG_PAD);
-	fprintf(f, "<text class=\"fg-ctl fg-search\" x=\"%.0f\" y=\"20\" text-anchor=\"end\">Search</text>\n",
-		FG_WIDTH + FG_PAD - 50);
-	fprintf(f, "<text class=\"fg-ctl fg-clear\" x=\"%.0f\" y=\"20\" text-anchor=\"end\">Clear</text>\n",
-		FG_WIDTH + FG_PAD);
-	fprintf(f, "<text class=\"fg-matched\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\"> </text>\n",
+	html_text(f, title);
+	html_printf(
+	    f,
+	    "</text>\n<text x=\"%.0f\" y=\"38\" text-anchor=\"middle\" fill=\"#555\">%.0f samples"
+	    " drawn; client: red to orange, server: blue, softirq and other: green, idle: grey"
+	    "%s%s</text>\n",
+	    (FG_WIDTH + 2 * FG_PAD) / 2, t.root.v, left > 0 ? "; some rare stacks left out" : "",
+	    t.cut ? "; stacks deeper than " FG_MAX_DEPTH_TEXT " frames cut" : "");
+	html_printf(f, "<text class=\"fg-ctl fg-unzoom\" x=\"%.0f\" y=\"20\">Reset zoom</text>\n", FG_PAD);
+	html_printf(f,
+		    "<text class=\"fg-ctl fg-search\" x=\"%.0f\" y=\"20\" "
+		    "text-anchor=\"end\">Search</text>\n",
+		    FG_WIDTH + FG_PAD - 50);
+	html_printf(f,
+		    "<text class=\"fg-ctl fg-clear\" x=\"%.0f\" y=\"20\" "
+		    "text-anchor=\"end\">Clear</text>\n",
+		    FG_WIDTH + FG_PAD);
+	html_printf(f, "<text class=\"fg-matched\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\"> </text>\n",
 		FG_WIDTH + FG_PAD, g.height - 10);
-	fprintf(f, "<text class=\"fg-details\" x=\"%.0f\" y=\"%.0f\"> </text>\n", FG_PAD, g.height - 10);
-	draw(&g, &root, 0, 0, -1);
-	if (standalone)
-		fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s"
-			   "window.sbFlame.init(document.getElementById('%s'));\n]]></script>\n",
-			flame_js, id);
-	fprintf(f, "</svg>\n");
-	fnode_free(root.child);
+	html_printf(f, "<text class=\"fg-details\" x=\"%.0f\" y=\"%.0f\"> </text>\n", FG_PAD,
+		    g.height - 10);
+	draw(&g, &t.root);
+	if (standalone) {
+		html_printf(f, "<script type=\"text/ecmascript\"><![CDATA[\n");
+		html_raw(f, flame_js); /* its own script */
+		html_printf(f, "window.sbFlame.init(document.getElementById('%s'));\n]]></script>\n",
+			    id);
+	}
+	html_printf(f, "</svg>\n");
+	ftree_free(&t);
 	return ferror(f) ? -EIO : 0;
 }

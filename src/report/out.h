@@ -46,7 +46,16 @@ const char *out_flame_script(void);
  * is). 0 or -EIO. */
 int out_report_html(struct cJSON *const *docs, const char *const *names, int n, FILE *f);
 const char *report_check(const struct cJSON *d);
-/* Text for XML and HTML: & < > " ' escaped, control characters dropped. */
+/* The escaping writer: every string that reaches an HTML page or an SVG goes through one of
+ * these (html_esc.c). html_text and html_attr write s with & < > " ' escaped and control
+ * characters dropped (text and quoted attributes alike); html_printf is fprintf whose every
+ * conversion is escaped that way (only the format string itself is markup), 0 or -EIO;
+ * html_raw writes the page's own CSS or script unescaped: never a string from a file.
+ * out_xml_escape is html_text by its older name. */
+void html_text(FILE *f, const char *s);
+void html_attr(FILE *f, const char *s);
+int html_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void html_raw(FILE *f, const char *trusted);
 void out_xml_escape(FILE *f, const char *s);
 
 /* A single run's progress line on stderr, on a terminal only (as the multi-run commands'):

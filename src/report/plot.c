@@ -3,9 +3,11 @@
  * connect() alone), and each side's CPU per unit split into user and system time. Every
  * figure comes from the result; the caller runs gnuplot on the script. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "report/out.h"
 #include "report/out_priv.h"
 
@@ -73,12 +75,10 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 	const struct hist *lat = r->lat, *lat2 = r->lat2;
 	bool has_lat = lat && lat->count, has_lat2 = lat2 && lat2->count;
 	double units = result_units(r);
-	char desc[300];
+	char desc[300], line[400], q1[2 * PATH_MAX + 3], q2[160], dp[2 * PATH_MAX + 3];
 
 	r->wl->describe(r->cfg, desc, sizeof(desc));
-	for (char *c = desc; *c; c++) /* quotes end gnuplot strings; backslashes escape */
-		if (*c == '\'' || *c == '"' || *c == '\\')
-			*c = ' ';
+	gp_str(dp, sizeof(dp), data_path);
 	if (has_lat)
 		lat_blocks(d, lat); /* blocks 0, 1 */
 	if (has_lat2)
@@ -96,11 +96,15 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 
 	fprintf(g, "set terminal svg size 1100,%d dynamic background rgb 'white' font 'sans,11'\n",
 		has_lat || has_series ? 820 : 420);
-	fprintf(g, "set output '%s'\n", svg);
-	fprintf(g,
-		"set multiplot title \"sockbench %s: %s%s\\n%.0f %ss/s over %.2f s\" font ',12'\n",
-		r->wl->name, desc, r->partial ? " (PARTIAL)" : "", result_rate(r), r->wl->unit,
-		r->duration_s);
+	fprintf(g, "set output %s\n", gp_str(q1, sizeof(q1), svg));
+	/* Texts from the command line only as single-quoted strings (gp_str); the newline is ours. */
+	snprintf(line, sizeof(line), "sockbench %s: %s%s", r->wl->name, desc,
+		 r->partial ? " (PARTIAL)" : "");
+	gp_str(q1, sizeof(q1), line);
+	snprintf(line, sizeof(line), "%.0f %ss/s over %.2f s", result_rate(r), r->wl->unit,
+		 r->duration_s);
+	fprintf(g, "set multiplot title %s . \"\\n\" . %s font ',12'\n", q1,
+		gp_str(q2, sizeof(q2), line));
 	fprintf(g, "set grid\nset key top right\n");
 	if (has_lat) {
 		/* Histogram, left; CDF, right; log time axes. */
@@ -113,14 +117,14 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 		mark(g, lat, 99, "p99", "#b35806");
 		mark(g, lat, 99.9, "p99.9", "#b2182b");
 		fprintf(
-		    g, "plot '%s' index 0 using 1:2 with impulses lw 3 lc rgb '#2166ac' title '%s'",
-		    data_path, r->wl->latency_label);
+		    g, "plot %s index 0 using 1:2 with impulses lw 3 lc rgb '#2166ac' title '%s'",
+		    dp, r->wl->latency_label);
 		if (has_lat2)
 			fprintf(
 			    g,
-			    ", '%s' index 2 using 1:2 with impulses lw 2 lc rgb '#999999' title "
+			    ", %s index 2 using 1:2 with impulses lw 2 lc rgb '#999999' title "
 			    "'connect()'",
-			    data_path);
+			    dp);
 		fprintf(g, "\nunset arrow\nunset label\n");
 		fprintf(g,
 			"set origin 0.5, 0.45\nset title 'cumulative: the share done within x'\n");
@@ -129,13 +133,13 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 		mark(g, lat, 99, "p99", "#b35806");
 		mark(g, lat, 99.9, "p99.9", "#b2182b");
 		fprintf(g,
-			"plot '%s' index 1 using 1:2 with steps lw 2 lc rgb '#2166ac' title '%s'",
-			data_path, r->wl->latency_label);
+			"plot %s index 1 using 1:2 with steps lw 2 lc rgb '#2166ac' title '%s'",
+			dp, r->wl->latency_label);
 		if (has_lat2)
 			fprintf(g,
-				", '%s' index 3 using 1:2 with steps lw 2 lc rgb '#999999' title "
+				", %s index 3 using 1:2 with steps lw 2 lc rgb '#999999' title "
 				"'connect()'",
-				data_path);
+				dp);
 		fprintf(g, "\nunset arrow\nunset label\nunset logscale x\nset autoscale y\n");
 	}
 	if (has_series) {
@@ -144,8 +148,8 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 			   "Gbit/s over each %.2g s'\n", r->series_step_s);
 		fprintf(g, "set xlabel 'seconds into the window'\nset ylabel 'Gbit/s'\nset yrange [0:*]\n"
 			   "set xrange [0:%.4f]\n", r->duration_s);
-		fprintf(g, "plot '%s' index %d using 1:2 with linespoints lw 2 pt 7 ps 0.4 lc rgb "
-			   "'#2166ac' title 'clients'\n", data_path, cpu_block + 1);
+		fprintf(g, "plot %s index %d using 1:2 with linespoints lw 2 pt 7 ps 0.4 lc rgb "
+			   "'#2166ac' title 'clients'\n", dp, cpu_block + 1);
 		fprintf(g, "set autoscale x\nset autoscale y\n");
 	}
 	/* CPU per unit of each side, user and system stacked. */
@@ -160,9 +164,9 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 		"set ylabel 'microseconds per %s'\nset yrange [0:*]\nset key outside right\n",
 		r->wl->unit);
 	fprintf(g,
-		"plot '%s' index %d using 2:xtic(1) title 'user' lc rgb '#4393c3', '' index %d "
+		"plot %s index %d using 2:xtic(1) title 'user' lc rgb '#4393c3', '' index %d "
 		"using 3 title 'system' lc rgb '#d6604d'\n",
-		data_path, cpu_block, cpu_block);
+		dp, cpu_block, cpu_block);
 	fprintf(g, "unset multiplot\n");
 	return ferror(d) || ferror(g) ? -EIO : 0;
 }

@@ -223,6 +223,31 @@ static int take_ready(struct run *r)
 	return ret;
 }
 
+cJSON *server_target(const struct run *r)
+{
+	struct sockaddr_storage ctl;
+	socklen_t clen = sizeof(ctl);
+	cJSON *t = cJSON_CreateObject();
+	char addr[64] = "", ctl_addr[64] = "", token[24];
+
+	getnameinfo((const struct sockaddr *)&r->data, r->data_len, addr, sizeof(addr), NULL, 0,
+		    NI_NUMERICHOST);
+	snprintf(token, sizeof(token), "%016llx", (unsigned long long)r->token);
+	cJSON_AddStringToObject(t, "addr", addr);
+	cJSON_AddNumberToObject(t, "port", ntohs(((const struct sockaddr_in *)&r->data)->sin_port));
+	cJSON_AddStringToObject(t, "token", token);
+	/* The client agents ask the server agent where we reached it whether the test is its own
+	 * (link/vouch.h): its test is set up by now, so it can say yes. */
+	if (getpeername(r->ctl, (struct sockaddr *)&ctl, &clen) == 0 &&
+	    getnameinfo((struct sockaddr *)&ctl, clen, ctl_addr, sizeof(ctl_addr), NULL, 0,
+			NI_NUMERICHOST) == 0) {
+		cJSON_AddStringToObject(t, "ctl_addr", ctl_addr);
+		cJSON_AddNumberToObject(t, "ctl_port",
+					ntohs(((struct sockaddr_in *)&ctl)->sin_port));
+	}
+	return t;
+}
+
 int agent_greet(struct run *r, int fd, const char *who)
 {
 	static const char hello[] = "{\"protocol\":1}";

@@ -123,24 +123,18 @@ cJSON *hosts_peers(const struct run *r)
 	return a;
 }
 
-/* The SETUP of host k: the workload, its share of the config, the server's address. */
+/* The SETUP of host k: the workload, its share of the config, the server's address and the
+ * server agent's, which vouches for it. */
 static char *client_setup(const struct run *r, int k)
 {
 	struct opts share = host_share(r->o, r->nhosts + r->local_part, k + r->local_part);
-	cJSON *j = cJSON_CreateObject(), *c = setup_config(r, &share), *t = cJSON_CreateObject();
-	char addr[64] = "", token[24];
+	cJSON *j = cJSON_CreateObject(), *c = setup_config(r, &share);
 
 	cJSON_DeleteItemFromObjectCaseSensitive(c, "sysctl"); /* the server's host's only */
-	getnameinfo((const struct sockaddr *)&r->data, r->data_len, addr, sizeof(addr), NULL, 0,
-		    NI_NUMERICHOST);
-	snprintf(token, sizeof(token), "%016llx", (unsigned long long)r->token);
-	cJSON_AddStringToObject(t, "addr", addr);
-	cJSON_AddNumberToObject(t, "port", ntohs(((const struct sockaddr_in *)&r->data)->sin_port));
-	cJSON_AddStringToObject(t, "token", token);
 	cJSON_AddStringToObject(j, "workload", r->wl->name);
 	cJSON_AddStringToObject(j, "role", "client");
 	cJSON_AddItemToObject(j, "config", c);
-	cJSON_AddItemToObject(j, "target", t);
+	cJSON_AddItemToObject(j, "target", server_target(r));
 	char *txt = cJSON_PrintUnformatted(j);
 
 	cJSON_Delete(j);

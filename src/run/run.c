@@ -362,6 +362,13 @@ static void collect_server(struct run *r)
 	s->vcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
 	it = cJSON_GetObjectItemCaseSensitive(j, "involuntary_switches");
 	s->ivcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	/* The agent could not put its --sysctl settings back: its host stays changed. */
+	it = cJSON_GetObjectItemCaseSensitive(j, "sysctl_restore_error");
+	if (cJSON_IsString(it)) {
+		fprintf(stderr, "sockbench: the agent's host keeps kernel settings changed: %.300s\n",
+			it->valuestring);
+		r->failed = true;
+	}
 	cJSON_Delete(j);
 	if (!s->present) {
 		r->failed = true;
@@ -412,34 +419,26 @@ static void profile_close(struct run *r)
 	if (r->prof) {
 		prof_drain(r->prof);
 		r->res.profile = prof_json(r->prof, (int)r->o->profile_top);
-		if (r->folded && prof_fold_overflow(r->prof))
+		if (r->folded.f && prof_fold_overflow(r->prof))
 			fprintf(stderr, "sockbench: --profile-folded: %llu samples found no room in the "
 				"folded table and are not in %s (the profile's shares count them)\n",
 				(unsigned long long)prof_fold_overflow(r->prof), r->o->profile_folded);
-		if (r->folded) {
-			int bad = prof_write_folded(r->prof, r->folded);
+		if (r->folded.f) {
+			bool direct = outfile_direct(&r->folded);
+			int e = prof_write_folded(r->prof, r->folded.f);
 
-			bad |= fflush(r->folded) | ferror(r->folded);
-			int e = errno;
-
-			bad |= fclose(r->folded);
-			r->folded = NULL;
-			if (bad) {
-				/* A profile cut short is no profile: say so, fail, and leave no file. */
-				snprintf(r->fatal, sizeof(r->fatal), "--profile-folded %s: %s",
-					 r->o->profile_folded, strerror(e ? e : errno));
-				unlink(r->o->profile_folded);
+			/* A profile cut short is no profile: say so, fail; the file is as it was. */
+			e = e ? outfile_abort(&r->folded, e) : outfile_commit(&r->folded);
+			if (e) {
+				snprintf(r->fatal, sizeof(r->fatal), "--profile-folded %s: %s%s",
+					 r->o->profile_folded, strerror(-e), outfile_left(direct));
 				r->failed = true;
 			}
 		}
 		prof_destroy(r->prof);
 		r->prof = NULL;
 	}
-	if (r->folded) { /* no profile to write */
-		fclose(r->folded);
-		unlink(r->o->profile_folded);
-		r->folded = NULL;
-	}
+	outfile_abort(&r->folded, 0); /* no profile to write: the target is left as it was */
 	ksyms_free(r->ksyms);
 	r->ksyms = NULL;
 }
@@ -487,10 +486,7 @@ static void teardown(struct run *r)
 		kill(r->server_pid, SIGKILL);
 	if (r->ctl >= 0 || r->server_pid > 0)
 		reap_agent(r);
-	if (r->folded) {
-		fclose(r->folded);
-		unlink(r->o->profile_folded);
-	}
+	outfile_abort(&r->folded, 0);
 	result_free(&r->res);
 }
 
@@ -528,9 +524,9 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	*error = (struct run_error){0};
 	r.count_based = wl->count_based && wl->count_based(o);
 	/* Output paths are checked before any work. */
-	if (o->profile && o->profile_folded && !(r.folded = fopen(o->profile_folded, "we")))
-		return run_fail(&r, errno, true, "--profile-folded %s: %s", o->profile_folded,
-				strerror(errno));
+	if (o->profile && o->profile_folded && (ret = outfile_open(&r.folded, o->profile_folded)))
+		return run_fail(&r, -ret, true, "--profile-folded %s: %s", o->profile_folded,
+				strerror(-ret));
 	install_signals();
 	r.buf = xmalloc(CTL_MAX_PAYLOAD + 1);
 	r.res = (struct result){.wl = wl, .cfg = o, .warmup_s = o->warmup,

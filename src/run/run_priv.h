@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "base/outfile.h"
 #include "measure/result.h"
 #include "run/run.h"
 #include "profile/prof.h"
@@ -73,7 +74,7 @@ struct run {
 	char stall_who[200];
 	struct ksyms *ksyms; /* --profile */
 	struct prof *prof;
-	FILE *folded; /* --profile-folded, opened before the run */
+	struct outfile folded; /* --profile-folded, opened (.f) before the run */
 	struct run_error *error; /* why it could not be set up */
 };
 
@@ -102,6 +103,9 @@ int agent_refused(struct run *r);
 /* The config an agent gets: o (the run's options, or a client host's share) without the
  * controller's own files and addresses. */
 struct cJSON *setup_config(const struct run *r, const struct opts *o);
+/* The server's data address, its token, and the server agent's control address that a client
+ * agent checks them with (the "target" of a client host's SETUP). Caller frees. */
+struct cJSON *server_target(const struct run *r);
 const char *agent_said(struct run *r);
 void reap_agent(struct run *r);
 

@@ -2,7 +2,10 @@
 # environment) and put back after a normal end, Ctrl-C, kill -9 of the controller and kill -9
 # of the agent (the journal, at the next start); refused with exit 2 and nothing changed for an
 # unknown key, a bad value and a user who is not root; an agent without --allow-sysctl refuses;
-# compare of a knob A/B names it as the subject.
+# compare of a knob A/B names it as the subject. The journal (issue 24): root carries out only a
+# journal root alone could have written ($SOCKBENCH_JOURNAL under a root-only $TMP) naming only
+# what --sysctl sets; a new run puts a dead run's journal back before writing over it; a value
+# the kernel keeps otherwise is refused; a failed put-back reaches the controller.
 . "$(dirname "$0")/lib.sh"
 need jq
 [ "$(id -u)" -eq 0 ] || skip "--sysctl writes /proc/sys: needs root"
@@ -12,8 +15,12 @@ FILE=/proc/sys/net/ipv4/tcp_autocorking
 ORIG=$(cat $FILE)
 BUSY_READ=$(cat /proc/sys/net/core/busy_read)
 FLIP=$((1 - ORIG))
+FIN=/proc/sys/net/ipv4/tcp_fin_timeout
+FIN0=$(cat $FIN)
+FIN1=$((FIN0 == 59 ? 58 : 59))
+VETH=sbj$$
 export SOCKBENCH_JOURNAL=$TMP/run/sysctl.journal
-trap 'echo "$ORIG" >$FILE; cleanup' EXIT
+trap 'echo "$ORIG" >$FILE; echo "$FIN0" >$FIN; ip link del $VETH 2>/dev/null; cleanup' EXIT
 now() { cat $FILE; }
 restored() { # within 3 s
 	for _ in $(seq 60); do [ "$(now)" = "$ORIG" ] && return 0; sleep 0.05; done
@@ -27,6 +34,77 @@ jassert "$TMP/on.json" ".environment.sysctl[\"$KEY\"] == \"$FLIP\"" .environment
 jassert "$TMP/on.json" ".config.sysctl == [\"$KEY=$FLIP\"]" .config
 [ "$(now)" = "$ORIG" ] || fail "not put back after a normal end"
 [ -e "$SOCKBENCH_JOURNAL" ] && fail "journal left after a normal end"
+[ "$(stat -c %U:%a "$TMP/run")" = root:700 ] || fail "journal folder made $(stat -c %U:%a "$TMP/run")"
+
+# A journal someone other than root could have written, or naming what --sysctl does not set, is
+# refused at the start: nothing written, nothing removed. Each says: put FIN back to FIN1.
+refused() { # what, journal
+	SOCKBENCH_JOURNAL=$2 "$SB" list >/dev/null 2>"$TMP/j.err" || fail "$1: list failed"
+	[ "$(cat $FIN)" = "$FIN0" ] || { echo "$FIN0" >$FIN; fail "$1: carried out"; }
+	[ -e "$2" ] || fail "$1: the journal was removed"
+	grep -q "refused" "$TMP/j.err" || fail "$1: not refused: $(cat "$TMP/j.err")"
+}
+J=$TMP/jt/sysctl.journal
+mkdir -m 700 "$TMP/jt" "$TMP/jt2" "$TMP/foreign"
+printf '%s\t%s\n' $FIN $FIN1 >"$J"
+chmod 600 "$J"
+chown 65534 "$J"
+refused "a journal owned by nobody" "$J"
+chown 0 "$J"
+chmod 620 "$J"
+refused "a group-writable journal" "$J"
+chmod 600 "$J"
+ln -s "$J" "$TMP/jt2/sysctl.journal"
+refused "a symlinked journal" "$TMP/jt2/sysctl.journal"
+ln "$J" "$TMP/jt/second"
+refused "a journal with a second name" "$J"
+rm "$TMP/jt/second"
+cp "$J" "$TMP/foreign/sysctl.journal"
+chown 65534 "$TMP/foreign"
+refused "a journal in nobody's folder" "$TMP/foreign/sysctl.journal"
+ln -s "$TMP/foreign" "$TMP/link"
+refused "a journal through a symlinked folder" "$TMP/link/sysctl.journal"
+chmod 770 "$TMP/jt"
+refused "a journal in a group-writable folder" "$J"
+chmod 700 "$TMP/jt"
+printf '%s\t%s\n/proc/sys/kernel/core_pattern\t%s\n' $FIN $FIN1 "$(cat /proc/sys/kernel/core_pattern)" >"$J"
+refused "a journal naming kernel.core_pattern" "$J"
+printf '%s\t%s\n/sys/class/net/lo/flags\t%s\n' $FIN $FIN1 "$(cat /sys/class/net/lo/flags)" >"$J"
+refused "a journal naming lo/flags" "$J"
+SOCKBENCH_JOURNAL=relative "$SB" list >/dev/null 2>"$TMP/j.err"
+grep -q "refused: not a file's absolute path" "$TMP/j.err" || fail "relative: $(cat "$TMP/j.err")"
+expect_usage "only network settings (net.*" tcp-rr "${short[@]}" --sysctl kernel.core_pattern=core
+# The kernel reads 060 as octal: refused, not run with 48 under the name 060.
+expect_usage "keeps it as 48" tcp-rr "${short[@]}" --sysctl net.ipv4.tcp_fin_timeout=060
+[ "$(cat $FIN)" = "$FIN0" ] || fail "060: $FIN left at $(cat $FIN)"
+
+# A dead run's journal is put back before a new run journals over it, even where the start did
+# not look (a local agent's, SOCKBENCH_RECOVERED): the dead run's originals are never lost.
+printf '%s\t%s\n' $FIN $FIN0 >"$SOCKBENCH_JOURNAL"
+echo $FIN1 >$FIN
+SOCKBENCH_RECOVERED=1 "$SB" tcp-rr "${short[@]}" --sysctl $KEY=$FLIP >/dev/null 2>"$TMP/err" ||
+	fail "a run over a dead run's journal: $(cat "$TMP/err")"
+[ "$(cat $FIN)" = "$FIN0" ] || fail "a dead run's journal was written over: $FIN left at $(cat $FIN)"
+[ "$(now)" = "$ORIG" ] || fail "not put back after a run over a dead run's journal"
+[ -e "$SOCKBENCH_JOURNAL" ] && fail "journal left after a run over a dead run's journal"
+
+# A setting that cannot be put back (its interface deleted during the run): the controller says
+# so and exits non-zero; the journal's entry for it is dropped at the next start.
+if ip link add $VETH type veth peer name ${VETH}p 2>/dev/null; then
+	"$SB" tcp-rr --duration 3 --warmup 0.2 --sysctl net.dev.$VETH.rps_cpus=1 >/dev/null \
+		2>"$TMP/err" &
+	pid=$!
+	PIDS+=("$pid")
+	sleep 1.5
+	ip link del $VETH
+	wait $pid
+	rc=$?
+	[ $rc -ne 0 ] || fail "a setting not put back: exit 0 ($(cat "$TMP/err"))"
+	grep -q "keeps kernel settings changed: could not put net.dev.$VETH.rps_cpus back" "$TMP/err" ||
+		fail "a setting not put back: $(cat "$TMP/err")"
+	"$SB" list >/dev/null 2>&1
+	[ -e "$SOCKBENCH_JOURNAL" ] && fail "journal of a deleted interface left after the start"
+fi
 
 # Ctrl-C: the run reports what it measured (partial) and puts the setting back.
 "$SB" tcp-rr --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP --json >"$TMP/int.json" 2>/dev/null &

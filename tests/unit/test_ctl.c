@@ -1,4 +1,5 @@
-/* Control codec: round trip, and rejection of truncated, oversized, wrong-magic frames. */
+/* Control codec: round trip, and rejection of truncated, oversized, wrong-magic frames; the
+ * handshake; a client agent's VOUCH and the server agent's answer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -13,6 +15,8 @@
 #include "link/auth.h"
 #include "link/ctl.h"
 #include "link/serve.h"
+#include "link/vouch.h"
+#include "measure/side.h"
 
 static void frame(uint8_t *buf, unsigned type, const char *payload)
 {
@@ -201,11 +205,164 @@ static void test_handshake(void **state)
 	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_DONE);
 }
 
+/* VOUCH comes only where SETUP may: after HELLO, and after AUTH when there is a secret. */
+static void test_handshake_vouch(void **state)
+{
+	(void)state;
+	struct auth_key key = {.k = "0123456789abcdef", .len = 16};
+	struct serve_hs h;
+	char reply[600];
+	unsigned rt;
+
+	serve_hs_start(&h, NULL);
+	assert_int_equal(serve_hs_frame(&h, NULL, CTL_MSG_VOUCH, "{}", &rt, reply, sizeof(reply)), HS_FAILED);
+	serve_hs_start(&h, NULL);
+	serve_hs_frame(&h, NULL, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply));
+	assert_int_equal(serve_hs_frame(&h, NULL, CTL_MSG_VOUCH, "{}", &rt, reply, sizeof(reply)), HS_VOUCH);
+	assert_int_equal(rt, 0);
+	serve_hs_start(&h, &key);
+	serve_hs_frame(&h, &key, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply));
+	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_VOUCH, "{}", &rt, reply, sizeof(reply)), HS_FAILED);
+	assert_string_equal(ctl_type_name(CTL_MSG_VOUCH), "VOUCH");
+}
+
+static void v4(struct sockaddr_storage *a, const char *ip)
+{
+	memset(a, 0, sizeof(*a));
+	a->ss_family = AF_INET;
+	inet_pton(AF_INET, ip, &((struct sockaddr_in *)a)->sin_addr);
+}
+
+#define NONCE "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+#define OTHER_NONCE "ff112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+
+/* The server agent's answer: no unless its running test has that token, data port and address
+ * and takes the asker's traffic; yes signed over the nonce, and the client agent's check of it. */
+static void test_vouch(void **state)
+{
+	(void)state;
+	struct auth_key key = {.k = "0123456789abcdef", .len = 16};
+	struct auth_key other = {.k = "fedcba9876543210", .len = 16};
+	struct vouch_board b;
+	struct server_ctx s = {.token = 0x1122334455667788ULL, .port = 5001};
+	struct vouch_target t = {.addr = "127.0.0.1", .port = 5001, .token = 0x1122334455667788ULL,
+				 .ctl_addr = "127.0.0.1", .ctl_port = 12866};
+	struct sockaddr_storage asker, stranger;
+	char req[300], reply[600], err[300];
+	unsigned rt;
+
+	v4(&s.local, "127.0.0.1");
+	v4(&s.peer, "127.0.0.1");
+	v4(&asker, "127.0.0.1");
+	v4(&stranger, "198.18.0.9");
+	vouch_board_init(&b);
+	vouch_request(&t, NONCE, req, sizeof(req));
+	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ERROR);
+	assert_non_null(strstr(reply, "no test runs"));
+
+	vouch_publish(&b, &s);
+	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ACK);
+	assert_int_equal(vouch_reply_check(&t, NULL, NONCE, rt, reply, err, sizeof(err)), 0);
+	/* Another nonce: a recorded yes is no answer to a new question. */
+	assert_int_equal(vouch_reply_check(&t, NULL, OTHER_NONCE, rt, reply, err, sizeof(err)),
+			 -EPROTO);
+	/* Unsigned, it is no answer for an agent with a secret. */
+	assert_int_equal(vouch_reply_check(&t, &key, NONCE, rt, reply, err, sizeof(err)), -EACCES);
+	/* From a host that is not one of the test's: no. */
+	vouch_answer(&b, NULL, &stranger, req, &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ERROR);
+	assert_int_equal(vouch_reply_check(&t, NULL, NONCE, rt, reply, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "no traffic from the asking host"));
+
+	/* Signed: the right secret passes, another does not. */
+	vouch_answer(&b, &key, &asker, req, &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ACK);
+	assert_int_equal(vouch_reply_check(&t, &key, NONCE, rt, reply, err, sizeof(err)), 0);
+	assert_int_equal(vouch_reply_check(&t, &other, NONCE, rt, reply, err, sizeof(err)), -EACCES);
+	/* A signed yes for one token does not cover another. */
+	struct vouch_target t2 = t;
+
+	t2.token ^= 1;
+	assert_int_equal(vouch_reply_check(&t2, &key, NONCE, rt, reply, err, sizeof(err)), -EACCES);
+
+	/* Another token, another port, another address: no. */
+	vouch_request(&t2, NONCE, req, sizeof(req));
+	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ERROR);
+	assert_non_null(strstr(reply, "that token"));
+	t2 = t;
+	t2.port = 5002;
+	vouch_request(&t2, NONCE, req, sizeof(req));
+	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ERROR);
+	t2 = t;
+	snprintf(t2.addr, sizeof(t2.addr), "127.0.0.2");
+	vouch_request(&t2, NONCE, req, sizeof(req));
+	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ERROR);
+	assert_non_null(strstr(reply, "does not serve on that address"));
+	vouch_answer(&b, NULL, &asker, "{\"token\":\"1\"}", &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ERROR);
+
+	/* The test over: no again. */
+	vouch_withdraw(&b);
+	vouch_request(&t, NONCE, req, sizeof(req));
+	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ERROR);
+}
+
+/* A client-role SETUP must name the server agent; exact addresses only. */
+static void test_vouch_target(void **state)
+{
+	(void)state;
+	struct vouch_target t;
+	char err[300];
+
+	assert_int_equal(vouch_target_parse("{\"target\":{\"addr\":\"127.0.0.1\",\"port\":9,"
+					    "\"token\":\"0123456789abcdef\"}}", &t, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "target.ctl_port"));
+	assert_int_equal(vouch_target_parse("{\"target\":{\"addr\":\"127.0.0.1\",\"port\":9,"
+					    "\"token\":\"0123456789abcdef\",\"ctl_addr\":"
+					    "\"example.com\",\"ctl_port\":1}}", &t, err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(vouch_target_parse("{\"target\":{\"addr\":\"127.0.0.1\",\"port\":9,"
+					    "\"token\":\"0123456789abcdef\",\"ctl_addr\":"
+					    "\"127.0.0.1\",\"ctl_port\":12866}}", &t, err, sizeof(err)),
+			 0);
+	assert_int_equal(t.ctl_port, 12866);
+	assert_true(t.token == 0x0123456789abcdefULL);
+	assert_true(vouch_same_ip("127.0.0.1", "127.0.0.1"));
+	assert_false(vouch_same_ip("127.0.0.1", "127.0.0.2"));
+	assert_false(vouch_same_ip("::1", "127.0.0.1"));
+}
+
+/* A signature is never an AUTH answer, nor the other way round. */
+static void test_sign_context(void **state)
+{
+	(void)state;
+	struct auth_key key = {.k = "0123456789abcdef", .len = 16};
+	char a[65], b[65];
+
+	assert_int_equal(auth_answer(&key, NONCE, a, sizeof(a)), 0);
+	assert_int_equal(auth_sign(&key, NONCE, b, sizeof(b)), 0);
+	assert_string_not_equal(a, b);
+	assert_true(auth_sign_ok(&key, NONCE, b));
+	assert_false(auth_sign_ok(&key, NONCE, a));
+	assert_false(auth_verify(&key, NONCE, b));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_handshake),
+		cmocka_unit_test(test_handshake_vouch),
+		cmocka_unit_test(test_vouch),
+		cmocka_unit_test(test_vouch_target),
+		cmocka_unit_test(test_sign_context),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bad_magic_version_type),

@@ -1,5 +1,5 @@
-/* The environment's differences (env_diff), the --sysctl parser and allow-list, and the
- * journal's recovery, on a journal file of the test's own (SOCKBENCH_JOURNAL). */
+/* The environment's differences (env_diff), and the --sysctl parser and allow-list (the journal:
+ * test_journal.c). */
 #include <setjmp.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -124,51 +124,13 @@ static void test_allowed(void **state)
 	assert_false(sysctl_allowed(&s, NULL, err, sizeof(err)));
 }
 
-/* A journal nobody holds is put back at the next start; one that names a setting that cannot
- * be written says so and stays. (Root writes /proc/sys; others get the refusal.) */
-static void test_recover(void **state)
-{
-	char path[] = "/tmp/sb-journal-XXXXXX", msg[600];
-	int fd = mkstemp(path);
-
-	(void)state;
-	assert_true(fd >= 0);
-	setenv("SOCKBENCH_JOURNAL", path, 1);
-	unsetenv("SOCKBENCH_RECOVERED");
-	FILE *f = fopen("/proc/sys/net/core/somaxconn", "r");
-	char now[64] = "";
-
-	assert_non_null(f);
-	assert_non_null(fgets(now, sizeof(now), f));
-	fclose(f);
-	now[strcspn(now, "\n")] = 0;
-	dprintf(fd, "net.core.somaxconn\t%s\n", now); /* put back what is there: harmless */
-	close(fd);
-	int r = sysctl_recover(msg, sizeof(msg));
-
-	if (geteuid() == 0) {
-		assert_int_equal(r, 1);
-		assert_non_null(strstr(msg, "net.core.somaxconn="));
-		assert_int_equal(access(path, F_OK), -1); /* gone */
-	} else {
-		assert_true(r < 0);
-		unlink(path);
-	}
-	/* Once per command: a second look does nothing. */
-	assert_int_equal(sysctl_recover(msg, sizeof(msg)), 0);
-	unsetenv("SOCKBENCH_RECOVERED");
-	/* No journal: nothing to say. */
-	assert_int_equal(sysctl_recover(msg, sizeof(msg)), 0);
-	unsetenv("SOCKBENCH_JOURNAL");
-	unsetenv("SOCKBENCH_RECOVERED");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_diff),   cmocka_unit_test(test_collect),
-		cmocka_unit_test(test_parse),  cmocka_unit_test(test_allowed),
-		cmocka_unit_test(test_recover),
+		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_collect),
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_allowed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

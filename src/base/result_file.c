@@ -1,0 +1,169 @@
+/* result_file.c: see result_file.h. The walk is iterative (a stack as deep as the nesting
+ * allowed), so no document can exhaust the C stack here. */
+#include "base/result_file.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/safe_text.h"
+#include "base/util.h"
+
+enum range { R_ANY, R_NONNEG, R_FRACTION };
+
+/* The ranges of the keys sockbench writes (docs/json.md); any other number need only be
+ * finite and within RESULT_FILE_NUM_MAX. Signed figures (change, diff_pct) are not here. */
+static const struct {
+	const char *key;
+	enum range r;
+} ranges[] = {
+	{"duration_s", R_NONNEG}, {"warmup_s", R_NONNEG}, {"window_s", R_NONNEG},
+	{"rate", R_NONNEG}, {"gbit_per_s", R_NONNEG}, {"errors", R_NONNEG},
+	{"p50", R_NONNEG}, {"p90", R_NONNEG}, {"p99", R_NONNEG}, {"p999", R_NONNEG},
+	{"p9999", R_NONNEG}, {"cpu_us_per_unit", R_NONNEG}, {"user_s", R_NONNEG},
+	{"sys_s", R_NONNEG}, {"samples", R_NONNEG}, {"hz", R_NONNEG}, {"mtu", R_NONNEG},
+	{"step_s", R_NONNEG}, {"run_seconds", R_NONNEG}, {"runs", R_NONNEG},
+	{"runs_asked", R_NONNEG}, {"runs_a", R_NONNEG}, {"runs_b", R_NONNEG},
+	{"pairs", R_NONNEG}, {"stacks_left_out", R_NONNEG},
+	{"ratio", R_NONNEG}, {"speedup", R_NONNEG}, {"a_us_per_unit", R_NONNEG},
+	{"b_us_per_unit", R_NONNEG}, {"ci_confidence", R_FRACTION}, {"ci_level", R_FRACTION},
+	{"family_confidence", R_FRACTION}, {"confidence", R_FRACTION}, {"p_value", R_FRACTION},
+	{"pct", R_NONNEG}, {"loss_pct", R_NONNEG}, {"steal_pct_in_window", R_NONNEG},
+};
+
+static const char *const range_text[] = {
+	[R_ANY] = "a finite number", [R_NONNEG] = "a finite number >= 0",
+	[R_FRACTION] = "a number from 0 to 1",
+};
+
+static enum range range_of(const char *key, const char *parent_key, int idx)
+{
+	/* A CDF point: [latency us >= 0, fraction 0..1]. */
+	if (!key && parent_key && !strcmp(parent_key, "cdf"))
+		return idx == 1 ? R_FRACTION : R_NONNEG;
+	for (size_t i = 0; key && i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		if (!strcmp(key, ranges[i].key))
+			return ranges[i].r;
+	return R_ANY;
+}
+
+static bool in_range(double v, enum range r)
+{
+	if (!isfinite(v) || fabs(v) > RESULT_FILE_NUM_MAX)
+		return false;
+	switch (r) {
+	case R_NONNEG: return v >= 0;
+	case R_FRACTION: return v >= 0 && v <= 1;
+	default: return true;
+	}
+}
+
+/* A cJSON string (key or value) with its unsafe bytes rewritten; cJSON frees it. */
+static void make_safe(char **s)
+{
+	if (!*s || !safe_text_needed(*s))
+		return;
+	char *t = safe_text_dup(*s), *c = cJSON_malloc(strlen(t) + 1);
+
+	if (c) {
+		strcpy(c, t);
+		cJSON_free(*s);
+		*s = c;
+	}
+	free(t);
+}
+
+struct level {
+	cJSON *it;	    /* the next member to look at */
+	const char *key;    /* the key of the container (NULL: an array item or the root) */
+	const char *pkey;   /* the nearest key above, for a CDF point inside "cdf" */
+	size_t plen;	    /* the path's length up to the container */
+	int idx;
+};
+
+/* Appends the member's name to the path: ".key", "key" at the top, or "[i]". */
+static size_t path_add(char *path, size_t cap, size_t plen, const cJSON *m, int idx)
+{
+	int w = m->string ? snprintf(path + plen, cap - plen, "%s%.40s", plen ? "." : "", m->string)
+			  : snprintf(path + plen, cap - plen, "[%d]", idx);
+
+	return w < 0 || plen + (size_t)w >= cap ? cap - 1 : plen + (size_t)w;
+}
+
+int result_file_check(cJSON *doc, char *why, size_t len)
+{
+	struct level st[RESULT_FILE_DEPTH + 1];
+	char path[256] = "";
+	int depth = 0;
+
+	if (!doc)
+		return -EINVAL;
+	if (cJSON_IsString(doc))
+		make_safe(&doc->valuestring);
+	if (cJSON_IsNumber(doc) && !in_range(doc->valuedouble, R_ANY)) {
+		snprintf(why, len, "the document is not %s", range_text[R_ANY]);
+		return -EINVAL;
+	}
+	if (!cJSON_IsArray(doc) && !cJSON_IsObject(doc))
+		return 0;
+	st[depth++] = (struct level){.it = doc->child};
+	while (depth) {
+		struct level *l = &st[depth - 1];
+		cJSON *m = l->it;
+
+		if (!m) {
+			depth--;
+			continue;
+		}
+		l->it = m->next;
+		int idx = l->idx++;
+
+		if (m->string)
+			make_safe(&m->string);
+		size_t plen = path_add(path, sizeof(path), l->plen, m, idx);
+
+		if (cJSON_IsString(m)) {
+			make_safe(&m->valuestring);
+		} else if (cJSON_IsNumber(m)) {
+			enum range r = range_of(m->string, l->key ? l->key : l->pkey, idx);
+
+			if (!in_range(m->valuedouble, r)) {
+				snprintf(why, len, "%s is not %s", path, range_text[r]);
+				return -EINVAL;
+			}
+		} else if ((cJSON_IsArray(m) || cJSON_IsObject(m)) && m->child) {
+			if (depth == RESULT_FILE_DEPTH) {
+				snprintf(why, len, "%s is nested deeper than %d levels", path,
+					 RESULT_FILE_DEPTH);
+				return -EINVAL;
+			}
+			st[depth++] = (struct level){.it = m->child, .key = m->string, .plen = plen,
+						     .pkey = m->string ? m->string
+								       : l->key ? l->key : l->pkey};
+		}
+	}
+	return 0;
+}
+
+int result_file_read(const char *path, cJSON **doc, char *why, size_t len)
+{
+	int e;
+	char *txt = slurp(path, RESULT_FILE_MAX, &e);
+
+	*doc = NULL;
+	if (!txt)
+		return e;
+	*doc = cJSON_Parse(txt);
+	free(txt);
+	if (!*doc)
+		return -EBADMSG;
+	if ((e = result_file_check(*doc, why, len))) {
+		cJSON_Delete(*doc);
+		*doc = NULL;
+	}
+	return e;
+}

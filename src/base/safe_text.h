@@ -1,0 +1,18 @@
+/* safe_text.h: text read from a file (a result's hostname, a kernel function name, a config
+ * value) made safe to print on a terminal: control characters (C0, DEL, C1 as UTF-8 C2 80..9F)
+ * and bytes that are not UTF-8 become \xNN, so a file cannot move the cursor, erase lines or
+ * retitle the terminal (safe_text.c). The one place that decides what a terminal may get. */
+#ifndef SB_SAFE_TEXT_H
+#define SB_SAFE_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether s holds anything safe_text_dup would change. */
+bool safe_text_needed(const char *s);
+/* s with every unsafe byte as \xNN (caller frees). */
+char *safe_text_dup(const char *s);
+/* The same into out (cap bytes, cut at a character), returning out. */
+const char *safe_text(char *out, size_t cap, const char *s);
+
+#endif

@@ -1,0 +1,71 @@
+/* sweep_priv.h: a sweep's grid and its points, shared by sweep.c (the runs) and sweep_out.c
+ * (the table, CSV, JSON and plot). */
+#ifndef SB_SWEEP_PRIV_H
+#define SB_SWEEP_PRIV_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "multi/stats.h"
+#include "report/figures.h"
+#include "workload/workload.h"
+
+#define MAX_WORDS 64
+#define MAX_RUNS 1000
+#define LEVEL 0.95
+#define MAX_PARAMS 2
+#define MAX_VALUES 32
+
+struct param {
+	const char *flag; /* "--size" */
+	char *values[MAX_VALUES];
+	int n;
+};
+
+struct point {
+	char *v[MAX_PARAMS];
+	double a_tps[MAX_RUNS], b_tps[MAX_RUNS];
+	int n;
+	cJSON *a_sum, *b_sum;
+	struct paired e; /* with --compare: B/A */
+	int left;	 /* rounds left out (a run partial or failed) */
+};
+
+struct sweep {
+	const struct workload *wl;
+	char *base[MAX_WORDS];
+	int nbase;
+	char *bflags[MAX_WORDS];
+	int nb;
+	struct param p[MAX_PARAMS];
+	int np;
+	struct point *pts;
+	int npts;
+	int runs;
+	char *csv, *plot, *compare; /* --csv, --plot, --compare (opts_take's copies) */
+	bool json;
+	uint64_t seed; /* of the A/B order, with --compare */
+};
+
+static inline const struct opt_def *find_flag(const struct workload *wl, const char *flag)
+{
+	if (strncmp(flag, "--", 2))
+		return NULL;
+	for (const struct opt_def *d = wl->opts; d->name; d++)
+		if (!strcmp(d->name, flag + 2))
+			return d;
+	return NULL;
+}
+
+static inline double med(const cJSON *sum, const char *key)
+{
+	return json_path(cJSON_GetObjectItemCaseSensitive(sum, key), "median");
+}
+
+/* The table (or --json) on standard output, then --csv and --plot: 0, or 1 when an output
+ * failed (said on stderr; a file output is whole or left as it was). */
+int sweep_write(struct sweep *s);
+
+#endif

@@ -1,0 +1,113 @@
+/* html_explore.c: the report's section for an explore document: the strategies ranked with
+ * their intervals, those that change what is measured, those not tried.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "report/chart.h"
+#include "report/html_priv.h"
+#include "report/out.h"
+
+static void explore_entry_row(FILE *f, const cJSON *e, bool ranked)
+{
+	html_printf(f, "<tr><td>");
+	if (ranked)
+		html_printf(f, "%.0f", html_jnum(e, "rank"));
+	html_printf(f, "</td><td>");
+	html_text(f, html_jstr(e, "name"));
+	html_printf(f, "</td><td><code>");
+	html_text(f, html_jstr(e, "flags"));
+	html_printf(f, "</code></td><td>");
+	html_num(f, html_jnum(e, "rate"));
+	html_printf(f,
+		    "</td><td>%.3fx</td><td>%.3f to %.3f</td><td>%.1f%%</td><td>%.0f</td>"
+		    "<td style=\"color:%s\">",
+		    html_jnum(e, "speedup"), html_jnum(e, "ci_low"), html_jnum(e, "ci_high"),
+		    100 * html_jnum(e, "ci_level"), html_jnum(e, "pairs"),
+		    html_verdict_colour(html_jstr(e, "verdict")));
+	html_text(f, *html_jstr(e, "verdict_text") ? html_jstr(e, "verdict_text")
+						   : html_jstr(e, "verdict"));
+	html_printf(f, "</td></tr>\n");
+}
+
+void html_explore_section(FILE *f, const cJSON *d)
+{
+	const cJSON *st = html_jget(d, "strategies"), *e, *best = html_jget(d, "best_combination");
+	int ns = cJSON_GetArraySize(st), n = 0;
+	struct chart_bar *b = xcalloc((size_t)ns + 1, sizeof(*b));
+	char **labels = xcalloc((size_t)ns + 1, sizeof(*labels));
+
+	html_printf(f, "<p>Baseline <code>");
+	html_text(f, html_jstr(d, "workload"));
+	html_printf(f, "</code> as given: ");
+	html_num(f, html_jnum(d, "baseline.rate"));
+	html_printf(f, " %s/s (median of %.0f runs). %.0f rounds of %.3g s runs, each round every "
+		   "configuration once in an order from seed %s; the verdicts share one %.0f%% "
+		   "family-wise confidence (Holm), so each strategy's interval is drawn at the level it "
+		   "was held to.</p>\n",
+		html_unit_of(d), html_jnum(d, "baseline.runs"), html_jnum(d, "runs"), html_jnum(d, "run_seconds"),
+		html_jstr(d, "seed"), 100 * html_jnum(d, "family_confidence"));
+	html_partial_note(f, d);
+	cJSON_ArrayForEach(e, st) {
+		labels[n] = xmalloc(128);
+		snprintf(labels[n], 128, "%.0f. %s", html_jnum(e, "rank"), html_jstr(e, "name"));
+		b[n] = (struct chart_bar){labels[n],
+					  html_jnum(e, "speedup"),
+					  html_jnum(e, "ci_low"),
+					  html_jnum(e, "ci_high"),
+					  html_verdict_colour(html_jstr(e, "verdict")),
+					  html_jstr(e, "verdict_text")};
+		if (!isnan(b[n].v))
+			n++;
+		else
+			free(labels[n]);
+	}
+	if (cJSON_IsObject(best) && !isnan(html_jnum(best, "speedup"))) {
+		labels[n] = xmalloc(128);
+		snprintf(labels[n], 128, "best combination: %s", html_jstr(best, "name"));
+		b[n] = (struct chart_bar){labels[n], html_jnum(best, "speedup"), html_jnum(best, "ci_low"),
+					  html_jnum(best, "ci_high"), html_verdict_colour(html_jstr(best, "verdict")),
+					  html_jstr(best, "verdict_text")};
+		n++;
+	}
+	chart_bars(f, "Each strategy's gain over the baseline, with its interval (green: faster, "
+		      "red: slower, grey: no verdict)", "rate / the baseline's rate", b, n, 1.0,
+		   "baseline", AX_LOG);
+	for (int i = 0; i < n; i++)
+		free(labels[i]);
+	free(labels);
+	free(b);
+	html_printf(f, "<table class=\"grid\"><tr><th>rank</th><th>strategy</th><th>flags</th>"
+		   "<th>%s/s</th><th>gain</th><th>interval</th><th>at</th><th>pairs</th>"
+		   "<th>verdict</th></tr>\n", html_unit_of(d));
+	cJSON_ArrayForEach(e, st)
+		explore_entry_row(f, e, true);
+	if (cJSON_IsObject(best))
+		explore_entry_row(f, best, false);
+	html_printf(f, "</table>\n");
+	if (cJSON_GetArraySize(html_jget(d, "changes_workload")) > 0) {
+		html_printf(f, "<table class=\"grid\"><caption>strategies that change what is measured "
+			   "(not ranked)</caption><tr><th></th><th>strategy</th><th>flags</th><th>rate"
+			   "</th><th>gain</th><th>interval</th><th>at</th><th>pairs</th><th>verdict</th>"
+			   "</tr>\n");
+		cJSON_ArrayForEach(e, html_jget(d, "changes_workload"))
+			explore_entry_row(f, e, false);
+		html_printf(f, "</table>\n");
+	}
+	if (cJSON_GetArraySize(html_jget(d, "not_applicable")) > 0) {
+		html_printf(f, "<details><summary>not tried</summary><ul>\n");
+		cJSON_ArrayForEach(e, html_jget(d, "not_applicable")) {
+			html_printf(f, "<li>");
+			html_text(f, html_jstr(e, "name"));
+			html_printf(f, ": ");
+			html_text(f, html_jstr(e, "reason"));
+			html_printf(f, "</li>\n");
+		}
+		html_printf(f, "</ul></details>\n");
+	}
+	html_config_table(f, html_jget(d, "config"));
+}

@@ -1,0 +1,170 @@
+# A client agent sends test traffic only to a test a sockbench server agent runs and vouches
+# for (src/link/vouch.h). Hand-made client-role SETUPs (tests/helpers/ctl_client.py) aim an
+# agent at plain UDP and TCP sinks on loopback: with no server agent named (the SETUP of an
+# older controller, which any client could send), with a port where no agent listens, with a
+# listener that is not an agent, with a real agent that runs no test, with a real agent's test
+# but another port or a wrong token, and at another address than the agent's: each is refused
+# and the sinks see nothing. The real test's own target is taken (consent), the server agent
+# answers VOUCH while its slot is busy, secrets must match on both agents, and an agent with no
+# secret on a non-loopback address (a network namespace of its own) runs no clients unless
+# --allow-unauthenticated-clients says so.
+. "$(dirname "$0")/lib.sh"
+need python3
+need jq
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+CTL="python3 $HERE/helpers/ctl_client.py"
+
+# agent NAME [ARGS]: a serve agent on a free loopback control port; sets PORT_NAME.
+agent() {
+	local name=$1 port
+	shift
+	mkfifo "$TMP/ready.$name"
+	"$SB" serve --port 0 --ready-fd 9 "$@" 9>"$TMP/ready.$name" 2>"$TMP/$name.log" &
+	PIDS+=($!)
+	read -r -t 5 port <"$TMP/ready.$name" || fail "agent $name did not start: $(cat "$TMP/$name.log")"
+	eval "PORT_$name=$port"
+}
+agent A --role client
+agent B --role server
+
+# The sinks: UDP and TCP on 127.0.0.1, UDP on 127.0.0.2, and a TCP listener that answers
+# like a web server (not an agent). Each count is written as it changes; 150 s at most.
+python3 - "$TMP/sinks" >"$TMP/sink.ports" <<'EOF' &
+import select, socket, sys, time
+out = sys.argv[1]
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
+u2 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u2.bind(("127.0.0.2", 0))
+t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(64)
+z = socket.socket(); z.bind(("127.0.0.1", 0)); z.listen(64)
+print(u.getsockname()[1], u2.getsockname()[1], t.getsockname()[1], z.getsockname()[1], flush=True)
+n = {"udp": 0, "udp2": 0, "tcp": 0}
+def save():
+    with open(out, "w") as f:
+        f.write(" ".join(f"{k}={v}" for k, v in n.items()) + "\n")
+save()
+end = time.monotonic() + 150
+while time.monotonic() < end:
+    for s in select.select([u, u2, t, z], [], [], 0.2)[0]:
+        if s is z:
+            c, _ = s.accept(); c.sendall(b"HTTP/1.0 200 OK\r\n\r\n"); c.close(); continue
+        if s is t:
+            s.accept()[0].close(); n["tcp"] += 1
+        else:
+            s.recv(65536); n["udp" if s is u else "udp2"] += 1
+        save()
+EOF
+PIDS+=($!)
+for _ in $(seq 150); do [ -s "$TMP/sink.ports" ] && break; sleep 0.1; done
+read -r UPORT U2PORT TPORT ZPORT <"$TMP/sink.ports" || fail "the sinks did not start"
+FREE=$(free_port)
+
+UDP_CFG='{"duration":1,"warmup":0.2,"rate":2000}'
+CRR_CFG='{"conns":200,"warmup_conns":10,"time_limit":5}'
+# setup WORKLOAD CONFIG TARGET: a client-role SETUP.
+setup() { printf '{"workload":"%s","role":"client","config":%s,"target":%s}' "$1" "$2" "$3"; }
+# refused AGENT_PORT PAYLOAD NEEDLE [ctl_client args]: the agent answers ERROR naming NEEDLE.
+refused() {
+	local port=$1 payload=$2 needle=$3
+	shift 3
+	$CTL "$port" "$payload" "$@" >"$TMP/ans" || fail "ctl_client: $(cat "$TMP/ans")"
+	jq -e '.type == "ERROR"' "$TMP/ans" >/dev/null || fail "not refused: $payload -> $(cat "$TMP/ans")"
+	grep -qF -- "$needle" "$TMP/ans" || fail "the refusal lacks '$needle': $(cat "$TMP/ans")"
+}
+tok=0123456789abcdef
+
+# 1. The attack as it was: a SETUP naming any address, and no server agent. Refused.
+refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$UPORT,\"token\":\"$tok\"}")" \
+	"target.ctl_port"
+# 2. A server agent where none listens.
+refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$UPORT,\"token\":\"$tok\",\"ctl_addr\":\"127.0.0.1\",\"ctl_port\":$FREE}")" \
+	"no sockbench agent answers there"
+# 3. A listener that is not an agent.
+refused "$PORT_A" "$(setup tcp-crr "$CRR_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$TPORT,\"token\":\"$tok\",\"ctl_addr\":\"127.0.0.1\",\"ctl_port\":$ZPORT}")" \
+	"no sockbench agent answers there"
+# 4. A real agent that runs no test.
+refused "$PORT_A" "$(setup tcp-crr "$CRR_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$TPORT,\"token\":\"$tok\",\"ctl_addr\":\"127.0.0.1\",\"ctl_port\":$PORT_B}")" \
+	"no test runs on this agent"
+
+# 5. A real test on B, set up by a hand-made controller that holds it (to the end of this script).
+$CTL "$PORT_B" '{"workload":"udp-stream","config":{"duration":1,"warmup":60}}' --hold 90 >"$TMP/srv" &
+PIDS+=($!)
+for _ in $(seq 150); do [ -s "$TMP/srv" ] && break; sleep 0.1; done
+jq -e '.type == "READY"' "$TMP/srv" >/dev/null || fail "B did not set up a test: $(cat "$TMP/srv") $(cat "$TMP/B.log")"
+P=$(jq -r .payload.port "$TMP/srv") K=$(jq -r .payload.token "$TMP/srv")
+bad=$(printf '%016x' $((0x$K ^ 1)))
+# its token, but the sink's port; its port, but a wrong token; its port and token at another address
+refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$UPORT,\"token\":\"$K\",\"ctl_addr\":\"127.0.0.1\",\"ctl_port\":$PORT_B}")" \
+	"no test on this agent has data port $UPORT and that token"
+refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$P,\"token\":\"$bad\",\"ctl_addr\":\"127.0.0.1\",\"ctl_port\":$PORT_B}")" \
+	"no test on this agent has data port $P and that token"
+refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.2\",\"port\":$U2PORT,\"token\":\"$K\",\"ctl_addr\":\"127.0.0.1\",\"ctl_port\":$PORT_B}")" \
+	"not the address of the server agent"
+# B answers VOUCH while its slot is taken: yes for its test, no for another token.
+nonce=$(printf '%064d' 7)
+$CTL "$PORT_B" "{\"token\":\"$K\",\"port\":$P,\"addr\":\"127.0.0.1\",\"nonce\":\"$nonce\"}" --vouch >"$TMP/v"
+jq -e ".type == \"ACK\" and .payload.vouch == true and .payload.nonce == \"$nonce\"" "$TMP/v" >/dev/null ||
+	fail "B did not vouch for its own test: $(cat "$TMP/v")"
+refused "$PORT_B" "{\"token\":\"$bad\",\"port\":$P,\"addr\":\"127.0.0.1\",\"nonce\":\"$nonce\"}" "that token" --vouch
+# Its own target is taken: the clients run.
+$CTL "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$P,\"token\":\"$K\",\"ctl_addr\":\"127.0.0.1\",\"ctl_port\":$PORT_B}")" >"$TMP/ok"
+jq -e '.type == "READY"' "$TMP/ok" >/dev/null || fail "the vouched-for target was refused: $(cat "$TMP/ok")"
+
+# 6. Secrets: both agents must hold the same one, and the answer is signed with it.
+secret=$TMP/secret other=$TMP/other
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$secret"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$other"
+chmod 600 "$secret" "$other"
+agent C --role client --auth-file "$secret"
+agent D --role server --auth-file "$secret"
+agent E --role server --auth-file "$other"
+$CTL "$PORT_D" '{"workload":"udp-stream","config":{"duration":1,"warmup":60}}' --auth "$secret" --hold 90 >"$TMP/srvD" &
+PIDS+=($!)
+$CTL "$PORT_E" '{"workload":"udp-stream","config":{"duration":1,"warmup":60}}' --auth "$other" --hold 90 >"$TMP/srvE" &
+PIDS+=($!)
+for _ in $(seq 150); do [ -s "$TMP/srvD" ] && [ -s "$TMP/srvE" ] && break; sleep 0.1; done
+tgt() { jq -c "{addr: \"127.0.0.1\", port: .payload.port, token: .payload.token, ctl_addr: \"127.0.0.1\", ctl_port: $2}" "$1"; }
+$CTL "$PORT_C" "$(setup udp-stream "$UDP_CFG" "$(tgt "$TMP/srvD" "$PORT_D")")" --auth "$secret" >"$TMP/okD"
+jq -e '.type == "READY"' "$TMP/okD" >/dev/null || fail "same secret, refused: $(cat "$TMP/okD")"
+refused "$PORT_C" "$(setup udp-stream "$UDP_CFG" "$(tgt "$TMP/srvE" "$PORT_E")")" "did not take this agent's secret" --auth "$secret"
+refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "$(tgt "$TMP/srvD" "$PORT_D")")" "has a secret and this agent has none"
+
+# Nothing reached a sink (the vouch's own HELLO went to the web-like listener only).
+sleep 0.5
+grep -qx "udp=0 udp2=0 tcp=0" "$TMP/sinks" || fail "traffic reached a sink: $(cat "$TMP/sinks")"
+echo "consent: 9 aimed SETUPs and a VOUCH refused, sinks: $(cat "$TMP/sinks")"
+
+# 7. No secret, not loopback: no client role unless the operator says so. An address of a
+# network namespace of our own (198.18.0.0/15, on its lo), so nothing leaves this machine.
+# Where no namespace can be made, the cases above still count: say so and pass.
+if ! unshare -rn true 2>/dev/null; then
+	echo "consent: no network namespace here (unshare -rn): the no-secret off-loopback case not run"
+	exit 0
+fi
+SB=$SB CTL=$CTL T=$TMP PAY="$(setup udp-stream "$UDP_CFG" "{\"addr\":\"198.18.0.1\",\"port\":9,\"token\":\"$tok\"}")" \
+	unshare -rn bash -c '
+	set -u
+	ip link set lo up && ip addr add 198.18.0.1/32 dev lo || exit 3
+	mkfifo "$T/ready.x"
+	"$SB" serve --listen 198.18.0.1 --port 0 --ready-fd 9 9>"$T/ready.x" 2>"$T/x.log" &
+	pid=$!
+	read -r -t 5 port <"$T/ready.x" || exit 4
+	sleep 0.2
+	grep -q "client role (--clients-on) is off" "$T/x.log" || exit 5
+	$CTL "$port" "$PAY" --host 198.18.0.1 >"$T/x.ans"
+	grep -q "allow-unauthenticated-clients" "$T/x.ans" || exit 6
+	kill $pid
+	"$SB" serve --listen 198.18.0.1 --port 0 --role client 2>"$T/y.log"
+	[ $? -eq 2 ] && grep -q "allow-unauthenticated-clients" "$T/y.log" || exit 7
+	"$SB" serve --listen 198.18.0.1 --port 0 --ready-fd 9 --allow-unauthenticated-clients \
+		9>"$T/ready.x" 2>"$T/z.log" &
+	pid=$!
+	read -r -t 5 port <"$T/ready.x" || exit 8
+	sleep 0.2
+	grep -q "warning: --allow-unauthenticated-clients" "$T/z.log" || exit 9
+	$CTL "$port" "$PAY" --host 198.18.0.1 >"$T/z.ans"
+	grep -q "target.ctl_port" "$T/z.ans" || exit 10
+	kill $pid
+	'
+rc=$?
+[ $rc -eq 0 ] || fail "no-secret non-loopback agent: step $rc: $(cat "$TMP"/x.log "$TMP"/x.ans "$TMP"/y.log "$TMP"/z.log "$TMP"/z.ans 2>/dev/null)"
+echo "consent: a no-secret agent on 198.18.0.1 refuses the client role, names the flag; with it, the vouch still applies"
