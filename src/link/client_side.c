@@ -91,6 +91,10 @@ static void send_state(struct session *ss, struct client_group *g, struct watch 
 	ctl_send(ss->fd, CTL_MSG_STATE, txt, strlen(txt));
 }
 
+/* Latencies are never dropped: both histograms, whatever their spread, fit a frame. */
+_Static_assert(2 * HIST_TEXT_MAX + 16384 <= CTL_MAX_PAYLOAD,
+	       "a client agent's RESULT must hold two latency histograms whole");
+
 static void add_hist(cJSON *j, const char *key, const struct hist *h)
 {
 	char *txt = xmalloc(HIST_TEXT_MAX);

@@ -23,7 +23,10 @@
 #define CTL_MAGIC 0x534b424eu /* "SKBN" */
 #define CTL_VERSION 1
 #define CTL_HDR_LEN 12
-#define CTL_MAX_PAYLOAD 65536
+/* 256 KiB: a client agent's RESULT carries two latency histograms whole (2 x HIST_TEXT_MAX,
+ * 240 KB at most, checked where it is sent); the agent takes far less from a controller that
+ * has not set up a test (PENDING_PAYLOAD in serve.c). */
+#define CTL_MAX_PAYLOAD 262144
 
 enum ctl_type {
 	CTL_MSG_HELLO = 1,

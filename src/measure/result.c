@@ -13,6 +13,8 @@ double result_per_s(uint64_t count, double seconds)
 
 double result_cpu_us_per(double user_s, double sys_s, double count)
 {
+	if (isnan(count)) /* units not known (withheld): no figure, not 0 */
+		return NAN;
 	return count > 0 ? (user_s + sys_s) * 1e6 / count : 0.0;
 }
 

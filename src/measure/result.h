@@ -45,6 +45,9 @@ struct result {
 	const struct opts *cfg;
 	bool partial;
 	char partial_reason[320];
+	/* Why the server's per-unit figures are withheld ("": they are not): a client host lost or
+	 * short of clients leaves units the server served that this run did not count. */
+	char server_units_withheld[200];
 	double duration_s; /* the measured window, as the coordinator timed it */
 	double warmup_s;
 	struct hist *lat;  /* per unit (round trip / connection), all clients */

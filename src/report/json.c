@@ -37,30 +37,33 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 		return cJSON_CreateNull();
 	cJSON *j = cJSON_CreateObject();
 	char key[64];
+	double u = s == &r->server ? result_server_units(r) : result_units(r);
 
 	cJSON_AddNumberToObject(j, "processes", s->processes);
+	if (isnan(u)) /* the per-unit figures below are null, and this is why */
+		cJSON_AddStringToObject(j, "per_unit_withheld", r->server_units_withheld);
 	cJSON_AddNumberToObject(j, "real_s", r6(r->duration_s));
 	cJSON_AddNumberToObject(j, "user_s", r6(s->user_s));
 	cJSON_AddNumberToObject(j, "sys_s", r6(s->sys_s));
-	cJSON_AddNumberToObject(j, "cpu_us_per_unit", r3(result_cpu_us_per(s->user_s, s->sys_s, result_units(r))));
+	cJSON_AddNumberToObject(j, "cpu_us_per_unit", r3(result_cpu_us_per(s->user_s, s->sys_s, u)));
 	if (out_per_transaction(r))
 		cJSON_AddNumberToObject(j, "cpu_us_per_transaction",
-					r3(result_cpu_us_per(s->user_s, s->sys_s, result_units(r))));
+					r3(result_cpu_us_per(s->user_s, s->sys_s, u)));
 	if (strcmp(r->wl->unit, "transaction")) {
 		snprintf(key, sizeof(key), "cpu_us_per_%s", r->wl->unit);
-		cJSON_AddNumberToObject(j, key, r3(result_cpu_us_per(s->user_s, s->sys_s, result_units(r))));
+		cJSON_AddNumberToObject(j, key, r3(result_cpu_us_per(s->user_s, s->sys_s, u)));
 		snprintf(key, sizeof(key), "user_us_per_%s", r->wl->unit);
-		cJSON_AddNumberToObject(j, key, r3(result_cpu_us_per(s->user_s, 0, result_units(r))));
+		cJSON_AddNumberToObject(j, key, r3(result_cpu_us_per(s->user_s, 0, u)));
 		snprintf(key, sizeof(key), "sys_us_per_%s", r->wl->unit);
-		cJSON_AddNumberToObject(j, key, r3(result_cpu_us_per(0, s->sys_s, result_units(r))));
+		cJSON_AddNumberToObject(j, key, r3(result_cpu_us_per(0, s->sys_s, u)));
 	}
 	/* Where the work waited: how often the side slept (voluntary) and was preempted. */
 	cJSON_AddNumberToObject(j, "voluntary_switches", s->vcsw);
 	cJSON_AddNumberToObject(j, "involuntary_switches", s->ivcsw);
 	cJSON_AddNumberToObject(j, "voluntary_switches_per_unit",
-				result_units(r) > 0 ? r3(s->vcsw / result_units(r)) : 0);
+				u > 0 || isnan(u) ? r3(s->vcsw / u) : 0);
 	cJSON_AddNumberToObject(j, "involuntary_switches_per_unit",
-				result_units(r) > 0 ? r3(s->ivcsw / result_units(r)) : 0);
+				u > 0 || isnan(u) ? r3(s->ivcsw / u) : 0);
 	cJSON_AddNumberToObject(j, "packets_sent", (double)s->c.tx_packets);
 	cJSON_AddNumberToObject(j, "packets_received", (double)s->c.rx_packets);
 	cJSON_AddNumberToObject(j, "packets_sent_per_s", r3(result_per_s(s->c.tx_packets, r->duration_s)));
@@ -71,10 +74,10 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	cJSON_AddNumberToObject(j, "connections", (double)s->c.connects);
 	cJSON_AddNumberToObject(j, "syscalls", (double)s->c.syscalls);
 	cJSON_AddNumberToObject(j, "syscalls_per_unit",
-				result_units(r) > 0 ? r3((double)s->c.syscalls / result_units(r)) : 0);
+				u > 0 || isnan(u) ? r3((double)s->c.syscalls / u) : 0);
 	if (out_per_transaction(r))
 		cJSON_AddNumberToObject(j, "syscalls_per_transaction",
-					result_units(r) > 0 ? r3((double)s->c.syscalls / result_units(r)) : 0);
+					u > 0 || isnan(u) ? r3((double)s->c.syscalls / u) : 0);
 	if (!strcmp(r->wl->snmp_proto, "Tcp")) {
 		cJSON_AddNumberToObject(j, "retransmits", (double)s->c.retrans);
 		cJSON_AddNumberToObject(j, "segments_sent", (double)s->c.segs_out);

@@ -4,6 +4,7 @@
 #include "report/out_priv.h"
 #include "measure/noise.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,6 +12,11 @@
 double result_units(const struct result *r)
 {
 	return r->wl->units ? r->wl->units(r) : (double)r->client.c.transactions;
+}
+
+double result_server_units(const struct result *r)
+{
+	return r->server_units_withheld[0] ? NAN : result_units(r);
 }
 
 double result_rate(const struct result *r)

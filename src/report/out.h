@@ -17,6 +17,9 @@ struct cJSON;
  * per second. */
 double result_units(const struct result *r);
 double result_rate(const struct result *r);
+/* The units the server side's per-unit figures divide by: result_units, or NaN where they are
+ * withheld (r->server_units_withheld says why). */
+double result_server_units(const struct result *r);
 /* The human report. */
 void out_table(const struct result *r, FILE *f);
 struct cJSON;

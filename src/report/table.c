@@ -23,9 +23,9 @@ static void side_row(FILE *f, const char *label, const struct result *r, const c
 {
 	char ca[32] = "-", cb[32] = "-";
 
-	if (r->client.present)
+	if (r->client.present && !isnan(a))
 		snprintf(ca, sizeof(ca), fmt, a);
-	if (r->server.present)
+	if (r->server.present && !isnan(b)) /* NaN: withheld (result_server_units) */
 		snprintf(cb, sizeof(cb), fmt, b);
 	fprintf(f, "  %-28s %14s %14s\n", label, ca, cb);
 }
@@ -33,7 +33,7 @@ static void side_row(FILE *f, const char *label, const struct result *r, const c
 static void table_sides(const struct result *r, FILE *f)
 {
 	const struct side_result *c = &r->client, *s = &r->server;
-	double d = r->duration_s, n = result_units(r);
+	double d = r->duration_s, n = result_units(r), ns = result_server_units(r);
 	char label[64];
 	/* A stream's unit is what the receiver got: say so, or "per packet" here would read as
 	 * the headline's per packet sent. */
@@ -59,17 +59,19 @@ static void table_sides(const struct result *r, FILE *f)
 	side_row(f, "user (s)", r, "%.3f", c->user_s, s->user_s);
 	side_row(f, "sys (s)", r, "%.3f", c->sys_s, s->sys_s);
 	snprintf(label, sizeof(label), "user us per %s", unit);
-	side_row(f, label, r, "%.2f", result_cpu_us_per(c->user_s, 0, n), result_cpu_us_per(s->user_s, 0, n));
+	side_row(f, label, r, "%.2f", result_cpu_us_per(c->user_s, 0, n), result_cpu_us_per(s->user_s, 0, ns));
 	snprintf(label, sizeof(label), "sys us per %s", unit);
-	side_row(f, label, r, "%.2f", result_cpu_us_per(0, c->sys_s, n), result_cpu_us_per(0, s->sys_s, n));
+	side_row(f, label, r, "%.2f", result_cpu_us_per(0, c->sys_s, n), result_cpu_us_per(0, s->sys_s, ns));
 	snprintf(label, sizeof(label), "CPU us per %s", unit);
 	side_row(f, label, r, "%.2f", result_cpu_us_per(c->user_s, c->sys_s, n),
-		 result_cpu_us_per(s->user_s, s->sys_s, n));
+		 result_cpu_us_per(s->user_s, s->sys_s, ns));
 	if (c->c.syscalls || s->c.syscalls) {
 		snprintf(label, sizeof(label), "syscalls per %s", unit);
 		side_row(f, label, r, "%.2f", n > 0 ? (double)c->c.syscalls / n : 0,
-			 n > 0 ? (double)s->c.syscalls / n : 0);
+			 ns > 0 || isnan(ns) ? (double)s->c.syscalls / ns : 0);
 	}
+	if (isnan(ns))
+		fprintf(f, "  %-28s %s\n", "", r->server_units_withheld);
 	if (!out_is_udp(r) && r->wl->units) {
 		side_row(f, "retransmits (TCP_INFO)", r, "%.0f", (double)c->c.retrans, (double)s->c.retrans);
 		side_row(f, "segments sent (TCP_INFO)", r, "%.0f", (double)c->c.segs_out,

@@ -225,6 +225,16 @@ static int host_recv(struct run *r, struct remote_host *h, unsigned *type, int m
 	return 0;
 }
 
+/* The server served the clients of a host whose units this run does not count (lost, or short
+ * of clients): its per-unit figures would divide that work by the others' units. */
+static void withhold_server_units(struct run *r, const char *host)
+{
+	if (!r->res.server_units_withheld[0])
+		snprintf(r->res.server_units_withheld, sizeof(r->res.server_units_withheld),
+			 "server per-unit figures withheld: it also served the clients of %.100s, whose "
+			 "units are not all counted", host);
+}
+
 static const char *host_gone(struct run *r, struct remote_host *h, const char *fmt, const char *arg)
 {
 	static char why[400];
@@ -235,6 +245,7 @@ static const char *host_gone(struct run *r, struct remote_host *h, const char *f
 	snprintf(what, sizeof(what), fmt, arg);
 	snprintf(why, sizeof(why), "the client host %.100s %.280s", h->name, what);
 	snprintf(h->why, sizeof(h->why), "%s", why);
+	withhold_server_units(r, h->name);
 	if (!r->fatal[0])
 		snprintf(r->fatal, sizeof(r->fatal), "%.299s", why);
 	return why;
@@ -403,9 +414,19 @@ static bool take_host_result(struct run *r, struct host_result *hr, const char *
 				hr->kernel.v[hr->kernel.n++] = (uint64_t)it->valuedouble;
 			}
 		}
-		if (num(j, "missing") > 0)
-			snprintf(hr->why, sizeof(hr->why), "%.0f of its clients sent no result",
-				 num(j, "missing"));
+		/* Clients that sent nothing, or latencies that could not come: the run is not whole. */
+		bool dropped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "latency_dropped"));
+
+		if (num(j, "missing") > 0 || dropped) {
+			if (dropped)
+				snprintf(hr->why, sizeof(hr->why), "the client host %.100s: its latencies "
+					 "did not fit its result", hr->name);
+			else
+				snprintf(hr->why, sizeof(hr->why), "the client host %.100s: %.0f of its "
+					 "clients sent no result", hr->name, num(j, "missing"));
+			mark_partial(r, hr->why);
+			withhold_server_units(r, hr->name);
+		}
 	}
 	cJSON_Delete(j);
 	free(lat);

@@ -185,6 +185,24 @@ static void test_hosts_merge_as_text(void **state)
 	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 0:1"), -EINVAL);	 /* the same one twice */
 	assert_int_equal(hist_decode(back, "x"), -EINVAL);
 	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 1:1"), 0);
+	/* Every bucket full, with 16-digit counts: the text fits HIST_TEXT_MAX (and a client
+	 * agent's RESULT holds two: link/client_side.c asserts it) and comes back exactly. */
+	struct hist *full = calloc(1, sizeof(*full));
+	char *full_txt = malloc(HIST_TEXT_MAX);
+
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		full->buckets[i] = 1000000000000000ULL + i;
+	full->count = 0;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		full->count += full->buckets[i];
+	full->min = 1;
+	full->max = 1ULL << 41;
+	full->sum = 1e30;
+	assert_true(hist_encode(full, full_txt, HIST_TEXT_MAX) < HIST_TEXT_MAX);
+	assert_int_equal(hist_decode(back, full_txt), 0);
+	assert_memory_equal(back->buckets, full->buckets, sizeof(full->buckets));
+	free(full_txt);
+	free(full);
 	/* Sums that wrap around 2^64: counts that add to 2 only modulo 2^64, and a gap that
 	 * wraps back to a bucket already taken; "-1" is 2^64 - 1 to strtoull. */
 	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 1:18446744073709551617"), -EINVAL);
