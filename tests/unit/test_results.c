@@ -125,17 +125,21 @@ static void test_result_check(void **state)
 	assert_int_equal(result_file_check(doc, why, sizeof(why)), 0);
 	cJSON_ReplaceItemInObject(doc, "duration_s", cJSON_CreateNumber(INFINITY));
 	refused(doc, "duration_s is not a finite number >= 0");
+	opts_free(&o);
 	doc = a_result(&o);
 	cJSON_ReplaceItemInObject(doc, "rate", cJSON_CreateNumber(-1));
 	refused(doc, "rate is not a finite number >= 0");
+	opts_free(&o);
 	doc = a_result(&o);
 	cJSON_ReplaceItemInObject(doc, "errors", cJSON_CreateNumber(NAN));
 	refused(doc, "errors is not a finite number");
+	opts_free(&o);
 	doc = a_result(&o);
 	cJSON *pt = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "latency_us"),
 							   "cdf"), 2);
 	cJSON_ReplaceItemInArray(pt, 1, cJSON_CreateNumber(1.5));
 	refused(doc, "latency_us.cdf[2][1] is not a number from 0 to 1");
+	opts_free(&o);
 	doc = a_result(&o);
 	cJSON_AddNumberToObject(doc, "anything", 1e300);
 	refused(doc, "anything is not a finite number");
