@@ -107,7 +107,8 @@ LC_ALL=C grep -q $'\x1b' "$TMP/esc_j.out" && fail "compare --json printed a raw 
 
 # The injections: escaped in the page, and in a browser no injected element or handler.
 "$SB" report "$TMP/inject.json" "$TMP/explore.json" -o "$TMP/inject.html" || fail "report"
-python3 - "$TMP/inject.html" <<'EOF' || fail "a string from the file is markup in the page"
+# No <img> and no on* attribute anywhere: what each injection would have made.
+cat >"$TMP/no_markup.py" <<'EOF'
 import sys
 from html.parser import HTMLParser
 bad = []
@@ -118,6 +119,7 @@ class P(HTMLParser):
 P().feed(open(sys.argv[1]).read())
 assert not bad, bad[:3]
 EOF
+python3 "$TMP/no_markup.py" "$TMP/inject.html" || fail "a string from the file is markup in the page"
 for n in 1 2 3 4 5 6 7; do
 	grep -qF "&lt;img src=x onerror=&quot;document.body.setAttribute(&#39;data-pwned&#39;,&#39;$n&#39;)&quot;&gt;" \
 		"$TMP/inject.html" || fail "injection $n is not in the page as text"
@@ -128,15 +130,5 @@ timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$TMP
 	fail "chromium failed: $(tail -3 "$TMP/chrome.err")"
 grep -q '<body data-ready="1"' "$TMP/dom.html" || fail "the page's script did not run to its end"
 grep -q 'data-pwned="' "$TMP/dom.html" && fail "an injected handler ran: $(grep -o 'data-pwned="[0-9]"' "$TMP/dom.html" | head -1)"
-python3 - "$TMP/dom.html" <<'EOF' || fail "the browser's DOM holds an injected element or handler"
-import sys
-from html.parser import HTMLParser
-bad = []
-class P(HTMLParser):
-    def handle_starttag(self, tag, attrs):
-        if tag == "img" or any(k.startswith("on") for k, _ in attrs):
-            bad.append((tag, attrs))
-P().feed(open(sys.argv[1]).read())
-assert not bad, bad[:3]
-EOF
+python3 "$TMP/no_markup.py" "$TMP/dom.html" || fail "the browser's DOM holds an injected element or handler"
 exit 0
