@@ -14,6 +14,13 @@
 struct outfile_fd {
 	int fd;
 	int err; /* the first write or close error, -errno */
+	/* A temporary file is made 0600 (nobody else can open it while it fills) and given, just
+	 * before it replaces the target, the target's permission bits and owner (set-id bits
+	 * never), or for a new file 0666 less the umask. */
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	bool chown;
 };
 
 /* Paths that name a file this process has open (/dev/stdout, /dev/fd/N, /proc/self/fd/N):
@@ -54,10 +61,27 @@ static int fd_close(void *cookie)
 	return c->err ? -1 : 0;
 }
 
-/* The file a path leads to (a symlink followed, so that the link stays a link), caller frees;
- * *st its stat, *exists whether there is one. NULL with -errno in *err. */
+/* May a link at path be followed? The kernel's rule for fs.protected_symlinks, kept whatever
+ * the sysctl says (the link is followed here, in user space, where the kernel's check does not
+ * run): not a link someone else planted in a sticky, world-writable folder such as /tmp,
+ * unless it is that folder's owner's. Else root could be sent to replace any file. */
+static bool may_follow(const char *path, const struct stat *link)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat d;
+
+	if (link->st_uid == geteuid())
+		return true;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	if (stat(dir, &d))
+		return false;
+	return !((d.st_mode & S_ISVTX) && (d.st_mode & S_IWOTH)) || d.st_uid == link->st_uid;
+}
+
 /* The file a symlink leads to, as open(2) follows it, whether or not it exists yet (caller
- * frees); NULL with errno. */
+ * frees); NULL with errno (EACCES: a link may_follow refuses). */
 static char *follow(const char *path)
 {
 	char *cur = strdup(path), link[PATH_MAX] = "";
@@ -66,6 +90,11 @@ static char *follow(const char *path)
 	for (int hops = 0; cur; hops++) {
 		if (lstat(cur, &st) || !S_ISLNK(st.st_mode))
 			return cur;
+		if (!may_follow(cur, &st)) {
+			free(cur);
+			errno = EACCES;
+			return NULL;
+		}
 		ssize_t n = hops < 40 ? readlink(cur, link, sizeof(link) - 1) : -1;
 		const char *slash = strrchr(cur, '/');
 		int dlen = slash && link[0] != '/' ? (int)(slash - cur) + 1 : 0;
@@ -122,8 +151,8 @@ static bool direct(const char *path, const struct stat *st, bool exists)
 }
 
 /* A new file beside target, ".NAME.XXXXXX" (created here, so ours to remove): its fd, *tmp
- * its path (caller frees); -errno. mode: that of the file it replaces, or 0666 less umask. */
-static int tmp_beside(const char *target, const struct stat *st, bool exists, char **tmp)
+ * its path (caller frees); -errno. Mode 0600 until outfile_commit sets the target's. */
+static int tmp_beside(const char *target, char **tmp)
 {
 	const char *slash = strrchr(target, '/');
 	const char *base = slash ? slash + 1 : target;
@@ -137,13 +166,10 @@ static int tmp_beside(const char *target, const struct stat *st, bool exists, ch
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		snprintf(*tmp, len, "%.*s.%.200s.%06llx", dlen, target, base,
 			 (unsigned long long)(x >> 40) & 0xffffff);
-		int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+		int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 
-		if (fd >= 0) {
-			if (exists)
-				(void)fchmod(fd, st->st_mode & 07777);
+		if (fd >= 0)
 			return fd;
-		}
 		if (errno != EEXIST)
 			break;
 	}
@@ -165,7 +191,7 @@ int outfile_check(const char *path)
 		return e;
 	if (exists && faccessat(AT_FDCWD, t, W_OK, AT_EACCESS))
 		e = -errno;
-	else if (!direct(path, &st, exists) && (e = tmp_beside(t, &st, exists, &tmp)) >= 0) {
+	else if (!direct(path, &st, exists) && (e = tmp_beside(t, &tmp)) >= 0) {
 		close(e);
 		unlink(tmp);
 		free(tmp);
@@ -194,7 +220,7 @@ int outfile_open(struct outfile *o, const char *path)
 					     (names_open_file(path) ? O_APPEND : 0));
 		e = fd < 0 ? -errno : 0;
 	} else {
-		fd = e = tmp_beside(o->target, &st, exists, &o->tmp);
+		fd = e = tmp_beside(o->target, &o->tmp);
 	}
 	if (fd < 0)
 		goto fail;
@@ -204,6 +230,17 @@ int outfile_open(struct outfile *o, const char *path)
 		goto fail;
 	}
 	o->fd->fd = fd;
+	if (exists) {
+		o->fd->mode = st.st_mode & 0777;
+		o->fd->uid = st.st_uid;
+		o->fd->gid = st.st_gid;
+		o->fd->chown = geteuid() == 0 && (st.st_uid != 0 || st.st_gid != getegid());
+	} else {
+		mode_t m = umask(022);
+
+		umask(m);
+		o->fd->mode = 0666 & ~m;
+	}
 	return 0;
 fail:
 	return outfile_abort(o, e);
@@ -220,6 +257,10 @@ static void outfile_free(struct outfile *o)
 int outfile_commit(struct outfile *o)
 {
 	int e = fflush(o->f) || ferror(o->f) ? -EIO : 0;
+
+	if (!e && o->tmp && (fchmod(o->fd->fd, o->fd->mode) ||
+			     (o->fd->chown && fchown(o->fd->fd, o->fd->uid, o->fd->gid))))
+		e = -errno;
 
 	if (fclose(o->f) && !e)
 		e = -EIO;

@@ -136,6 +136,7 @@ static int take_peers(struct session *ss, const char *payload, char *err, size_t
 		goto out;
 	}
 	ss->s.also = n ? xcalloc((size_t)n, sizeof(*ss->s.also)) : NULL;
+	ss->s.also_vouched = n ? xcalloc((size_t)n, sizeof(*ss->s.also_vouched)) : NULL;
 	cJSON_ArrayForEach(it, peers) {
 		struct addrinfo hints = {.ai_flags = AI_NUMERICHOST}, *ai;
 
@@ -387,7 +388,9 @@ void session_run(struct session *ss)
 	if (sysctl_restore(&ss->knobs, err, sizeof(err)))
 		session_log(ss, "%s", err);
 out:
+	vouch_withdraw(ss->board); /* before the flags it marks go */
 	free(ss->s.also);
+	free(ss->s.also_vouched);
 	opts_free(&ss->o);
 	free(ss->buf);
 	free(ss->setup);

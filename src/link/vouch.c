@@ -35,6 +35,7 @@ void vouch_publish(struct vouch_board *b, const struct server_ctx *s)
 	b->nalso = s->nalso < VOUCH_PEERS_MAX ? s->nalso : VOUCH_PEERS_MAX;
 	if (b->nalso)
 		memcpy(b->also, s->also, (size_t)b->nalso * sizeof(b->also[0]));
+	b->vouched = s->also_vouched;
 	b->open = true;
 	pthread_mutex_unlock(&b->lock);
 }
@@ -69,9 +70,13 @@ static bool ip_equal(const struct sockaddr_storage *a, const struct sockaddr_sto
 	if (a->ss_family == AF_INET)
 		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
 		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	/* A link-local address names a host only with its link: fe80::1%eth0 and fe80::1%eth1
+	 * are two hosts. */
 	return a->ss_family == AF_INET6 &&
 	       !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-		       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+		       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr)) &&
+	       ((const struct sockaddr_in6 *)a)->sin6_scope_id ==
+		       ((const struct sockaddr_in6 *)b)->sin6_scope_id;
 }
 
 bool vouch_same_ip(const char *a, const char *b)
@@ -156,6 +161,10 @@ void vouch_answer(struct vouch_board *b, const struct auth_key *key,
 	if (parse_req(j, &q)) {
 		pthread_mutex_lock(&b->lock);
 		no = refusal(b, &q, asker, why, sizeof(why));
+		/* A yes opens the data sockets to the asker's host: only a host that asked. */
+		for (int i = 0; !no && b->vouched && i < b->nalso; i++)
+			if (same_host(asker, &b->also[i]))
+				atomic_store(&b->vouched[i], true);
 		pthread_mutex_unlock(&b->lock);
 		err = EPERM;
 	}
@@ -381,6 +390,14 @@ int vouch_ask(const struct vouch_target *t, const struct auth_key *key, char *er
 		snprintf(err, errlen, "refused to send to %s: not the address of the server agent "
 			 "(%s), and without --auth-file no other can be vouched for", t->addr,
 			 t->ctl_addr);
+		return -EPERM;
+	}
+	/* Unsigned, any user of that host who can listen on a port can say yes: not for the
+	 * ports below 1024, where only root listens, unless root's agent answered there too. */
+	if (!key && t->port < 1024 && t->ctl_port >= 1024) {
+		snprintf(err, errlen, "refused to send to port %d of %s: without --auth-file an agent "
+			 "on a port anyone may open (%d) cannot vouch for a privileged port", t->port,
+			 t->addr, t->ctl_port);
 		return -EPERM;
 	}
 	fd = dial(t, why, sizeof(why));

@@ -41,6 +41,7 @@ struct vouch_board {
 	struct sockaddr_storage peer; /* the controller's host */
 	struct sockaddr_storage also[VOUCH_PEERS_MAX];
 	int nalso;
+	_Atomic bool *vouched; /* the test's server_ctx.also_vouched, marked as hosts ask */
 };
 
 void vouch_board_init(struct vouch_board *b);

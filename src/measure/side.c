@@ -96,7 +96,8 @@ bool peer_allowed(const struct server_ctx *s, const struct sockaddr_storage *a)
 	if (same_host(a, &s->peer))
 		return true;
 	for (int i = 0; i < s->nalso; i++)
-		if (same_host(a, &s->also[i]))
+		if (same_host(a, &s->also[i]) && s->also_vouched &&
+		    atomic_load_explicit(&s->also_vouched[i], memory_order_relaxed))
 			return true;
 	return false;
 }

@@ -133,6 +133,10 @@ struct server_ctx {
 	struct sockaddr_storage peer;  /* the controller: the host the data sockets answer */
 	struct sockaddr_storage *also; /* --clients-on: the client hosts they answer as well */
 	int nalso;
+	/* also[i]'s client agent asked this agent to vouch for the test and was told yes: only
+	 * then is its traffic answered (a datagram's source can be forged; a VOUCH comes over
+	 * TCP from the host itself), so no host is sent to that did not ask. */
+	_Atomic bool *also_vouched;
 	int port;	   /* the bound data port, set by server_open */
 	int listen_fd;	   /* TCP: the data listener, whose own drops the agent watches; else -1 */
 	uint64_t token;	   /* this test's random token (udp-stream's datagrams carry it) */

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "base/safe_text.h"
 #include "base/util.h"
 #include "link/auth.h"
 #include "link/ctl.h"
@@ -142,7 +143,8 @@ int agent_refused(struct run *r)
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "error");
 	char text[300];
 
-	snprintf(text, sizeof(text), "%s", cJSON_IsString(msg) ? msg->valuestring : r->buf);
+	/* The agent's words reach a terminal: no control characters from another host. */
+	safe_text(text, sizeof(text), cJSON_IsString(msg) ? msg->valuestring : r->buf);
 	bool usage = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "usage"));
 	bool busy = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "busy"));
 
@@ -341,10 +343,12 @@ const char *agent_said(struct run *r)
 		return "the serve agent closed the control connection";
 	cJSON *j = cJSON_Parse(r->buf);
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "error");
+	char text[256];
 
 	snprintf(why, sizeof(why), "the serve agent %s: %s",
 		 type == CTL_MSG_NOTICE ? "stopped the test" : "ended the test",
-		 cJSON_IsString(msg) ? msg->valuestring : ctl_type_name(type));
+		 safe_text(text, sizeof(text),
+			   cJSON_IsString(msg) ? msg->valuestring : ctl_type_name(type)));
 	cJSON_Delete(j);
 	snprintf(r->fatal, sizeof(r->fatal), "%s", why);
 	return why;

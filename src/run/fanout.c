@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/safe_text.h"
 #include "base/util.h"
 #include "link/ctl.h"
 #include "link/session.h"
@@ -267,9 +268,10 @@ const char *hosts_watch(struct run *r)
 			if (type == CTL_MSG_ERROR || type == CTL_MSG_NOTICE) {
 				cJSON *j = cJSON_Parse(r->buf);
 				const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "error");
-				const char *why =
-				    host_gone(r, h, "ended the test: %s",
-					      cJSON_IsString(m) ? m->valuestring : "?");
+				char text[256];
+				const char *why = host_gone(
+				    r, h, "ended the test: %s",
+				    safe_text(text, sizeof(text), cJSON_IsString(m) ? m->valuestring : "?"));
 
 				cJSON_Delete(j);
 				return why;

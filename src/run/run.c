@@ -21,6 +21,7 @@
 #include "link/ctl.h"
 #include "report/out.h"
 #include "measure/env.h"
+#include "base/safe_text.h"
 #include "base/util.h"
 
 #include "run/run_priv.h"
@@ -365,8 +366,10 @@ static void collect_server(struct run *r)
 	/* The agent could not put its --sysctl settings back: its host stays changed. */
 	it = cJSON_GetObjectItemCaseSensitive(j, "sysctl_restore_error");
 	if (cJSON_IsString(it)) {
-		fprintf(stderr, "sockbench: the agent's host keeps kernel settings changed: %.300s\n",
-			it->valuestring);
+		char text[320];
+
+		fprintf(stderr, "sockbench: the agent's host keeps kernel settings changed: %s\n",
+			safe_text(text, sizeof(text), it->valuestring));
 		r->failed = true;
 	}
 	cJSON_Delete(j);

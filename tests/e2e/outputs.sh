@@ -80,6 +80,33 @@ ln -s s.svg "$TMP/cwd/link.svg"
 [ "$(ls -A "$TMP/cwd" | sort | tr '\n' ' ')" = "link.svg p.svg'; system('touch x'); print '.svg s.csv s.svg t.svg " ] ||
 	fail "files left in the working folder: $(ls -A "$TMP/cwd")"
 
+# A file another user owns keeps its owner when it is replaced; and the kernel's rule for
+# links in a sticky, world-writable folder holds (fs.protected_symlinks, whatever it is set to
+# here): a link someone else planted there is not followed, so root is not sent to replace or
+# create a file of the link's choosing.
+echo theirs >"$TMP/cwd/owned.html"
+chown 65534:65534 "$TMP/cwd/owned.html"
+chmod 604 "$TMP/cwd/owned.html"
+"$SB" report "$TMP/r.json" -o "$TMP/cwd/owned.html" || fail "report -o over another user's file"
+[ "$(stat -c '%u %g %a' "$TMP/cwd/owned.html")" = "65534 65534 604" ] ||
+	fail "report -o changed the owner or mode of the file it replaced: $(stat -c '%u %g %a' "$TMP/cwd/owned.html")"
+rm -f "$TMP/cwd/owned.html"
+mkdir -m 1777 "$TMP/sticky" "$TMP/victim"
+echo precious >"$TMP/victim/file"
+if command -v setpriv >/dev/null; then
+	chmod 755 "$TMP"
+	setpriv --reuid=65534 --regid=65534 --clear-groups ln -s "$TMP/victim/file" "$TMP/sticky/planted"
+	setpriv --reuid=65534 --regid=65534 --clear-groups ln -s "$TMP/victim/new" "$TMP/sticky/dangling"
+	expect_fail "$TMP/sticky/planted: Permission denied" "$SB" report "$TMP/r.json" -o "$TMP/sticky/planted"
+	[ "$(cat "$TMP/victim/file")" = precious ] || fail "a planted link in a sticky folder was followed"
+	expect_fail "$TMP/sticky/dangling: Permission denied" "$SB" report "$TMP/r.json" -o "$TMP/sticky/dangling"
+	[ -e "$TMP/victim/new" ] && fail "a planted dangling link in a sticky folder made its target"
+	[ "$(ls -A "$TMP/sticky" | sort | tr '\n' ' ')" = "dangling planted " ] || fail "left in the sticky folder: $(ls -A "$TMP/sticky")"
+	# root's own link there is followed as before
+	ln -s "$TMP/victim/mine" "$TMP/sticky/mine"
+	"$SB" report "$TMP/r.json" -o "$TMP/sticky/mine" && [ -s "$TMP/victim/mine" ] || fail "root's own link in a sticky folder"
+fi
+
 # A full filesystem: nothing at a new target, an existing one and a symlink as they were, no
 # temporary file left.
 mkdir "$TMP/mnt"

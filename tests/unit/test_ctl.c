@@ -286,6 +286,21 @@ static void test_vouch(void **state)
 
 	t2.token ^= 1;
 	assert_int_equal(vouch_reply_check(&t2, &key, NONCE, rt, reply, err, sizeof(err)), -EACCES);
+	/* Nor another address: the address is signed too. */
+	t2 = t;
+	snprintf(t2.addr, sizeof(t2.addr), "127.0.0.2");
+	assert_int_equal(vouch_reply_check(&t2, &key, NONCE, rt, reply, err, sizeof(err)), -EACCES);
+	/* A signed yes whose nonce is rewritten to a new question's: the nonce is signed. */
+	char replayed[600];
+	const char *at = strstr(reply, NONCE);
+
+	assert_non_null(at);
+	snprintf(replayed, sizeof(replayed), "%.*s%s%s", (int)(at - reply), reply, OTHER_NONCE,
+		 at + strlen(NONCE));
+	assert_int_equal(vouch_reply_check(&t, &key, OTHER_NONCE, rt, replayed, err, sizeof(err)),
+			 -EACCES);
+	t2 = t;
+	t2.token ^= 1;
 
 	/* Another token, another port, another address: no. */
 	vouch_request(&t2, NONCE, req, sizeof(req));
@@ -337,6 +352,50 @@ static void test_vouch_target(void **state)
 	assert_true(vouch_same_ip("127.0.0.1", "127.0.0.1"));
 	assert_false(vouch_same_ip("127.0.0.1", "127.0.0.2"));
 	assert_false(vouch_same_ip("::1", "127.0.0.1"));
+	/* link-local on two links: two hosts; a v4-mapped form is not the v4 address */
+	assert_false(vouch_same_ip("fe80::1%1", "fe80::1%2"));
+	assert_true(vouch_same_ip("fe80::1%1", "fe80::1%1"));
+	assert_false(vouch_same_ip("::ffff:127.0.0.1", "127.0.0.1"));
+}
+
+/* The server answers a client host's traffic only once that host has asked it to vouch and
+ * been told yes: a datagram's source can be forged, a VOUCH comes over TCP from the host. */
+static void test_vouch_opens_peers(void **state)
+{
+	(void)state;
+	struct vouch_board b;
+	struct sockaddr_storage also[2], host1, host2;
+	_Atomic bool vouched[2] = {false, false};
+	struct server_ctx s = {.token = 7, .port = 5001, .also = also, .nalso = 2,
+			       .also_vouched = vouched};
+	struct vouch_target t = {.addr = "127.0.0.1", .port = 5001, .token = 7,
+				 .ctl_addr = "127.0.0.1", .ctl_port = 12866};
+	char req[300], reply[600];
+	unsigned rt;
+
+	v4(&s.local, "127.0.0.1");
+	v4(&s.peer, "198.18.0.1");
+	v4(&also[0], "198.18.0.2");
+	v4(&also[1], "198.18.0.3");
+	v4(&host1, "198.18.0.2");
+	v4(&host2, "198.18.0.3");
+	vouch_board_init(&b);
+	vouch_publish(&b, &s);
+	assert_true(peer_allowed(&s, &s.peer)); /* the controller's host: always */
+	assert_false(peer_allowed(&s, &host1));	/* named, but has not asked */
+	assert_false(peer_allowed(&s, &host2));
+	vouch_request(&t, NONCE, req, sizeof(req));
+	vouch_answer(&b, NULL, &host1, req, &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ACK);
+	assert_true(peer_allowed(&s, &host1));
+	assert_false(peer_allowed(&s, &host2)); /* another's yes opens nothing for it */
+	/* a refused question opens nothing either */
+	t.token = 8;
+	vouch_request(&t, NONCE, req, sizeof(req));
+	vouch_answer(&b, NULL, &host2, req, &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ERROR);
+	assert_false(peer_allowed(&s, &host2));
+	vouch_withdraw(&b);
 }
 
 /* A signature is never an AUTH answer, nor the other way round. */
@@ -362,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_handshake_vouch),
 		cmocka_unit_test(test_vouch),
 		cmocka_unit_test(test_vouch_target),
+		cmocka_unit_test(test_vouch_opens_peers),
 		cmocka_unit_test(test_sign_context),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_truncated),
