@@ -21,5 +21,5 @@ for w in udp-rr tcp-rr; do
 done
 # Both ends counted: ours (both sides' datagrams) within 2% of the kernel's, as udp_rr_json.sh
 # holds on loopback; the client side alone would be half of the kernel's (-50%).
-jassert "$TMP/udp-rr.json" '.kernel_check.counters | (.InDatagrams.diff_pct | fabs) < 2 and (.OutDatagrams.diff_pct | fabs) < 2' '.kernel_check'
+jassert "$TMP/udp-rr.json" "$KOK"' kall and (.kernel_check.counters | has("InDatagrams") and has("OutDatagrams"))' '.kernel_check'
 echo ok

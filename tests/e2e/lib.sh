@@ -18,6 +18,15 @@ need() { command -v "$1" >/dev/null || skip "$1 is not installed"; }
 # jq expression on a JSON file, printed raw.
 jget() { jq -r "$2" "$1"; }
 
+# jq definitions for a kernel-counter check of a time-based run: kok($d; $lag) holds when a
+# counter's ours and kernel agree within 2%, plus 3, plus what the counter moves (at its own
+# rate over the window of $d s) in the delays between the window's edges and the counters'
+# reads ($lag s: lag, from kernel_check.read_after_edge_us). A fixed 2% alone is 12-16 ms of
+# edge delay on a short window, which one steal or a loaded CPU exceeds.
+KOK='def lag: ((.kernel_check.read_after_edge_us // {}) | (.open // 0) + (.close // 0)) / 1e6;
+def kok($d; $lag): ((.ours - .kernel) | fabs) <= 0.02 * .kernel + 3 + (.kernel / $d) * $lag;
+def kall: lag as $l | .duration_s as $d | [.kernel_check.counters[] | kok($d; $l)] | length > 0 and all;'
+
 # Assert a jq boolean expression holds on a file.
 jassert() {
 	jq -e "$2" "$1" >/dev/null || fail "$1: expected $2, got: $(jq -c "${3:-.}" "$1")"

@@ -18,7 +18,7 @@ srv=198.18.0.2:$port
 
 # Every workload across the link; the kernel counters of the client's namespace agree.
 inA "$SB" udp-rr --server $srv --duration 1 --warmup 0.3 --json >"$TMP/u.json" || fail "udp-rr across"
-jassert "$TMP/u.json" '.transactions > 0 and .kernel_check.scope == "client" and (.kernel_check.counters.InDatagrams.diff_pct | fabs) < 2 and .sides.server.processes == 1'
+jassert "$TMP/u.json" "$KOK"' .transactions > 0 and .kernel_check.scope == "client" and kall and .sides.server.processes == 1'
 inA "$SB" tcp-rr --server $srv --duration 1 --warmup 0.3 --json >"$TMP/t.json" || fail "tcp-rr across"
 jassert "$TMP/t.json" '.transactions > 0 and .errors == 0'
 # Each host's environment names the interface its side of the path leaves by.

@@ -7,7 +7,7 @@ start_agent
 	|| fail "run against the agent failed"
 jassert "$TMP/a.json" '.transactions > 0 and .sides.server.processes == 1 and .kernel_check.scope == "client+server"'
 # The agent is on loopback: the kernel's counters hold both sides, and so do ours.
-jassert "$TMP/a.json" '[.kernel_check.counters[] | .diff_pct | fabs] | all(. < 2)' '.kernel_check'
+jassert "$TMP/a.json" "$KOK"' kall' '.kernel_check'
 
 # The CPU charged to the server over the window, against the agent's own /proc/PID/stat
 # around the whole run (setup and 0.2 s of warm-up add a little; the idle agent nothing).

@@ -6,7 +6,7 @@ need jq
 start_agent
 "$SB" tcp-stream --server 127.0.0.1:$AGENT_PORT --reverse --duration 1 --warmup 0.2 --json >"$TMP/a.json" || fail "tcp-stream against the agent failed"
 jassert "$TMP/a.json" '.gbit_per_s > 0.5 and .sides.server.processes == 1 and .sides.server.bytes_sent > 0 and .kernel_check.scope == "client+server"'
-jassert "$TMP/a.json" '[.kernel_check.counters[] | .diff_pct | fabs] | all(. < 2)' '.kernel_check'
+jassert "$TMP/a.json" "$KOK"' kall' '.kernel_check'
 "$SB" udp-stream --server 127.0.0.1:$AGENT_PORT --rate 20000 --rcvbuf 4194304 --duration 1 --warmup 0.2 --json >"$TMP/b.json" || fail "udp-stream against the agent failed"
 jassert "$TMP/b.json" '.loss == 0 and (.packets_per_s - 20000 | fabs) < 400 and .sides.server.processes == 1'
 "$SB" udp-stream --server 127.0.0.1:$AGENT_PORT --reverse --rate 20000 --rcvbuf 4194304 --duration 1 --warmup 0.2 --json >"$TMP/b.json" || fail "udp-stream --reverse against the agent failed"
