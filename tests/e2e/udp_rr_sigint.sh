@@ -1,10 +1,13 @@
 # Ctrl-C in the window: a partial report and exit 0 within 2 seconds, no process left behind.
 . "$(dirname "$0")/lib.sh"
 need jq
+t_launch=$(date +%s%N)
 "$SB" udp-rr --duration 30 --warmup 0.3 --json >"$TMP/r.json" 2>"$TMP/err" &
 pid=$!
 PIDS+=("$pid")
-sleep 1.5
+# Long enough for the set-up and the warm-up on a slow or loaded guest (a sanitizer build, a
+# CPU hog): the window it reports is then held to the time that passed, not to a guess.
+sleep 3
 kill -INT "$pid"
 t0=$(date +%s%N)
 for _ in $(seq 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
@@ -14,7 +17,7 @@ rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 [ $rc -eq 0 ] || fail "exit $rc after SIGINT: $(cat "$TMP/err")"
 jassert "$TMP/r.json" '.partial == true and (.partial_reason | test("interrupted"))'
-jassert "$TMP/r.json" '.transactions > 0 and .duration_s > 0.5 and .duration_s < 5'
+jassert "$TMP/r.json" ".transactions > 0 and .duration_s > 0 and .duration_s <= ($t0 - $t_launch) / 1e9 - .warmup_s + 0.05" '{transactions, duration_s, warmup_s}'
 jassert "$TMP/r.json" '.sides.server != null and .sides.client.processes == 2'
 sleep 0.2
 pgrep -f "sockbench serve --listen 127.0.0.1 --port 0 --once" >/dev/null && fail "agent left running"
