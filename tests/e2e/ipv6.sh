@@ -11,8 +11,9 @@ for w in udp-rr tcp-rr tcp-crr tcp-stream udp-stream; do
 	# shellcheck disable=SC2086
 	"$SB" $w -6 --duration 1 --warmup 0.2 $extra --json >"$TMP/$w.json" 2>"$TMP/err" || fail "$w -6: $(cat "$TMP/err")"
 	jassert "$TMP/$w.json" '.partial == false and .rate > 0' '{partial_reason}'
-	# Within 2%, or 3 of a count too small for a percentage; drops come in bursts at the edges.
-	jassert "$TMP/$w.json" "$KOK"' lag as $l | .duration_s as $d | [.kernel_check.counters | to_entries[] | select(.key != "RcvbufErrors") | .value | kok($d; $l)] | all' '.kernel_check'
+	# Within 2% and the edges' delays (lib.sh's kok); drops come in bursts at the edges, and
+	# so do retransmits (3 + 10% of them, as tcp_stream.sh). tcp-rr has no pair to check.
+	jassert "$TMP/$w.json" "$KOK"' lag as $l | .duration_s as $d | [.kernel_check.counters | to_entries[] | select(.key != "RcvbufErrors") | (.key == "RetransSegs") as $r | .value | (kok($d; $l) or ($r and ((.ours - .kernel) | fabs) <= 3 + 0.1 * .kernel))] | all' '.kernel_check'
 	echo "$w -6: $(jq -c '.kernel_check.counters | map_values(.diff_pct)' "$TMP/$w.json")"
 done
 # udp-rr's pairs are the Udp6 counters: both of them, and they moved.

@@ -10,13 +10,12 @@ check_run() { # workload, flags...: the run must succeed and agree with the kern
 	# shellcheck disable=SC2068
 	"$SB" $wl --duration 0.6 --warmup 0.2 --json $@ >"$f" 2>"$TMP/err" || fail "$wl $*: exit $? ($(cat "$TMP/err"))"
 	jassert "$f" '.partial == false and .rate > 0' "{rate, partial_reason, errors}"
-	# Within 2%, or, for a count too small for a percentage (retransmits), within 3 plus 10% of
-	# the kernel's: a loss on loopback takes a burst of segments with it, the retransmits of a
-	# burst can fall on both sides of a window's edge, and RetransSegs is the whole machine's
-	# (49 against 53 was seen on a guest where a fixed 3 failed). Drops come in bursts (a whole
-	# GSO send at a time), so a window's edge can hold hundreds: RcvbufErrors is checked by
-	# udp_stream.sh on a steady stream, not here.
-	jassert "$f" "$KOK"' lag as $l | .duration_s as $d | [.kernel_check.counters | to_entries[] | select(.key != "RcvbufErrors") | .value | (kok($d; $l) or ((.ours - .kernel) | fabs) <= 3 + 0.1 * .kernel)] | all' '.kernel_check'
+	# Within 2% and the edges' delays (lib.sh's kok). Drops come in bursts (a whole GSO send at
+	# a time), so a window's edge can hold hundreds, and so do retransmits (a loss on loopback
+	# takes several segments; 4 against 9 was seen in a 0.6 s window): RcvbufErrors is checked
+	# by udp_stream.sh on a steady stream and RetransSegs by tcp_stream.sh on 2 s windows, not
+	# here. (tcp-rr has no pair to check.)
+	jassert "$f" "$KOK"' lag as $l | .duration_s as $d | [.kernel_check.counters | to_entries[] | select(.key != "RcvbufErrors" and .key != "RetransSegs") | .value | kok($d; $l)] | all' '.kernel_check'
 	jassert "$f" '.sides.client.syscalls > 0 and .sides.server.syscalls >= 0'
 }
 
