@@ -12,42 +12,15 @@
 #include "report/out.h"
 #include "run/run.h"
 
-/* --plot: the script, its data and gnuplot's SVG in a temporary folder; the SVG, when gnuplot
- * wrote it whole, goes in place through outfile.h. gnuplot never sees the user's path. 0 or -1
- * (said). */
+static int draw_run(void *res, FILE *d, FILE *g, const char *data_path, const char *svg_path)
+{
+	return out_plot_script(res, svg_path, data_path, d, g);
+}
+
+/* --plot: 0 or -1 (said). */
 static int plot_run(const struct result *res, const char *svg)
 {
-	char dir[] = "/tmp/sockbench-plot-XXXXXX", data[64], script[64], tmp[64];
-	bool direct = false;
-	int e = -EIO;
-
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "sockbench: --plot: mkdtemp: %s\n", strerror(errno));
-		return -1;
-	}
-	snprintf(data, sizeof(data), "%s/data", dir);
-	snprintf(script, sizeof(script), "%s/plot.gp", dir);
-	snprintf(tmp, sizeof(tmp), "%s/plot.svg", dir);
-	FILE *d = fopen(data, "we"), *g = fopen(script, "we");
-
-	if (d && g)
-		e = out_plot_script(res, tmp, data, d, g);
-	if ((d && fclose(d)) || (g && fclose(g)))
-		e = -EIO;
-	if (!e && (e = run_gnuplot(script, tmp)) == 0 && (e = outfile_copy(tmp, svg, &direct)))
-		fprintf(stderr, "sockbench: --plot %s: %s%s\n", svg, strerror(-e),
-			outfile_left(direct));
-	else if (e == -ENOENT)
-		fprintf(stderr, "sockbench: --plot: gnuplot is not installed (apt-get install "
-			"gnuplot-nox): no plot written\n");
-	else if (e)
-		fprintf(stderr, "sockbench: --plot %s: gnuplot could not draw the plot; nothing "
-			"written\n", svg);
-	unlink(tmp);
-	unlink(data);
-	unlink(script);
-	rmdir(dir);
-	return e ? -1 : 0;
+	return out_gnuplot("--plot", svg, draw_run, (void *)res);
 }
 
 /* --flamegraph: drawn from the stacks the result's profile keeps. 0 or -1 (said). */

@@ -192,44 +192,17 @@ static void plot_script(struct sweep *s, const char *data, const char *svg, FILE
 	fprintf(g, "\n");
 }
 
-/* --plot: data, script and gnuplot's SVG in a temporary folder (gnuplot never sees the user's
- * path); the SVG, when whole, goes in place through outfile.h. 0 or 1 (said). */
+static int draw_sweep(void *s, FILE *d, FILE *g, const char *data_path, const char *svg_path)
+{
+	plot_data(s, d);
+	plot_script(s, data_path, svg_path, g);
+	return ferror(d) || ferror(g) ? -EIO : 0;
+}
+
+/* --plot: 0 or 1 (said). */
 static int sweep_plot(struct sweep *s)
 {
-	char dir[] = "/tmp/sockbench-plot-XXXXXX", data[64], script[64], svg[64];
-	bool direct = false;
-	int e = -EIO;
-
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "sockbench: sweep --plot: mkdtemp: %s\n", strerror(errno));
-		return 1;
-	}
-	snprintf(data, sizeof(data), "%s/data", dir);
-	snprintf(script, sizeof(script), "%s/plot.gp", dir);
-	snprintf(svg, sizeof(svg), "%s/plot.svg", dir);
-	FILE *d = fopen(data, "we"), *g = fopen(script, "we");
-
-	if (d && g) {
-		plot_data(s, d);
-		plot_script(s, data, svg, g);
-		e = ferror(d) || ferror(g) ? -EIO : 0;
-	}
-	if ((d && fclose(d)) || (g && fclose(g)))
-		e = -EIO;
-	if (!e && (e = run_gnuplot(script, svg)) == 0 && (e = outfile_copy(svg, s->plot, &direct)))
-		fprintf(stderr, "sockbench: sweep --plot %s: %s%s\n", s->plot, strerror(-e),
-			outfile_left(direct));
-	else if (e == -ENOENT)
-		fprintf(stderr, "sockbench: sweep: gnuplot is not installed (apt-get install "
-			"gnuplot-nox): no plot written\n");
-	else if (e)
-		fprintf(stderr, "sockbench: sweep --plot %s: gnuplot could not draw the plot; "
-			"nothing written\n", s->plot);
-	unlink(svg);
-	unlink(data);
-	unlink(script);
-	rmdir(dir);
-	return e ? 1 : 0;
+	return out_gnuplot("sweep --plot", s->plot, draw_sweep, s) ? 1 : 0;
 }
 
 static void sweep_json(struct sweep *s)

@@ -35,6 +35,12 @@ void out_print_json(struct cJSON *j, FILE *f);
  * (tcp-crr: and connect()), each side's CPU per unit, user and system. 0 or -EIO. */
 int out_plot_script(const struct result *r, const char *svg, const char *data_path, FILE *d,
 		    FILE *g);
+/* --plot and sweep --plot: draw (data to d, the script to g, naming data_path and svg_path)
+ * in a temporary folder, run gnuplot there (it never sees the user's path), and put its SVG,
+ * when whole, at target through base/outfile.h. Failures are said on stderr, "sockbench: what
+ * target: ..."; 0 or -1. */
+typedef int (*out_draw_fn)(void *arg, FILE *d, FILE *g, const char *data_path, const char *svg_path);
+int out_gnuplot(const char *what, const char *target, out_draw_fn draw, void *arg);
 
 /* --flamegraph and the report's flame graphs: the profile's folded stacks (JSON `profile`,
  * its "stacks") as an SVG flame graph with the given title and element id: one colour family

@@ -5,8 +5,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/outfile.h"
 #include "base/util.h"
 #include "report/out.h"
 #include "report/out_priv.h"
@@ -169,4 +173,39 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 		dp, cpu_block, cpu_block);
 	fprintf(g, "unset multiplot\n");
 	return ferror(d) || ferror(g) ? -EIO : 0;
+}
+
+int out_gnuplot(const char *what, const char *target, out_draw_fn draw, void *arg)
+{
+	char dir[] = "/tmp/sockbench-plot-XXXXXX", data[64], script[64], tmp[64];
+	bool direct = false;
+	int e = -EIO;
+
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "sockbench: %s: mkdtemp: %s\n", what, strerror(errno));
+		return -1;
+	}
+	snprintf(data, sizeof(data), "%s/data", dir);
+	snprintf(script, sizeof(script), "%s/plot.gp", dir);
+	snprintf(tmp, sizeof(tmp), "%s/plot.svg", dir);
+	FILE *d = fopen(data, "we"), *g = fopen(script, "we");
+
+	if (d && g)
+		e = draw(arg, d, g, data, tmp);
+	if ((d && fclose(d)) || (g && fclose(g)))
+		e = -EIO;
+	if (!e && (e = run_gnuplot(script, tmp)) == 0 && (e = outfile_copy(tmp, target, &direct)))
+		fprintf(stderr, "sockbench: %s %s: %s%s\n", what, target, strerror(-e),
+			outfile_left(direct));
+	else if (e == -ENOENT)
+		fprintf(stderr, "sockbench: %s: gnuplot is not installed (apt-get install "
+			"gnuplot-nox): no plot written\n", what);
+	else if (e)
+		fprintf(stderr, "sockbench: %s %s: gnuplot could not draw the plot; nothing written\n",
+			what, target);
+	unlink(tmp);
+	unlink(data);
+	unlink(script);
+	rmdir(dir);
+	return e ? -1 : 0;
 }
