@@ -94,9 +94,9 @@ ip netns exec "${NS[4]}" "$SB" compare "udp-rr --server $srv --auth-file $secret
 jassert "$TMP/cmp.json" '.kind == "compare" and .partial == false and .runs_a == 2 and .runs_b == 2 and (.figures[0].ratio > 0)' '{kind, partial, verdict, runs_a, runs_b, f: .figures[0]}'
 
 # A client agent stopped (SIGSTOP) mid-run: silent for 2 s, so the run ends, partial, naming it.
-ctl udp-rr --clients 3 --clients-on "$hosts" --duration 30 --warmup 0.2 --json >"$TMP/st.json" 2>/dev/null &
+SOCKBENCH_PROGRESS=1 ctl udp-rr --clients 3 --clients-on "$hosts" --duration 30 --warmup 0.2 --json >"$TMP/st.json" 2>"$TMP/st.err" &
 run=$!
-sleep 1.5
+wait_window $run "$TMP/st.err"
 kill -STOP "${APID[1]}"
 for _ in $(seq 120); do kill -0 $run 2>/dev/null || break; sleep 0.05; done
 kill -CONT "${APID[1]}"
@@ -139,9 +139,9 @@ ns_agent 3 --auth-file "$secret"
 hosts3=${ADDR[1]}:${APORT[1]},${ADDR[2]}:${APORT[2]},${ADDR[3]}:${APORT[3]}
 
 # kill -9 of one client agent mid-run: the other two are reported, partial, exit 1, < 5 s.
-ctl udp-rr --clients 6 --clients-on "$hosts3" --duration 30 --warmup 0.2 --json >"$TMP/k.json" 2>"$TMP/k.err" &
+SOCKBENCH_PROGRESS=1 ctl udp-rr --clients 6 --clients-on "$hosts3" --duration 30 --warmup 0.2 --json >"$TMP/k.json" 2>"$TMP/k.err" &
 run=$!
-sleep 1.5
+wait_window $run "$TMP/k.err"
 kill -9 "${APID[2]}"
 t0=$(date +%s.%N)
 for _ in $(seq 100); do kill -0 $run 2>/dev/null || break; sleep 0.05; done

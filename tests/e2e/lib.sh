@@ -23,9 +23,16 @@ jget() { jq -r "$2" "$1"; }
 # rate over the window of $d s) in the delays between the window's edges and the counters'
 # reads ($lag s: lag, from kernel_check.read_after_edge_us). A fixed 2% alone is 12-16 ms of
 # edge delay on a short window, which one steal or a loaded CPU exceeds.
+# paced($x; $r): a paced rate $x within 2% of its target $r, plus what the target moves in
+# those delays (a sender that sees an edge late counts its packets over a shifted window).
+# drops_seen: a paced run lost nothing unless the kernel dropped (a receiver kept off its CPU
+# longer than its buffer lasts), and then every gap we counted is a drop the kernel counted.
 KOK='def lag: ((.kernel_check.read_after_edge_us // {}) | (.open // 0) + (.close // 0)) / 1e6;
 def kok($d; $lag): ((.ours - .kernel) | fabs) <= 0.02 * .kernel + 3 + (.kernel / $d) * $lag;
-def kall: lag as $l | .duration_s as $d | [.kernel_check.counters[] | kok($d; $l)] | length > 0 and all;'
+def kall: lag as $l | .duration_s as $d | [.kernel_check.counters[] | kok($d; $l)] | length > 0 and all;
+def paced($x; $r): (($x - $r) | fabs) <= 0.02 * $r + $r * lag / .duration_s;
+def drops_seen: .kernel_check.counters.RcvbufErrors as $k | if $k.kernel == 0 then .loss == 0
+	else lag as $l | .duration_s as $d | ($k | kok($d; $l)) end;'
 
 # Assert a jq boolean expression holds on a file.
 jassert() {
@@ -56,6 +63,15 @@ free_port() {
 	fail "no free port found below $lo"
 }
 
+# Wait (up to 10 s) until something on this host has UDP port $1 bound: a server is up.
+wait_udp_port() {
+	for _ in $(seq 200); do
+		[ -n "$(ss -Huan "sport = :$1" 2>/dev/null)" ] && return 0
+		sleep 0.05
+	done
+	fail "nothing bound UDP port $1 within 10 s"
+}
+
 # Start a standalone agent on a free control port; sets AGENT_PID and AGENT_PORT.
 start_agent() {
 	exec {rfd}<> <(:)
@@ -66,15 +82,27 @@ start_agent() {
 	read -r -t 5 AGENT_PORT <"$TMP/ready" || fail "serve did not start: $(cat "$TMP/agent.log")"
 }
 
-# Run a workload against the agent for up to 30 s, kill the agent (kill -9) a second in: the
-# client must end within 3 s with exit 1. Its JSON goes to $1.
+# Wait until the run $1 (a pid) whose stderr goes to $2 (started with SOCKBENCH_PROGRESS=1)
+# has had its window open a second: its progress line says so. However slow this machine's
+# set-up, a kill or Ctrl-C after this comes with a second measured. Up to 60 s.
+wait_window() {
+	for _ in $(seq 600); do
+		grep -q "window: " "$2" 2>/dev/null && return 0
+		kill -0 "$1" 2>/dev/null || fail "the run ended before its window had run a second: $(cat "$2")"
+		sleep 0.1
+	done
+	fail "no window opened within 60 s: $(cat "$2")"
+}
+
+# Run a workload against the agent for up to 30 s, kill the agent (kill -9) a second into the
+# window: the client must end within 3 s with exit 1. Its JSON goes to $1.
 kill_agent_mid_run() {
 	local out=$1 pid rc
 	shift
-	"$SB" "$@" --server 127.0.0.1:$AGENT_PORT --duration 30 --warmup 0.2 --json >"$out" 2>"$out.err" &
+	SOCKBENCH_PROGRESS=1 "$SB" "$@" --server 127.0.0.1:$AGENT_PORT --duration 30 --warmup 0.2 --json >"$out" 2>"$out.err" &
 	pid=$!
 	PIDS+=("$pid")
-	sleep 1
+	wait_window "$pid" "$out.err"
 	kill -9 "$AGENT_PID"
 	for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 	kill -0 "$pid" 2>/dev/null && fail "$1 still running 3 s after the agent died"

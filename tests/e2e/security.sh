@@ -31,9 +31,9 @@ expect_usage "secret must be 16" udp-rr --server $srv --auth-file /dev/null $run
 
 # Busy: a second controller while a test runs is told so; with --busy-wait it tries again
 # and runs once the first is done, without it (0 s) it gives up at once.
-"$SB" udp-rr --server $srv --auth-file "$TMP/secret" --duration 3 --warmup 0 --json >/dev/null &
+SOCKBENCH_PROGRESS=1 "$SB" udp-rr --server $srv --auth-file "$TMP/secret" --duration 4 --warmup 0 --json >/dev/null 2>"$TMP/first.err" &
 PIDS+=("$!")
-sleep 1
+wait_window "${PIDS[-1]}" "$TMP/first.err"
 "$SB" udp-rr --server $srv --auth-file "$TMP/secret" $run --busy-wait 0 >/dev/null 2>"$TMP/e2"
 [ $? -eq 1 ] && grep -q "busy" "$TMP/e2" || fail "second controller: $(cat "$TMP/e2")"
 start=$(date +%s%N)
@@ -46,9 +46,9 @@ waited=$(( ($(date +%s%N) - start) / 1000000 ))
 wait "${PIDS[-1]}" || fail "the first controller's test failed"
 
 # A controller that vanishes mid-test (kill -9): the agent ends that test and serves the next.
-"$SB" udp-rr --server $srv --auth-file "$TMP/secret" --duration 30 --warmup 0 --json >/dev/null 2>&1 &
+SOCKBENCH_PROGRESS=1 "$SB" udp-rr --server $srv --auth-file "$TMP/secret" --duration 30 --warmup 0 --json >/dev/null 2>"$TMP/v.err" &
 ctl=$!
-sleep 1
+wait_window $ctl "$TMP/v.err"
 kill -9 $ctl
 wait $ctl 2>/dev/null
 for _ in $(seq 50); do

@@ -91,11 +91,11 @@ SOCKBENCH_RECOVERED=1 "$SB" tcp-rr "${short[@]}" --sysctl $KEY=$FLIP >/dev/null 
 # A setting that cannot be put back (its interface deleted during the run): the controller says
 # so and exits non-zero; the journal's entry for it is dropped at the next start.
 if ip link add $VETH type veth peer name ${VETH}p 2>/dev/null; then
-	"$SB" tcp-rr --duration 3 --warmup 0.2 --sysctl net.dev.$VETH.rps_cpus=1 >/dev/null \
-		2>"$TMP/err" &
+	SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --duration 3 --warmup 0.2 --sysctl net.dev.$VETH.rps_cpus=1 \
+		>/dev/null 2>"$TMP/err" &
 	pid=$!
 	PIDS+=("$pid")
-	sleep 1.5
+	wait_window $pid "$TMP/err"
 	ip link del $VETH
 	wait $pid
 	rc=$?
@@ -107,10 +107,10 @@ if ip link add $VETH type veth peer name ${VETH}p 2>/dev/null; then
 fi
 
 # Ctrl-C: the run reports what it measured (partial) and puts the setting back.
-"$SB" tcp-rr --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP --json >"$TMP/int.json" 2>/dev/null &
+SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP --json >"$TMP/int.json" 2>"$TMP/int.err" &
 pid=$!
 PIDS+=("$pid")
-sleep 1.5
+wait_window $pid "$TMP/int.err"
 [ "$(now)" = "$FLIP" ] || fail "not set during the run"
 kill -INT $pid
 wait $pid
@@ -118,9 +118,9 @@ jassert "$TMP/int.json" '.partial == true' .partial
 restored "Ctrl-C"
 
 # kill -9 of the controller: its agent dies with it and puts the setting back first.
-"$SB" tcp-rr --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP >/dev/null 2>&1 &
+SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP >/dev/null 2>"$TMP/k9.err" &
 pid=$!
-sleep 1.5
+wait_window $pid "$TMP/k9.err"
 [ "$(now)" = "$FLIP" ] || fail "not set during the run (2)"
 kill -9 $pid
 wait $pid 2>/dev/null
@@ -129,11 +129,11 @@ restored "kill -9 of the controller"
 
 # kill -9 of the agent: nothing can put it back then, but the journal does at the next start.
 start_agent --allow-sysctl $KEY
-"$SB" tcp-rr --server 127.0.0.1:$AGENT_PORT --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP \
-	>/dev/null 2>&1 &
+SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --server 127.0.0.1:$AGENT_PORT --duration 20 --warmup 0.2 \
+	--sysctl $KEY=$FLIP >/dev/null 2>"$TMP/ka.err" &
 pid=$!
 PIDS+=("$pid")
-sleep 1.5
+wait_window $pid "$TMP/ka.err"
 [ "$(now)" = "$FLIP" ] || fail "the agent did not set it"
 kill -9 "$AGENT_PID"
 wait $pid 2>/dev/null
