@@ -12,6 +12,11 @@ for auth in none secret; do
 	rm -f "$TMP/ready"
 	if [ $auth = secret ]; then start_agent --auth-file "$TMP/secret"; a=(--auth-file "$TMP/secret")
 	else start_agent; a=(); fi
+	# The same controller alone first: how long it takes here, now.
+	start=$(date +%s%N)
+	"$SB" udp-rr --server 127.0.0.1:$AGENT_PORT "${a[@]}" --duration 0.5 --warmup 0 --busy-wait 0 \
+		--json >"$TMP/c.json" 2>"$TMP/c.err" || fail "$auth: a controller alone: $(cat "$TMP/c.err")"
+	alone=$(( ($(date +%s%N) - start) / 1000000 ))
 	# 2. 100 connections: a valid HELLO then nothing, nothing at all, or half a header.
 	fds=()
 	for i in $(seq 100); do
@@ -28,8 +33,11 @@ for auth in none secret; do
 		--json >"$TMP/c.json" 2>"$TMP/c.err" || fail "$auth: a real controller was kept out: $(cat "$TMP/c.err")"
 	took=$(( ($(date +%s%N) - start) / 1000000 ))
 	jassert "$TMP/c.json" '.transactions > 0 and .partial == false'
-	[ "$took" -lt 3500 ] || fail "$auth: the real controller took $took ms with 100 stalled handshakes open"
-	echo "$auth: served in $took ms beside 100 stalled handshakes"
+	# Kept behind one stalled handshake it would wait out its 3 s: 2.5 s over its time alone
+	# is that, whatever this machine's speed.
+	[ "$took" -lt $((alone + 2500)) ] ||
+		fail "$auth: the real controller took $took ms with 100 stalled handshakes open, $alone ms alone"
+	echo "$auth: served in $took ms beside 100 stalled handshakes ($alone ms alone)"
 	# Each stalled handshake is closed by the agent within its 3 s.
 	sleep 3.2
 	for fd in "${fds[@]}"; do
@@ -66,21 +74,22 @@ port=$(free_port)
 "$SB" udp-stream --server $srv --port $port --rate 20000 --duration 3 --warmup 0.3 --json >"$TMP/u.json" 2>"$TMP/u.err" &
 run=$!
 PIDS+=("$run")
-sleep 1
+wait_udp_port $port
 forged=0000010000000000$(printf '%08x' 0)574b4253$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
 "$FLOOD" udp 127.0.0.1 $port 256 2000 --send "$forged" --size 1472 >/dev/null
 "$FLOOD" udp 127.0.0.1 $port 256 2000 --send "$(head -c 64 /dev/urandom | od -An -tx1 | tr -d ' \n')" --size 1472 >/dev/null
 wait $run || fail "udp-stream under forged datagrams: $(cat "$TMP/u.err")"
-# (A full receive buffer may drop a few of the 512 before we see them: the kernel counts those.)
+# (A full receive buffer may drop some of the 512 before we see them: the kernel counts those.)
 # Loss is bounded by the kernel's own drops (a loaded machine drops some): a forged 2^40 is not.
 # Sent and received are counted in each side's own window, whose edges lie a control message
-# apart (a CI run received 60,020 of 60,019 sent): 100 allows that, 512 forged would not pass.
-jassert "$TMP/u.json" '.loss <= .kernel.RcvbufErrors + 100 and .packets_received <= .packets_sent + 100 and .sides.server.errors_by_kind.foreign + .kernel.RcvbufErrors >= 512 and .sides.server.errors_by_kind.foreign >= 400' '{loss, packets_received, packets_sent, e: .sides.server.errors_by_kind, k: .kernel.RcvbufErrors}'
+# apart (a CI run received 60,020 of 60,019 sent): what the rate moves in the edges' delays
+# (lib.sh's lag) plus 3 allows that; 512 forged would not pass.
+jassert "$TMP/u.json" "$KOK"' (.kernel_check.counters.RcvbufErrors.kernel) as $k | (3 + .packets_sent_per_s * lag) as $e | .loss <= $k + $e and .packets_received <= .packets_sent + $e and .sides.server.errors_by_kind.foreign + $k >= 512' '{loss, packets_received, packets_sent, e: .sides.server.errors_by_kind, k: .kernel_check}'
 # --reverse: a hello without the token gets nothing sent its way.
 "$SB" udp-stream --server $srv --port $port --reverse --rate 2000 --duration 2 --warmup 0.2 --json >"$TMP/r.json" 2>/dev/null &
 run=$!
 PIDS+=("$run")
-sleep 0.8
+wait_udp_port $port
 "$UDP_PROBE" 127.0.0.1 127.0.0.1 $port 24 "000000000000000000000000484b425300000000000000ff" &&
 	fail "the agent sent to a hello without the test's token"
 wait $run || fail "udp-stream --reverse"
