@@ -17,7 +17,7 @@
 
 #include "base/util.h"
 #include "link/ctl.h"
-#include "link/serve.h"
+#include "link/handshake.h"
 #include "link/session.h"
 #include "link/vouch.h"
 #include "measure/kstat.h"

@@ -12,6 +12,7 @@
  * your test? vouch.h) is answered on the pending path: it never takes the slot.
  */
 #include "link/serve.h"
+#include "link/handshake.h"
 
 #include <errno.h>
 #include <malloc.h>

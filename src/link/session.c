@@ -13,7 +13,7 @@
 #include "base/util.h"
 #include "link/ctl.h"
 #include "measure/env.h"
-#include "link/serve.h"
+#include "link/handshake.h"
 #include "link/session.h"
 #include "link/vouch.h"
 
