@@ -15,16 +15,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "link/sysctl_set.h"
+
 /* Apart from /run/sockbench, the RuntimeDirectory of the Debian agent's dynamic user. */
 #define JOURNAL_DEFAULT "/run/sockbench-root/sysctl.journal"
-
-struct sysctl_set;
-
-struct journal {
-	int dir_fd; /* its folder, checked */
-	int fd;	    /* the journal, checked and held under an exclusive flock */
-	char name[256];
-};
 
 /* The journal's path: $SOCKBENCH_JOURNAL, else JOURNAL_DEFAULT. */
 const char *journal_path(void);
