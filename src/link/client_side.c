@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "link/client_side.h"
 #include "link/ctl.h"
 #include "link/handshake.h"
 #include "link/session.h"
