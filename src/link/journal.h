@@ -1,5 +1,6 @@
 /* journal.h: the file that keeps the values --sysctl changed until they are put back (sysctl.c
- * uses it; nothing else should).
+ * uses it; nothing else should). It reads and writes a set as sysctl_set.h defines it, below
+ * both, and never calls sysctl.c.
  *
  * Root carries out what it finds there at every start, so only root may have written it: the
  * journal is refused (nothing read, written or removed) unless every folder on its path is a
