@@ -7,6 +7,8 @@
  * opens the window on BEGIN and closes it on END, reading this host's kernel counters at both
  * edges, and answers END with RESULT: the clients' CPU, counters and latency histograms (as
  * text, merged by the controller bucket by bucket) and the kernel's counts beside them.
+ * It uses the session's helpers (session.c), the handshake's checks and vouch.c, never the
+ * server side (server_side.c); serve.c picks one of the two for each test.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -16,8 +18,9 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "link/client_side.h"
 #include "link/ctl.h"
-#include "link/serve.h"
+#include "link/handshake.h"
 #include "link/session.h"
 #include "link/vouch.h"
 #include "measure/kstat.h"

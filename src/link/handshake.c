@@ -5,7 +5,7 @@
 #include <errno.h>
 
 #include "link/ctl.h"
-#include "link/serve.h"
+#include "link/handshake.h"
 #include "workload/workload.h"
 
 void serve_error_json(char *buf, size_t len, const char *msg, int err, int usage)

@@ -2,7 +2,7 @@
  * down from /, O_NOFOLLOW at each step, then fstat), so nothing can be swapped in between the
  * check and the use. */
 #include "link/journal.h"
-#include "link/sysctl.h"
+#include "link/sysctl_set.h"
 #include "base/util.h"
 
 #include <errno.h>

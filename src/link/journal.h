@@ -1,5 +1,6 @@
 /* journal.h: the file that keeps the values --sysctl changed until they are put back (sysctl.c
- * uses it; nothing else should).
+ * uses it; nothing else should). It reads and writes a set as sysctl_set.h defines it, below
+ * both, and never calls sysctl.c.
  *
  * Root carries out what it finds there at every start, so only root may have written it: the
  * journal is refused (nothing read, written or removed) unless every folder on its path is a
@@ -15,16 +16,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "link/sysctl_set.h"
+
 /* Apart from /run/sockbench, the RuntimeDirectory of the Debian agent's dynamic user. */
 #define JOURNAL_DEFAULT "/run/sockbench-root/sysctl.journal"
-
-struct sysctl_set;
-
-struct journal {
-	int dir_fd; /* its folder, checked */
-	int fd;	    /* the journal, checked and held under an exclusive flock */
-	char name[256];
-};
 
 /* The journal's path: $SOCKBENCH_JOURNAL, else JOURNAL_DEFAULT. */
 const char *journal_path(void);

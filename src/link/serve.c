@@ -10,9 +10,15 @@
  * answered. The CPU marks are taken for the whole process. A local run starts this same agent
  * as a child on loopback, so every run takes the remote path. A client agent's VOUCH (is this
  * your test? vouch.h) is answered on the pending path: it never takes the slot.
+ *
+ * The top of the agent's files: it picks the side of each test (server_side.c, or
+ * client_side.c for --clients-on); both use the session's helpers (session.c) and the
+ * handshake's checks (handshake.c) below them, and neither calls the other.
  */
 #include "link/serve.h"
+#include "link/handshake.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <malloc.h>
 #include <netdb.h>
@@ -20,7 +26,9 @@
 #include <signal.h>
 #include <string.h>
 
+#include "link/client_side.h"
 #include "link/ctl.h"
+#include "link/server_side.h"
 #include "link/session.h"
 #include "link/vouch.h"
 #include "base/util.h"
@@ -83,6 +91,35 @@ struct agent {
 	struct pending p[MAX_PENDING];
 	int np;
 };
+
+/* The side a SETUP asks for: "role":"client" (--clients-on), else the server's. */
+static int setup_role(const char *payload)
+{
+	cJSON *j = cJSON_Parse(payload);
+	const cJSON *role = cJSON_GetObjectItemCaseSensitive(j, "role");
+	int r = cJSON_IsString(role) && !strcmp(role->valuestring, "client") ? ROLE_CLIENT : ROLE_SERVER;
+
+	cJSON_Delete(j);
+	return r;
+}
+
+/* One test, in the role its SETUP asks for; then what either side leaves is freed. */
+static void session_run(struct session *ss)
+{
+	ss->buf = xmalloc(CTL_MAX_PAYLOAD + 1);
+	if (setup_role(ss->setup) == ROLE_CLIENT)
+		client_side_run(ss);
+	else
+		server_side_run(ss);
+	vouch_withdraw(ss->board); /* before the flags it marks go */
+	free(ss->s.also);
+	free(ss->s.also_vouched);
+	opts_free(&ss->o);
+	free(ss->buf);
+	free(ss->setup);
+	/* Big tests leave big free blocks: give them back to the system now. */
+	malloc_trim(0);
+}
 
 static void *session_thread(void *arg)
 {

@@ -1,5 +1,5 @@
-/* session.h: one test in the agent (session.c), as serve.c starts it. Not for use outside
- * link/. */
+/* session.h: one test in the agent, as serve.c starts it, and what both of its sides
+ * (server_side.c, client_side.c) use of session.c. Not for use outside link/. */
 #ifndef SB_SESSION_H
 #define SB_SESSION_H
 
@@ -41,11 +41,6 @@ struct session {
 #define STATE_MS 100	      /* a client agent's STATE, from READY to END */
 #define PHASE_SLACK_MS 30000 /* beyond a phase's own length, before a silent controller is dropped */
 
-/* Run the test whose SETUP ss->setup holds, on ss->fd, to its end (BYE, an error, or a
- * silent controller); the caller closes the connection. */
-void session_run(struct session *ss);
-/* The client side of a test (client_side.c): SETUP with "role":"client". */
-void client_side_run(struct session *ss);
 /* The longest the warm-up (false) or the window (true) of this test may take: its own
  * length, or a count-based test's --time-limit, within the agent's --max-duration. */
 double phase_limit_s(const struct session *ss, bool window);

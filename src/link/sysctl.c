@@ -12,9 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The characters of a key, and of a journal's path below /proc/sys. */
-#define KEY_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/"
-
 /* /proc/sys/net/ipv4/tcp_autocorking for net.ipv4.tcp_autocorking (a '/' form is taken too). */
 static void key_path(const char *key, char *path, size_t len)
 {
@@ -23,26 +20,6 @@ static void key_path(const char *key, char *path, size_t len)
 	for (; *key && o + 1 < len; key++)
 		path[o++] = *key == '.' ? '/' : *key;
 	path[o] = 0;
-}
-
-/* A key of /proc/sys that --sysctl may set: net.* only. A socket benchmark tunes the network
- * stack; every setting sockbench itself sets (explore --kernel) or records (the environment)
- * is there. Anything else (kernel.core_pattern runs a program as root, kernel.modprobe,
- * vm.*, fs.*) has no place in a socket benchmark's A/B, nor in a journal root carries out. */
-bool sysctl_key_ok(const char *key)
-{
-	size_t n = strlen(key);
-
-	return n > 4 && n < SYSCTL_KEY && (!strncmp(key, "net.", 4) || !strncmp(key, "net/", 4)) &&
-	       strspn(key, KEY_CHARS) == n && !strstr(key, "..") && !strstr(key, "//") &&
-	       !strstr(key, "./") && !strstr(key, "/.") && key[n - 1] != '.' && key[n - 1] != '/';
-}
-
-/* An interface's name as the kernel allows it (dev_valid_name), of the characters of a key. */
-bool sysctl_ifname_ok(const char *s, size_t n)
-{
-	return n && n < 16 && !memchr(s, '/', n) && strncmp(s, ".", n) && strncmp(s, "..", n) &&
-	       strspn(s, KEY_CHARS) >= n;
 }
 
 /* The setting's value, blanks made single spaces (as sysctl(8) shows it); open, read and
@@ -217,7 +194,7 @@ int sysctl_parse(const char *list, struct sysctl_set *s, char *err, size_t errle
 		*eq = 0;
 		/* A key is a path under /proc/sys and nothing else. */
 		if (strstr(line, "..") || line[0] == '/' || line[0] == '.' ||
-		    strspn(line, KEY_CHARS) != strlen(line) || strlen(line) >= SYSCTL_KEY ||
+		    strspn(line, SYSCTL_KEY_CHARS) != strlen(line) || strlen(line) >= SYSCTL_KEY ||
 		    strlen(eq + 1) >= SYSCTL_VAL) {
 			snprintf(err, errlen,
 				 "--sysctl %s: not a sysctl name (dotted, as sysctl -a shows)",

@@ -18,21 +18,7 @@
 #include <stddef.h>
 
 #include "link/journal.h"
-
-#define SYSCTL_MAX 64 /* files: an interface's key is one per rx queue */
-#define SYSCTL_KEY 128
-#define SYSCTL_PATH 192
-#define SYSCTL_VAL 256
-
-struct sysctl_set {
-	int n;
-	char key[SYSCTL_MAX][SYSCTL_KEY];   /* as given: "net.ipv4.tcp_autocorking" */
-	char path[SYSCTL_MAX][SYSCTL_PATH]; /* the file it is */
-	char val[SYSCTL_MAX][SYSCTL_VAL];   /* the value wanted */
-	char old[SYSCTL_MAX][SYSCTL_VAL];   /* the value before, once applied */
-	bool applied;			    /* in force: j is open and held */
-	struct journal j;
-};
+#include "link/sysctl_set.h"
 
 /* Parse a --sysctl list (lines of KEY=VALUE, as opts keeps it; NULL: none) and check every key
  * names a setting of this kernel that a socket benchmark may set: net.* (kernel.*, vm.*, fs.*
@@ -62,10 +48,5 @@ int sysctl_restore(struct sysctl_set *s, char *err, size_t errlen);
  * live sockbench holds it, or not root), the number of settings restored (msg names them), or
  * -errno (msg says why and how to fix it; a refused journal is left as it is). */
 int sysctl_recover(char *msg, size_t len);
-
-/* Is key a setting of /proc/sys that --sysctl may set (net.*, well-formed)? */
-bool sysctl_key_ok(const char *key);
-/* Is s (n characters) an interface's name as --sysctl takes it? */
-bool sysctl_ifname_ok(const char *s, size_t n);
 
 #endif

@@ -12,7 +12,7 @@
 
 #include "base/util.h"
 #include "link/ctl.h"
-#include "link/serve.h"
+#include "link/handshake.h"
 #include "measure/side.h"
 
 /* ---- the server agent's side ---- */

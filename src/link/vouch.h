@@ -25,7 +25,7 @@
 
 #include "link/auth.h"
 
-#define VOUCH_PEERS_MAX 64 /* a test's client hosts, as session.c takes them */
+#define VOUCH_PEERS_MAX 64 /* a test's client hosts, as server_side.c takes them */
 #define VOUCH_MS 3000	   /* the client agent's connect and each answer it waits for */
 
 struct server_ctx;

@@ -1,6 +1,8 @@
 /* agent.c: the coordinator's end of the control link: start a local serve agent or reach a
- * remote one, the handshake (HELLO, AUTH, SETUP, READY), and what the agent says during the
- * window. */
+ * remote one, the handshake (HELLO, AUTH, SETUP, READY), what the agent says during the
+ * window, and its RESULT at the end. One agent link: the client hosts (fanout.c) greet their
+ * agents with it. It uses the run's state (state.c) and nothing else of run/.
+ */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +17,7 @@
 #include "link/auth.h"
 #include "link/ctl.h"
 #include "link/sysctl.h"
-#include "run/run_priv.h"
+#include "run/agent.h"
 
 /* Start `sockbench serve` on loopback: the control port it listens on, or -errno (why in r). */
 int spawn_local_agent(struct run *r)
@@ -265,6 +267,16 @@ int agent_greet(struct run *r, int fd, const char *who)
 	return authenticate(r, fd);
 }
 
+/* The client hosts' addresses, which the server agent's data sockets answer too. */
+static cJSON *hosts_peers(const struct run *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int k = 0; k < r->nhosts; k++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(r->hosts[k].addr));
+	return a;
+}
+
 /* 0, -EBUSY when the agent runs another controller's test, or -errno (why in r). */
 static int handshake(struct run *r)
 {
@@ -368,4 +380,67 @@ void reap_agent(struct run *r)
 	}
 	kill(r->server_pid, SIGKILL);
 	waitpid(r->server_pid, NULL, 0);
+}
+
+/* The agent's RESULT, past the answers to PINGs still on their way and a late NOTICE. */
+static int expect_result(struct run *r)
+{
+	for (int left = 64;; left--) {
+		unsigned type;
+		int ret = ctl_recv(r->ctl, &type, r->buf, CTL_MAX_PAYLOAD + 1, REPORT_MS);
+
+		if (ret < 0)
+			return ret;
+		if (type == CTL_MSG_RESULT)
+			return ret;
+		if (type == CTL_MSG_ERROR)
+			return -EREMOTEIO;
+		if (left == 0 || (type != CTL_MSG_ACK && type != CTL_MSG_NOTICE))
+			return -EPROTO;
+	}
+}
+
+void collect_server(struct run *r)
+{
+	int ret = r->end_sent ? 0 : ctl_send(r->ctl, CTL_MSG_END, NULL, 0);
+
+	if (ret == 0)
+		ret = expect_result(r);
+	if (ret < 0) {
+		r->failed = true;
+		mark_partial(r, "the serve agent sent no result");
+		return;
+	}
+	cJSON *j = cJSON_Parse(r->buf);
+	struct side_result *s = &r->res.server;
+	const cJSON *it;
+
+	s->present = j && side_counters_from_json(cJSON_GetObjectItemCaseSensitive(j, "counters"),
+						  &s->c) == 0;
+	s->processes = 1;
+	if (j && r->o->server)
+		r->res.agent_env = cJSON_DetachItemFromObjectCaseSensitive(j, "environment");
+	it = cJSON_GetObjectItemCaseSensitive(j, "user_s");
+	s->user_s = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	it = cJSON_GetObjectItemCaseSensitive(j, "sys_s");
+	s->sys_s = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	it = cJSON_GetObjectItemCaseSensitive(j, "voluntary_switches");
+	s->vcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	it = cJSON_GetObjectItemCaseSensitive(j, "involuntary_switches");
+	s->ivcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	/* The agent could not put its --sysctl settings back: its host stays changed. */
+	it = cJSON_GetObjectItemCaseSensitive(j, "sysctl_restore_error");
+	if (cJSON_IsString(it)) {
+		char text[320];
+
+		fprintf(stderr, "sockbench: the agent's host keeps kernel settings changed: %s\n",
+			safe_text(text, sizeof(text), it->valuestring));
+		r->failed = true;
+	}
+	cJSON_Delete(j);
+	if (!s->present) {
+		r->failed = true;
+		mark_partial(r, "the serve agent sent a malformed result");
+	}
+	ctl_send(r->ctl, CTL_MSG_BYE, NULL, 0);
 }

@@ -1,12 +1,14 @@
-/* clients.c: the client processes: forked, waited for, watched during the window (a dead or
- * stopped client, a fatal error one raised, a stall), and their reports gathered. */
+/* clients.c: the client processes of this host: forked, waited for, watched during the window
+ * (a dead client, a fatal error one raised), a stream's rate sampled from their bytes, and
+ * their reports gathered. It uses the run's state (state.c) and nothing else of run/.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/util.h"
 #include "link/ctl.h"
-#include "run/run_priv.h"
+#include "run/clients.h"
 
 int fork_clients(struct run *r)
 {
@@ -55,59 +57,42 @@ const char *check_fatal(struct run *r)
 	return "a client hit a fatal error";
 }
 
-uint64_t progress_sum(const struct run *r)
-{
-	return group_progress(&r->local) + hosts_progress(r);
-}
-
-/* A stall ended (or the window did) at `now`: keep it if it is the longest past the threshold,
- * with the side that made no progress. */
-void stall_end(struct run *r, uint64_t now)
-{
-	double s = ns_to_s(now - r->last_progress);
-
-	if (!r->ping_at || s < STALL_S || s <= r->stall_s)
-		return;
-	r->stall_s = s;
-	/* The agent's control thread answers at once unless its process is stopped. */
-	double silent = ns_to_s((r->pong_at > r->ping_at ? r->pong_at : now) - r->ping_at);
-	int c = group_stopped(&r->local);
-
-	if (silent > s / 2)
-		snprintf(r->stall_who, sizeof(r->stall_who), "the server side stalled: the serve "
-			 "agent answered nothing for %.1f s", silent);
-	else if (c >= 0)
-		snprintf(r->stall_who, sizeof(r->stall_who), "the client side stalled: client %d is "
-			 "stopped", c + 1);
-	else
-		snprintf(r->stall_who, sizeof(r->stall_who), "the serve agent answered within %.1f s, "
-			 "so the data path or the clients stalled", silent);
-}
-
-/* Each step of the window: progress, or a stall to time and explain. */
-void stall_watch(struct run *r)
-{
-	uint64_t now = now_ns(), sum = progress_sum(r);
-
-	if (sum != r->last_sum) {
-		stall_end(r, now);
-		r->last_sum = sum;
-		r->last_progress = now;
-		r->ping_at = 0;
-		return;
-	}
-	if (!r->ping_at && now - r->last_progress > STALL_PING_MS * 1000000ULL) {
-		r->ping_at = now;
-		r->pong_at = 0;
-		if (ctl_send(r->ctl, CTL_MSG_PING, NULL, 0) == 0)
-			r->pings++;
-	}
-}
-
 void collect_clients(struct run *r)
 {
 	if (group_collect(&r->local, &r->res.client, r->res.lat, r->res.lat2, REPORT_MS)) {
 		r->failed = true;
 		mark_partial(r, "a client sent no result");
 	}
+}
+
+/* A stream's rate over the window: the local clients' bytes every step (see result.h). */
+void series_begin(struct run *r, uint64_t t0)
+{
+	if (!r->wl->units || r->fanout || r->count_based)
+		return;
+	r->res.series_step_s = r->o->duration / 6000 > 0.1 ? r->o->duration / 6000 : 0.1;
+	r->series_cap = (int)(r->o->duration / r->res.series_step_s) + 16;
+	r->res.series_t = xcalloc((size_t)r->series_cap, sizeof(double));
+	r->res.series_gbit = xcalloc((size_t)r->series_cap, sizeof(double));
+	r->series_at = t0;
+	r->series_bytes = group_bytes(&r->local);
+}
+
+void series_sample(struct run *r, uint64_t now)
+{
+	double dt = ns_to_s(now - r->series_at);
+
+	if (!r->res.series_t || dt < r->res.series_step_s || r->res.nseries >= r->series_cap)
+		return;
+	uint64_t b = group_bytes(&r->local);
+
+	if (b < r->series_bytes) { /* a count started again: no rate from it */
+		r->series_at = now;
+		r->series_bytes = b;
+		return;
+	}
+	r->res.series_t[r->res.nseries] = ns_to_s(r->series_at - r->t_open) + dt / 2;
+	r->res.series_gbit[r->res.nseries++] = (double)(b - r->series_bytes) * 8 / dt / 1e9;
+	r->series_at = now;
+	r->series_bytes = b;
 }

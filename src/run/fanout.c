@@ -4,7 +4,10 @@
  * window on the coordinator's word (BEGIN and END, sent to all before any answer is awaited),
  * and tells its progress in a STATE every STATE_MS; a host whose control connection breaks
  * or that falls silent ends the window, and the others' results are kept. The hosts'
- * results are merged: counts and CPU summed, latency histograms bucket by bucket.
+ * results are merged (fanout_collect.c).
+ *
+ * It uses the agent link (agent.c: reach and greet each host's agent) and the run's state
+ * (state.c); agent.c never calls it.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -18,7 +21,8 @@
 #include "base/util.h"
 #include "link/ctl.h"
 #include "link/session.h"
-#include "run/run_priv.h"
+#include "run/agent.h"
+#include "run/fanout.h"
 
 #define SILENT_S 2.0 /* no STATE this long: the host is taken as gone */
 
@@ -115,15 +119,6 @@ int hosts_parse(struct run *r)
 	return 0;
 }
 
-cJSON *hosts_peers(const struct run *r)
-{
-	cJSON *a = cJSON_CreateArray();
-
-	for (int k = 0; k < r->nhosts; k++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(r->hosts[k].addr));
-	return a;
-}
-
 /* The SETUP of host k: the workload, its share of the config, the server's address and the
  * server agent's, which vouches for it. */
 static char *client_setup(const struct run *r, int k)
@@ -214,7 +209,7 @@ static void take_state(struct remote_host *h, const char *payload)
 
 /* One frame from host h; type in *type. 0, or -errno (the connection broke). STATE is
  * taken here. */
-static int host_recv(struct run *r, struct remote_host *h, unsigned *type, int ms)
+int host_recv(struct run *r, struct remote_host *h, unsigned *type, int ms)
 {
 	int ret = ctl_recv(h->ctl, type, r->buf, CTL_MAX_PAYLOAD + 1, ms);
 
@@ -228,7 +223,7 @@ static int host_recv(struct run *r, struct remote_host *h, unsigned *type, int m
 
 /* The server served the clients of a host whose units this run does not count (lost, or short
  * of clients): its per-unit figures would divide that work by the others' units. */
-static void withhold_server_units(struct run *r, const char *host)
+void withhold_server_units(struct run *r, const char *host)
 {
 	if (!r->res.server_units_withheld[0])
 		snprintf(r->res.server_units_withheld, sizeof(r->res.server_units_withheld),
@@ -236,7 +231,7 @@ static void withhold_server_units(struct run *r, const char *host)
 			 "units are not all counted", host);
 }
 
-static const char *host_gone(struct run *r, struct remote_host *h, const char *fmt, const char *arg)
+const char *host_gone(struct run *r, struct remote_host *h, const char *fmt, const char *arg)
 {
 	static char why[400];
 	char what[300];
@@ -365,171 +360,6 @@ int hosts_count(const struct run *r, bool warm)
 	for (int k = 0; k < r->nhosts; k++)
 		sum += warm ? r->hosts[k].warm_done : r->hosts[k].done;
 	return sum;
-}
-
-static double num(const cJSON *j, const char *key)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(j, key);
-
-	return cJSON_IsNumber(it) ? it->valuedouble : 0;
-}
-
-/* The host's own kernel counters and latency percentiles, from its RESULT. */
-static bool take_host_result(struct run *r, struct host_result *hr, const char *payload)
-{
-	cJSON *j = cJSON_Parse(payload);
-	const cJSON *k, *it;
-	struct hist *lat = xmalloc(sizeof(*lat)), *lat2 = xmalloc(sizeof(*lat2));
-	bool ok = j && side_counters_from_json(cJSON_GetObjectItemCaseSensitive(j, "counters"),
-					       &hr->side.c) == 0;
-
-	hist_reset(lat);
-	hist_reset(lat2);
-	if (ok) {
-		const cJSON *l = cJSON_GetObjectItemCaseSensitive(j, "lat");
-		const cJSON *l2 = cJSON_GetObjectItemCaseSensitive(j, "lat2");
-
-		if ((cJSON_IsString(l) && hist_decode(lat, l->valuestring)) ||
-		    (cJSON_IsString(l2) && hist_decode(lat2, l2->valuestring)))
-			ok = false;
-	}
-	if (ok) {
-		hr->present = true;
-		hr->side.present = true;
-		hr->side.processes = (int)num(j, "processes");
-		hr->side.user_s = num(j, "user_s");
-		hr->side.sys_s = num(j, "sys_s");
-		hr->side.vcsw = num(j, "voluntary_switches");
-		hr->side.ivcsw = num(j, "involuntary_switches");
-		hr->window_s = num(j, "window_s");
-		hr->p50_ns = hist_percentile(lat, 50);
-		hr->p99_ns = hist_percentile(lat, 99);
-		hist_merge(r->res.lat, lat);
-		hist_merge(r->res.lat2, lat2);
-		k = cJSON_GetObjectItemCaseSensitive(j, "kernel");
-		hr->kernel_ok = cJSON_IsObject(k);
-		cJSON_ArrayForEach(it, k)
-		{
-			if (hr->kernel.n < SNMP_MAX && cJSON_IsNumber(it)) {
-				snprintf(hr->kernel.name[hr->kernel.n], sizeof(hr->kernel.name[0]),
-					 "%s", it->string);
-				hr->kernel.v[hr->kernel.n++] = (uint64_t)it->valuedouble;
-			}
-		}
-		/* Clients that sent nothing, or latencies that could not come: the run is not whole. */
-		bool dropped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "latency_dropped"));
-
-		if (num(j, "missing") > 0 || dropped) {
-			if (dropped)
-				snprintf(hr->why, sizeof(hr->why), "the client host %.100s: its latencies "
-					 "did not fit its result", hr->name);
-			else
-				snprintf(hr->why, sizeof(hr->why), "the client host %.100s: %.0f of its "
-					 "clients sent no result", hr->name, num(j, "missing"));
-			mark_partial(r, hr->why);
-			withhold_server_units(r, hr->name);
-		}
-	}
-	cJSON_Delete(j);
-	free(lat);
-	free(lat2);
-	return ok;
-}
-
-static void add_side(struct side_result *to, const struct side_result *s)
-{
-	to->present |= s->present;
-	to->processes += s->processes;
-	to->user_s += s->user_s;
-	to->sys_s += s->sys_s;
-	to->vcsw += s->vcsw;
-	to->ivcsw += s->ivcsw;
-	side_counters_add(&to->c, &s->c);
-}
-
-void hosts_collect(struct run *r, const struct side_result *local, const struct hist *lat,
-		   const struct hist *lat2)
-{
-	struct result *res = &r->res;
-	int n = r->nhosts + r->local_part;
-	double lo_open = 0, hi_open = 0, lo_close = 0, hi_close = 0, err = 0;
-	bool first = true;
-
-	res->hosts = xcalloc((size_t)n, sizeof(*res->hosts));
-	res->nhosts = n;
-	res->client = (struct side_result){0};
-	hist_reset(res->lat);
-	hist_reset(res->lat2);
-	if (r->local_part) {
-		struct host_result *hr = &res->hosts[0];
-
-		snprintf(hr->name, sizeof(hr->name), "local");
-		hr->local = true;
-		hr->present = local->present;
-		hr->clients = (int)r->local_o.clients;
-		hr->side = *local;
-		hr->window_s = ns_to_s(r->t_close - r->t_open);
-		hr->p50_ns = hist_percentile(lat, 50);
-		hr->p99_ns = hist_percentile(lat, 99);
-		hr->kernel_ok = res->kernel_ok;
-		hr->kernel = res->kernel;
-		hist_merge(res->lat, lat);
-		hist_merge(res->lat2, lat2);
-		add_side(&res->client, local);
-		lo_open = hi_open = 0;
-		lo_close = hi_close = ns_to_s(r->t_close - r->t_open) * 1e3;
-		first = false;
-	}
-	for (int k = 0; k < r->nhosts; k++) {
-		struct remote_host *h = &r->hosts[k];
-		struct host_result *hr = &res->hosts[k + r->local_part];
-		unsigned type = 0;
-		int ret = -EPIPE;
-
-		snprintf(hr->name, sizeof(hr->name), "%s", h->name);
-		hr->clients = h->clients;
-		if (!h->gone) {
-			for (int left = 1000; left > 0; left--) {
-				ret = host_recv(r, h, &type, REPORT_MS);
-				if (ret < 0 || type != CTL_MSG_STATE)
-					break;
-			}
-		}
-		if (!h->gone && ret == 0 && type == CTL_MSG_RESULT &&
-		    take_host_result(r, hr, r->buf)) {
-			add_side(&res->client, &hr->side);
-			ctl_send(h->ctl, CTL_MSG_BYE, NULL, 0);
-		} else {
-			if (!h->gone)
-				host_gone(r, h, "%s", "sent no result");
-			snprintf(hr->why, sizeof(hr->why), "%s", h->why);
-			mark_partial(r, hr->why);
-			continue;
-		}
-		if (!h->began)
-			continue;
-		/* Its window opened between our BEGIN and its ACK, and lasted its window_s. */
-		double open =
-		    ((double)h->begin_sent + (double)h->begin_acked) / 2 - (double)r->t_open;
-		double e = ((double)h->begin_acked - (double)h->begin_sent) / 2;
-
-		open /= 1e6;
-		double close = open + hr->window_s * 1e3;
-
-		if (first || open < lo_open)
-			lo_open = open;
-		if (first || open > hi_open)
-			hi_open = open;
-		if (first || close < lo_close)
-			lo_close = close;
-		if (first || close > hi_close)
-			hi_close = close;
-		err = e / 1e6 > err ? e / 1e6 : err;
-		first = false;
-	}
-	res->skew_open_ms = hi_open - lo_open;
-	res->skew_close_ms = hi_close - lo_close;
-	res->skew_err_ms = err;
 }
 
 void hosts_close(struct run *r)

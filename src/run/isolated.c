@@ -1,5 +1,7 @@
-/* isolated.c: signals, and one run in a child process of its own (run_isolated), for the
- * commands that make many runs. */
+/* isolated.c: one run in a child process of its own (run_isolated), for the commands that
+ * make many runs. It wraps a whole run (run_once, run.c) and reads the signal flag (state.c);
+ * nothing in run/ calls it.
+ */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,39 +14,7 @@
 #include "base/util.h"
 #include "report/out.h"
 #include "run/run.h"
-
-volatile sig_atomic_t run_sig;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	run_sig = 1;
-}
-
-void install_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-bool run_interrupted(void)
-{
-	return run_sig;
-}
-
-void run_signals_keep(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal};
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
+#include "run/state_priv.h"
 
 const char *run_status_name(enum run_status s)
 {

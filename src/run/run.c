@@ -7,10 +7,14 @@
  * Clients follow a phase word in shared memory; the agent follows BEGIN/END on the control
  * connection. Every wait is bounded, and Ctrl-C, a dying agent or a dying client end the
  * window early with a report marked partial.
+ *
+ * The top of the coordinator and the only file of run/ that knows the order of the phases: it
+ * uses the agent link (agent.c), this host's clients (clients.c), the client hosts (fanout.c,
+ * fanout_collect.c), the stall watch (stall.c) and the run's state (state.c), and none of
+ * them calls it. Only isolated.c, which runs a whole run_once in a child, sits above it.
  */
 
 #include <cjson/cJSON.h>
-#include <stdarg.h>
 #include <sys/wait.h>
 #include <errno.h>
 #include <poll.h>
@@ -21,72 +25,23 @@
 #include "link/ctl.h"
 #include "report/out.h"
 #include "measure/env.h"
-#include "base/safe_text.h"
 #include "base/util.h"
 
-#include "run/run_priv.h"
+#include "run/agent.h"
+#include "run/clients.h"
+#include "run/fanout.h"
+#include "run/fanout_collect.h"
+#include "run/run.h"
+#include "run/stall.h"
 
-
-/* Let `seconds` pass, or until `*count` reaches `target` (count-based phases), unless something
- * ends the run first: returns NULL, or why it ended. */
 /* Clients done with their warm-up (warm) or window share, on every host. */
 static int clients_done(const struct run *r, bool warm)
 {
 	return atomic_load(warm ? &r->sh->warm_done : &r->sh->done) + hosts_count(r, warm);
 }
 
-/* Once a second in the window, on a terminal: how far it is. */
-static void progress(struct run *r, uint64_t now)
-{
-	static uint64_t last;
-	double elapsed = ns_to_s(now - r->t_open);
-	char what[64];
-
-	if (now - last < 1000000000ULL || elapsed < 1)
-		return;
-	last = now;
-	snprintf(what, sizeof(what), "%s: window", r->wl->name);
-	if (!r->count_based)
-		out_progress(what, elapsed, r->o->duration, NULL, elapsed);
-	else if (!r->fanout)
-		out_progress(what, (double)group_units(&r->local), (double)r->o->conns, r->wl->unit,
-			     elapsed);
-	else
-		out_progress(what, 0, 0, r->wl->unit, elapsed);
-}
-
-/* A stream's rate over the window: the local clients' bytes every step (see result.h). */
-static void series_begin(struct run *r, uint64_t t0)
-{
-	if (!r->wl->units || r->fanout || r->count_based)
-		return;
-	r->res.series_step_s = r->o->duration / 6000 > 0.1 ? r->o->duration / 6000 : 0.1;
-	r->series_cap = (int)(r->o->duration / r->res.series_step_s) + 16;
-	r->res.series_t = xcalloc((size_t)r->series_cap, sizeof(double));
-	r->res.series_gbit = xcalloc((size_t)r->series_cap, sizeof(double));
-	r->series_at = t0;
-	r->series_bytes = group_bytes(&r->local);
-}
-
-static void series_sample(struct run *r, uint64_t now)
-{
-	double dt = ns_to_s(now - r->series_at);
-
-	if (!r->res.series_t || dt < r->res.series_step_s || r->res.nseries >= r->series_cap)
-		return;
-	uint64_t b = group_bytes(&r->local);
-
-	if (b < r->series_bytes) { /* a count started again: no rate from it */
-		r->series_at = now;
-		r->series_bytes = b;
-		return;
-	}
-	r->res.series_t[r->res.nseries] = ns_to_s(r->series_at - r->t_open) + dt / 2;
-	r->res.series_gbit[r->res.nseries++] = (double)(b - r->series_bytes) * 8 / dt / 1e9;
-	r->series_at = now;
-	r->series_bytes = b;
-}
-
+/* Let `seconds` pass, or until `*count` reaches `target` (count-based phases), unless something
+ * ends the run first: returns NULL, or why it ended. */
 static const char *watch(struct run *r, double seconds, int counted, int target)
 {
 	uint64_t deadline = now_ns() + (uint64_t)(seconds * 1e9);
@@ -119,7 +74,7 @@ static const char *watch(struct run *r, double seconds, int counted, int target)
 		}
 		if (r->measuring) {
 			stall_watch(r);
-			progress(r, t);
+			run_progress(r, t);
 			series_sample(r, t);
 		}
 	}
@@ -136,14 +91,6 @@ static const char *watch(struct run *r, double seconds, int counted, int target)
 static void set_phase(struct run *r, int ph)
 {
 	atomic_store_explicit(&r->sh->phase, ph, memory_order_release);
-}
-
-void mark_partial(struct run *r, const char *why)
-{
-	if (r->res.partial)
-		return;
-	r->res.partial = true;
-	snprintf(r->res.partial_reason, sizeof(r->res.partial_reason), "%s", why);
 }
 
 /* The kernel's counters of the workload's protocol, plus the TcpExt ones that explain TCP
@@ -317,69 +264,6 @@ static void run_window(struct run *r)
 	}
 }
 
-/* The agent's RESULT, past the answers to PINGs still on their way and a late NOTICE. */
-static int expect_result(struct run *r)
-{
-	for (int left = 64;; left--) {
-		unsigned type;
-		int ret = ctl_recv(r->ctl, &type, r->buf, CTL_MAX_PAYLOAD + 1, REPORT_MS);
-
-		if (ret < 0)
-			return ret;
-		if (type == CTL_MSG_RESULT)
-			return ret;
-		if (type == CTL_MSG_ERROR)
-			return -EREMOTEIO;
-		if (left == 0 || (type != CTL_MSG_ACK && type != CTL_MSG_NOTICE))
-			return -EPROTO;
-	}
-}
-
-static void collect_server(struct run *r)
-{
-	int ret = r->end_sent ? 0 : ctl_send(r->ctl, CTL_MSG_END, NULL, 0);
-
-	if (ret == 0)
-		ret = expect_result(r);
-	if (ret < 0) {
-		r->failed = true;
-		mark_partial(r, "the serve agent sent no result");
-		return;
-	}
-	cJSON *j = cJSON_Parse(r->buf);
-	struct side_result *s = &r->res.server;
-	const cJSON *it;
-
-	s->present = j && side_counters_from_json(cJSON_GetObjectItemCaseSensitive(j, "counters"),
-						  &s->c) == 0;
-	s->processes = 1;
-	if (j && r->o->server)
-		r->res.agent_env = cJSON_DetachItemFromObjectCaseSensitive(j, "environment");
-	it = cJSON_GetObjectItemCaseSensitive(j, "user_s");
-	s->user_s = cJSON_IsNumber(it) ? it->valuedouble : 0;
-	it = cJSON_GetObjectItemCaseSensitive(j, "sys_s");
-	s->sys_s = cJSON_IsNumber(it) ? it->valuedouble : 0;
-	it = cJSON_GetObjectItemCaseSensitive(j, "voluntary_switches");
-	s->vcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
-	it = cJSON_GetObjectItemCaseSensitive(j, "involuntary_switches");
-	s->ivcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
-	/* The agent could not put its --sysctl settings back: its host stays changed. */
-	it = cJSON_GetObjectItemCaseSensitive(j, "sysctl_restore_error");
-	if (cJSON_IsString(it)) {
-		char text[320];
-
-		fprintf(stderr, "sockbench: the agent's host keeps kernel settings changed: %s\n",
-			safe_text(text, sizeof(text), it->valuestring));
-		r->failed = true;
-	}
-	cJSON_Delete(j);
-	if (!s->present) {
-		r->failed = true;
-		mark_partial(r, "the serve agent sent a malformed result");
-	}
-	ctl_send(r->ctl, CTL_MSG_BYE, NULL, 0);
-}
-
 /* --clients-on: this host's clients apart, then every host's into the totals. */
 static void collect_fanout(struct run *r)
 {
@@ -462,21 +346,6 @@ void result_free(struct result *res)
 	free(res->series_gbit);
 	res->series_t = res->series_gbit = NULL;
 	res->nseries = 0;
-}
-
-int run_fail(struct run *r, int err, bool usage, const char *fmt, ...)
-{
-	va_list ap;
-
-	err = err > 0 ? err : EIO;
-	if (r->error->err)
-		return -err;
-	r->error->err = err;
-	r->error->usage = usage;
-	va_start(ap, fmt);
-	vsnprintf(r->error->msg, sizeof(r->error->msg), fmt, ap);
-	va_end(ap);
-	return -err;
 }
 
 /* A run that could not be set up: end every process it started, free what it took. */

@@ -1,5 +1,6 @@
-/* udp_stream.h: what wl_udp_stream.c (the workload, its client and server) and
- * udp_stream_flow.c (a flow's sender and receiver) share. Not for use outside workload/. */
+/* udp_stream.h: what wl_udp_stream.c (the workload and its client), udp_stream_server.c (its
+ * server side) and udp_stream_flow.c (a flow's sender and receiver, below both) share. Not for
+ * use outside workload/. */
 #ifndef SB_UDP_STREAM_H
 #define SB_UDP_STREAM_H
 

@@ -14,7 +14,7 @@
 
 #include "link/ctl.h"
 #include "base/opts.h"
-#include "link/serve.h"
+#include "link/handshake.h"
 #include "link/vouch.h"
 #include "measure/side.h"
 #include "workload/workload.h"

@@ -14,7 +14,7 @@
 
 #include "link/auth.h"
 #include "link/ctl.h"
-#include "link/serve.h"
+#include "link/handshake.h"
 #include "link/vouch.h"
 #include "measure/side.h"
 

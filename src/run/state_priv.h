@@ -1,7 +1,9 @@
-/* run_priv.h: what the coordinator's files share (run.c, agent.c, clients.c, isolated.c): the
- * state of one run and the steps each file does for the others. Not for use outside run/. */
-#ifndef SB_RUN_PRIV_H
-#define SB_RUN_PRIV_H
+/* state_priv.h: the bottom of run/: the state of one run, its timings and the services every
+ * file of run/ uses (state.c): failing the run, marking it partial, the progress line, the
+ * signals. state.c calls nothing of run/; every other file of run/ may include this. Not for
+ * use outside run/. */
+#ifndef SB_RUN_STATE_PRIV_H
+#define SB_RUN_STATE_PRIV_H
 
 #include <signal.h>
 #include <stdio.h>
@@ -9,7 +11,7 @@
 
 #include "base/outfile.h"
 #include "measure/result.h"
-#include "run/run.h"
+#include "run/state.h"
 #include "profile/prof.h"
 #include "workload/group.h"
 #include "workload/workload.h"
@@ -78,60 +80,18 @@ struct run {
 	struct run_error *error; /* why it could not be set up */
 };
 
-/* SIGINT or SIGTERM came (isolated.c). */
+/* SIGINT or SIGTERM came. */
 extern volatile sig_atomic_t run_sig;
 /* Catch the first SIGINT or SIGTERM of a single run (run_sig), then leave the next to kill. */
 void install_signals(void);
 
-/* run.c: why the run cannot go on (the first reason given wins): returns -err. usage: the
+/* Why the run cannot go on (the first reason given wins): returns -err. usage: the
  * user's input was wrong (exit 2). */
 int run_fail(struct run *r, int err, bool usage, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* run.c: mark the result partial, for the first reason given. */
+/* Mark the result partial, for the first reason given. */
 void mark_partial(struct run *r, const char *why);
-
-/* agent.c */
-int spawn_local_agent(struct run *r);
-/* Split "HOST[:PORT]" or "[V6]:PORT". 0 or -errno (why in r). */
-int split_hostport(struct run *r, const char *flag, const char *s, char *host, size_t hlen,
-		   char *port, size_t plen);
-int reach_agent(struct run *r, const char *host, const char *port);
-int connect_agent(struct run *r, const char *host, const char *port);
-/* HELLO (and AUTH) on fd; who names the agent in messages. 0 or -errno (why in r). */
-int agent_greet(struct run *r, int fd, const char *who);
-int agent_refused(struct run *r);
-/* The config an agent gets: o (the run's options, or a client host's share) without the
- * controller's own files and addresses. */
-struct cJSON *setup_config(const struct run *r, const struct opts *o);
-/* The server's data address, its token, and the server agent's control address that a client
- * agent checks them with (the "target" of a client host's SETUP). Caller frees. */
-struct cJSON *server_target(const struct run *r);
-const char *agent_said(struct run *r);
-void reap_agent(struct run *r);
-
-/* fanout.c: --clients-on */
-int hosts_parse(struct run *r);
-struct cJSON *hosts_peers(const struct run *r);
-int hosts_reach(struct run *r);
-/* Frames from the hosts, without waiting: NULL, or why the run cannot go on. */
-const char *hosts_watch(struct run *r);
-void hosts_begin(struct run *r);
-void hosts_end(struct run *r);
-/* The hosts' results, merged into r->res (with the local one, already in r->res.client). */
-void hosts_collect(struct run *r, const struct side_result *local, const struct hist *lat,
-		   const struct hist *lat2);
-uint64_t hosts_progress(const struct run *r);
-int hosts_count(const struct run *r, bool warm);
-void hosts_close(struct run *r);
-
-/* clients.c */
-int fork_clients(struct run *r);
-int dead_client(struct run *r);
-int wait_ready(struct run *r);
-const char *check_fatal(struct run *r);
-uint64_t progress_sum(const struct run *r);
-void stall_end(struct run *r, uint64_t now);
-void stall_watch(struct run *r);
-void collect_clients(struct run *r);
+/* Once a second in the window, on a terminal: how far it is (report/out.h's line). */
+void run_progress(struct run *r, uint64_t now);
 
 #endif

@@ -1,0 +1,349 @@
+/* server_side.c: a test's server side in the agent, for a controller that has authenticated
+ * and sent its SETUP: the data sockets opened and served in a thread of their own, BEGIN/PING/
+ * END answered on the control connection, the window's CPU and the listener's drops measured,
+ * RESULT sent. It uses the session's helpers (session.h) and the handshake's checks, never the
+ * client side (client_side.c); serve.c picks one of the two for each test.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "base/util.h"
+#include "link/ctl.h"
+#include "measure/env.h"
+#include "link/handshake.h"
+#include "link/server_side.h"
+#include "link/session.h"
+#include "link/vouch.h"
+
+#define STEP_MS 100	      /* the control thread's look at the listener between messages */
+
+#ifndef SK_MEMINFO_DROPS
+#define SK_MEMINFO_DROPS 8
+#endif
+#ifndef SO_MEMINFO
+#define SO_MEMINFO 55
+#endif
+
+
+/* The settings in force, for a signal that ends the agent: it puts them back first (open,
+ * write, close and unlink only: async-signal-safe) and the journal is gone. SIGKILL cannot be
+ * caught: the journal is for that. */
+static struct sysctl_set *volatile knobs_in_force;
+
+static void knobs_on_signal(int sig)
+{
+	struct sysctl_set *k = knobs_in_force;
+
+	if (k)
+		sysctl_restore(k, NULL, 0);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void knobs_guard(const struct session *ss, struct sysctl_set *k)
+{
+	struct sigaction sa = {.sa_handler = k ? knobs_on_signal : SIG_DFL};
+
+	knobs_in_force = k;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A local agent (--once) ignores Ctrl-C, which its controller handles, and dies with
+	 * its controller by SIGTERM (run/agent.c's child_setup), so it puts them back. */
+	if (!ss->so->once)
+		sigaction(SIGINT, &sa, NULL);
+}
+
+/* The settings go back before RESULT is sent, so that a failure to put them back reaches the
+ * controller in it ("sysctl_restore_error"), which says so and fails the run: the host stays
+ * changed (until the journal is carried out) and whoever runs the test must know. */
+static void knobs_put_back(struct session *ss, cJSON *res)
+{
+	char err[400];
+
+	if (!ss->knobs.applied)
+		return;
+	knobs_guard(ss, NULL);
+	if (sysctl_restore(&ss->knobs, err, sizeof(err)) == 0)
+		return;
+	cJSON_AddStringToObject(res, "sysctl_restore_error", err);
+	session_log(ss, "%s", err);
+}
+
+static void *data_thread(void *arg)
+{
+	struct session *ss = arg;
+
+	ss->wl->server_loop(&ss->s);
+	return NULL;
+}
+
+/* The data loops read the phase at least every 50 ms (a receive timeout), so no wake-up. */
+static void set_phase(struct session *ss, int ph)
+{
+	atomic_store_explicit(&ss->s.phase, ph, memory_order_release);
+}
+
+static void stop_data(struct session *ss)
+{
+	if (!ss->running)
+		return;
+	set_phase(ss, PH_STOP);
+	pthread_join(ss->thread, NULL);
+	ss->running = false;
+}
+
+/* --clients-on: the client hosts whose traffic the data sockets answer too ("peers", numeric
+ * addresses). */
+static int take_peers(struct session *ss, const char *payload, char *err, size_t errlen)
+{
+	cJSON *j = cJSON_Parse(payload);
+	const cJSON *peers = cJSON_GetObjectItemCaseSensitive(j, "peers"), *it;
+	int n = cJSON_GetArraySize(peers), ret = 0;
+
+	if (n > 64) {
+		snprintf(err, errlen, "SETUP names %d client hosts: at most 64", n);
+		ret = -EINVAL;
+		goto out;
+	}
+	ss->s.also = n ? xcalloc((size_t)n, sizeof(*ss->s.also)) : NULL;
+	ss->s.also_vouched = n ? xcalloc((size_t)n, sizeof(*ss->s.also_vouched)) : NULL;
+	cJSON_ArrayForEach(it, peers) {
+		struct addrinfo hints = {.ai_flags = AI_NUMERICHOST}, *ai;
+
+		if (!cJSON_IsString(it) || getaddrinfo(it->valuestring, NULL, &hints, &ai)) {
+			snprintf(err, errlen, "SETUP peers: %s is not a numeric address",
+				 cJSON_IsString(it) ? it->valuestring : "an item");
+			ret = -EINVAL;
+			goto out;
+		}
+		memcpy(&ss->s.also[ss->s.nalso++], ai->ai_addr, ai->ai_addrlen);
+		freeaddrinfo(ai);
+	}
+out:
+	cJSON_Delete(j);
+	return ret;
+}
+
+/* SETUP: the workload and its config, checked; then the sockets and the data thread. */
+static int do_setup(struct session *ss, const char *payload)
+{
+	char err[256] = "";
+	int ret;
+
+	if (ss->so->role == ROLE_CLIENT) {
+		session_error(ss, "this agent runs the client side only (serve --role client): "
+			      "give another agent as --server", EPERM, false);
+		return -EPERM;
+	}
+	ret = serve_setup_check(ss->so, payload, &ss->wl, &ss->o, err, sizeof(err));
+	if (ret) {
+		session_error(ss, err, -ret, ret == -EINVAL);
+		ss->wl = NULL;
+		return ret;
+	}
+	/* --sysctl: only the keys this agent allows, set before any socket of the test. */
+	if ((ret = sysctl_parse(ss->o.sysctl, &ss->knobs, err, sizeof(err)))) {
+		session_error(ss, err, -ret, true);
+		return ret;
+	}
+	if (!sysctl_allowed(&ss->knobs, ss->so->allow_sysctl, err, sizeof(err))) {
+		session_error(ss, err, EPERM, false);
+		return -EPERM;
+	}
+	if ((ret = sysctl_apply(&ss->knobs, err, sizeof(err)))) {
+		session_error(ss, err, -ret, ret == -EINVAL || ret == -EACCES);
+		return ret;
+	}
+	if (ss->knobs.n)
+		knobs_guard(ss, &ss->knobs);
+	if (ss->knobs.n)
+		session_log(ss, "set %s", ss->o.sysctl);
+	socklen_t plen = sizeof(ss->s.peer);
+
+	getpeername(ss->fd, (struct sockaddr *)&ss->s.peer, &plen);
+	if ((ret = take_peers(ss, payload, err, sizeof(err)))) {
+		session_error(ss, err, -ret, true);
+		goto out;
+	}
+	ss->s.o = &ss->o;
+	ss->s.listen_fd = -1;
+	ss->s.mem_left = ss->so->max_memory;
+	if (getrandom(&ss->s.token, sizeof(ss->s.token), 0) != sizeof(ss->s.token)) {
+		ret = -errno;
+		session_error(ss, "no random token for the test", errno, false);
+		goto out;
+	}
+	ss->s.local_len = sizeof(ss->s.local);
+	if (getsockname(ss->fd, (struct sockaddr *)&ss->s.local, &ss->s.local_len) < 0) {
+		ret = -errno;
+		session_error(ss, strerror(errno), errno, false);
+		goto out;
+	}
+	ret = ss->wl->server_open(&ss->s, err, sizeof(err));
+	if (ret) {
+		session_error(ss, err, -ret, ret == -EADDRINUSE || ret == -EACCES);
+		goto out;
+	}
+	atomic_store(&ss->s.phase, PH_WARMUP);
+	if (pthread_create(&ss->thread, NULL, data_thread, ss)) {
+		ret = -EAGAIN;
+		session_error(ss, "cannot start the data thread", EAGAIN, false);
+		goto out;
+	}
+	ss->running = true;
+	/* From now until the test ends, its client agents may ask us to vouch for it. */
+	vouch_publish(ss->board, &ss->s);
+	/* The token as a string: a JSON number cannot hold 64 bits exactly. */
+	snprintf(err, sizeof(err), "{\"port\":%d,\"token\":\"%016llx\"}", ss->s.port,
+		 (unsigned long long)ss->s.token);
+	ret = ctl_send(ss->fd, CTL_MSG_READY, err, strlen(err));
+out:
+	return ret;
+}
+
+static void send_result(struct session *ss)
+{
+	double user, sys, wall, slept, preempted;
+	cJSON *j = cJSON_CreateObject();
+	const struct side_counters *c = &ss->s.c;
+
+	cpu_mark_delta(&ss->begin, &ss->end, &user, &sys, &wall);
+	cJSON_AddNumberToObject(j, "window_s", wall);
+	cJSON_AddNumberToObject(j, "user_s", user);
+	cJSON_AddNumberToObject(j, "sys_s", sys);
+	cpu_mark_switches(&ss->begin, &ss->end, &slept, &preempted);
+	cJSON_AddNumberToObject(j, "voluntary_switches", slept);
+	cJSON_AddNumberToObject(j, "involuntary_switches", preempted);
+	cJSON_AddItemToObject(j, "counters", side_counters_to_json(c));
+	/* A controller on another host records ours beside its own; one that came over
+	 * loopback shares our host, and its own says all. */
+	if (!same_host(&ss->s.peer, &ss->s.local))
+		cJSON_AddItemToObject(j, "environment",
+				      env_collect((struct sockaddr *)&ss->s.peer, sizeof(ss->s.peer)));
+	knobs_put_back(ss, j);
+	char *txt = cJSON_PrintUnformatted(j);
+
+	ctl_send(ss->fd, CTL_MSG_RESULT, txt, strlen(txt));
+	free(txt);
+	cJSON_Delete(j);
+}
+
+/* Connections our own data listener dropped (its accept queue or SYN queue full): the kernel
+ * counts them on the socket (sk_drops), whatever other listeners on the host do. */
+static uint64_t listen_drops(const struct session *ss)
+{
+	uint32_t mem[16] = {0};
+	socklen_t len = sizeof(mem);
+
+	if (ss->s.listen_fd < 0 ||
+	    getsockopt(ss->s.listen_fd, SOL_SOCKET, SO_MEMINFO, mem, &len) < 0 ||
+	    len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
+		return 0;
+	return mem[SK_MEMINFO_DROPS];
+}
+
+/* In the window of a workload that connects as it goes (tcp-crr: the one with --backlog), our
+ * listener dropping connections means connect() waits for SYN retransmits: tell the
+ * controller once, which ends the test. Where every connection was made before the window,
+ * drops are a stranger's, and only counted (listen_drops in the result). */
+static void watch_listener(struct session *ss)
+{
+	uint64_t d;
+	char msg[300], txt[600];
+
+	if (!ss->began || ss->noticed || !opt_find(ss->wl->opts, "backlog", 7) ||
+	    !(d = listen_drops(ss) - ss->drops0))
+		return;
+	ss->noticed = true;
+	snprintf(msg, sizeof(msg),
+		 "the server's accept queue overflowed: its listener dropped %llu connection%s: "
+		 "raise --backlog (now %ld) or lower --concurrency",
+		 (unsigned long long)d, d > 1 ? "s" : "", ss->o.backlog);
+	serve_error_json(txt, sizeof(txt), msg, EAGAIN, 0);
+	ctl_send(ss->fd, CTL_MSG_NOTICE, txt, strlen(txt));
+	session_log(ss, "%s", msg);
+}
+
+/* BEGIN, PINGs and END, each phase within the time it may take. */
+static int run_window(struct session *ss)
+{
+	uint64_t deadline = now_ns() + (uint64_t)(phase_limit_s(ss, false) * 1e9) +
+			    PHASE_SLACK_MS * 1000000ULL;
+	unsigned type;
+
+	for (;;) {
+		int ready = wait_readable(ss->fd, STEP_MS);
+
+		if (ready < 0)
+			return -EPIPE;
+		watch_listener(ss);
+		if (ready == 0) {
+			if (now_ns() < deadline)
+				continue;
+			char msg[200];
+
+			snprintf(msg, sizeof(msg), "no %s from the controller within %.0f s: the test "
+				 "ends here", ss->began ? "END" : "BEGIN",
+				 (ss->began ? phase_limit_s(ss, true) : phase_limit_s(ss, false)) +
+					 PHASE_SLACK_MS / 1000);
+			session_error(ss, msg, ETIMEDOUT, false);
+			return -ETIMEDOUT;
+		}
+		int ret = ctl_recv(ss->fd, &type, ss->buf, CTL_MAX_PAYLOAD + 1, 5000);
+
+		if (ret < 0)
+			return ret;
+		if (type == CTL_MSG_BEGIN && !ss->began) {
+			cpu_mark_take(&ss->begin);
+			ss->drops0 = listen_drops(ss);
+			ss->began = true;
+			set_phase(ss, PH_MEASURE);
+			deadline = now_ns() + (uint64_t)(phase_limit_s(ss, true) * 1e9) +
+				   PHASE_SLACK_MS * 1000000ULL;
+			/* The coordinator opens the clients' window only after this, so nothing the
+			 * clients count can reach us before we count too. */
+			if (ctl_send(ss->fd, CTL_MSG_ACK, NULL, 0) < 0)
+				return -EPIPE;
+		} else if (type == CTL_MSG_PING) {
+			if (ctl_send(ss->fd, CTL_MSG_ACK, NULL, 0) < 0)
+				return -EPIPE;
+		} else if (type == CTL_MSG_END) {
+			cpu_mark_take(&ss->end);
+			if (!ss->began)
+				ss->begin = ss->end;
+			ss->s.c.listen_drops = ss->began ? listen_drops(ss) - ss->drops0 : 0;
+			stop_data(ss);
+			send_result(ss);
+			return 0;
+		} else {
+			session_error(ss, "unexpected message during a test", EPROTO, false);
+			return -EPROTO;
+		}
+	}
+}
+
+void server_side_run(struct session *ss)
+{
+	unsigned type;
+
+	if (do_setup(ss, ss->setup) == 0) {
+		session_log(ss, "running %s", ss->wl->name);
+		if (run_window(ss) == 0)
+			ctl_recv(ss->fd, &type, ss->buf, CTL_MAX_PAYLOAD + 1, 5000); /* BYE */
+	}
+	vouch_withdraw(ss->board);
+	stop_data(ss);
+	if (ss->wl)
+		ss->wl->server_close(&ss->s);
+	char err[400];
+
+	if (ss->knobs.applied)
+		knobs_guard(ss, NULL); /* a signal now leaves the journal, for the next start */
+	if (sysctl_restore(&ss->knobs, err, sizeof(err)))
+		session_log(ss, "%s", err);
+}

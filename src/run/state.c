@@ -1,0 +1,87 @@
+/* state.c: the bottom of run/: the signals a run catches, failing a run, marking it partial,
+ * and the progress line. It reads and writes the state of a run (state_priv.h) and calls
+ * nothing else of run/; every other file of run/ uses it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "report/out.h"
+#include "run/state_priv.h"
+
+volatile sig_atomic_t run_sig;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	run_sig = 1;
+}
+
+void install_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+bool run_interrupted(void)
+{
+	return run_sig;
+}
+
+void run_signals_keep(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int run_fail(struct run *r, int err, bool usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	err = err > 0 ? err : EIO;
+	if (r->error->err)
+		return -err;
+	r->error->err = err;
+	r->error->usage = usage;
+	va_start(ap, fmt);
+	vsnprintf(r->error->msg, sizeof(r->error->msg), fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+void mark_partial(struct run *r, const char *why)
+{
+	if (r->res.partial)
+		return;
+	r->res.partial = true;
+	snprintf(r->res.partial_reason, sizeof(r->res.partial_reason), "%s", why);
+}
+
+void run_progress(struct run *r, uint64_t now)
+{
+	static uint64_t last;
+	double elapsed = ns_to_s(now - r->t_open);
+	char what[64];
+
+	if (now - last < 1000000000ULL || elapsed < 1)
+		return;
+	last = now;
+	snprintf(what, sizeof(what), "%s: window", r->wl->name);
+	if (!r->count_based)
+		out_progress(what, elapsed, r->o->duration, NULL, elapsed);
+	else if (!r->fanout)
+		out_progress(what, (double)group_units(&r->local), (double)r->o->conns, r->wl->unit,
+			     elapsed);
+	else
+		out_progress(what, 0, 0, r->wl->unit, elapsed);
+}
