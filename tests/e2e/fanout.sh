@@ -138,6 +138,24 @@ kill -9 "${APID[3]}"
 ns_agent 3 --auth-file "$secret"
 hosts3=${ADDR[1]}:${APORT[1]},${ADDR[2]}:${APORT[2]},${ADDR[3]}:${APORT[3]}
 
+# One client process of a client host killed mid-run, its agent alive: that host is short of a
+# client, so the run is partial and names the host, exit 1, within 5 s.
+descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
+SOCKBENCH_PROGRESS=1 ctl udp-rr --clients 6 --clients-on "$hosts3" --duration 30 --warmup 0.2 --json >"$TMP/m.json" 2>"$TMP/m.err" &
+run=$!
+wait_window $run "$TMP/m.err"
+victim=$(descendants "${APID[1]}" | tail -1)
+[ -n "$victim" ] || fail "no client process under the agent of ${ADDR[1]}"
+kill -9 "$victim"
+for _ in $(seq 100); do kill -0 $run 2>/dev/null || break; sleep 0.05; done
+kill -0 $run 2>/dev/null && fail "the controller still runs 5 s after a client of ${ADDR[1]} died"
+wait $run
+rc=$?
+[ $rc -eq 1 ] || fail "exit status $rc after a client of a client host died, not 1"
+echo "a client of ${ADDR[1]} killed: $(jq -r .partial_reason "$TMP/m.json")"
+jassert "$TMP/m.json" ".partial == true and (.partial_reason | contains(\"${ADDR[1]}\"))" '{partial, partial_reason}'
+for _ in $(seq 50); do [ -z "$(descendants "${APID[1]}")" ] && break; sleep 0.1; done
+
 # kill -9 of one client agent mid-run: the other two are reported, partial, exit 1, < 5 s.
 SOCKBENCH_PROGRESS=1 ctl udp-rr --clients 6 --clients-on "$hosts3" --duration 30 --warmup 0.2 --json >"$TMP/k.json" 2>"$TMP/k.err" &
 run=$!
