@@ -62,6 +62,18 @@ uint64_t stats_seed_state(uint64_t seed, uint64_t stream)
 	return z ? z : 0x9E3779B97F4A7C15ULL; /* splitmix64 is a bijection: one input gives 0 */
 }
 
+void stats_shuffle(int *o, int n, uint64_t *state)
+{
+	for (int c = 0; c < n; c++)
+		o[c] = c;
+	for (int c = n - 1; c > 0; c--) {
+		int j = (int)(stats_rand(state) % (uint64_t)(c + 1)), x = o[c];
+
+		o[c] = o[j];
+		o[j] = x;
+	}
+}
+
 double stats_stddev(const double *v, int n)
 {
 	double mean = 0, ss = 0;

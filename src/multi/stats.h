@@ -28,6 +28,8 @@ uint64_t stats_rand(uint64_t *state);
 /* The state of stats_rand for a seed and a stream (each user of one seed its own number):
  * splitmix64 of the two, never 0, so no seed the user gives can stall the sequence. */
 uint64_t stats_seed_state(uint64_t seed, uint64_t stream);
+/* o = 0..n-1 in an order drawn from *state (Fisher-Yates). */
+void stats_shuffle(int *o, int n, uint64_t *state);
 /* Median of n values (n >= 1; v is not changed). */
 double stats_median(const double *v, int n);
 /* (max - min) / median / 2, in percent: the half-width of the spread around the median. */
