@@ -81,6 +81,8 @@ static void row_stats(const struct side *a, const struct side *b, bool paired, i
 {
 	take_values(a, b, paired, f, v);
 	*r = (struct verdict_row){.f = f, .needed = -1, .p_adj = 1};
+	if (!v->nma || !v->nmb) /* a figure this workload does not have: no row */
+		return;
 	r->ratio_ok = v->na >= 2 && v->nb >= 2 && v->na == v->nma && v->nb == v->nmb;
 	if (!r->ratio_ok) {
 		r->a = stats_median(v->ma, v->nma);
