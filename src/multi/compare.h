@@ -7,12 +7,14 @@
 
 #include "base/opts.h"
 
-/* `sockbench compare 'A flags' 'B flags' [--runs N] [--json]` or `compare a.json b.json`. */
+/* `sockbench compare 'A flags' 'B flags' [--runs N] [--primary FIGURE] [--json]` or
+ * `compare a.json b.json`. */
 int cmd_compare(int argc, char **argv);
 /* `sockbench sweep WORKLOAD --PARAM v1,v2,... [--PARAM2 ...] [--runs N] [--csv F] [--plot F.svg]
  * [--json] [--compare 'B flags']`. */
 int cmd_sweep(int argc, char **argv);
-/* sweep's own flags (the completion script lists them). */
+/* compare's and sweep's own flags (the completion script lists them). */
+extern const struct opt_def compare_flags[];
 extern const struct opt_def sweep_flags[];
 
 #endif

@@ -34,9 +34,28 @@ struct verdict_row {
 	struct paired e;
 	bool ratio_ok; /* enough runs with both values above 0 for a ratio */
 	double a, b;   /* geometric means (medians where there is no ratio) */
-	const char *word;
-	int needed; /* runs a difference this size would need, or -1 */
+	char word[96];
+	int needed;	/* the primary: pairs a difference this size needs (80% power), or -1 */
+	bool primary;	/* the figure that carries the headline, at LEVEL on its own p */
+	double p_adj;	/* the others: Holm-adjusted within their family (the primary: its p) */
+	bool judged;	/* the primary; the others when the primary's difference is significant */
 };
+
+/* How the verdicts of a comparison were made: which figure is primary (its row, or -1 when it
+ * has none), and whether the family of the others was judged. */
+struct verdict_plan {
+	int primary_fig; /* report/figures.h id */
+	int primary_row;
+	int family;	 /* figures in the family (those with a ratio) */
+	bool gate;	 /* the primary's difference is significant: the family is judged */
+};
+
+/* Every figure of A against B (paired: live rounds) into rows; returns how many. The
+ * primary's verdict at LEVEL, the others' with Holm's correction behind it (stats.h). */
+int compare_rows(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
+		 struct verdict_plan *plan);
+/* The figure a --primary names (its key, as in --json, or its report/figures.h key), or -1. */
+int compare_figure_named(const char *name, const struct workload *wl);
 
 /* How a live comparison went: its order, and what was left out. */
 struct compare_log {
@@ -51,7 +70,7 @@ struct moved_set;
 /* The verdict rows of A against B (paired: live rounds; else two files), as a table or as
  * JSON, with where the time moved (mv, or why not) and how a live comparison went (lg). */
 void compare_print(struct side *a, struct side *b, bool paired, struct verdict_row *rows, int n,
-		   bool json, const struct moved_set *mv, const char *mv_why,
+		   const struct verdict_plan *plan, bool json, const struct moved_set *mv, const char *mv_why,
 		   const struct compare_log *lg);
 
 #endif

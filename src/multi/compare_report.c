@@ -10,30 +10,67 @@
 #include "profile/moved.h"
 #include "report/out.h"
 
-/* "B is 1.23x faster (1.18-1.29, 95%)", from the rate's row; without a verdict, what would
- * give one. */
-static void headline(const struct verdict_row *r, char *buf, size_t len)
+/* The rate's words: "B is 1.23x faster (1.18-1.29, 95% confidence)", "B is slower: ...", or
+ * no significant difference, with the pairs a difference this size needs. */
+static void rate_headline(const struct verdict_row *r, enum verdict v, char *buf, size_t len)
 {
-	enum verdict v = r->ratio_ok ? stats_verdict_of(&r->e, r->e.p < 1 - LEVEL, MIN_GAIN)
-				     : VERDICT_SAME;
+	const struct paired *e = &r->e;
+	char ci[80];
+
+	if (e->exact)
+		snprintf(ci, sizeof(ci), "no spread: every run the same");
+	else
+		snprintf(ci, sizeof(ci), "%.2f-%.2f, %.0f%% confidence", e->lo, e->hi, e->level * 100);
+	if (v == VERDICT_FASTER)
+		snprintf(buf, len, "B is %.2fx faster (%s)", e->ratio, ci);
+	else if (v == VERDICT_SLOWER)
+		snprintf(buf, len, "B is slower: %.2fx the rate of A (%s), A is %.2fx faster", e->ratio,
+			 ci, 1 / e->ratio);
+	else if (r->needed > 0)
+		snprintf(buf, len, "no significant difference: B/A = %.2f (%s); a difference this size "
+			 "needs about %d runs of each to show (%.0f%% power)", e->ratio, ci, r->needed,
+			 STATS_POWER * 100);
+	else
+		snprintf(buf, len, "no significant difference: B/A = %.2f (%s)", e->ratio, ci);
+}
+
+/* The headline, from the primary figure's row: the rate's words, or another figure's ratio
+ * and verdict; without a ratio, why. */
+static void headline(const struct verdict_row *r, const struct workload *wl, char *buf,
+		     size_t len)
+{
+	char lab[64];
 	const struct paired *e = &r->e;
 
-	if (!r->ratio_ok || e->n < 2)
-		snprintf(buf, len, "no verdict: %s", e->n < 2 ? "fewer than 2 pairs of whole runs"
-							       : "a run has no rate");
-	else if (v == VERDICT_FASTER)
-		snprintf(buf, len, "B is %.2fx faster (%.2f-%.2f, %.0f%% confidence)", e->ratio, e->lo,
-			 e->hi, e->level * 100);
-	else if (v == VERDICT_SLOWER)
-		snprintf(buf, len, "B is slower: %.2fx the rate of A (%.2f-%.2f, %.0f%% confidence), "
-			 "A is %.2fx faster", e->ratio, e->lo, e->hi, e->level * 100, 1 / e->ratio);
-	else if (r->needed > 0)
-		snprintf(buf, len, "no significant difference: B/A = %.2f (%.2f-%.2f, %.0f%% "
-			 "confidence); a difference this size needs about %d runs of each to show",
-			 e->ratio, e->lo, e->hi, e->level * 100, r->needed);
+	if (!r->ratio_ok && !strncmp(r->word, "no verdict", 10))
+		snprintf(buf, len, "%s", r->word);
+	else if (!r->ratio_ok)
+		snprintf(buf, len, "no verdict: a run has no %s", r->f == FIG_RATE ? "rate"
+					: figure_label(r->f, wl, lab, sizeof(lab)));
+	else if (r->f == FIG_RATE)
+		rate_headline(r, stats_verdict_of(e, r->p_adj <= 1 - LEVEL, MIN_GAIN), buf, len);
+	else if (e->exact)
+		snprintf(buf, len, "%s: B is %.2fx A: %s", figure_label(r->f, wl, lab, sizeof(lab)),
+			 e->ratio, r->word);
 	else
-		snprintf(buf, len, "no significant difference: B/A = %.2f (%.2f-%.2f, %.0f%% "
-			 "confidence)", e->ratio, e->lo, e->hi, e->level * 100);
+		snprintf(buf, len, "%s: B/A = %.2f (%.2f-%.2f, %.0f%% confidence): %s",
+			 figure_label(r->f, wl, lab, sizeof(lab)), e->ratio, e->lo, e->hi,
+			 e->level * 100, r->word);
+}
+
+/* How the other figures were judged, in words. */
+static void family_rule(const struct verdict_plan *plan, char *buf, size_t len)
+{
+	if (!plan->family)
+		snprintf(buf, len, "no other figure has a ratio to judge");
+	else if (plan->gate)
+		snprintf(buf, len, "the other %d figures are one family: Holm-adjusted p, judged at "
+			 "5%% since the primary's difference is significant", plan->family);
+	else
+		snprintf(buf, len, "the other %d figures are not judged: the primary showed no "
+			 "significant difference, and only then are they judged (as one family, "
+			 "Holm-adjusted p at 5%%); --primary FIGURE makes another figure the first",
+			 plan->family);
 }
 
 static cJSON *row_json(const struct verdict_row *r, const struct workload *wl)
@@ -50,13 +87,35 @@ static cJSON *row_json(const struct verdict_row *r, const struct workload *wl)
 		cJSON_AddNumberToObject(e, "ci_low", r->e.lo);
 		cJSON_AddNumberToObject(e, "ci_high", r->e.hi);
 		cJSON_AddNumberToObject(e, "confidence", r->e.level);
+		cJSON_AddBoolToObject(e, "exact", r->e.exact);
 		cJSON_AddNumberToObject(e, "p_value", r->e.p);
+		cJSON_AddNumberToObject(e, "p_adjusted", r->p_adj);
+		cJSON_AddStringToObject(e, "method", r->primary ? "primary" : "holm");
+		cJSON_AddBoolToObject(e, "judged", r->judged);
 		cJSON_AddNumberToObject(e, "pairs", r->e.n);
 		if (r->needed > 0)
 			cJSON_AddNumberToObject(e, "runs_needed", r->needed);
 	}
 	cJSON_AddStringToObject(e, "verdict", r->word);
 	return e;
+}
+
+static cJSON *family_json(const struct verdict_plan *plan, const struct verdict_row *rows,
+			  const struct workload *wl)
+{
+	cJSON *j = cJSON_CreateObject();
+	char rule[300];
+
+	family_rule(plan, rule, sizeof(rule));
+	cJSON_AddStringToObject(j, "primary", plan->primary_row >= 0
+			? figure_key(rows[plan->primary_row].f, wl) : figure_key(plan->primary_fig, wl));
+	cJSON_AddNumberToObject(j, "primary_confidence", LEVEL);
+	cJSON_AddStringToObject(j, "method", "holm");
+	cJSON_AddNumberToObject(j, "alpha", STATS_ALPHA);
+	cJSON_AddNumberToObject(j, "figures", plan->family);
+	cJSON_AddBoolToObject(j, "judged", plan->gate);
+	cJSON_AddStringToObject(j, "rule", rule);
+	return j;
 }
 
 /* What differs between A's and B's environments, and whether it should: the subject (a sysctl
@@ -148,53 +207,90 @@ static cJSON *cdfs_json(const struct side *a, const struct side *b)
 	return j;
 }
 
-void compare_print(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
-			  int n, bool json, const struct moved_set *mv, const char *mv_why,
-			  const struct compare_log *lg)
+static void print_json(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
+		       int n, const struct verdict_plan *plan, const char *head,
+		       const struct env_report *env, const struct moved_set *mv, const char *mv_why,
+		       const struct compare_log *lg)
 {
-	char head[300] = "no verdict: no pair of whole runs to compare", lab[64];
+	cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+
+	cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
+	cJSON_AddStringToObject(j, "tool", "sockbench");
+	cJSON_AddStringToObject(j, "kind", "compare");
+	cJSON_AddStringToObject(j, "workload", a->wl->name);
+	cJSON_AddStringToObject(j, "a", a->label);
+	cJSON_AddStringToObject(j, "b", b->label);
+	cJSON_AddNumberToObject(j, "runs_a", a->n);
+	cJSON_AddNumberToObject(j, "runs_b", b->n);
+	cJSON_AddBoolToObject(j, "paired", paired);
+	cJSON_AddStringToObject(j, "interval", paired ? "t on the paired log-ratios"
+						       : "Welch t on the logs");
+	if (lg) {
+		char seed[24];
+
+		snprintf(seed, sizeof(seed), "%llu", (unsigned long long)lg->seed);
+		cJSON_AddStringToObject(j, "seed", seed);
+		cJSON_AddStringToObject(j, "order", lg->order);
+		cJSON_AddNumberToObject(j, "rounds_asked", lg->asked);
+		cJSON_AddItemToObject(j, "left_out", left_out_json(lg->lo, lg->nlo));
+	}
+	cJSON_AddBoolToObject(j, "partial", lg && lg->partial);
+	cJSON_AddStringToObject(j, "verdict", head);
+	cJSON_AddItemToObject(j, "verdicts", family_json(plan, rows, a->wl));
+	for (int i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, row_json(&rows[i], a->wl));
+	cJSON_AddItemToObject(j, "figures", arr);
+	cJSON_AddItemToObject(j, "environment", env_report_json(env));
+	cJSON_AddItemToObject(j, "latency_cdfs", cdfs_json(a, b));
+	if (mv)
+		cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
+	else if (mv_why)
+		cJSON_AddStringToObject(j, "where_time_moved_note", mv_why);
+	out_print_json(j, stdout);
+	cJSON_Delete(j);
+}
+
+/* The table of figures: p is each figure's own, "Holm p" the family's adjusted one. */
+static void print_rows(const struct side *a, const struct verdict_row *rows, int n)
+{
+	char lab[64];
+
+	printf("\n  %-30s %13s %13s %8s %16s %8s %8s   %s\n", "figure (geometric means)", "A", "B",
+	       "B/A", "95% interval", "p", "Holm p", "verdict");
+	for (int i = 0; i < n; i++) {
+		const struct verdict_row *r = &rows[i];
+		char ci[40] = "-", ratio[16] = "-", p[16] = "-", padj[16] = "-", va[32], vb[32];
+
+		if (r->ratio_ok) {
+			snprintf(ratio, sizeof(ratio), "%.3f", r->e.ratio);
+			if (!r->e.exact)
+				snprintf(ci, sizeof(ci), "%.3f-%.3f", r->e.lo, r->e.hi);
+			else
+				snprintf(ci, sizeof(ci), "exact");
+			snprintf(p, sizeof(p), "%.3g", r->e.p);
+			if (!r->primary)
+				snprintf(padj, sizeof(padj), "%.3g", r->p_adj);
+			else
+				snprintf(padj, sizeof(padj), "primary");
+		}
+		printf("  %-30s %13s %13s %8s %16s %8s %8s   %s\n",
+		       figure_label(r->f, a->wl, lab, sizeof(lab)), fmt_fig(va, 32, r->a),
+		       fmt_fig(vb, 32, r->b), ratio, ci, p, padj, r->word);
+	}
+}
+
+void compare_print(struct side *a, struct side *b, bool paired, struct verdict_row *rows, int n,
+		   const struct verdict_plan *plan, bool json, const struct moved_set *mv,
+		   const char *mv_why, const struct compare_log *lg)
+{
+	char head[300] = "no verdict: no pair of whole runs to compare", rule[300];
 	struct env_report *env = xcalloc(1, sizeof(*env));
 
 	env_report(a, b, paired, env);
-
-	if (n && rows[0].f == 0)
-		headline(&rows[0], head, sizeof(head));
+	if (plan->primary_row >= 0)
+		headline(&rows[plan->primary_row], a->wl, head, sizeof(head));
 	if (json) {
-		cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
-
-		cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
-		cJSON_AddStringToObject(j, "tool", "sockbench");
-		cJSON_AddStringToObject(j, "kind", "compare");
-		cJSON_AddStringToObject(j, "workload", a->wl->name);
-		cJSON_AddStringToObject(j, "a", a->label);
-		cJSON_AddStringToObject(j, "b", b->label);
-		cJSON_AddNumberToObject(j, "runs_a", a->n);
-		cJSON_AddNumberToObject(j, "runs_b", b->n);
-		cJSON_AddBoolToObject(j, "paired", paired);
-		cJSON_AddStringToObject(j, "interval", paired ? "t on the paired log-ratios"
-							       : "Welch t on the logs");
-		if (lg) {
-			char seed[24];
-
-			snprintf(seed, sizeof(seed), "%llu", (unsigned long long)lg->seed);
-			cJSON_AddStringToObject(j, "seed", seed);
-			cJSON_AddStringToObject(j, "order", lg->order);
-			cJSON_AddNumberToObject(j, "rounds_asked", lg->asked);
-			cJSON_AddItemToObject(j, "left_out", left_out_json(lg->lo, lg->nlo));
-		}
-		cJSON_AddBoolToObject(j, "partial", lg && lg->partial);
-		cJSON_AddStringToObject(j, "verdict", head);
-		for (int i = 0; i < n; i++)
-			cJSON_AddItemToArray(arr, row_json(&rows[i], a->wl));
-		cJSON_AddItemToObject(j, "figures", arr);
-		cJSON_AddItemToObject(j, "environment", env_report_json(env));
-		cJSON_AddItemToObject(j, "latency_cdfs", cdfs_json(a, b));
-		if (mv)
-			cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
-		else if (mv_why)
-			cJSON_AddStringToObject(j, "where_time_moved_note", mv_why);
-		out_print_json(j, stdout);
-		cJSON_Delete(j);
+		print_json(a, b, paired, rows, n, plan, head, env, mv, mv_why, lg);
 		free(env);
 		return;
 	}
@@ -206,24 +302,13 @@ void compare_print(struct side *a, struct side *b, bool paired, struct verdict_r
 		printf("  order (seed %llu): %s\n", (unsigned long long)lg->seed, lg->order);
 	env_report_print(env, paired);
 	free(env);
-	printf("\n  %-30s %13s %13s %8s %16s   %s\n", "figure (geometric means)", "A", "B", "B/A",
-	       "95% interval", "verdict");
-	for (int i = 0; i < n; i++) {
-		char ci[40] = "-", ratio[16] = "-";
-
-		if (rows[i].ratio_ok) {
-			snprintf(ratio, sizeof(ratio), "%.3f", rows[i].e.ratio);
-			snprintf(ci, sizeof(ci), "%.3f-%.3f", rows[i].e.lo, rows[i].e.hi);
-		}
-		char va[32], vb[32];
-
-		printf("  %-30s %13s %13s %8s %16s   %s\n",
-		       figure_label(rows[i].f, a->wl, lab, sizeof(lab)), fmt_fig(va, 32, rows[i].a),
-		       fmt_fig(vb, 32, rows[i].b), ratio, ci, rows[i].word);
-	}
+	print_rows(a, rows, n);
+	family_rule(plan, rule, sizeof(rule));
 	printf("\n  B/A is the ratio of the two columns beside it: the geometric means of the %s "
-	       "runs; the interval is Student's t on the %s (docs/json.md).\n",
-	       paired ? "paired" : "saved", paired ? "log-ratios of the pairs" : "logs (Welch)");
+	       "runs; the interval is Student's t on the %s (docs/json.md). The primary figure (%s) "
+	       "is judged at 95%% on its own p; %s.\n",
+	       paired ? "paired" : "saved", paired ? "log-ratios of the pairs" : "logs (Welch)",
+	       figure_key(plan->primary_fig, a->wl), rule);
 	if (lg && (lg->nlo || lg->partial)) {
 		printf("  ");
 		if (lg->partial)

@@ -19,6 +19,10 @@ extern const struct opt_def explore_flags[];
  * runs later in a round). The same seed gives the same order. */
 void explore_schedule(int nconfigs, int rounds, uint64_t seed, int *order);
 
+/* Which runs first in each round of the best combination against its baseline runs: drawn
+ * from the seed's own stream (never a zero state, whatever the seed). */
+void explore_combo_order(uint64_t seed, int rounds, bool *combo_first);
+
 /* Do two strategies' flags set an option in common ("--send uring" and "--send splice")?
  * Such strategies are alternatives: a combination of them would keep only the last. */
 bool explore_flags_clash(const char *a, const char *b);

@@ -3,7 +3,9 @@
 #ifndef SB_EXPLORE_PRIV_H
 #define SB_EXPLORE_PRIV_H
 
+#include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/opts.h"
@@ -72,6 +74,31 @@ struct explore {
 	uint64_t t0;
 	bool json;
 };
+
+/* explore_plan.c: the baseline and every strategy that applies, each run fitted to the
+ * budget (exits 2 on a bad flag or a budget too short); --list's lines. */
+void explore_plan(struct explore *x, char **user, int nuser);
+void explore_list(const struct explore *x);
+/* Parse the user's flags plus extra (a strategy's); 0, or -EINVAL with the reason in err. */
+int explore_parse_config(const struct workload *wl, char **user, int nuser, const char *extra,
+			 struct opts *o, char *err, size_t errlen);
+/* Every run the same length, fitted to the budget (a count-based workload made time-based). */
+void explore_fit_run(const struct explore *x, struct opts *o);
+
+/* explore_verdict.c: the rates of c and of the baseline in the rounds where both runs were
+ * whole (a round with a partial or failed run on either side is no pair): how many. */
+int explore_pairs(const struct config *c, const struct sample *base, int nbase, double *a,
+		  double *b);
+/* c against the baseline runs of the same rounds, at 95% on its own. */
+void explore_analyse(struct config *c, const struct sample *base, int nbase);
+/* Every strategy analysed, Holm over them (one 5% family); ranked best first, and those that
+ * change the workload apart. */
+void explore_judge(struct explore *x, struct config **ranked, int *n, struct config **apart,
+		   int *napart);
+/* The best combination of those found faster (one per group, flags that go together) into
+ * x->combo: false when fewer than two go together. */
+bool explore_plan_combination(struct explore *x, char **user, int nuser, struct config **ranked,
+			      int nranked);
 
 /* explore_report.c: the ranking, best first (ranked), the strategies shown apart, and
  * whether the best combination was measured. */

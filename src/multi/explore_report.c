@@ -62,6 +62,11 @@ static struct moved_set *config_moved(const struct explore *x, const struct conf
 	return na && nb ? moved_of(a, na, b, nb) : NULL;
 }
 
+/* The combination's verdict is a family of its own, stated wherever it is shown. */
+#define COMBINATION_FAMILY                                                                         \
+	"the combination is a second family of one test, judged at 95% on fresh runs; it is "   \
+	"measured only when the strategies' family found two or more faster within its 5%"
+
 /* The verdict's words: faster, slower, no real difference, or why there is none. */
 static const char *verdict_words(const struct config *c, char *buf, size_t len)
 {
@@ -70,7 +75,7 @@ static const char *verdict_words(const struct config *c, char *buf, size_t len)
 	else if (!c->analysed || c->few)
 		snprintf(buf, len, "no verdict: %d pair%s of whole runs", c->pairs, c->pairs == 1 ? "" : "s");
 	else if (c->verdict == VERDICT_SAME && c->needed > 0)
-		snprintf(buf, len, "no real difference (a %+.0f%% one would need ~%d runs)",
+		snprintf(buf, len, "no real difference (a %+.0f%% one would need ~%d runs, 80%% power)",
 			 (c->e.ratio - 1) * 100, c->needed);
 	else
 		snprintf(buf, len, "%s", stats_verdict_name(c->verdict));
@@ -255,6 +260,7 @@ void explore_print_table(struct explore *x, struct config **ranked, int n, struc
 	if (have_combo) {
 		printf("\nbest combination: %s\n  flags: %s\n  ", x->combo.name, x->combo.flags);
 		print_row(&x->combo, "", false);
+		printf("  (%s)\n", COMBINATION_FAMILY);
 	} else {
 		printf("\nbest combination: %s\n", no_combo_reason(x, ranked, n));
 	}
@@ -296,6 +302,7 @@ void explore_print_json(struct explore *x, struct config **ranked, int n, struct
 	cJSON_AddStringToObject(j, "order", x->order);
 	cJSON_AddStringToObject(j, "interval", "t on the paired log-ratios, Holm over the strategies");
 	cJSON_AddNumberToObject(j, "family_confidence", 1 - STATS_ALPHA);
+	cJSON_AddStringToObject(j, "combination_family", COMBINATION_FAMILY);
 	cJSON_AddItemToObject(j, "baseline", config_json(x, &x->conf[0], 0));
 	for (int i = 0; i < n; i++)
 		cJSON_AddItemToArray(arr, config_json(x, ranked[i], i + 1));

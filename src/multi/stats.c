@@ -52,6 +52,28 @@ uint64_t stats_rand(uint64_t *s)
 	return *s * 0x2545F4914F6CDD1DULL;
 }
 
+uint64_t stats_seed_state(uint64_t seed, uint64_t stream)
+{
+	uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (stream + 1);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	z ^= z >> 31;
+	return z ? z : 0x9E3779B97F4A7C15ULL; /* splitmix64 is a bijection: one input gives 0 */
+}
+
+void stats_shuffle(int *o, int n, uint64_t *state)
+{
+	for (int c = 0; c < n; c++)
+		o[c] = c;
+	for (int c = n - 1; c > 0; c--) {
+		int j = (int)(stats_rand(state) % (uint64_t)(c + 1)), x = o[c];
+
+		o[c] = o[j];
+		o[j] = x;
+	}
+}
+
 double stats_stddev(const double *v, int n)
 {
 	double mean = 0, ss = 0;
@@ -82,7 +104,17 @@ const char *stats_verdict_name(enum verdict v)
 static void mean_sd(const double *d, int n, double *mean, double *sd)
 {
 	double m = 0, ss = 0;
+	bool same = true;
 
+	/* Logs of values that are all the same to 12 digits (log(10) - log(5) and log(8) - log(4)
+	 * differ in the last bit): no spread, exactly, not a sum's rounding of one. */
+	for (int i = 1; i < n; i++)
+		same = same && fabs(d[i] - d[0]) <= 1e-12;
+	if (n && same) {
+		*mean = d[0];
+		*sd = 0;
+		return;
+	}
 	for (int i = 0; i < n; i++)
 		m += d[i] / n;
 	for (int i = 0; i < n; i++)
@@ -96,11 +128,16 @@ static void t_interval(struct paired *e, double m, double se, double df, double 
 {
 	e->level = level;
 	e->ratio = exp(m);
-	if (df < 1 || !(se > 0)) {
-		/* One pair, or pairs that all agree to the last digit: no spread to judge by. */
-		e->lo = df < 1 ? 0 : e->ratio;
-		e->hi = df < 1 ? INFINITY : e->ratio;
-		e->p = df < 1 || m == 0 ? 1 : 0;
+	if (df < 1) { /* one pair, or one run on a side: no spread to judge by */
+		e->lo = 0;
+		e->hi = INFINITY;
+		e->p = 1;
+		return;
+	}
+	if (!(se > 0)) { /* every run the same: the ratio is exact, no interval to compute */
+		e->exact = true;
+		e->lo = e->hi = e->ratio;
+		e->p = m == 0 ? 1 : 0;
 		return;
 	}
 	double t = gsl_cdf_tdist_Pinv(1 - (1 - level) / 2, df);
@@ -143,29 +180,45 @@ void stats_unpaired(const double *a, int na, const double *b, int nb, double lev
 	*e = (struct paired){.n = na < nb ? na : nb, .a_gm = exp(ma), .b_gm = exp(mb),
 			     .mean = mb - ma};
 	double va = na ? sa * sa / na : 0, vb = nb ? sb * sb / nb : 0, se = sqrt(va + vb);
-	/* Welch-Satterthwaite; one run on a side leaves no spread to measure there. */
+	/* Welch-Satterthwaite; one run on a side leaves no spread to measure there, and with no
+	 * spread on either side any df > 0 does (t_interval then gives the exact ratio). */
 	double df = na < 2 || nb < 2 ? 0
-		    : (va + vb) * (va + vb) /
-			      (va * va / (na - 1) + vb * vb / (nb - 1) + 1e-300);
+		    : !(se > 0)	     ? na + nb - 2
+				     : (va + vb) * (va + vb) /
+					       (va * va / (na - 1) + vb * vb / (nb - 1));
 
 	e->sd = se * sqrt(e->n);
 	t_interval(e, e->mean, se, df, level);
 }
 
-int stats_runs_needed(const struct paired *e, double level, int max)
+/* The power of a two-sided paired t test at `level` with n pairs, effect d, spread sd: the
+ * shifted central t (the noncentral t's usual approximation; GSL has no noncentral t). */
+static double t_power(double d, double sd, int n, double level)
 {
-	if (!(e->sd > 0) || e->mean == 0)
+	double df = n - 1, tc = gsl_cdf_tdist_Pinv(1 - (1 - level) / 2, df);
+	double ncp = fabs(d) * sqrt(n) / sd;
+
+	return gsl_cdf_tdist_Q(tc - ncp, df) + gsl_cdf_tdist_P(-tc - ncp, df);
+}
+
+int stats_runs_needed(const struct paired *e, double level, double power, int max)
+{
+	if (!(e->sd > 0) || e->mean == 0 || e->n < 2)
 		return -1;
-	for (int n = e->n + 1; n <= max; n++)
-		if (fabs(e->mean) / (e->sd / sqrt(n)) >= gsl_cdf_tdist_Pinv(1 - (1 - level) / 2, n - 1))
+	/* The spread's upper confidence bound: (n-1) s^2 / sigma^2 is chi-square on n-1 df. */
+	double df = e->n - 1;
+	double sd = e->sd * sqrt(df / gsl_cdf_chisq_Pinv(1 - STATS_PILOT_UPPER, df));
+
+	for (int n = e->n + 1 > 2 ? e->n + 1 : 2; n <= max; n++)
+		if (t_power(e->mean, sd, n, level) >= power)
 			return n;
 	return -1;
 }
 
-void stats_holm(const double *p, int m, double alpha, bool *reject, double *level)
+/* ord: the indexes of p, smallest p first (stable). */
+static int *order_by_p(const double *p, int m)
 {
 	int *ord = xmalloc((size_t)(m > 0 ? m : 1) * sizeof(int));
-	bool go = true;
 
 	for (int i = 0; i < m; i++) {
 		int j = i;
@@ -174,6 +227,14 @@ void stats_holm(const double *p, int m, double alpha, bool *reject, double *leve
 			ord[j] = ord[j - 1];
 		ord[j] = i;
 	}
+	return ord;
+}
+
+void stats_holm(const double *p, int m, double alpha, bool *reject, double *level)
+{
+	int *ord = order_by_p(p, m);
+	bool go = true;
+
 	for (int k = 0; k < m; k++) {
 		int i = ord[k];
 		double a = alpha / (m - k);
@@ -183,6 +244,42 @@ void stats_holm(const double *p, int m, double alpha, bool *reject, double *leve
 		reject[i] = go;
 	}
 	free(ord);
+}
+
+void stats_holm_adjust(const double *p, int m, double *padj)
+{
+	int *ord = order_by_p(p, m);
+	double run = 0;
+
+	for (int k = 0; k < m; k++) { /* max over the steps so far of (m - k) p(k), at most 1 */
+		double v = (m - k) * p[ord[k]];
+
+		run = v > run ? v : run;
+		padj[ord[k]] = run < 1 ? run : 1;
+	}
+	free(ord);
+}
+
+bool stats_figure_family(const double *p, int m, int primary, double alpha, double *padj,
+			 bool *significant)
+{
+	double *q = xmalloc((size_t)(m > 0 ? m : 1) * sizeof(double)), *qa;
+	int k = 0;
+	bool gate = primary >= 0 && primary < m && p[primary] <= alpha;
+
+	for (int i = 0; i < m; i++)
+		if (i != primary)
+			q[k++] = p[i];
+	qa = xmalloc((size_t)(k > 0 ? k : 1) * sizeof(double));
+	stats_holm_adjust(q, k, qa);
+	k = 0;
+	for (int i = 0; i < m; i++) {
+		padj[i] = i == primary ? p[i] : qa[k++];
+		significant[i] = (i == primary || gate) && padj[i] <= alpha;
+	}
+	free(q);
+	free(qa);
+	return gate;
 }
 
 void stats_median_interval(const double *v, int n, double want, double *lo, double *hi,

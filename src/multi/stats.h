@@ -17,8 +17,19 @@ enum verdict { VERDICT_SAME, VERDICT_FASTER, VERDICT_SLOWER };
 #define STATS_ALPHA 0.05
 #define STATS_MIN_GAIN 0.02
 
+/* The power that runs-needed advice aims at, and the confidence of the upper bound of a
+ * pilot's spread it plans with (a small pilot's spread is often too small: planning with it
+ * gives far less power than it says). */
+#define STATS_POWER 0.80
+#define STATS_PILOT_UPPER 0.80
+
 /* xorshift64*: the next number of a seeded sequence (*state must not be 0). */
 uint64_t stats_rand(uint64_t *state);
+/* The state of stats_rand for a seed and a stream (each user of one seed its own number):
+ * splitmix64 of the two, never 0, so no seed the user gives can stall the sequence. */
+uint64_t stats_seed_state(uint64_t seed, uint64_t stream);
+/* o = 0..n-1 in an order drawn from *state (Fisher-Yates). */
+void stats_shuffle(int *o, int n, uint64_t *state);
 /* Median of n values (n >= 1; v is not changed). */
 double stats_median(const double *v, int n);
 /* (max - min) / median / 2, in percent: the half-width of the spread around the median. */
@@ -36,18 +47,31 @@ struct paired {
 	double level;	    /* the interval's confidence */
 	double p;	    /* two-sided: that the true ratio is 1 */
 	double mean, sd;    /* of the log-ratios */
+	bool exact;	    /* no spread at all (every run the same): the ratio is exact, lo = hi */
 };
 void stats_paired(const double *a, const double *b, int n, double level, struct paired *e);
 /* Runs that could not be paired (saved results): Welch's t interval of the difference of the
  * mean logs, the same fields (a_gm, b_gm over each side's own runs; n the smaller side). */
 void stats_unpaired(const double *a, int na, const double *b, int nb, double level,
 		    struct paired *e);
-/* How many pairs would put a ratio like e's (its mean and spread of log-ratios) beyond 1 at
- * `level`: that number (> e->n), or -1 when none up to max would. */
-int stats_runs_needed(const struct paired *e, double level, int max);
+/* How many pairs a fresh comparison needs to find a ratio like e's (the mean of its
+ * log-ratios) at `level` with probability `power`, planning with the upper STATS_PILOT_UPPER
+ * confidence bound of e's spread (chi-square): that number (> e->n), or -1 when none up to max
+ * would, or when e has no spread. tests/unit/test_power.c: following it finds the effect. */
+int stats_runs_needed(const struct paired *e, double level, double power, int max);
 /* Holm's step-down over m two-sided p-values at family-wise alpha: reject[i], and the
  * confidence level[i] test i was held to (1 - alpha / (m - rank + 1), rank by p). */
 void stats_holm(const double *p, int m, double alpha, bool *reject, double *level);
+/* Holm's adjusted p-values: padj[i] <= alpha exactly when stats_holm rejects test i. */
+void stats_holm_adjust(const double *p, int m, double *padj);
+/* The verdicts of many figures of one comparison (serial gatekeeping): the primary figure is
+ * judged on its own p at alpha; the others are one family, Holm's at alpha, judged only when
+ * the primary's difference is significant, so the chance of any false verdict over all of
+ * them is at most alpha. p[i]: a figure's p (1 where it has none). Out: padj[i] (the
+ * primary's own p; the others' Holm-adjusted p), significant[i], and the return value: whether
+ * the family was judged (the gate open). */
+bool stats_figure_family(const double *p, int m, int primary, double alpha, double *padj,
+			 bool *significant);
 /* A distribution-free interval of the median of v: the narrowest pair of order statistics
  * [v(k), v(n+1-k)] whose coverage (binomial) is at least want; its coverage in *conf. With
  * too few values for want, [min, max] and what that covers (1 - 2^(1-n): 75% at 3). */

@@ -1,6 +1,7 @@
-/* sweep.c: `sweep`: a grid of flag values (any numeric flags, one or two with lists), each
- * point --runs times, written as a table, CSV, JSON and a gnuplot SVG; with --compare it
- * sweeps A and B and plots the ratio B/A per point: where a difference narrows or widens.
+/* sweep.c: `sweep`: a grid of flag values (any numeric flags, one or two with lists), run in
+ * --runs rounds, each round every point once in an order drawn from the seed, written as a
+ * table, CSV, JSON and a gnuplot SVG; with --compare it sweeps A and B (in a drawn order at
+ * each point, paired) and plots the ratio B/A per point: where a difference narrows or widens.
  * This file parses and runs the grid; sweep_out.c writes what it measured.
  */
 
@@ -39,6 +40,7 @@ const struct opt_def sweep_flags[] = {
 	OWN_FLAG(STR, struct sweep, plot, "plot", 0, 0),
 	OWN_FLAG(STR, struct sweep, compare, "compare", 0, 0),
 	OWN_FLAG(BOOL, struct sweep, json, "json", 0, 1),
+	OWN_FLAG(U64, struct sweep, seed, "seed", 1, 0),
 	{0},
 };
 
@@ -120,57 +122,82 @@ static void make_grid(struct sweep *s)
 		}
 }
 
-static void run_point(struct sweep *s, struct point *pt, int idx, uint64_t t0)
+/* One round of one point: A (and B, in an order drawn from the seed); kept when every run of
+ * it was whole, else left out with each run's reason. */
+static void run_round(struct sweep *s, struct point *pt, int round, uint64_t *st)
 {
-	struct opts o[2];
-	cJSON *docs[2][MAX_RUNS];
-	bool unstable;
-	int sides = s->compare ? 2 : 1, total = s->npts * s->runs * sides;
-	char what[160];
+	int sides = s->compare ? 2 : 1, first = s->compare ? (int)(stats_rand(st) & 1) : 0;
+	cJSON *d[2] = {NULL, NULL};
+	enum run_status rs[2] = {RUN_WHOLE, RUN_WHOLE};
+	char what[160], why[2][300];
 
-	point_opts(s, pt, false, &o[0]);
-	if (s->compare)
-		point_opts(s, pt, true, &o[1]);
-	snprintf(what, sizeof(what), "sweep: %s=%s%s%s%s run", s->p[0].flag + 2, pt->v[0],
-		 s->np > 1 ? " " : "", s->np > 1 ? s->p[1].flag + 2 : "", s->np > 1 ? "=" : "");
-	for (int r = 0; r < s->runs && !run_interrupted(); r++) {
-		/* With --compare, A and B in a seeded random order; a round counts when both are
-		 * whole runs. */
-		int first = s->compare ? (int)(stats_rand(&s->seed) & 1) : 0;
-		cJSON *d[2] = {NULL, NULL};
-		enum run_status st[2] = {RUN_WHOLE, RUN_WHOLE};
-		char why[300];
+	snprintf(what, sizeof(what), "sweep: %s=%s%s%s%s%s run", s->p[0].flag + 2, pt->v[0],
+		 s->np > 1 ? " " : "", s->np > 1 ? s->p[1].flag + 2 : "", s->np > 1 ? "=" : "",
+		 s->np > 1 ? pt->v[1] : "");
+	for (int k = 0; k < sides && !run_interrupted(); k++) {
+		int side = k ? 1 - first : first;
 
-		for (int k = 0; k < sides && !run_interrupted(); k++) {
-			int side = k ? 1 - first : first;
-
-			progress_line(what, NULL, (idx * s->runs + r) * sides + k, total, t0);
-			st[side] = run_isolated(s->wl, &o[side], &d[side], why, sizeof(why));
-		}
-		if (run_interrupted() || st[0] != RUN_WHOLE || st[1] != RUN_WHOLE) {
-			pt->left += !run_interrupted();
-			cJSON_Delete(d[0]);
-			cJSON_Delete(d[1]);
-			continue;
-		}
-		for (int k = 0; k < sides; k++) {
-			docs[k][pt->n] = d[k];
-			(k ? pt->b_tps : pt->a_tps)[pt->n] = figure_of(d[k], 0);
-		}
-		pt->n++;
+		progress_line(what, NULL, s->done++, s->total, s->t0);
+		rs[side] = run_isolated(s->wl, &pt->o[side], &d[side], why[side], sizeof(why[0]));
 	}
+	if (run_interrupted() || rs[0] != RUN_WHOLE || rs[1] != RUN_WHOLE) {
+		for (int k = 0; k < sides && !run_interrupted(); k++) {
+			if (rs[k] == RUN_WHOLE)
+				continue;
+			struct left_out *l = &pt->lo[pt->nlo++];
+
+			*l = (struct left_out){.run = round * sides + 1 + (k != first), .status = rs[k],
+					       .side = s->compare ? (k ? "B" : "A") : NULL};
+			snprintf(l->why, sizeof(l->why), "%.299s", why[k]);
+		}
+		pt->left += !run_interrupted();
+		cJSON_Delete(d[0]);
+		cJSON_Delete(d[1]);
+		return;
+	}
+	for (int k = 0; k < sides; k++) {
+		pt->docs[k][pt->n] = d[k];
+		(k ? pt->b_tps : pt->a_tps)[pt->n] = figure_of(d[k], 0);
+	}
+	pt->n++;
+}
+
+/* Rounds: each runs every point once, in an order drawn afresh from the seed (so drift over
+ * the sweep is noise spread over the points, not a slope along the swept flag). */
+static void run_rounds(struct sweep *s)
+{
+	uint64_t st = stats_seed_state(s->seed, 0);
+	int *ord = xcalloc((size_t)s->npts, sizeof(int));
+
+	s->total = s->npts * s->runs * (s->compare ? 2 : 1);
+	s->t0 = now_ns();
+	for (int r = 0; r < s->runs && !run_interrupted(); r++) {
+		stats_shuffle(ord, s->npts, &st);
+		for (int i = 0; i < s->npts && !run_interrupted(); i++)
+			run_round(s, &s->pts[ord[i]], r, &st);
+	}
+	free(ord);
+}
+
+/* A point's summaries and B/A, then its results freed. */
+static void summarise(struct sweep *s, struct point *pt)
+{
+	bool unstable;
+	int sides = s->compare ? 2 : 1;
+
 	if (pt->n) {
-		pt->a_sum = figures_summary(docs[0], pt->n, &unstable);
+		pt->a_sum = figures_summary(pt->docs[0], pt->n, &unstable);
 		if (s->compare) {
-			pt->b_sum = figures_summary(docs[1], pt->n, &unstable);
+			pt->b_sum = figures_summary(pt->docs[1], pt->n, &unstable);
 			stats_paired(pt->a_tps, pt->b_tps, pt->n, LEVEL, &pt->e);
 		}
 	}
-	for (int i = 0; i < pt->n; i++)
-		for (int k = 0; k < sides; k++)
-			cJSON_Delete(docs[k][i]);
-	for (int k = 0; k < sides; k++)
-		opts_free(&o[k]);
+	for (int k = 0; k < sides; k++) {
+		for (int i = 0; i < pt->n; i++)
+			cJSON_Delete(pt->docs[k][i]);
+		free(pt->docs[k]);
+		opts_free(&pt->o[k]);
+	}
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -180,9 +207,11 @@ int cmd_sweep(int argc, char **argv)
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		printf("usage: sockbench sweep WORKLOAD --FLAG v1,v2,... [--FLAG2 w1,w2,...] [flags]\n"
-		       "       [--runs N] [--csv FILE] [--plot FILE.svg] [--json] [--compare 'B flags']\n"
-		       "Runs every point of the grid --runs times (default 3) and prints the medians; "
-		       "--compare adds B's flags at each point and reports B/A.\n");
+		       "       [--runs N] [--seed N] [--csv FILE] [--plot FILE.svg] [--json] [--compare 'B flags']\n"
+		       "Runs the grid in --runs rounds (default 3), each round every point once in an "
+		       "order drawn from --seed (default: a fresh one, printed), and prints the medians; "
+		       "--compare adds B's flags at each point, runs A and B in a drawn order, and "
+		       "reports B/A. A point whose every round failed is shown failed: exit 1.\n");
 		return argc < 2 ? 2 : 0;
 	}
 	s = xcalloc(1, sizeof(*s));
@@ -204,22 +233,25 @@ int cmd_sweep(int argc, char **argv)
 		if (e)
 			die_usage("sweep: %s %s: %s", outs[i][0], outs[i][1], strerror(-e));
 	}
-	s->seed = now_ns() | 1;
+	if (!s->seed)
+		s->seed = fresh_seed();
 	opts_free(&check);
 	make_grid(s);
 	for (int i = 0; i < s->npts; i++) { /* every point is valid before the first run */
-		struct opts o;
+		struct point *pt = &s->pts[i];
 
-		point_opts(s, &s->pts[i], false, &o);
-		opts_free(&o);
+		for (int k = 0; k < (s->compare ? 2 : 1); k++) {
+			point_opts(s, pt, k, &pt->o[k]);
+			pt->docs[k] = xcalloc((size_t)s->runs, sizeof(cJSON *));
+		}
+		pt->lo = xcalloc((size_t)s->runs * 2, sizeof(*pt->lo));
 	}
-	uint64_t t0 = now_ns();
-
 	run_signals_keep();
 	out_noise_warnings(stderr);
-	for (int i = 0; i < s->npts && !run_interrupted(); i++)
-		run_point(s, &s->pts[i], i, t0);
+	run_rounds(s);
 	progress_clear();
+	for (int i = 0; i < s->npts; i++)
+		summarise(s, &s->pts[i]);
 	int rc = sweep_write(s);
 
 	if (run_interrupted())
@@ -227,6 +259,7 @@ int cmd_sweep(int argc, char **argv)
 	for (int i = 0; i < s->npts; i++) {
 		cJSON_Delete(s->pts[i].a_sum);
 		cJSON_Delete(s->pts[i].b_sum);
+		free(s->pts[i].lo);
 	}
 	free(s->pts);
 	free(s->csv);

@@ -31,28 +31,46 @@ static int sweep_keys(const struct sweep *s, const char **keys)
 	return n;
 }
 
+/* A point's B/A: the ratio and its interval, or the ratio and "needs 2 runs" (one pair). */
+static void write_ratio(FILE *f, const struct point *pt, const char *sep, bool human)
+{
+	if (pt->n >= 2)
+		fprintf(f, "%s%.4f%s%.4f%s%.4f", sep, pt->e.ratio, sep, pt->e.lo, sep, pt->e.hi);
+	else
+		fprintf(f, "%s%.4f%s%s%s", sep, pt->e.ratio, sep, human ? "needs 2 runs" : "", sep);
+}
+
+static void write_header(FILE *f, struct sweep *s, const char *sep, const char **keys, int nk)
+{
+	for (int k = 0; k < s->np; k++)
+		fprintf(f, "%s%s", s->p[k].flag + 2, sep);
+	for (int i = 0; i < nk; i++)
+		fprintf(f, "%s%s", i ? keys[i] : figure_key(0, s->wl), i + 1 < nk ? sep : "");
+	if (s->compare)
+		fprintf(f, "%sb_%s%sratio%sratio_low%sratio_high", sep, figure_key(0, s->wl), sep, sep,
+			sep);
+	fprintf(f, "%sstatus\n", sep);
+}
+
 static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *sep, bool header)
 {
 	const char *keys[16];
-	int nk = sweep_keys(s, keys);
+	int nk = sweep_keys(s, keys), ncol = nk + (s->compare ? 4 : 0);
+	bool human = strcmp(sep, ","); /* the table: figures as a reader wants them; CSV: all */
+	char v[32];
 
 	if (header) {
-		for (int k = 0; k < s->np; k++)
-			fprintf(f, "%s%s", s->p[k].flag + 2, sep);
-		for (int i = 0; i < nk; i++)
-			fprintf(f, "%s%s", i ? keys[i] : figure_key(0, s->wl),
-				i + 1 < nk || s->compare ? sep : "");
-		if (s->compare)
-			fprintf(f, "b_%s%sratio%sratio_low%sratio_high", figure_key(0, s->wl), sep, sep,
-				sep);
-		fprintf(f, "\n");
+		write_header(f, s, sep, keys, nk);
 		return;
 	}
 	for (int k = 0; k < s->np; k++)
 		fprintf(f, "%s%s", pt->v[k], sep);
-	bool human = strcmp(sep, ","); /* the table: figures as a reader wants them; CSV: all */
-	char v[32];
-
+	if (point_failed(pt)) { /* every column empty ("-" in the table), then why */
+		for (int i = 0; i < ncol; i++)
+			fprintf(f, "%s%s", human ? "-" : "", i + 1 < ncol ? sep : "");
+		fprintf(f, "%sfailed\n", sep);
+		return;
+	}
 	for (int i = 0; i < nk; i++) {
 		double x = med(pt->a_sum, keys[i]);
 
@@ -60,16 +78,17 @@ static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *se
 			fmt_fig(v, sizeof(v), x);
 		else
 			snprintf(v, sizeof(v), "%.3f", x);
-		fprintf(f, "%s%s", v, i + 1 < nk || s->compare ? sep : "");
+		fprintf(f, "%s%s", v, i + 1 < nk ? sep : "");
 	}
 	if (s->compare) {
 		if (human)
 			fmt_fig(v, sizeof(v), med(pt->b_sum, "rate"));
 		else
 			snprintf(v, sizeof(v), "%.3f", med(pt->b_sum, "rate"));
-		fprintf(f, "%s%s%.4f%s%.4f%s%.4f", v, sep, pt->e.ratio, sep, pt->e.lo, sep, pt->e.hi);
+		fprintf(f, "%s%s", sep, v);
+		write_ratio(f, pt, sep, human);
 	}
-	fprintf(f, "\n");
+	fprintf(f, "%s%s\n", sep, pt->left ? "some rounds left out" : "ok");
 }
 
 static bool spans_decades(struct param *p)
@@ -94,8 +113,8 @@ static void plot_data(struct sweep *s, FILE *d)
 		for (int i = 0; i < n1; i++) {
 			struct point *pt = &s->pts[k * n1 + i];
 
-			if (!pt->n)
-				continue;
+			if (point_failed(pt) || (s->compare && pt->n < 2))
+				continue; /* labelled on the plot instead (plot_marks) */
 			if (s->compare)
 				fprintf(d, "%s %.5f %.5f %.5f\n", pt->v[0], pt->e.ratio, pt->e.lo,
 					pt->e.hi);
@@ -127,21 +146,39 @@ static void axis_name(struct sweep *s, char *axis, size_t len)
 
 /* The title says what is drawn and, with --compare, what B is. Every text from the command
  * line reaches gnuplot as a single-quoted string (gp_str): no escapes, no `commands`. */
+/* "3" or "2-3": the whole rounds the points actually have (not --runs). */
+static void taken(const struct sweep *s, char *buf, size_t len, int *most)
+{
+	int lo = s->runs, hi = 0;
+
+	for (int i = 0; i < s->npts; i++) {
+		lo = s->pts[i].n < lo ? s->pts[i].n : lo;
+		hi = s->pts[i].n > hi ? s->pts[i].n : hi;
+	}
+	if (lo == hi)
+		snprintf(buf, len, "%d", hi);
+	else
+		snprintf(buf, len, "%d-%d", lo, hi);
+	*most = hi;
+}
+
 static void plot_titles(struct sweep *s, FILE *g)
 {
-	char line[400], q[2][820], axis[96];
+	char line[400], q[2][820], axis[96], n[32];
+	int most;
 
+	taken(s, n, sizeof(n), &most);
 	if (s->compare) {
 		snprintf(line, sizeof(line), "sockbench sweep %s: rate of B / rate of A at each %s "
-			 "(geometric mean of %d paired runs, 95%% interval)", s->wl->name,
-			 s->p[0].flag + 2, s->runs);
+			 "(geometric mean of %s paired runs, 95%% interval; seed %llu)", s->wl->name,
+			 s->p[0].flag + 2, n, (unsigned long long)s->seed);
 		gp_str(q[0], sizeof(q[0]), line);
 		snprintf(line, sizeof(line), "A: the flags given; B: A plus %s", s->compare);
 		fprintf(g, "set title %s . \"\\n\" . %s\n", q[0], gp_str(q[1], sizeof(q[1]), line));
 	} else {
 		snprintf(line, sizeof(line), "sockbench sweep %s: median %ss per second at each %s "
-			 "(%d run%s a point)", s->wl->name, s->wl->unit, s->p[0].flag + 2, s->runs,
-			 s->runs > 1 ? "s" : "");
+			 "(%s run%s a point)", s->wl->name, s->wl->unit, s->p[0].flag + 2, n,
+			 most > 1 ? "s" : "");
 		fprintf(g, "set title %s\n", gp_str(q[0], sizeof(q[0]), line));
 	}
 	axis_name(s, axis, sizeof(axis));
@@ -150,6 +187,23 @@ static void plot_titles(struct sweep *s, FILE *g)
 		strcat(line, "s/s (median)");
 	fprintf(g, "set xlabel %s\nset ylabel %s\nset grid lc rgb '#dddddd'\n",
 		gp_str(q[0], sizeof(q[0]), axis), gp_str(q[1], sizeof(q[1]), line));
+}
+
+/* The points not drawn, said where they would be: "failed", or "1 pair" (no interval). */
+static void plot_marks(struct sweep *s, FILE *g)
+{
+	char text[160], q[340];
+
+	for (int i = 0; i < s->npts; i++) {
+		struct point *pt = &s->pts[i];
+
+		if (!point_failed(pt) && !(s->compare && pt->n < 2))
+			continue;
+		snprintf(text, sizeof(text), "%s%s%s%s", point_failed(pt) ? "failed" : "1 pair: needs 2 runs",
+			 s->np > 1 ? " (" : "", s->np > 1 ? pt->v[1] : "", s->np > 1 ? ")" : "");
+		fprintf(g, "set label %s at %g, graph %.2f center rotate by 90 textcolor rgb '#b2182b'\n",
+			gp_str(q, sizeof(q), text), atof(pt->v[0]), 0.15 + 0.2 * (i / s->p[0].n % 4));
+	}
 }
 
 /* gnuplot: x = the first flag, one line per value of the second; y = the rate, or B/A. */
@@ -174,6 +228,7 @@ static void plot_script(struct sweep *s, const char *data, const char *svg, FILE
 		fprintf(g, "set logscale x\nset xrange [%g:%g]\n", lo / 1.25, hi * 1.25);
 	else if (hi > lo)
 		fprintf(g, "set xrange [%g:%g]\n", lo - (hi - lo) * 0.06, hi + (hi - lo) * 0.06);
+	plot_marks(s, g);
 	fprintf(g, "set yrange [0:*]\nplot ");
 	gp_str(qd, sizeof(qd), data);
 	for (int k = 0; k < (s->np > 1 ? s->p[1].n : 1); k++) {
@@ -205,15 +260,35 @@ static int sweep_plot(struct sweep *s)
 	return out_gnuplot("sweep --plot", s->plot, draw_sweep, s) ? 1 : 0;
 }
 
+/* A point's B/A, with an interval from 2 pairs on. */
+static void ratio_json(cJSON *e, const struct point *pt)
+{
+	cJSON_AddNumberToObject(e, "ratio", pt->e.ratio);
+	if (pt->n < 2) {
+		cJSON_AddStringToObject(e, "interval", "needs 2 runs");
+		return;
+	}
+	cJSON_AddNumberToObject(e, "ci_low", pt->e.lo);
+	cJSON_AddNumberToObject(e, "ci_high", pt->e.hi);
+	cJSON_AddNumberToObject(e, "confidence", pt->e.level);
+	cJSON_AddNumberToObject(e, "p_value", pt->e.p);
+}
+
 static void sweep_json(struct sweep *s)
 {
 	cJSON *j = cJSON_CreateObject(), *ps = cJSON_CreateArray(), *pts = cJSON_CreateArray();
+	char seed[24];
 
 	cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
 	cJSON_AddStringToObject(j, "tool", "sockbench");
 	cJSON_AddStringToObject(j, "kind", "sweep");
 	cJSON_AddStringToObject(j, "workload", s->wl->name);
 	cJSON_AddNumberToObject(j, "runs", s->runs);
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)s->seed);
+	cJSON_AddStringToObject(j, "seed", seed);
+	cJSON_AddStringToObject(j, "order", "rounds, each every point once in an order drawn from "
+					     "the seed (and A, B in a drawn order at each point)");
+	cJSON_AddBoolToObject(j, "partial", run_interrupted());
 	if (s->compare)
 		cJSON_AddStringToObject(j, "compare", s->compare);
 	for (int k = 0; k < s->np; k++)
@@ -230,14 +305,12 @@ static void sweep_json(struct sweep *s)
 			cJSON_AddItemReferenceToObject(e, "a", pt->a_sum);
 		if (pt->b_sum) {
 			cJSON_AddItemReferenceToObject(e, "b", pt->b_sum);
-			cJSON_AddNumberToObject(e, "ratio", pt->e.ratio);
-			cJSON_AddNumberToObject(e, "ci_low", pt->e.lo);
-			cJSON_AddNumberToObject(e, "ci_high", pt->e.hi);
-			cJSON_AddNumberToObject(e, "confidence", pt->e.level);
-			cJSON_AddNumberToObject(e, "p_value", pt->e.p);
+			ratio_json(e, pt);
 		}
+		cJSON_AddStringToObject(e, "status", point_failed(pt) ? "failed" : "ok");
 		cJSON_AddNumberToObject(e, "runs", pt->n);
 		cJSON_AddNumberToObject(e, "rounds_left_out", pt->left);
+		cJSON_AddItemToObject(e, "left_out", left_out_json(pt->lo, pt->nlo));
 		cJSON_AddItemToArray(pts, e);
 	}
 	cJSON_AddItemToObject(j, "points", pts);
@@ -260,33 +333,56 @@ static int sweep_csv(struct sweep *s)
 	direct = outfile_direct(&o);
 	write_row(o.f, s, NULL, ",", true);
 	for (int i = 0; i < s->npts; i++)
-		if (s->pts[i].n)
-			write_row(o.f, s, &s->pts[i], ",", false);
+		write_row(o.f, s, &s->pts[i], ",", false);
 	if ((e = outfile_commit(&o)))
 		fprintf(stderr, "sockbench: sweep --csv %s: %s%s\n", s->csv, strerror(-e),
 			outfile_left(direct));
 	return e ? 1 : 0;
 }
 
+/* The rounds left out at each point, and why (the first reason of each point). */
+static void print_left(struct sweep *s)
+{
+	int sides = s->compare ? 2 : 1;
+
+	for (int i = 0; i < s->npts; i++) {
+		struct point *pt = &s->pts[i];
+
+		if (!pt->left)
+			continue;
+		printf("  %s=%s%s%s%s%s: %d of %d rounds left out%s: ", s->p[0].flag + 2, pt->v[0],
+		       s->np > 1 ? " " : "", s->np > 1 ? s->p[1].flag + 2 : "", s->np > 1 ? "=" : "",
+		       s->np > 1 ? pt->v[1] : "", pt->left, pt->left + pt->n,
+		       point_failed(pt) ? " (FAILED: no whole round)" : "");
+		print_left_out(pt->lo, pt->nlo, (pt->left + pt->n) * sides);
+	}
+}
+
 int sweep_write(struct sweep *s)
 {
-	int rc = 0;
+	int rc = 0, failed = 0;
 
+	for (int i = 0; i < s->npts; i++)
+		failed += point_failed(&s->pts[i]);
 	if (s->json) {
 		sweep_json(s);
 	} else {
-		printf("sockbench sweep %s: %d point%s x %d runs%s%s (medians)\n\n", s->wl->name,
-		       s->npts, s->npts > 1 ? "s" : "", s->runs, s->compare ? ", B = A + " : "",
-		       s->compare ? s->compare : "");
+		printf("sockbench sweep %s: %d point%s x %d rounds, each round every point once in an "
+		       "order drawn from seed %llu%s%s (medians)\n\n", s->wl->name, s->npts,
+		       s->npts > 1 ? "s" : "", s->runs, (unsigned long long)s->seed,
+		       s->compare ? ", B = A + " : "", s->compare ? s->compare : "");
 		write_row(stdout, s, NULL, "\t", true);
 		for (int i = 0; i < s->npts; i++)
-			if (s->pts[i].n)
-				write_row(stdout, s, &s->pts[i], "\t", false);
+			write_row(stdout, s, &s->pts[i], "\t", false);
+		print_left(s);
 	}
 	fflush(stdout); /* main.c checks that it all got there */
 	if (s->csv)
 		rc |= sweep_csv(s);
 	if (s->plot)
 		rc |= sweep_plot(s);
-	return rc;
+	if (failed)
+		fprintf(stderr, "sockbench: sweep: %d of %d points failed in every round (marked "
+			"failed)\n", failed, s->npts);
+	return rc || failed ? 1 : 0;
 }

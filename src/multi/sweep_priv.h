@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "multi/repeat.h"
 #include "multi/stats.h"
 #include "report/figures.h"
 #include "workload/workload.h"
@@ -26,12 +27,22 @@ struct param {
 
 struct point {
 	char *v[MAX_PARAMS];
+	struct opts o[2]; /* A's options, and B's with --compare */
 	double a_tps[MAX_RUNS], b_tps[MAX_RUNS];
-	int n;
+	cJSON **docs[2]; /* the whole rounds' results, until summarised */
+	int n;		 /* whole rounds (pairs, with --compare) */
 	cJSON *a_sum, *b_sum;
-	struct paired e; /* with --compare: B/A */
-	int left;	 /* rounds left out (a run partial or failed) */
+	struct paired e;     /* with --compare: B/A (an interval from 2 pairs on) */
+	int left;	     /* rounds left out (a run partial or failed) */
+	struct left_out *lo; /* each partial or failed run, and why */
+	int nlo;
 };
+
+/* A point none of whose rounds was whole: it stays in every output, marked failed. */
+static inline bool point_failed(const struct point *pt)
+{
+	return !pt->n;
+}
 
 struct sweep {
 	const struct workload *wl;
@@ -46,7 +57,9 @@ struct sweep {
 	int runs;
 	char *csv, *plot, *compare; /* --csv, --plot, --compare (opts_take's copies) */
 	bool json;
-	uint64_t seed; /* of the A/B order, with --compare */
+	uint64_t seed; /* of the order of every round (points, and A/B with --compare) */
+	int done, total; /* runs made, and to make */
+	uint64_t t0;
 };
 
 static inline const struct opt_def *find_flag(const struct workload *wl, const char *flag)
@@ -65,7 +78,8 @@ static inline double med(const cJSON *sum, const char *key)
 }
 
 /* The table (or --json) on standard output, then --csv and --plot: 0, or 1 when an output
- * failed (said on stderr; a file output is whole or left as it was). */
+ * failed or a point's every round did (said on stderr; a file output is whole or left as it
+ * was). */
 int sweep_write(struct sweep *s);
 
 #endif

@@ -80,13 +80,15 @@ void html_compare_section(FILE *f, const cJSON *d)
 			 "order drawn from the seed"
 		       : "two saved results (unpaired)");
 	html_row_s(f, "interval", html_jstr(d, "interval"));
+	html_row_s(f, "primary figure (95% on its own p)", html_jstr(d, "verdicts.primary"));
+	html_row_s(f, "the other figures", html_jstr(d, "verdicts.rule"));
 	html_row_s(f, "order (seed)", html_jstr(d, "seed"));
 	html_printf(f, "</table>\n");
 	html_partial_note(f, d);
 	struct chart_bar *b = xcalloc((size_t)(nf > 0 ? nf : 1), sizeof(*b));
 
 	html_printf(f, "<table class=\"grid\"><tr><th>figure</th><th>A</th><th>B</th><th>B/A</th>"
-		   "<th>95%% interval</th><th>p</th><th>verdict</th></tr>\n");
+		   "<th>95%% interval</th><th>p</th><th>Holm p</th><th>verdict</th></tr>\n");
 	cJSON_ArrayForEach(e, figs) {
 		double r = html_jnum(e, "ratio");
 
@@ -97,12 +99,17 @@ void html_compare_section(FILE *f, const cJSON *d)
 		html_printf(f, "</td><td>");
 		html_num(f, isnan(r) ? html_jnum(e, "b_median") : html_jnum(e, "b_geomean"));
 		if (isnan(r))
-			html_printf(f, "</td><td>-</td><td>-</td><td>-</td><td style=\"color:%s\">",
+			html_printf(f, "</td><td>-</td><td>-</td><td>-</td><td>-</td><td style=\"color:%s\">",
 				html_verdict_colour(html_jstr(e, "verdict")));
 		else
-			html_printf(f, "</td><td>%.3f</td><td>%.3f to %.3f</td><td>%.3g</td><td style=\"color:%s\">",
-				r, html_jnum(e, "ci_low"), html_jnum(e, "ci_high"), html_jnum(e, "p_value"),
-				html_verdict_colour(html_jstr(e, "verdict")));
+			html_printf(f, "</td><td>%.3f</td><td>%.3f to %.3f</td><td>%.3g</td>", r,
+				html_jnum(e, "ci_low"), html_jnum(e, "ci_high"), html_jnum(e, "p_value"));
+		if (!isnan(r) && !strcmp(html_jstr(e, "method"), "primary"))
+			html_printf(f, "<td>primary</td><td style=\"color:%s\">",
+				    html_verdict_colour(html_jstr(e, "verdict")));
+		else if (!isnan(r)) /* older documents have no p_adjusted: NaN, shown as such */
+			html_printf(f, "<td>%.3g</td><td style=\"color:%s\">", html_jnum(e, "p_adjusted"),
+				    html_verdict_colour(html_jstr(e, "verdict")));
 		html_text(f, html_jstr(e, "verdict"));
 		html_printf(f, "</td></tr>\n");
 		if (!isnan(r))

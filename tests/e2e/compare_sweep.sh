@@ -15,19 +15,32 @@ seed=$(jget "$TMP/c.json" .seed) order=$(jget "$TMP/c.json" .order)
 jassert "$TMP/c.json" '[.figures[] | select(.ratio) | ((.b_geomean / .a_geomean) / .ratio - 1 | fabs) < 1e-6 and .ci_low <= .ratio and .ratio <= .ci_high and .confidence == 0.95 and .p_value >= 0] | all'
 jassert "$TMP/c.json" '(.verdict | startswith("B is slower")) and (.figures[0].key == "transactions_per_s") and .figures[0].ci_high < 1' '.verdict'
 jassert "$TMP/c.json" '.figures[] | select(.key == "latency_p50_us") | .verdict == "B lower (better)"'
+# One primary figure at 95% on its own p; the others one family, Holm-adjusted (never below
+# their own p), judged because the primary's difference is significant.
+jassert "$TMP/c.json" '.verdicts.primary == "transactions_per_s" and .verdicts.method == "holm" and .verdicts.judged == true and .verdicts.figures == ([.figures[] | select(.ratio)] | length) - 1' '.verdicts'
+jassert "$TMP/c.json" '([.figures[] | select(.ratio and .method == "primary")] | length) == 1 and .figures[0].method == "primary" and .figures[0].p_adjusted == .figures[0].p_value and ([.figures[] | select(.ratio and .method == "holm") | .p_adjusted >= .p_value and .p_adjusted <= 1] | all)' '[.figures[] | {key, p_value, p_adjusted, method}]'
 "$SB" compare "udp-rr $run" "udp-rr --window 1 $run" --runs 4 >"$TMP/c.txt"
 grep -q "^B is slower" "$TMP/c.txt" || fail "table has no verdict line: $(cat "$TMP/c.txt")"
 
-# Saved results, one a --runs document.
-"$SB" udp-rr $run --json >"$TMP/a.json" || fail "run a"
+# Saved results: --runs documents (a ratio needs 2 runs a side), and a single run.
+"$SB" udp-rr $run --runs 2 --json >"$TMP/a.json" || fail "run a"
+"$SB" udp-rr $run --json >"$TMP/a1.json" || fail "run a1"
 "$SB" udp-rr $run --runs 3 --batch 32 --json >"$TMP/b.json" || fail "run b"
 jassert "$TMP/b.json" '.kind == "runs" and .runs == 3 and (.results | length) == 3 and .summary.transactions_per_s.median > 0'
 jassert "$TMP/b.json" '.summary.transactions_per_s | (.min <= .median and .median <= .max and .ci_low <= .median and .median <= .ci_high and .stddev >= 0)'
 # Three runs hold the median between their lowest and highest with 75% confidence, not 95%.
 jassert "$TMP/b.json" '.summary.transactions_per_s | ((.ci_confidence - 0.75 | fabs) < 1e-9 and .ci_low == .min and .ci_high == .max)'
 "$SB" compare "$TMP/a.json" "$TMP/b.json" --json >"$TMP/f.json" || fail "compare files failed"
-jassert "$TMP/f.json" '.paired == false and .runs_a == 1 and .runs_b == 3 and (.figures | length) > 5'
-jassert "$TMP/f.json" '.figures[] | select(.key == "server_syscalls") | .ratio < 0.25'
+jassert "$TMP/f.json" '.paired == false and .runs_a == 2 and .runs_b == 3 and (.figures | length) > 5'
+# (null < 0.25 is true in jq: the ratio must be there.)
+jassert "$TMP/f.json" '.figures[] | select(.key == "server_syscalls") | (.ratio | type) == "number" and .ratio < 0.25' '.figures[] | select(.key == "server_syscalls")'
+# One run on a side: no ratio, and it says why (not "a run has 0").
+"$SB" compare "$TMP/a1.json" "$TMP/b.json" --json >"$TMP/f1.json" || fail "compare a1 b"
+jassert "$TMP/f1.json" '.runs_a == 1 and (.verdict | startswith("no verdict: A has 1 run")) and ([.figures[] | .ratio == null and (.verdict | startswith("no verdict: A has 1 run"))] | all)' '.verdict, [.figures[].verdict]'
+# --primary: another figure carries the headline; an unknown one is a usage error.
+"$SB" compare "$TMP/a.json" "$TMP/b.json" --primary server_syscalls --json >"$TMP/f2.json" || fail "compare --primary"
+jassert "$TMP/f2.json" '.verdicts.primary == "server_syscalls" and (.figures[] | select(.key == "server_syscalls") | .method == "primary")' '.verdicts'
+expect_usage "--primary nope is not a figure" compare "$TMP/a.json" "$TMP/b.json" --primary nope
 
 # Bad files: a clear error, exit 2.
 expect_usage "cannot read" compare "$TMP/missing.json" "$TMP/a.json"
@@ -56,6 +69,15 @@ grep -q ">size (bytes)<" "$TMP/out.svg" || fail "the sweep plot's x axis has no 
 grep -q "B: A plus --batch 16" "$TMP/r.svg" || fail "the ratio plot does not say what B is"
 grep -q "no difference (B/A = 1)" "$TMP/r.svg" || fail "the ratio plot has no labelled no-difference line"
 jassert "$TMP/s.json" '.kind == "sweep" and (.points | length) == 2 and (.points | all(.ratio > 0 and .ci_low <= .ratio and .ratio <= .ci_high))'
+jassert "$TMP/s.json" '(.seed | test("^[0-9]+$")) and (.points | all(.status == "ok" and .runs + .rounds_left_out == 2 and (.left_out | length) >= .rounds_left_out))' '{seed, points: [.points[] | {status, runs, rounds_left_out}]}'
+# One pair a point: B/A without an interval, said as such (not 0 to infinity).
+"$SB" sweep udp-rr --window 1,50 $run --runs 1 --compare "--batch 16" --json >"$TMP/s1.json" || fail "sweep --runs 1"
+jassert "$TMP/s1.json" '.points | all(.interval == "needs 2 runs" and .ci_low == null and .ratio > 0)' '.points'
+# A point whose every run fails (a server name that does not resolve: no traffic) stays in
+# the CSV and the JSON as failed, with why, and the sweep exits 1.
+"$SB" sweep udp-rr --size 100,200 --server no.such.host.invalid --runs 2 --csv "$TMP/bad.csv" --json >"$TMP/bad.json" && fail "sweep of failing points exited 0"
+[ "$(grep -c ',failed$' "$TMP/bad.csv")" -eq 2 ] || fail "failed points not in the CSV: $(cat "$TMP/bad.csv")"
+jassert "$TMP/bad.json" '.points | length == 2 and all(.status == "failed" and .runs == 0 and .rounds_left_out == 2 and (.left_out[0].reason | test("no.such.host")))' '.points'
 expect_usage "not a numeric flag" sweep udp-rr --wait poll,block
 expect_usage "give at least one flag with a list" sweep udp-rr --size 100
 expect_usage "--size 70000 is out of range" sweep udp-rr --size 100,70000

@@ -232,6 +232,39 @@ static void test_empty_and_single(void **state)
 	free(h);
 }
 
+/* The rank rule on ranks that are not whole numbers, and on one that is: n values 1000, 2000,
+ * ... far apart (each its own bucket), so each percentile names one of them. The large random
+ * sets above have p/100 * n whole for every p asked, where floor, round, ceil and "floor + 1"
+ * rules all agree but the last; these tell all four apart. */
+static void test_rank_rule(void **state)
+{
+	(void)state;
+	static const struct {
+		int n;
+		double p;
+		int rank; /* ceil(p/100 * n): the value that many from the bottom */
+	} cases[] = {
+		{7, 30, 3},  /* 2.1: ceil 3; floor and round 2 */
+		{7, 50, 4},  /* 3.5: ceil and round 4; floor 3 */
+		{10, 50, 5}, /* 5 exactly: ceil 5; floor + 1 would say 6 */
+		{10, 99, 10}, /* 9.9 */
+		{3, 10, 1},  /* 0.3: ceil 1; floor 0 (no such value) */
+	};
+	struct hist *h = malloc(sizeof(*h));
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		hist_reset(h);
+		for (int k = cases[i].n; k >= 1; k--) /* recorded out of order */
+			hist_record(h, (uint64_t)k * 1000);
+		double got = (double)hist_percentile(h, cases[i].p), want = cases[i].rank * 1000.0;
+
+		if (fabs(got - want) > 0.005 * want)
+			fail_msg("p%g of %d values: %.0f, want the %d-th, %.0f", cases[i].p, cases[i].n,
+				 got, cases[i].rank, want);
+	}
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_merge_equals_combined),
 		cmocka_unit_test(test_hosts_merge_as_text),
 		cmocka_unit_test(test_empty_and_single),
+		cmocka_unit_test(test_rank_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,8 +73,15 @@ static void test_t_interval_by_hand(void **state)
 	assert_true(fabs(e.mean - 0.2) < 1e-12 && fabs(e.sd - 0.1) < 1e-12);
 	assert_true(fabs(log(e.lo) - (0.2 - 4.302653 * 0.1 / sqrt(3))) < 1e-5);
 	assert_true(fabs(log(e.hi) - (0.2 + 4.302653 * 0.1 / sqrt(3))) < 1e-5);
-	/* More runs like these would show it: the 4th is the first whose t beats its quantile. */
-	assert_int_equal(stats_runs_needed(&e, 0.95, 1000), 4);
+	/* Pairs a fresh compare needs to find it 80% of the time, planning with the spread's upper
+	 * 80% bound, 0.1 * sqrt(2 / chi2(0.2; 2)) = 0.2117: about ((1.96 + 0.84) * 0.2117 / 0.2)^2
+	 * = 8.8 by the normal, a little more by t. The old rule (the 4th pair is the first whose t
+	 * would just beat its quantile: 50% power at best) said 4. */
+	int n = stats_runs_needed(&e, 0.95, 0.80, 1000);
+
+	print_message("runs needed for d = 0.2 +- 0.1 after 3 pairs: %d\n", n);
+	assert_true(n >= 10 && n <= 13);
+	assert_true(stats_runs_needed(&e, 0.95, 0.50, 1000) < n);
 	/* One pair: no interval, no verdict. */
 	stats_paired(a, b, 1, 0.95, &e);
 	assert_true(e.lo == 0 && isinf(e.hi) && e.p == 1);
@@ -303,6 +310,85 @@ static void test_unpaired(void **state)
 	assert_true(fabs(e.ratio - 1) < 1e-12 && e.p > 0.99);
 }
 
+/* No spread at all: {4,4,4} against {8,8,8} is exactly 2x, not "0 to infinity, no significant
+ * difference" (Welch's df came out 0 when both variances were). Values whose logs do not sum
+ * exactly (3.3) are still every run the same. One run on a side has no interval at all. */
+static void test_zero_spread(void **state)
+{
+	(void)state;
+	double four[] = {4, 4, 4}, eight[] = {8, 8, 8}, odd[] = {3.3, 3.3, 3.3, 3.3}, one[] = {8};
+	double a[] = {4, 5, 6}, b[] = {8, 10, 12};
+	struct paired e;
+
+	stats_unpaired(four, 3, eight, 3, 0.95, &e);
+	assert_true(e.exact && fabs(e.ratio - 2) < 1e-12 && e.lo == e.ratio && e.hi == e.ratio &&
+		    e.p == 0);
+	assert_int_equal(stats_verdict_of(&e, e.p < 0.05, 0.02), VERDICT_FASTER);
+	stats_unpaired(odd, 4, odd, 3, 0.95, &e);
+	assert_true(e.exact && e.ratio == 1 && e.p == 1);
+	stats_unpaired(eight, 3, four, 3, 0.95, &e);
+	assert_int_equal(stats_verdict_of(&e, e.p < 0.05, 0.02), VERDICT_SLOWER);
+	/* Paired: every log-ratio the same, though the runs differ. */
+	stats_paired(a, b, 3, 0.95, &e);
+	assert_true(e.exact && fabs(e.ratio - 2) < 1e-12 && e.lo == e.hi && e.p == 0);
+	assert_int_equal(stats_runs_needed(&e, 0.95, 0.8, 1000), -1);
+	/* One run on a side: no spread there, no interval (and not "exact"). */
+	stats_unpaired(four, 3, one, 1, 0.95, &e);
+	assert_true(!e.exact && e.lo == 0 && isinf(e.hi) && e.p == 1);
+}
+
+/* A seed feeds xorshift64*, which stays 0 from state 0: explore's combination order was drawn
+ * from seed ^ 0xc0bb1e, so --seed 12628766 never shuffled it. No seed and stream gives 0, and
+ * nearby seeds give unrelated states. */
+static void test_seed_state(void **state)
+{
+	(void)state;
+	const uint64_t seeds[] = {0, 1, 12628766, 0xc0bb1e, UINT64_MAX, 1ULL << 63};
+
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)
+		for (uint64_t k = 0; k < 4; k++)
+			assert_true(stats_seed_state(seeds[i], k) != 0);
+	assert_true(stats_seed_state(1, 0) != stats_seed_state(1, 1));
+	assert_true(stats_seed_state(1, 0) != stats_seed_state(2, 0));
+	uint64_t st = stats_seed_state(12628766, 0xc0bb1e);
+	int heads = 0;
+
+	for (int i = 0; i < 64; i++)
+		heads += (int)(stats_rand(&st) & 1);
+	assert_true(heads > 16 && heads < 48);
+}
+
+/* Holm's adjusted p: rejected at alpha exactly when stats_holm rejects; by hand. The figures
+ * of a compare: the primary on its own p; the family judged only behind it. */
+static void test_holm_adjust_family(void **state)
+{
+	(void)state;
+	double p[] = {0.01, 0.04, 0.03, 0.005}, padj[4], level[4];
+	bool r[4], sig[4];
+
+	stats_holm_adjust(p, 4, padj);
+	/* Sorted 0.005, 0.01, 0.03, 0.04: 4 x 0.005, max(0.02, 3 x 0.01), max(0.03, 2 x 0.03), 0.06 */
+	assert_true(fabs(padj[3] - 0.02) < 1e-12 && fabs(padj[0] - 0.03) < 1e-12);
+	assert_true(fabs(padj[2] - 0.06) < 1e-12 && fabs(padj[1] - 0.06) < 1e-12);
+	stats_holm(p, 4, 0.05, r, level);
+	for (int i = 0; i < 4; i++)
+		assert_true(r[i] == (padj[i] <= 0.05));
+	/* Primary 0 at 0.01: the gate opens; the others are Holm over three. */
+	double q[] = {0.01, 0.012, 0.02, 0.5};
+
+	assert_true(stats_figure_family(q, 4, 0, 0.05, padj, sig));
+	assert_true(sig[0] && padj[0] == 0.01);
+	assert_true(fabs(padj[1] - 0.036) < 1e-12 && sig[1] && fabs(padj[2] - 0.04) < 1e-12 && sig[2]);
+	assert_false(sig[3]);
+	/* Primary not significant: nothing else is, however small its p (each at 95% alone, the
+	 * 0.001 would have been a verdict). */
+	double u[] = {0.2, 0.001, 0.3};
+
+	assert_false(stats_figure_family(u, 3, 0, 0.05, padj, sig));
+	assert_false(sig[0] || sig[1] || sig[2]);
+	assert_true(fabs(padj[1] - 0.002) < 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +405,9 @@ int main(void)
 		cmocka_unit_test(test_flags_clash),
 		cmocka_unit_test(test_known_samples),
 		cmocka_unit_test(test_unpaired),
+		cmocka_unit_test(test_zero_spread),
+		cmocka_unit_test(test_seed_state),
+		cmocka_unit_test(test_holm_adjust_family),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

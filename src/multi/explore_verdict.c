@@ -1,0 +1,176 @@
+/* explore_verdict.c: explore's verdicts within its error budget: each strategy against the
+ * baseline runs of its own rounds (pairs of whole runs only), Holm's step-down over all the
+ * strategies (one 5% family), the ranking, and the best combination of those found faster. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+#include "multi/explore_priv.h"
+
+/* The rates of c and of the baseline in the rounds where both runs were whole: how many. */
+int explore_pairs(const struct config *c, const struct sample *base, int nbase, double *a,
+		  double *b)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->nsamples && i < nbase; i++)
+		if (base[i].status == RUN_WHOLE && c->s[i].status == RUN_WHOLE &&
+		    base[i].fig[FIG_RATE] > 0 && c->s[i].fig[FIG_RATE] > 0) {
+			a[n] = base[i].fig[FIG_RATE];
+			b[n++] = c->s[i].fig[FIG_RATE];
+		}
+	return n;
+}
+
+/* c against the baseline runs of the same rounds: the rounds where both were whole. */
+void explore_analyse(struct config *c, const struct sample *base, int nbase)
+{
+	double a[MAX_ROUNDS], b[MAX_ROUNDS], t[MAX_ROUNDS];
+	int n = explore_pairs(c, base, nbase, a, b), k = 0;
+
+	c->whole = c->partial = c->failed = 0;
+	for (int i = 0; i < c->nsamples; i++) {
+		c->whole += c->s[i].status == RUN_WHOLE;
+		c->partial += c->s[i].status == RUN_PARTIAL;
+		c->failed += c->s[i].status == RUN_FAILED;
+		if (c->s[i].status == RUN_WHOLE)
+			t[k++] = c->s[i].fig[FIG_RATE];
+	}
+	c->pairs = n;
+	c->needed = -1;
+	c->level = 0.95;
+	if (k) {
+		c->tps = stats_median(t, k);
+		c->spread = stats_spread_pct(t, k);
+	}
+	if (n == 0)
+		return;
+	stats_paired(a, b, n, c->level, &c->e);
+	c->few = n < 2; /* one ratio has no spread to judge it by */
+	c->reject = !c->few && c->e.p < 1 - c->level;
+	c->verdict = stats_verdict_of(&c->e, c->reject, MIN_GAIN);
+	c->analysed = true;
+}
+
+/* Holm over every strategy analysed: one 5% error budget for all their verdicts; each
+ * interval is recomputed at the level its strategy was held to. */
+static void holm(struct config **cs, int n, const struct sample *base, int nbase)
+{
+	double p[MAX_CONFIGS], level[MAX_CONFIGS];
+	bool reject[MAX_CONFIGS];
+
+	for (int i = 0; i < n; i++)
+		p[i] = cs[i]->few ? 1 : cs[i]->e.p;
+	stats_holm(p, n, STATS_ALPHA, reject, level);
+	for (int i = 0; i < n; i++) {
+		struct config *c = cs[i];
+		double a[MAX_ROUNDS], b[MAX_ROUNDS];
+		int m = explore_pairs(c, base, nbase, a, b);
+
+		c->level = level[i];
+		c->reject = reject[i] && !c->few;
+		stats_paired(a, b, m, c->level, &c->e);
+		c->verdict = stats_verdict_of(&c->e, c->reject, MIN_GAIN);
+		if (c->verdict == VERDICT_SAME && fabs(c->e.ratio - 1) >= MIN_GAIN)
+			c->needed = stats_runs_needed(&c->e, c->level, STATS_POWER, 1000);
+	}
+}
+
+void explore_rank(const double *speedup, int n, int *order)
+{
+	/* Insertion sort, stable: equal speedups keep the table's order. */
+	for (int i = 0; i < n; i++) {
+		int j = i;
+
+		for (; j > 0 && speedup[order[j - 1]] < speedup[i]; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+}
+
+bool explore_flags_clash(const char *a, const char *b)
+{
+	for (const char *p = a; (p = strstr(p, "--")); p += 2) {
+		size_t n = strcspn(p, " =");
+
+		for (const char *q = b; (q = strstr(q, "--")); q += 2)
+			if (strcspn(q, " =") == n && !strncmp(p, q, n) &&
+			    (q == b || q[-1] == ' ') && (p == a || p[-1] == ' '))
+				return true;
+	}
+	return false;
+}
+
+/* The strategies that helped, best first, one per group, as long as they go together (valid
+ * together, and no option set twice). */
+bool explore_plan_combination(struct explore *x, char **user, int nuser,
+			      struct config **ranked, int nranked)
+{
+	char flags[400] = "", names[400] = "", err[240], trial[400];
+	const char *groups[MAX_CONFIGS];
+	int ngroups = 0, used = 0;
+	struct opts o;
+
+	for (int i = 0; i < nranked; i++) {
+		struct config *c = ranked[i];
+		bool taken = false;
+
+		if (c->verdict != VERDICT_FASTER || c->changes)
+			continue;
+		for (int g = 0; g < ngroups; g++)
+			taken |= !strcmp(groups[g], c->group);
+		if (taken || explore_flags_clash(flags, c->flags))
+			continue;
+		snprintf(trial, sizeof(trial), "%s%s%s", flags, flags[0] ? " " : "", c->flags);
+		if (explore_parse_config(x->wl, user, nuser, trial, &o, err, sizeof(err)) == 0) {
+			snprintf(flags, sizeof(flags), "%s", trial);
+			snprintf(trial, sizeof(trial), "%s%s%s", names, names[0] ? " + " : "", c->name);
+			snprintf(names, sizeof(names), "%s", trial);
+			groups[ngroups++] = c->group;
+			used++;
+		}
+		opts_free(&o);
+	}
+	if (used < 2)
+		return false;
+	explore_parse_config(x->wl, user, nuser, flags, &x->combo.o, err, sizeof(err));
+	explore_fit_run(x, &x->combo.o);
+	snprintf(x->combo.flags, sizeof(x->combo.flags), "%s", flags);
+	x->combo.name = xstrdup(names);
+	x->combo.group = "";
+	return true;
+}
+
+void explore_judge(struct explore *x, struct config **ranked, int *n, struct config **apart,
+		   int *napart)
+{
+	struct config *tested[MAX_CONFIGS], *done[MAX_CONFIGS];
+	double speedup[MAX_CONFIGS] = {0};
+	int order[MAX_CONFIGS], ntested = 0, nbase = x->conf[0].nsamples;
+
+	*n = *napart = 0;
+	explore_analyse(&x->conf[0], x->conf[0].s, nbase);
+	for (int i = 1; i < x->nconf; i++) {
+		struct config *c = &x->conf[i];
+
+		explore_analyse(c, x->conf[0].s, nbase);
+		if (c->analysed)
+			tested[ntested++] = c;
+	}
+	holm(tested, ntested, x->conf[0].s, nbase);
+	for (int i = 1; i < x->nconf; i++) {
+		struct config *c = &x->conf[i];
+
+		if (c->changes) {
+			apart[(*napart)++] = c;
+		} else {
+			speedup[*n] = c->analysed ? c->e.ratio : 0;
+			done[(*n)++] = c;
+		}
+	}
+	explore_rank(speedup, *n, order);
+	for (int i = 0; i < *n; i++)
+		ranked[i] = done[order[i]];
+}
