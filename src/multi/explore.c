@@ -42,8 +42,13 @@ static bool measure(struct explore *x, const struct config *c, const char *label
 
 	progress_line("explore: run", label, x->runs_done, x->runs_total, x->t0);
 	*s = (struct sample){0};
+	uint64_t t = now_ns();
 	s->status = run_isolated(x->wl, &c->o, &doc, s->why, sizeof(s->why));
 	x->runs_done++;
+	x->wall_s += ns_to_s(now_ns() - t);
+	x->overhead_s = x->wall_s / x->runs_done - (c->o.duration + c->o.warmup);
+	if (x->overhead_s < 0)
+		x->overhead_s = 0;
 	if (run_interrupted()) {
 		cJSON_Delete(doc);
 		return false;
@@ -73,6 +78,26 @@ const struct opt_def explore_flags[] = {
 	{0},
 };
 
+/* Before each round after the first: what is left of the budget over the runs still to come,
+ * at the overhead the runs so far measured (a slower machine than planned for shortens the
+ * windows; one faster lengthens them back, never past the plan). Every run of a round has the
+ * same length, so the round's pairs stay like for like. */
+static void refit(struct explore *x)
+{
+	int left_runs = x->runs_total - x->runs_done;
+	double left_s = x->budget - ns_to_s(now_ns() - x->t0);
+
+	if (left_runs <= 0)
+		return;
+	x->run_s = left_s / left_runs - WARMUP_S - x->overhead_s;
+	if (x->run_s > x->run_s_planned)
+		x->run_s = x->run_s_planned;
+	if (x->run_s < MIN_RUN_S)
+		x->run_s = MIN_RUN_S;
+	for (int i = 0; i < x->nconf; i++)
+		x->conf[i].o.duration = x->run_s;
+}
+
 static void run_all(struct explore *x)
 {
 	int *order = xcalloc((size_t)(x->nconf * x->rounds), sizeof(int));
@@ -82,6 +107,8 @@ static void run_all(struct explore *x)
 	for (int i = 0; i < x->nconf * x->rounds; i++) {
 		struct config *c = &x->conf[order[i]];
 
+		if (i && i % x->nconf == 0)
+			refit(x);
 		olen += (size_t)snprintf(x->order + olen, sizeof(x->order) - olen, "%s%d",
 					 i == 0 ? "" : i % x->nconf ? "," : " ", order[i]);
 		if (!measure(x, c, c->name, &c->s[i / x->nconf]))
@@ -168,6 +195,8 @@ int cmd_explore(int argc, char **argv)
 	explore_plan(x, rest, nrest);
 	x->json = x->conf[0].o.json || OPT_IS_SET(&x->conf[0].o, json);
 	x->t0 = now_ns();
+	x->run_s_planned = x->run_s;
+	x->overhead_s = RUN_OVERHEAD_S;
 	run_signals_keep();
 	out_noise_warnings(stderr);
 	run_all(x);
@@ -176,9 +205,11 @@ int cmd_explore(int argc, char **argv)
 	int n, napart;
 
 	explore_judge(x, ranked, &n, apart, &napart);
-	/* The combination runs only if the budget still has room for it. */
+	/* The combination runs only if the budget still has room for it, at the runs' measured
+	 * overhead; its runs are refitted to what is left like a round's. */
+	refit(x);
 	double left = x->budget - ns_to_s(now_ns() - x->t0);
-	bool room = left >= 2 * x->rounds * (x->run_s + WARMUP_S + RUN_OVERHEAD_S) * 0.9;
+	bool room = left >= 2 * x->rounds * (MIN_RUN_S + WARMUP_S + x->overhead_s);
 	bool combo = !run_interrupted() && room && explore_plan_combination(x, rest, nrest, ranked, n);
 
 	if (combo)

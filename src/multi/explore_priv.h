@@ -17,7 +17,8 @@
 #define MAX_CONFIGS 32
 #define MAX_ARGS 96
 #define MAX_ROUNDS 32
-#define RUN_OVERHEAD_S 0.25 /* a child process, the agent and the clients, handshakes: measured */
+#define RUN_OVERHEAD_S 0.25 /* a child process, the agent and the clients, handshakes: planned;
+			     * each round then refits to what the runs so far took */
 #define MIN_RUN_S 0.15
 #define MIN_ROUNDS 3	    /* fewer than this and no budget is enough */
 #define WARMUP_S 0.15
@@ -60,6 +61,9 @@ struct explore {
 	uint64_t seed; /* of the run order */
 	bool rounds_given, list, kernel;
 	double budget, run_s;
+	double run_s_planned; /* before any refit */
+	double overhead_s;    /* a run's wall time beyond its warm-up and window, measured */
+	double wall_s;	      /* the runs' wall time so far */
 	int nconf;
 	struct config conf[MAX_CONFIGS];
 	struct config combo; /* the best combination, paired with baseline runs of its own */

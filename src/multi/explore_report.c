@@ -297,6 +297,9 @@ void explore_print_json(struct explore *x, struct config **ranked, int n, struct
 	cJSON_AddBoolToObject(j, "partial", run_interrupted());
 	cJSON_AddNumberToObject(j, "runs", x->rounds);
 	cJSON_AddNumberToObject(j, "run_seconds", x->run_s);
+	cJSON_AddNumberToObject(j, "run_seconds_planned", x->run_s_planned);
+	cJSON_AddNumberToObject(j, "overhead_s_per_run", x->overhead_s);
+	cJSON_AddNumberToObject(j, "took_s", ns_to_s(now_ns() - x->t0));
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)x->seed);
 	cJSON_AddStringToObject(j, "seed", seed);
 	cJSON_AddStringToObject(j, "order", x->order);
