@@ -71,8 +71,13 @@ static void compare_halves(cJSON *doc)
 	}
 	struct moved_set *mv = moved_of(a.docs, a.n, b.docs, b.n);
 
-	compare_print(&a, &b, false, NULL, 0, false, mv, mv ? NULL : "none", NULL);
-	compare_print(&a, &b, false, NULL, 0, true, mv, mv ? NULL : "none", NULL);
+	/* The verdicts as compare makes them of two files: the primary figure, then the family. */
+	struct verdict_plan plan = {.primary_fig = FIG_RATE};
+	static struct verdict_row rows[NFIGURES];
+	int nrows = compare_rows(&a, &b, false, rows, &plan);
+
+	compare_print(&a, &b, false, rows, nrows, &plan, false, mv, mv ? NULL : "none", NULL);
+	compare_print(&a, &b, false, rows, nrows, &plan, true, mv, mv ? NULL : "none", NULL);
 	moved_free(mv);
 }
 
