@@ -53,3 +53,13 @@ void headline_key(struct headline *h, const char *path, double value, int decima
 	h->key[h->nkeys].decimals = decimals;
 	h->nkeys++;
 }
+
+void side_window_add(struct side_result *s, double window_s)
+{
+	if (!(window_s > 0))
+		return;
+	if (s->window_max_s == 0 || window_s < s->window_min_s)
+		s->window_min_s = window_s;
+	if (window_s > s->window_max_s)
+		s->window_max_s = window_s;
+}

@@ -23,8 +23,15 @@ struct side_result {
 	int processes; /* processes that reported */
 	double user_s, sys_s;
 	double vcsw, ivcsw; /* context switches in the window: slept, preempted */
+	/* The side's own windows, from when each of its processes saw the window open to when it
+	 * saw it close: the shortest and the longest (0: none timed). Beside the coordinator's
+	 * window they say how far the side's counts can stray from the kernel's. */
+	double window_min_s, window_max_s;
 	struct side_counters c;
 };
+
+/* Take one process's own window into a side's shortest and longest. */
+void side_window_add(struct side_result *s, double window_s);
 
 /* One client host of a fanned-out run (--clients-on), as it measured itself. */
 struct host_result {

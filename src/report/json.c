@@ -43,6 +43,15 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	if (isnan(u)) /* the per-unit figures below are null, and this is why */
 		cJSON_AddStringToObject(j, "per_unit_withheld", r->server_units_withheld);
 	cJSON_AddNumberToObject(j, "real_s", r6(r->duration_s));
+	if (s->window_max_s > 0) {
+		cJSON *w = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(w, "min", r6(s->window_min_s));
+		cJSON_AddNumberToObject(w, "max", r6(s->window_max_s));
+		cJSON_AddItemToObject(j, "window_s", w);
+	} else {
+		cJSON_AddNullToObject(j, "window_s");
+	}
 	cJSON_AddNumberToObject(j, "user_s", r6(s->user_s));
 	cJSON_AddNumberToObject(j, "sys_s", r6(s->sys_s));
 	cJSON_AddNumberToObject(j, "cpu_us_per_unit", r3(result_cpu_us_per(s->user_s, s->sys_s, u)));

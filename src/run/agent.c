@@ -420,6 +420,9 @@ void collect_server(struct run *r)
 	s->processes = 1;
 	if (j && r->o->server)
 		r->res.agent_env = cJSON_DetachItemFromObjectCaseSensitive(j, "environment");
+	it = cJSON_GetObjectItemCaseSensitive(j, "window_s");
+	if (cJSON_IsNumber(it) && it->valuedouble > 0)
+		side_window_add(s, it->valuedouble);
 	it = cJSON_GetObjectItemCaseSensitive(j, "user_s");
 	s->user_s = cJSON_IsNumber(it) ? it->valuedouble : 0;
 	it = cJSON_GetObjectItemCaseSensitive(j, "sys_s");

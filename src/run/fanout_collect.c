@@ -48,6 +48,7 @@ static bool take_host_result(struct run *r, struct host_result *hr, const char *
 		hr->side.vcsw = num(j, "voluntary_switches");
 		hr->side.ivcsw = num(j, "involuntary_switches");
 		hr->window_s = num(j, "window_s");
+		side_window_add(&hr->side, hr->window_s);
 		hr->p50_ns = hist_percentile(lat, 50);
 		hr->p99_ns = hist_percentile(lat, 99);
 		hist_merge(r->res.lat, lat);
@@ -90,6 +91,10 @@ static void add_side(struct side_result *to, const struct side_result *s)
 	to->sys_s += s->sys_s;
 	to->vcsw += s->vcsw;
 	to->ivcsw += s->ivcsw;
+	if (s->window_max_s > 0) {
+		side_window_add(to, s->window_min_s);
+		side_window_add(to, s->window_max_s);
+	}
 	side_counters_add(&to->c, &s->c);
 }
 

@@ -208,6 +208,7 @@ static void add_client(struct side_result *s, struct hist *lat, struct hist *lat
 	s->processes++;
 	if (rep->began && rep->ended) {
 		cpu_mark_delta(&rep->begin, &rep->end, &user, &sys, &wall);
+		side_window_add(s, wall);
 		s->user_s += user;
 		s->sys_s += sys;
 		cpu_mark_switches(&rep->begin, &rep->end, &slept, &preempted);

@@ -21,13 +21,16 @@ jget() { jq -r "$2" "$1"; }
 # jq definitions for a kernel-counter check of a time-based run: kok($d; $lag) holds when a
 # counter's ours and kernel agree within 2%, plus 3, plus what the counter moves (at its own
 # rate over the window of $d s) in the delays between the window's edges and the counters'
-# reads ($lag s: lag, from kernel_check.read_after_edge_us). A fixed 2% alone is 12-16 ms of
-# edge delay on a short window, which one steal or a loaded CPU exceeds.
+# reads ($lag s: lag, from kernel_check.read_after_edge_us) and between the coordinator's window
+# and each side's own (skew: the most a side's window, sides.*.window_s, differs from
+# duration_s: at a steady rate a side counts that much more or less than the window's). A fixed
+# 2% alone is 12-16 ms of edge delay on a short window, which one steal or a loaded CPU exceeds.
 # paced($x; $r): a paced rate $x within 2% of its target $r, plus what the target moves in
 # those delays (a sender that sees an edge late counts its packets over a shifted window).
 # drops_seen: a paced run lost nothing unless the kernel dropped (a receiver kept off its CPU
 # longer than its buffer lasts), and then every gap we counted is a drop the kernel counted.
-KOK='def lag: ((.kernel_check.read_after_edge_us // {}) | (.open // 0) + (.close // 0)) / 1e6;
+KOK='def skew: .duration_s as $d | [(.sides // {})[] | objects | .window_s | objects | .min, .max | . - $d | fabs] | max // 0;
+def lag: ((.kernel_check.read_after_edge_us // {}) | (.open // 0) + (.close // 0)) / 1e6 + skew;
 def kok($d; $lag): ((.ours - .kernel) | fabs) <= 0.02 * .kernel + 3 + (.kernel / $d) * $lag;
 def kall: lag as $l | .duration_s as $d | [.kernel_check.counters[] | kok($d; $l)] | length > 0 and all;
 def paced($x; $r): (($x - $r) | fabs) <= 0.02 * $r + $r * lag / .duration_s;
@@ -61,15 +64,6 @@ free_port() {
 		[ -z "$(ss -Htuan "sport = :$p" 2>/dev/null)" ] && { echo $p; return; }
 	done
 	fail "no free port found below $lo"
-}
-
-# Wait (up to 10 s) until something on this host has UDP port $1 bound: a server is up.
-wait_udp_port() {
-	for _ in $(seq 200); do
-		[ -n "$(ss -Huan "sport = :$1" 2>/dev/null)" ] && return 0
-		sleep 0.05
-	done
-	fail "nothing bound UDP port $1 within 10 s"
 }
 
 # Start a standalone agent on a free control port; sets AGENT_PID and AGENT_PORT.
