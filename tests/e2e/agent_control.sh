@@ -71,10 +71,12 @@ jassert "$TMP/q.json" '.partial == false'
 # 4. udp-stream: 256 datagrams claiming sequence number 2^40 of flow 0, in-window, without
 # the test's token, and 256 stray ones, all from this host: foreign, never received or lost.
 port=$(free_port)
-"$SB" udp-stream --server $srv --port $port --rate 20000 --duration 3 --warmup 0.3 --json >"$TMP/u.json" 2>"$TMP/u.err" &
+# Into the window (its server reading): a socket bound before its reader runs would drop them
+# unseen by the window's counters.
+SOCKBENCH_PROGRESS=1 "$SB" udp-stream --server $srv --port $port --rate 20000 --duration 3 --warmup 0.3 --json >"$TMP/u.json" 2>"$TMP/u.err" &
 run=$!
 PIDS+=("$run")
-wait_udp_port $port
+wait_window $run "$TMP/u.err"
 forged=0000010000000000$(printf '%08x' 0)574b4253$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
 "$FLOOD" udp 127.0.0.1 $port 256 2000 --send "$forged" --size 1472 >/dev/null
 "$FLOOD" udp 127.0.0.1 $port 256 2000 --send "$(head -c 64 /dev/urandom | od -An -tx1 | tr -d ' \n')" --size 1472 >/dev/null
@@ -86,10 +88,10 @@ wait $run || fail "udp-stream under forged datagrams: $(cat "$TMP/u.err")"
 # (lib.sh's lag) plus 3 allows that; 512 forged would not pass.
 jassert "$TMP/u.json" "$KOK"' (.kernel_check.counters.RcvbufErrors.kernel) as $k | (3 + .packets_sent_per_s * lag) as $e | .loss <= $k + $e and .packets_received <= .packets_sent + $e and .sides.server.errors_by_kind.foreign + $k >= 512' '{loss, packets_received, packets_sent, e: .sides.server.errors_by_kind, k: .kernel_check}'
 # --reverse: a hello without the token gets nothing sent its way.
-"$SB" udp-stream --server $srv --port $port --reverse --rate 2000 --duration 2 --warmup 0.2 --json >"$TMP/r.json" 2>/dev/null &
+SOCKBENCH_PROGRESS=1 "$SB" udp-stream --server $srv --port $port --reverse --rate 2000 --duration 3 --warmup 0.2 --json >"$TMP/r.json" 2>"$TMP/r.err" &
 run=$!
 PIDS+=("$run")
-wait_udp_port $port
+wait_window $run "$TMP/r.err"
 "$UDP_PROBE" 127.0.0.1 127.0.0.1 $port 24 "000000000000000000000000484b425300000000000000ff" &&
 	fail "the agent sent to a hello without the test's token"
 wait $run || fail "udp-stream --reverse"

@@ -13,14 +13,23 @@ seed=$(jget "$TMP/c.json" .seed) order=$(jget "$TMP/c.json" .order)
 [ "$(jget "$TMP/c2.json" .order)" = "$order" ] || fail "--seed $seed gave $(jget "$TMP/c2.json" .order), not $order"
 # Each ratio is the ratio of the two numbers beside it, and holds its interval.
 jassert "$TMP/c.json" '[.figures[] | select(.ratio) | ((.b_geomean / .a_geomean) / .ratio - 1 | fabs) < 1e-6 and .ci_low <= .ratio and .ratio <= .ci_high and .confidence == 0.95 and .p_value >= 0] | all'
-jassert "$TMP/c.json" '(.verdict | startswith("B is slower")) and (.figures[0].key == "transactions_per_s") and .figures[0].ci_high < 1' '.verdict'
-jassert "$TMP/c.json" '.figures[] | select(.key == "latency_p50_us") | .verdict == "B lower (better)"'
-# One primary figure at 95% on its own p; the others one family, Holm-adjusted (never below
-# their own p), judged because the primary's difference is significant.
-jassert "$TMP/c.json" '.verdicts.primary == "transactions_per_s" and .verdicts.method == "holm" and .verdicts.judged == true and .verdicts.figures == ([.figures[] | select(.ratio)] | length) - 1' '.verdicts'
-jassert "$TMP/c.json" '([.figures[] | select(.ratio and .method == "primary")] | length) == 1 and .figures[0].method == "primary" and .figures[0].p_adjusted == .figures[0].p_value and ([.figures[] | select(.ratio and .method == "holm") | .p_adjusted >= .p_value and .p_adjusted <= 1] | all)' '[.figures[] | {key, p_value, p_adjusted, method}]'
+# Window 1 against 100 is about half the rate. Four pairs on a loaded machine may not show it
+# (0.46x with an interval of 0.21-1.005 under a sanitizer build beside a fuzzer): then compare
+# must say no difference, ask for more pairs than it took, and judge no other figure; never
+# call B faster. Shown, the checks below.
+if jq -e '.verdicts.judged' "$TMP/c.json" >/dev/null; then
+	jassert "$TMP/c.json" '(.verdict | startswith("B is slower")) and (.figures[0].key == "transactions_per_s") and .figures[0].ci_high < 1' '.verdict'
+	jassert "$TMP/c.json" '.figures[] | select(.key == "latency_p50_us") | .verdict == "B lower (better)"'
+	# One primary figure at 95% on its own p; the others one family, Holm-adjusted (never below
+	# their own p), judged because the primary's difference is significant.
+	jassert "$TMP/c.json" '.verdicts.primary == "transactions_per_s" and .verdicts.method == "holm" and .verdicts.judged == true and .verdicts.figures == ([.figures[] | select(.ratio)] | length) - 1' '.verdicts'
+	jassert "$TMP/c.json" '([.figures[] | select(.ratio and .method == "primary")] | length) == 1 and .figures[0].method == "primary" and .figures[0].p_adjusted == .figures[0].p_value and ([.figures[] | select(.ratio and .method == "holm") | .p_adjusted >= .p_value and .p_adjusted <= 1] | all)' '[.figures[] | {key, p_value, p_adjusted, method}]'
+else
+	jassert "$TMP/c.json" '.figures[0].key == "transactions_per_s" and .figures[0].ratio < 1 and .figures[0].verdict == "no significant difference" and .figures[0].runs_needed > .figures[0].pairs and ([.figures[] | select(.ratio and .method == "holm") | .verdict | startswith("not judged")] | all)' '{verdicts, f: [.figures[] | {key, ratio, verdict, runs_needed, pairs}]}'
+fi
 "$SB" compare "udp-rr $run" "udp-rr --window 1 $run" --runs 4 >"$TMP/c.txt"
-grep -q "^B is slower" "$TMP/c.txt" || fail "table has no verdict line: $(cat "$TMP/c.txt")"
+grep -Eq "^(B is slower|no significant difference: .*needs about [0-9]+ runs)" "$TMP/c.txt" ||
+	fail "table has no verdict line: $(cat "$TMP/c.txt")"
 
 # Saved results: --runs documents (a ratio needs 2 runs a side), and a single run.
 "$SB" udp-rr $run --runs 2 --json >"$TMP/a.json" || fail "run a"
