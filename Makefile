@@ -51,6 +51,11 @@ $(BUILD)/sockbench: $(OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# The profiler's attribution replayed over perf's samples (e2e/profile.sh).
+$(BUILD)/tests/prof_replay: tests/helpers/prof_replay.c $(LIBOBJ)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LIBS)
+
 $(BUILD)/tests/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
@@ -70,10 +75,11 @@ deps:
 
 unit: $(UNIT)
 
-test: all $(UNIT) $(BUILD)/tests/udp_probe $(BUILD)/tests/flood
+test: all $(UNIT) $(BUILD)/tests/udp_probe $(BUILD)/tests/flood $(BUILD)/tests/prof_replay
 	@scripts/layers
 	@SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench UDP_PROBE=$(CURDIR)/$(BUILD)/tests/udp_probe \
-		FLOOD=$(CURDIR)/$(BUILD)/tests/flood tests/run.sh $(UNIT)
+		FLOOD=$(CURDIR)/$(BUILD)/tests/flood \
+		PROF_REPLAY=$(CURDIR)/$(BUILD)/tests/prof_replay tests/run.sh $(UNIT)
 
 # Every script in bench/ (lib.sh is theirs), each against its reference in the same
 # invocation; then one table of what they measured (bench/summary.awk). 77: a peer is missing.
