@@ -27,7 +27,7 @@
 	 .help = h},
 
 const struct opt_def opts_udp_rr[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) WINDOW_OPT(
-	OPT_DEF_) SIZE_OPT(OPT_DEF_) UDP_RR_OPTS(OPT_DEF_){0}};
+	OPT_DEF_) SIZE_OPT(OPT_DEF_) UDP_RR_OPTS(OPT_DEF_) OPENLOOP_OPTS(OPT_DEF_){0}};
 const struct opt_def opts_tcp_crr[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) TCP_CRR_OPTS(
 	OPT_DEF_) SIZE_OPT(OPT_DEF_) REQUEST_OPT(OPT_DEF_) TCP_OPTS(OPT_DEF_) PIN_OPTS(OPT_DEF_){0}};
 const struct opt_def opts_tcp_rr[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) FLOWS_OPT(

@@ -21,6 +21,8 @@
 #include "transport/udp.h"
 #include "measure/result.h"
 #include "base/util.h"
+#include "workload/openloop.h"
+#include "workload/udp_rr_open.h"
 #include "workload/workload.h"
 
 #define SLOT_BITS 20
@@ -31,6 +33,8 @@
 /* 65,507: the largest UDP payload over IPv4. */
 static const struct opt_override udp_rr_overrides[] = {
 	{.field = "size", .def = "100", .min = 1, .max = 65507},
+	{.field = "rate", .help = "open loop: requests per second over all clients, each sent on "
+				  "its schedule whatever the answers do (0: closed loop, --window)"},
 	{0},
 };
 
@@ -38,12 +42,14 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 {
 	if (!o->peers)
 		o->peers = o->clients;
+	if (udp_rr_open_check(o, err, errlen))
+		return -EINVAL;
 	if (o->peers < o->clients) {
 		snprintf(err, errlen, "--peers %ld is fewer than --clients %ld: each client needs a socket",
 			 o->peers, o->clients);
 		return -EINVAL;
 	}
-	if (o->peers > o->clients * o->window) {
+	if (!o->rate && o->peers > o->clients * o->window) {
 		snprintf(err, errlen,
 			 "--peers %ld is more than --clients x --window (%ld): every peer needs a request in flight",
 			 o->peers, o->clients * o->window);
@@ -71,10 +77,16 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 
 static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
 {
+	char load[80];
+
+	if (o->rate)
+		snprintf(load, sizeof(load), "open loop at %ld/s (%s)", o->rate, OPT_WORD(o, arrivals));
+	else
+		snprintf(load, sizeof(load), "%ld outstanding", o->window);
 	snprintf(buf, len,
-		 "%ld client%s x %ld outstanding, %ld-byte packets, %ld peer%s, %s, io %s, batch %ld, "
+		 "%ld client%s x %s, %ld-byte packets, %ld peer%s, %s, io %s, batch %ld, "
 		 "wait %s, %ld server thread%s, checksums %s%s%s",
-		 o->clients, o->clients > 1 ? "s" : "", o->window, o->size, o->peers,
+		 o->clients, o->clients > 1 ? "s" : "", load, o->size, o->peers,
 		 o->peers > 1 ? "s" : "", o->connected ? "connected" : "unconnected",
 		 io_find(o)->name, o->batch, OPT_WORD(o, wait), o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->no_check ? "off" : "on", o->pin ? ", pinned" : "",
@@ -95,8 +107,6 @@ static int udp_rr_kernel_pairs(const struct result *r, struct kernel_pair *out)
 	out[1] = (struct kernel_pair){"OutDatagrams", sent};
 	return 2;
 }
-
-/* ---- shared by both sides ---- */
 
 /* ---- client ---- */
 
@@ -270,25 +280,6 @@ static bool follow_phase(struct udp_client *u)
 	return ph != PH_STOP;
 }
 
-static int open_sockets(struct udp_client *u, struct client_ctx *c)
-{
-	const struct opts *o = c->o;
-	struct sockaddr_storage any = {.ss_family = c->server.ss_family};
-
-	for (int k = 0; k < u->io.nsock; k++) {
-		int fd = udp_socket(c->server.ss_family, o);
-
-		if (fd < 0)
-			return fd;
-		u->io.fds[k] = fd;
-		if (bind(fd, (struct sockaddr *)&any, c->server_len) < 0)
-			return -errno;
-		if (o->connected && connect(fd, (struct sockaddr *)&c->server, c->server_len) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
 static int client_open(struct udp_client *u, struct client_ctx *c)
 {
 	const struct opts *o = c->o;
@@ -323,7 +314,7 @@ static int client_open(struct udp_client *u, struct client_ctx *c)
 		u->slots[i].sock = i % (uint32_t)c->nsock;
 	if (o->pin)
 		pin_self(c->index, false);
-	ret = open_sockets(u, c);
+	ret = udp_rr_open_sockets(&u->io, c);
 	if (ret) {
 		snprintf(u->rep->msg, sizeof(u->rep->msg), "client sockets: %s", strerror(-ret));
 		return ret;
@@ -351,6 +342,9 @@ static void client_close(struct udp_client *u)
 
 static int udp_rr_client(struct client_ctx *c)
 {
+	if (c->o->rate) /* open loop: udp_rr_open.c */
+		return udp_rr_open_client(c);
+
 	struct udp_client u = {0};
 	int ret = client_open(&u, c);
 
@@ -484,6 +478,7 @@ const struct workload wl_udp_rr = {
 	.latency_label = "round trip",
 	.check = udp_rr_check,
 	.describe = udp_rr_describe,
+	.headline = ol_headline,
 	.kernel_pairs = udp_rr_kernel_pairs,
 	.server_open = udp_rr_server_open,
 	.server_loop = udp_rr_server_loop,
