@@ -148,7 +148,7 @@ struct cJSON;
 
 /* --rate: what it counts is the workload's (its help is overridden where it differs). */
 #define RATE_OPT(X)                                                                                \
-	X(INT, rate, 0, 0, "rate", 0, 100000000, "PPS",                                            \
+	X(INT, rate, 0, 0, "rate", 0, 100000000, "PER_S",                                            \
 	  "packets per second in all, spread over the clients (0: as fast as they go)")
 /* Open loop: requests on a schedule, whatever the answers do (workload/openloop.h). */
 #define ARRIVALS_OPT(X)                                                                            \
