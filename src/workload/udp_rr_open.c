@@ -49,30 +49,44 @@ struct uo_client {
 	uint64_t taken, backlog_at_open; /* arrivals taken in the window; the backlog then */
 };
 
+void udp_rr_put_request(struct io_msg *m, size_t size, uint32_t window, uint32_t slot,
+			uint32_t gen, uint32_t sock)
+{
+	put_tag(m->buf, size, udp_rr_tag_make(size, window, slot, gen));
+	m->sock = (int)sock;
+}
+
+int udp_rr_send_queued(const struct io_ops *ops, struct io_ctx *io, struct io_msg *tx, int n,
+		       struct side_counters *c, bool measuring)
+{
+	int sent = n ? ops->send(io, tx, n) : 0;
+
+	if (sent < 0)
+		sent = 0;
+	c->tx_packets += measuring ? (uint64_t)sent : 0;
+	for (int k = sent; k < n; k++)
+		count_err(c, ERR_SEND, measuring);
+	return sent;
+}
+
 static void queue_slot(struct uo_client *u, uint32_t i, uint64_t now)
 {
 	struct ol_slot *s = &u->slots[i];
 	struct io_msg *m = &u->tx[u->ntx];
 
-	s->gen++;
 	s->sent_ns = now;
 	s->unsent = false;
-	put_tag(m->buf, u->size, udp_rr_tag_make(u->size, OL_INFLIGHT_MAX, i, s->gen));
-	m->sock = (int)s->sock;
+	udp_rr_put_request(m, u->size, OL_INFLIGHT_MAX, i, ++s->gen, s->sock);
 	u->tx_slot[u->ntx++] = i;
 }
 
 static void flush(struct uo_client *u)
 {
-	int sent = u->ntx ? u->ops->send(&u->io, u->tx, u->ntx) : 0;
+	int sent = udp_rr_send_queued(u->ops, &u->io, u->tx, u->ntx, &u->rep->c, u->win.measuring);
 
-	if (sent < 0)
-		sent = 0;
-	u->rep->c.tx_packets += u->win.measuring ? (uint64_t)sent : 0;
 	for (int k = sent; k < u->ntx; k++) { /* retried by the scan, timed from its due time */
 		u->slots[u->tx_slot[k]].unsent = true;
 		u->next_scan = u->slots[u->tx_slot[k]].sent_ns + RETRY_NS;
-		count_err(&u->rep->c, ERR_SEND, u->win.measuring);
 	}
 	u->ntx = 0;
 }
@@ -243,43 +257,54 @@ static void alloc_client(struct uo_client *u, struct client_ctx *c)
 	u->nfree = OL_INFLIGHT_MAX;
 	u->tx_slot = xcalloc((size_t)u->limit, sizeof(*u->tx_slot));
 	u->rx = msgs_alloc(u->limit, u->size);
-	u->tx = msgs_alloc(u->limit, u->size);
-	for (int k = 0; k < u->limit; k++) {
-		u->tx[k].len = u->size;
-		u->tx[k].addr = c->server;
-		u->tx[k].addrlen = c->server_len;
-	}
+	u->tx = udp_rr_requests(c, u->limit, u->size);
 	u->lag.h = xmalloc(sizeof(*u->lag.h));
 	hist_reset(u->lag.h);
 }
 
-static int client_open(struct uo_client *u, struct client_ctx *c)
+int udp_rr_open_io(const struct io_ops *ops, struct io_ctx *io, struct client_ctx *c)
 {
 	char why[200] = "";
 	int ret;
 
-	alloc_client(u, c);
 	if (c->o->pin)
 		pin_self(c->index, false);
-	ret = udp_rr_open_sockets(&u->io, c);
+	ret = udp_rr_open_sockets(io, c);
 	if (ret) {
-		snprintf(u->rep->msg, sizeof(u->rep->msg), "client sockets: %s", strerror(-ret));
+		snprintf(c->rep->msg, sizeof(c->rep->msg), "client sockets: %s", strerror(-ret));
 		return ret;
 	}
-	ret = u->ops->open(&u->io, why, sizeof(why));
+	ret = ops->open(io, why, sizeof(why));
 	if (ret)
-		snprintf(u->rep->msg, sizeof(u->rep->msg), "%s", why[0] ? why : strerror(-ret));
+		snprintf(c->rep->msg, sizeof(c->rep->msg), "%s", why[0] ? why : strerror(-ret));
 	return ret;
+}
+
+void udp_rr_close_io(const struct io_ops *ops, struct io_ctx *io)
+{
+	if (ops)
+		ops->close(io);
+	for (int k = 0; k < io->nsock; k++)
+		if (io->fds[k] >= 0)
+			close(io->fds[k]);
+	free(io->fds);
+}
+
+struct io_msg *udp_rr_requests(struct client_ctx *c, int n, size_t size)
+{
+	struct io_msg *m = msgs_alloc(n, size);
+
+	for (int k = 0; k < n; k++) {
+		m[k].len = size;
+		m[k].addr = c->server;
+		m[k].addrlen = c->server_len;
+	}
+	return m;
 }
 
 static void client_close(struct uo_client *u)
 {
-	if (u->ops)
-		u->ops->close(&u->io);
-	for (int k = 0; k < u->io.nsock; k++)
-		if (u->io.fds[k] >= 0)
-			close(u->io.fds[k]);
-	free(u->io.fds);
+	udp_rr_close_io(u->ops, &u->io);
 	free(u->slots);
 	free(u->free);
 	free(u->tx_slot);
@@ -291,9 +316,11 @@ static void client_close(struct uo_client *u)
 int udp_rr_open_client(struct client_ctx *c)
 {
 	struct uo_client u = {0};
-	int ret = client_open(&u, c);
+	int ret;
 	double rate = (double)c->o->rate / (double)c->o->clients;
 
+	alloc_client(&u, c);
+	ret = udp_rr_open_io(u.ops, &u.io, c);
 	atomic_fetch_add(&c->sh->ready, 1);
 	if (ret) {
 		client_close(&u);

@@ -146,27 +146,21 @@ static void queue_req(struct udp_client *u, uint32_t i, uint64_t now)
 	struct slot *s = &u->slots[i];
 	struct io_msg *m = &u->tx[u->ntx];
 
-	s->gen++;
 	s->sent_ns = now;
 	s->busy = true;
 	s->unsent = false;
-	put_tag(m->buf, u->size, udp_rr_tag_make(u->size, u->window, i, s->gen));
-	m->sock = (int)s->sock;
+	udp_rr_put_request(m, u->size, u->window, i, ++s->gen, s->sock);
 	u->tx_slot[u->ntx++] = i;
 }
 
 static void flush(struct udp_client *u)
 {
-	int sent = u->ntx ? u->ops->send(&u->io, u->tx, u->ntx) : 0;
+	int sent = udp_rr_send_queued(u->ops, &u->io, u->tx, u->ntx, &u->rep->c, u->win.measuring);
 
-	if (sent < 0)
-		sent = 0;
-	u->rep->c.tx_packets += u->win.measuring ? (uint64_t)sent : 0;
 	/* Socket buffer full or a transient error: retried by the scan, not counted lost. */
 	for (int k = sent; k < u->ntx; k++) {
 		u->slots[u->tx_slot[k]].unsent = true;
 		u->retry_pending = true;
-		count_err(&u->rep->c, ERR_SEND, u->win.measuring);
 	}
 	u->ntx = 0;
 }
@@ -283,8 +277,6 @@ static bool follow_phase(struct udp_client *u)
 static int client_open(struct udp_client *u, struct client_ctx *c)
 {
 	const struct opts *o = c->o;
-	char why[200] = "";
-	int ret;
 
 	u->c = c;
 	u->rep = c->rep;
@@ -304,36 +296,15 @@ static int client_open(struct udp_client *u, struct client_ctx *c)
 	u->slots = xcalloc(u->window, sizeof(*u->slots));
 	u->tx_slot = xcalloc((size_t)u->limit, sizeof(*u->tx_slot));
 	u->rx = msgs_alloc(u->limit, u->size);
-	u->tx = msgs_alloc(u->limit, u->size);
-	for (int k = 0; k < u->limit; k++) {
-		u->tx[k].len = u->size;
-		u->tx[k].addr = c->server;
-		u->tx[k].addrlen = c->server_len;
-	}
+	u->tx = udp_rr_requests(c, u->limit, u->size);
 	for (uint32_t i = 0; i < u->window; i++)
 		u->slots[i].sock = i % (uint32_t)c->nsock;
-	if (o->pin)
-		pin_self(c->index, false);
-	ret = udp_rr_open_sockets(&u->io, c);
-	if (ret) {
-		snprintf(u->rep->msg, sizeof(u->rep->msg), "client sockets: %s", strerror(-ret));
-		return ret;
-	}
-	ret = u->ops->open(&u->io, why, sizeof(why));
-	if (ret)
-		snprintf(u->rep->msg, sizeof(u->rep->msg), "%s",
-			 why[0] ? why : strerror(-ret));
-	return ret;
+	return udp_rr_open_io(u->ops, &u->io, c);
 }
 
 static void client_close(struct udp_client *u)
 {
-	if (u->ops)
-		u->ops->close(&u->io);
-	for (int k = 0; k < u->io.nsock; k++)
-		if (u->io.fds[k] >= 0)
-			close(u->io.fds[k]);
-	free(u->io.fds);
+	udp_rr_close_io(u->ops, &u->io);
 	free(u->slots);
 	free(u->tx_slot);
 	msgs_free(u->rx, u->limit);

@@ -34,18 +34,20 @@ echo "poisson: $(jq -c '{achieved_rate, schedule_lag_us}' "$TMP/p.json")"
 # the service time shows the pause as well. --timeout 2000: no delayed request counts lost.
 start_agent
 srv=127.0.0.1:$AGENT_PORT
-pause() { # run's pid, its stderr
-	wait_window "$1" "$2"
+paused_run() { # name, udp-rr flags: a run against the agent, stopped 0.3 s a second into it
+	local name=$1 run
+	shift
+	SOCKBENCH_PROGRESS=1 "$SB" udp-rr --server $srv --clients 1 --timeout 2000 --duration 4 --warmup 0.3 --json "$@" >"$TMP/$name.json" 2>"$TMP/$name.err" &
+	run=$!
+	PIDS+=("$run")
+	wait_window "$run" "$TMP/$name.err"
 	kill -STOP "$AGENT_PID"
 	sleep 0.3
 	kill -CONT "$AGENT_PID"
+	wait $run || fail "$name run with a pause: $(cat "$TMP/$name.err")"
 }
 r=500
-SOCKBENCH_PROGRESS=1 "$SB" udp-rr --server $srv --clients 1 --rate $r --timeout 2000 --duration 4 --warmup 0.3 --json >"$TMP/o.json" 2>"$TMP/o.err" &
-run=$!
-PIDS+=("$run")
-pause $run "$TMP/o.err"
-wait $run || fail "open loop with a pause: $(cat "$TMP/o.err")"
+paused_run o --rate $r
 f=$TMP/o.json
 jassert "$f" '.kernel.RcvbufErrors == 0 and .lost == 0 and .holding_load == true' '{kernel, lost, holding_load_reason}'
 jassert "$f" '(0.3 - (0.01 * .transactions + 1) / '$r') * 1e6 * 0.996 as $lo | .latency_us.p99 >= $lo and .service_latency_us.p99 >= $lo and $lo > 100000' '{transactions, l: (.latency_us | del(.cdf)), s: (.service_latency_us | del(.cdf))}'
@@ -53,11 +55,7 @@ echo "open loop, paused: $(jq -c '{transactions, p99: .latency_us.p99, service_p
 # Closed loop, the same pause: 1 client x 1 outstanding, so at most clients x window = 1
 # request waits through it (its round trip, the max, shows the pause); when that is under 1%
 # of the answered ones, p99 is a round trip that did not wait, under a third of the pause.
-SOCKBENCH_PROGRESS=1 "$SB" udp-rr --server $srv --clients 1 --window 1 --timeout 2000 --duration 4 --warmup 0.3 --json >"$TMP/k.json" 2>"$TMP/k.err" &
-run=$!
-PIDS+=("$run")
-pause $run "$TMP/k.err"
-wait $run || fail "closed loop with a pause: $(cat "$TMP/k.err")"
+paused_run k --window 1
 f=$TMP/k.json
 jassert "$f" '.config.clients * .config.window < 0.01 * .transactions and .latency_us.max >= 300000 * 0.996 and .latency_us.p99 < 100000' '{transactions, l: (.latency_us | del(.cdf))}'
 echo "closed loop, paused: $(jq -c '{transactions, p99: .latency_us.p99, max: .latency_us.max}' "$f")"
