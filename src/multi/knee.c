@@ -185,12 +185,16 @@ int cmd_knee(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	k = xcalloc(1, sizeof(*k));
-	rest = xcalloc((size_t)argc + 1, sizeof(char *));
+	rest = xcalloc((size_t)argc + 3, sizeof(char *));
 	k->wl = workload_or_exit("knee", argv[1]);
 	k->budget = 60;
 	k->max_rate = 1000000;
 	k->min_rate = 1000;
-	if (opts_take(knee_flags, k, argc - 2, argv + 2, rest + 1, &nrest, err, sizeof(err)))
+	/* The workload's flags are checked as an open-loop run's (the search sets the rate). */
+	char first[24];
+
+	snprintf(first, sizeof(first), "%ld", k->min_rate);
+	if (opts_take(knee_flags, k, argc - 2, argv + 2, rest + 3, &nrest, err, sizeof(err)))
 		die_usage("knee: %s", err);
 	if (knee_parse_slo(k->slo ? k->slo : "p99=1ms", &k->pct, &k->limit_us))
 		die_usage("knee: --slo %s: give a percentile of 50, 90, 99, 99.9 or 99.99 and a limit, "
@@ -200,7 +204,9 @@ int cmd_knee(int argc, char **argv)
 	if (k->min_rate > k->max_rate)
 		die_usage("knee: --min-rate %ld is over --max-rate %ld", k->min_rate, k->max_rate);
 	rest[0] = argv[1];
-	workload_parse_or_exit(k->wl, nrest + 1, rest, &k->o);
+	rest[1] = "--rate";
+	rest[2] = first;
+	workload_parse_or_exit(k->wl, nrest + 3, rest, &k->o);
 	bool json = k->o.json;
 
 	k->run_s = k->budget / PLANNED_RUNS - WARMUP_S - RUN_OVERHEAD_S;
