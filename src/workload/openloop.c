@@ -121,3 +121,20 @@ void ol_headline(const struct result *r, struct headline *h)
 	headline_key_bool(h, "holding_load", ok);
 	headline_key_text(h, "holding_load_reason", ok ? NULL : why);
 }
+
+const char *ol_check(const struct opts *o, const char *cap)
+{
+	static char why[200];
+
+	if (!o->rate)
+		return OPT_IS_SET(o, arrivals) ? "--arrivals needs --rate (the closed loop has no "
+						 "schedule)" : NULL;
+	if (OPT_IS_SET(o, window)) {
+		snprintf(why, sizeof(why), "--window is the closed loop's: with --rate every request "
+			 "is sent on its schedule, up to %s", cap);
+		return why;
+	}
+	if (o->clients_on)
+		return "--rate is not applicable with --clients-on yet";
+	return NULL;
+}

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "measure/hist.h"
+#include "base/opts.h"
 #include "measure/side.h"
 
 struct result;
@@ -71,6 +72,10 @@ static inline void ol_record(struct hist *lat, struct hist *svc, uint64_t due, u
 	hist_record(svc, done > sent ? done - sent : 0);
 }
 
+/* The checks every open-loop workload makes: --arrivals needs --rate; --window and
+ * --clients-on are refused with it (cap: what bounds the requests in flight instead, "65536 in
+ * flight per client"). The reason (static text, or a static buffer this rewrites), or NULL. */
+const char *ol_check(const struct opts *o, const char *cap);
 /* Did the generator hold its load? From the client side's counters of a window of seconds:
  * false, with the reason in why, when it dropped requests, sent under OL_SENT_SHARE_MIN of
  * its schedule, or lagged past OL_LAG_P99_MAX_NS at p99. */

@@ -348,27 +348,28 @@ int udp_rr_open_client(struct client_ctx *c)
 	return 0;
 }
 
+/* udp-rr's own reasons against --rate, or NULL. */
+static const char *udp_open_refusal(const struct opts *o)
+{
+	if (o->wait == WAIT_BLOCK)
+		return "--wait block is not applicable with --rate: a client blocked in recvmsg "
+		       "cannot send on its schedule";
+	if (o->io == IO_URING)
+		return "--io uring is not applicable with --rate yet: use msg or mmsg";
+	if (o->size < 4)
+		return "--rate needs --size 4 or more (the tag of a request in flight)";
+	if (o->peers > o->clients * OL_INFLIGHT_MAX)
+		return "--peers is more than --clients x 65536: every socket needs a request in "
+		       "flight";
+	return NULL;
+}
+
 int udp_rr_open_check(const struct opts *o, char *err, size_t errlen)
 {
-	const char *why = NULL;
+	const char *why = ol_check(o, "65536 in flight per client");
 
-	if (!o->rate)
-		why = OPT_IS_SET(o, arrivals) ? "--arrivals needs --rate (the closed loop has no "
-						"schedule)" : NULL;
-	else if (OPT_IS_SET(o, window))
-		why = "--window is the closed loop's: with --rate every request is sent on its "
-		      "schedule, up to 65536 in flight per client";
-	else if (o->wait == WAIT_BLOCK)
-		why = "--wait block is not applicable with --rate: a client blocked in recvmsg cannot "
-		      "send on its schedule";
-	else if (o->io == IO_URING)
-		why = "--io uring is not applicable with --rate yet: use msg or mmsg";
-	else if (o->size < 4)
-		why = "--rate needs --size 4 or more (the tag of a request in flight)";
-	else if (o->clients_on)
-		why = "--rate is not applicable with --clients-on yet";
-	else if (o->peers > o->clients * OL_INFLIGHT_MAX)
-		why = "--peers is more than --clients x 65536: every socket needs a request in flight";
+	if (!why && o->rate)
+		why = udp_open_refusal(o);
 	if (why)
 		snprintf(err, errlen, "%s", why);
 	return why ? -EINVAL : 0;
