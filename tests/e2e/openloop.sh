@@ -26,7 +26,7 @@ jassert "$TMP/p.json" "$KOK"' .holding_load and ((.achieved_rate - '$r') | fabs)
 echo "poisson: $(jq -c '{achieved_rate, schedule_lag_us}' "$TMP/p.json")"
 
 # 2. The server stopped (SIGSTOP) for at least P = 0.3 s inside the window. Open loop at r =
-# 500/s: the r P = 150 requests due meanwhile wait in the server's socket (150 datagrams fit
+# 400/s: the r P = 120 requests due meanwhile wait in the server's socket (120 datagrams fit
 # its default buffer: RcvbufErrors must stay 0) and each is answered after it resumes, its
 # wait (P - its due time into the pause) counted from its schedule. Of N answered requests the
 # p99 is the (0.01 N + 1)-th slowest, so it waited at least P - (0.01 N + 1) / r (histogram
@@ -46,7 +46,7 @@ paused_run() { # name, udp-rr flags: a run against the agent, stopped 0.3 s a se
 	kill -CONT "$AGENT_PID"
 	wait $run || fail "$name run with a pause: $(cat "$TMP/$name.err")"
 }
-r=500
+r=400
 paused_run o --rate $r
 f=$TMP/o.json
 jassert "$f" '.kernel.RcvbufErrors == 0 and .lost == 0 and .holding_load == true' '{kernel, lost, holding_load_reason}'
