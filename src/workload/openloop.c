@@ -70,6 +70,20 @@ void ol_lag_report(const struct ol_lag *l, struct side_counters *c)
 	c->lag_max_ns = l->h->max > c->lag_max_ns ? l->h->max : c->lag_max_ns;
 }
 
+void ol_gen_follow(struct ol_gen *g, bool measuring, uint64_t now, struct side_counters *c)
+{
+	if (measuring && !g->measuring) {
+		g->taken = 0;
+		g->backlog_at_open = ol_sched_backlog(&g->sched, now);
+	} else if (!measuring && g->measuring) {
+		uint64_t due = g->taken + ol_sched_backlog(&g->sched, now);
+
+		c->scheduled += due > g->backlog_at_open ? due - g->backlog_at_open : 0;
+		ol_lag_report(&g->lag, c);
+	}
+	g->measuring = measuring;
+}
+
 bool ol_holding(const struct side_counters *c, char *why, size_t len)
 {
 	double sched = (double)c->scheduled, sent = (double)c->tx_packets;

@@ -63,6 +63,27 @@ static inline void ol_lag_note(struct ol_lag *l, uint64_t due, uint64_t sent)
 /* Into the process's counters: lag_p99_ns and lag_max_ns (the largest of those there). */
 void ol_lag_report(const struct ol_lag *l, struct side_counters *c);
 
+/* A generator: its schedule, its lag, and what the window holds of both. */
+struct ol_gen {
+	struct ol_sched sched;
+	struct ol_lag lag;
+	uint64_t taken, backlog_at_open; /* arrivals taken in the window; the backlog then */
+	bool measuring;
+};
+/* Follow the window (measuring now or not): when it opens, start counting; when it closes,
+ * put in c what the schedule held in it (scheduled: taken + the backlog then - the backlog at
+ * its opening) and the lag of its sends (ol_lag_report). */
+void ol_gen_follow(struct ol_gen *g, bool measuring, uint64_t now, struct side_counters *c);
+/* Take the next arrival (due by now): its due time; counted in the window while measuring. */
+static inline uint64_t ol_gen_take(struct ol_gen *g)
+{
+	uint64_t due = g->sched.next_ns;
+
+	ol_sched_take(&g->sched);
+	g->taken += g->measuring;
+	return due;
+}
+
 /* An answer at done to a request due at due and sent at sent: the corrected latency (from
  * due) into lat, the service time (from sent) into svc. */
 static inline void ol_record(struct hist *lat, struct hist *svc, uint64_t due, uint64_t sent,

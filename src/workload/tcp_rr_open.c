@@ -37,9 +37,7 @@ struct tro_flow {
 	double rate;
 	uint64_t start_ns, seed;
 	struct tcp_io rio, tio;
-	struct ol_sched sched;
-	struct ol_lag lag;
-	uint64_t taken, backlog_at_open;
+	struct ol_gen gen;
 	CACHE_ALIGNED _Atomic uint64_t sent; /* written by the sender */
 	CACHE_ALIGNED _Atomic uint64_t done; /* written by the receiver */
 };
@@ -95,20 +93,6 @@ static void *receiver(struct client_thread *t)
 	return NULL;
 }
 
-/* The window's edges: what the schedule put in it, and the lag of its sends. */
-static void sender_edge(struct client_thread *t, struct tro_flow *f, bool opened, uint64_t now)
-{
-	if (opened) {
-		f->taken = 0;
-		f->backlog_at_open = ol_sched_backlog(&f->sched, now);
-		return;
-	}
-	uint64_t due = f->taken + ol_sched_backlog(&f->sched, now);
-
-	t->cnt.scheduled = due > f->backlog_at_open ? due - f->backlog_at_open : 0;
-	ol_lag_report(&f->lag, &t->cnt);
-}
-
 static void nap_until(uint64_t due, uint64_t now)
 {
 	uint64_t dt = due - now < NAP_MAX_NS ? due - now : NAP_MAX_NS;
@@ -120,10 +104,8 @@ static void nap_until(uint64_t due, uint64_t now)
 /* Send the request due now on this connection, or drop it when the ring is full. */
 static int send_one(struct client_thread *t, struct tro_flow *f, bool measuring, uint64_t now)
 {
-	uint64_t due = f->sched.next_ns, seq = atomic_load_explicit(&f->sent, memory_order_relaxed);
+	uint64_t due = ol_gen_take(&f->gen), seq = atomic_load_explicit(&f->sent, memory_order_relaxed);
 
-	ol_sched_take(&f->sched);
-	f->taken += measuring;
 	if (seq - atomic_load_explicit(&f->done, memory_order_acquire) >= TCP_OL_INFLIGHT) {
 		t->cnt.gen_dropped += measuring;
 		return 0;
@@ -134,7 +116,7 @@ static int send_one(struct client_thread *t, struct tro_flow *f, bool measuring,
 	int r = tcp_send_n(&f->tio, f->fd, f->req, (size_t)t->c->o->request);
 
 	if (measuring) {
-		ol_lag_note(&f->lag, due, now);
+		ol_lag_note(&f->gen.lag, due, now);
 		count_io(&t->cnt, &f->tio);
 	}
 	return r;
@@ -143,24 +125,22 @@ static int send_one(struct client_thread *t, struct tro_flow *f, bool measuring,
 static void *sender(struct client_thread *t)
 {
 	struct tro_flow *f = t->priv;
-	bool was = false;
 	int r = 0, ph = thread_wait_phase(t, PH_WARMUP);
+	bool was;
 
-	ol_sched_init(&f->sched, f->rate, t->c->o->arrivals, f->seed, now_ns() + f->start_ns);
+	ol_sched_init(&f->gen.sched, f->rate, t->c->o->arrivals, f->seed, now_ns() + f->start_ns);
 	while (!r && (ph = thread_phase(t)) != PH_STOP) {
 		bool measuring = ph == PH_MEASURE;
 		uint64_t now = now_ns();
 
-		if (measuring != was)
-			sender_edge(t, f, measuring, now);
-		was = measuring;
-		if (f->sched.next_ns > now)
-			nap_until(f->sched.next_ns, now);
+		ol_gen_follow(&f->gen, measuring, now, &t->cnt);
+		if (f->gen.sched.next_ns > now)
+			nap_until(f->gen.sched.next_ns, now);
 		else
 			r = send_one(t, f, measuring, now);
 	}
-	if (was)
-		sender_edge(t, f, false, now_ns());
+	was = f->gen.measuring;
+	ol_gen_follow(&f->gen, false, now_ns(), &t->cnt);
 	if (TCP_FAILED(r))
 		count_err(&t->cnt, f->tio.why, was);
 	return NULL;
@@ -187,8 +167,8 @@ static void flow_init(struct client_ctx *c, struct tro_flow *f, int i)
 	f->rate = (double)o->rate / (double)(o->clients * o->flows);
 	f->start_ns = (uint64_t)(1e9 * (double)g / (double)o->rate); /* interleaved */
 	f->seed = (uint64_t)g + 1;
-	f->lag.h = xmalloc(sizeof(*f->lag.h));
-	hist_reset(f->lag.h);
+	f->gen.lag.h = xmalloc(sizeof(*f->gen.lag.h));
+	hist_reset(f->gen.lag.h);
 	f->rio = (struct tcp_io){.rx = tcp_recv_of(o->recv), .tx = tcp_send_of(SEND_SEND),
 				 .chunk = chunk, .quickack = o->quickack, .phase = &c->sh->phase,
 				 .timeout_ns = UINT64_MAX / 2};
@@ -217,7 +197,7 @@ int tcp_rr_open_client(struct client_ctx *c)
 		free(f[i].req);
 		free(f[i].buf);
 		free(f[i].ring);
-		free(f[i].lag.h);
+		free(f[i].gen.lag.h);
 	}
 	free(f);
 	free(t);

@@ -44,9 +44,7 @@ struct uo_client {
 	uint32_t *tx_slot, next_sock;
 	uint64_t timeout_ns, next_scan;
 	struct udp_window win;
-	struct ol_sched sched;
-	struct ol_lag lag;
-	uint64_t taken, backlog_at_open; /* arrivals taken in the window; the backlog then */
+	struct ol_gen gen;
 };
 
 void udp_rr_put_request(struct io_msg *m, size_t size, uint32_t window, uint32_t slot,
@@ -100,11 +98,9 @@ static void free_slot(struct uo_client *u, uint32_t i)
 /* Every arrival due by now: a request each, on a free slot, or dropped when none is free. */
 static void send_due(struct uo_client *u, uint64_t now)
 {
-	while (u->sched.next_ns <= now) {
-		uint64_t due = u->sched.next_ns;
+	while (u->gen.sched.next_ns <= now) {
+		uint64_t due = ol_gen_take(&u->gen);
 
-		ol_sched_take(&u->sched);
-		u->taken += u->win.measuring;
 		if (!u->nfree) {
 			u->rep->c.gen_dropped += u->win.measuring;
 			continue;
@@ -118,7 +114,7 @@ static void send_due(struct uo_client *u, uint64_t now)
 		s->due_ns = due;
 		s->sock = u->next_sock++ % (uint32_t)u->io.nsock;
 		if (u->win.measuring)
-			ol_lag_note(&u->lag, due, now);
+			ol_lag_note(&u->gen.lag, due, now);
 		queue_slot(u, i, now);
 		if (u->ntx == u->limit)
 			flush(u);
@@ -186,25 +182,16 @@ static bool take_answers(struct uo_client *u, uint64_t *now)
 /* Follow the phase; at the window's edges, what the schedule put in it and the lag. */
 static bool follow_phase(struct uo_client *u, uint64_t now)
 {
-	bool was = u->win.measuring;
 	int ph = udp_window_follow(&u->win, client_follow_phase(u->c), &u->io, &u->rep->c);
 
-	if (!was && u->win.measuring) {
-		u->taken = 0;
-		u->backlog_at_open = ol_sched_backlog(&u->sched, now);
-	} else if (was && !u->win.measuring) {
-		uint64_t due = u->taken + ol_sched_backlog(&u->sched, now);
-
-		u->rep->c.scheduled = due > u->backlog_at_open ? due - u->backlog_at_open : 0;
-		ol_lag_report(&u->lag, &u->rep->c);
-	}
+	ol_gen_follow(&u->gen, u->win.measuring, now, &u->rep->c);
 	return ph != PH_STOP;
 }
 
 /* Sleep until the next send is due, the next scan, or an answer, whichever comes first. */
 static void wait_next(struct uo_client *u, uint64_t now)
 {
-	uint64_t until = u->sched.next_ns < u->next_scan ? u->sched.next_ns : u->next_scan;
+	uint64_t until = u->gen.sched.next_ns < u->next_scan ? u->gen.sched.next_ns : u->next_scan;
 	uint64_t dt = until > now ? until - now : 0, cap = POLL_MAX_MS * 1000000ULL;
 
 	if (dt > cap)
@@ -258,8 +245,8 @@ static void alloc_client(struct uo_client *u, struct client_ctx *c)
 	u->tx_slot = xcalloc((size_t)u->limit, sizeof(*u->tx_slot));
 	u->rx = msgs_alloc(u->limit, u->size);
 	u->tx = udp_rr_requests(c, u->limit, u->size);
-	u->lag.h = xmalloc(sizeof(*u->lag.h));
-	hist_reset(u->lag.h);
+	u->gen.lag.h = xmalloc(sizeof(*u->gen.lag.h));
+	hist_reset(u->gen.lag.h);
 }
 
 int udp_rr_open_io(const struct io_ops *ops, struct io_ctx *io, struct client_ctx *c)
@@ -308,7 +295,7 @@ static void client_close(struct uo_client *u)
 	free(u->slots);
 	free(u->free);
 	free(u->tx_slot);
-	free(u->lag.h);
+	free(u->gen.lag.h);
 	msgs_free(u->rx, u->limit);
 	msgs_free(u->tx, u->limit);
 }
@@ -331,7 +318,7 @@ int udp_rr_open_client(struct client_ctx *c)
 	/* The clients' schedules interleave: client i starts i / rate after the first. */
 	uint64_t now = now_ns();
 
-	ol_sched_init(&u.sched, rate, c->o->arrivals, (uint64_t)c->index + 1,
+	ol_sched_init(&u.gen.sched, rate, c->o->arrivals, (uint64_t)c->index + 1,
 		      now + (uint64_t)(1e9 * c->index / (double)c->o->rate));
 	u.next_scan = now + 1000000;
 	while (follow_phase(&u, now)) {
@@ -340,7 +327,7 @@ int udp_rr_open_client(struct client_ctx *c)
 
 		if (now >= u.next_scan)
 			scan_slots(&u, now);
-		else if (drained && u.sched.next_ns > now)
+		else if (drained && u.gen.sched.next_ns > now)
 			wait_next(&u, now);
 		now = now_ns();
 	}

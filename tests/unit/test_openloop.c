@@ -105,6 +105,33 @@ static void lag_accounting(void **st)
 	free(l.h);
 }
 
+/* The window holds the arrivals due inside it, whatever the generator took by its edges:
+ * 1000/s from 0; the window opens at 2.5 ms with 3 due and not taken, the generator takes 10
+ * (0-9 ms), the window closes at 12.5 ms with 3 more due: 3..12 ms, 10 of them. */
+static void window_edges(void **st)
+{
+	struct ol_gen g = {.lag.h = malloc(sizeof(struct hist))};
+	struct side_counters c = {0};
+
+	(void)st;
+	hist_reset(g.lag.h);
+	ol_sched_init(&g.sched, 1000, ARRIVALS_CONSTANT, 1, 0);
+	ol_gen_follow(&g, false, 0, &c);
+	ol_gen_follow(&g, true, 2500000, &c);
+	for (int k = 0; k < 10; k++) {
+		uint64_t due = ol_gen_take(&g);
+
+		assert_int_equal(due, (uint64_t)k * 1000000);
+		ol_lag_note(&g.lag, due, 2500000 + (uint64_t)k * 1000000);
+	}
+	ol_gen_follow(&g, false, 12500000, &c);
+	assert_int_equal(c.scheduled, 10);
+	assert_int_equal(c.lag_max_ns, 2500000);
+	ol_gen_follow(&g, false, 20000000, &c); /* no edge: nothing added */
+	assert_int_equal(c.scheduled, 10);
+	free(g.lag.h);
+}
+
 static void verdict(void **st)
 {
 	struct side_counters c = {.scheduled = 10000, .tx_packets = 9950, .lag_p99_ns = 50000};
@@ -170,7 +197,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(constant_exact),      cmocka_unit_test(poisson_mean),
 		cmocka_unit_test(backlog),	       cmocka_unit_test(lag_accounting),
-		cmocka_unit_test(verdict),	       cmocka_unit_test(corrected_vs_service),
+		cmocka_unit_test(verdict), cmocka_unit_test(window_edges),	       cmocka_unit_test(corrected_vs_service),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
