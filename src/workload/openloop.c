@@ -79,6 +79,7 @@ void ol_gen_follow(struct ol_gen *g, bool measuring, uint64_t now, struct side_c
 		uint64_t due = g->taken + ol_sched_backlog(&g->sched, now);
 
 		c->scheduled += due > g->backlog_at_open ? due - g->backlog_at_open : 0;
+		c->issued += g->taken;
 		ol_lag_report(&g->lag, c);
 	}
 	g->measuring = measuring;
@@ -86,7 +87,7 @@ void ol_gen_follow(struct ol_gen *g, bool measuring, uint64_t now, struct side_c
 
 bool ol_holding(const struct side_counters *c, char *why, size_t len)
 {
-	double sched = (double)c->scheduled, sent = (double)c->tx_packets;
+	double sched = (double)c->scheduled, sent = (double)c->issued;
 
 	snprintf(why, len, "%s", "");
 	if (c->gen_dropped) {
@@ -95,7 +96,7 @@ bool ol_holding(const struct side_counters *c, char *why, size_t len)
 		return false;
 	}
 	if (sched > 0 && sent < OL_SENT_SHARE_MIN * sched) {
-		snprintf(why, len, "the generator fell behind its schedule: it sent %.0f of %.0f "
+		snprintf(why, len, "the generator fell behind its schedule: it got to %.0f of the %.0f "
 			 "requests due in the window (%.1f%%)", sent, sched, 100 * sent / sched);
 		return false;
 	}

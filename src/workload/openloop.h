@@ -26,8 +26,8 @@ struct headline;
  * are unanswered is dropped by the generator (counted, and the run does not hold its load).
  * 65,536 is 0.65 s of a 100,000/s client's requests, answers in 100 ms at 655,000/s. */
 #define OL_INFLIGHT_MAX 65536
-/* The generator holds its load while it sends at least 99% of what its schedule put in the
- * window and its p99 lag stays under 10 ms: past that, the tail the run reports is the
+/* The generator holds its load while it gets to (sends, or drops) at least 99% of what its
+ * schedule put in the window and its p99 lag stays under 10 ms: past that, the tail the run reports is the
  * generator's own (its CPU, its scheduling), not the server's. */
 #define OL_SENT_SHARE_MIN 0.99
 #define OL_LAG_P99_MAX_NS 10000000ULL
@@ -98,8 +98,8 @@ static inline void ol_record(struct hist *lat, struct hist *svc, uint64_t due, u
  * flight per client"). The reason (static text, or a static buffer this rewrites), or NULL. */
 const char *ol_check(const struct opts *o, const char *cap);
 /* Did the generator hold its load? From the client side's counters of a window of seconds:
- * false, with the reason in why, when it dropped requests, sent under OL_SENT_SHARE_MIN of
- * its schedule, or lagged past OL_LAG_P99_MAX_NS at p99. */
+ * false, with the reason in why, when it dropped requests, got to under OL_SENT_SHARE_MIN
+ * of its schedule (issued against scheduled), or lagged past OL_LAG_P99_MAX_NS at p99. */
 bool ol_holding(const struct side_counters *c, char *why, size_t len);
 /* The open-loop members of a run's report (offered and achieved rate, schedule lag, holding
  * load); nothing for a closed-loop run. */

@@ -126,6 +126,7 @@ static void window_edges(void **st)
 	}
 	ol_gen_follow(&g, false, 12500000, &c);
 	assert_int_equal(c.scheduled, 10);
+	assert_int_equal(c.issued, 10);
 	assert_int_equal(c.lag_max_ns, 2500000);
 	ol_gen_follow(&g, false, 20000000, &c); /* no edge: nothing added */
 	assert_int_equal(c.scheduled, 10);
@@ -134,16 +135,16 @@ static void window_edges(void **st)
 
 static void verdict(void **st)
 {
-	struct side_counters c = {.scheduled = 10000, .tx_packets = 9950, .lag_p99_ns = 50000};
+	struct side_counters c = {.scheduled = 10000, .issued = 9950, .lag_p99_ns = 50000};
 	char why[200];
 
 	(void)st;
 	assert_true(ol_holding(&c, why, sizeof(why)));
 	assert_string_equal(why, "");
-	c.tx_packets = 9899; /* under 99% of the schedule */
+	c.issued = 9899; /* under 99% of the schedule */
 	assert_false(ol_holding(&c, why, sizeof(why)));
 	assert_non_null(strstr(why, "fell behind"));
-	c.tx_packets = 10000;
+	c.issued = 10000;
 	c.lag_p99_ns = OL_LAG_P99_MAX_NS + 1;
 	assert_false(ol_holding(&c, why, sizeof(why)));
 	assert_non_null(strstr(why, "p99"));
@@ -178,7 +179,7 @@ static void corrected_vs_service(void **st)
 		ol_lag_note(&l, due, sent);
 		ol_record(lat, svc, due, sent, sent + 100000);
 		c.scheduled++;
-		c.tx_packets++;
+		c.issued++;
 	}
 	assert_int_equal(lat->count, 6000);
 	assert_true(hist_percentile(lat, 99) >= 270000000 * 0.996);
