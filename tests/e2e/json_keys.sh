@@ -25,12 +25,6 @@ for w in udp-rr tcp-rr tcp-stream udp-stream; do
 	"$SB" $w "${short[@]}" >"$TMP/$w.json" || fail "$w"
 	keys "$TMP/$w.json" >"$TMP/$w.keys"; check "$w.keys" "$TMP/$w.keys"
 done
-# Open loop: the keys only an open-loop run has, and knee's document.
-"$SB" udp-rr --rate 2000 "${short[@]}" >"$TMP/ol.json" || fail "udp-rr --rate"
-keys "$TMP/ol.json" >"$TMP/ol.keys"; check udp-rr-rate.keys "$TMP/ol.keys"
-"$SB" knee udp-rr --clients 1 --min-rate 1000 --max-rate 2000 --budget 5 --json >"$TMP/knee.json" 2>/dev/null
-[ $? -le 1 ] || fail knee
-keys "$TMP/knee.json" >"$TMP/knee.keys"; check knee.keys "$TMP/knee.keys"
 "$SB" tcp-crr --conns 2000 --warmup 200 --json >"$TMP/crr.json" || fail tcp-crr
 keys "$TMP/crr.json" >"$TMP/crr.keys"; check tcp-crr.keys "$TMP/crr.keys"
 "$SB" udp-rr --duration 0.3 --warmup 0.1 --runs 2 --json >"$TMP/runs.json" || fail "--runs"
