@@ -146,9 +146,19 @@ struct cJSON;
 #define REVERSE_OPT(X)                                                                             \
 	X(BOOL, reverse, false, 0, "reverse", 0, 1, "", "the server sends, the client receives")
 
+/* --rate: what it counts is the workload's (its help is overridden where it differs). */
+#define RATE_OPT(X)                                                                                \
+	X(INT, rate, 0, 0, "rate", 0, 100000000, "PER_S",                                            \
+	  "packets per second in all, spread over the clients (0: as fast as they go)")
+/* Open loop: requests on a schedule, whatever the answers do (workload/openloop.h). */
+#define ARRIVALS_OPT(X)                                                                            \
+	X(ENUM, arrivals, "constant", 0, "arrivals", 0, 0, "constant|poisson",                     \
+	  "with --rate: requests at even intervals, or a Poisson process of that mean rate "        \
+	  "(seeded: the same run draws the same times)")
+#define OPENLOOP_OPTS(X) RATE_OPT(X) ARRIVALS_OPT(X)
+
 #define UDP_STREAM_OPTS(X)                                                                         \
-	X(INT, rate, 0, 0, "rate", 0, 100000000, "PPS",                                            \
-	  "packets per second in all, spread over the clients (0: as fast as they go)")            \
+	RATE_OPT(X)                                                                                \
 	X(INT, gso, 0, 0, "gso", 0, 64, "SEGMENTS",                                                \
 	  "UDP_SEGMENT: hand the kernel this many packets per send, cut up by GSO (0: off)")       \
 	X(BOOL, gro, false, 0, "gro", 0, 1, "",                                                    \
@@ -197,6 +207,7 @@ struct cJSON;
 	TCP_STREAM_OPTS(X)                                                                         \
 	REVERSE_OPT(X)                                                                             \
 	UDP_STREAM_OPTS(X)                                                                         \
+	ARRIVALS_OPT(X)                                                                            \
 	SERVE_OPTS(X)
 
 #define OPT_CTYPE_INT long
@@ -222,6 +233,7 @@ enum { IO_AUTO, IO_MSG, IO_MMSG, IO_URING };
 enum { RECV_RECV, RECV_READ, RECV_RECVMSG, RECV_READV, RECV_WAITALL, RECV_EPOLL, RECV_URING };
 enum { CLOSE_SERVER, CLOSE_CLIENT, CLOSE_RESET };
 enum { FAULT_NONE, FAULT_SHORT, FAULT_RESET };
+enum { ARRIVALS_CONSTANT, ARRIVALS_POISSON };
 enum { SEND_SEND, SEND_WRITE, SEND_SENDMSG, SEND_SENDFILE, SEND_SPLICE, SEND_URING };
 
 /* The word of value v of an enum option ("reset" for --close CLOSE_RESET); "?" if none. */

@@ -56,6 +56,12 @@ struct side_counters {
 	uint64_t jitter_flows; /* ... and how many flows that is (two datagrams or more) */
 	uint64_t refused;      /* server: connections it had no slot or memory for, closed at once */
 	uint64_t listen_drops; /* server: connections its own listener dropped (SO_MEMINFO) */
+	uint64_t scheduled;    /* open loop (--rate): requests the schedule put in the window */
+	uint64_t issued;       /* ... of which the generator had taken by the window's end */
+	uint64_t gen_dropped;  /* ... of which it dropped: its in-flight limit was full */
+	/* Open loop: how far sends fell behind their scheduled times (ns). Added up as the
+	 * largest of the parts: a process's own p99, and the largest p99 of the processes. */
+	uint64_t lag_p99_ns, lag_max_ns;
 	uint64_t errors;       /* sum of err[] */
 	uint64_t err[ERR_KINDS];
 };

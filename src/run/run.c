@@ -32,6 +32,7 @@
 #include "run/fanout.h"
 #include "run/fanout_collect.h"
 #include "run/run.h"
+#include "workload/openloop.h"
 #include "run/stall.h"
 
 /* Clients done with their warm-up (warm) or window share, on every host. */
@@ -252,6 +253,10 @@ static void run_window(struct run *r)
 		kernel_delta(r, &k0, &k1);
 	if (why)
 		mark_partial(r, why);
+	char held[200];
+
+	if (result_open_loop(&r->res) && !ol_holding(&r->res.client.c, held, sizeof(held)))
+		mark_partial(r, held); /* its figures are the generator's, not the server's */
 	if (r->stall_s > 0) {
 		char msg[300];
 

@@ -41,7 +41,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	jq -e '.profile.available' "$TMP/prof.json" >/dev/null &&
 		{ keys "$TMP/prof.json" | grep '^profile' >"$TMP/prof.keys"; check profile.keys "$TMP/prof.keys"; }
 fi
-for c in udp-rr tcp-crr tcp-rr tcp-stream udp-stream compare sweep explore serve; do
+for c in udp-rr tcp-crr tcp-rr tcp-stream udp-stream compare sweep explore knee serve; do
 	"$SB" $c --help >"$TMP/h" 2>&1 || fail "$c --help"
 	opts_of "$TMP/h" >"$TMP/$c.opts"; check "$c.opts" "$TMP/$c.opts"
 done
