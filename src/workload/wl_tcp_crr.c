@@ -247,7 +247,7 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 		count_err(c, x->io.why, measuring);
 	if (r)
 		return;
-	hist_record(&t->lat, t2 - t0);
+	hist_record(t->lat, t2 - t0);
 	hist_record(&t->lat2, t1 - t0);
 	c->transactions++;
 }
