@@ -29,6 +29,7 @@ void out_interval(const struct result *r, int i)
 
 	if (r->cfg->json)
 		return;
+	out_progress_end(); /* a terminal's progress line is redrawn below */
 	snprintf(unit, sizeof(unit), "%ss/s", r->wl->unit);
 	if (i == 0)
 		printf("%-13s %14s %9s %9s %8s %8s %8s %11s\n", "interval s", unit, "p50 us", "p99 us",
