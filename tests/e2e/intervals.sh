@@ -61,7 +61,7 @@ lines=$(grep -cE '^ *[0-9]+\.[0-9]{2}- *[0-9]+\.[0-9]{2} +[0-9.]+ +[0-9.]+ +[0-9
 expect_usage "give at least 0.1" udp-rr -i 0
 expect_usage "longer than the window" udp-rr --duration 1 -i 2
 expect_usage "time-based window" tcp-crr -i 0.5
-expect_usage "at most 4096" tcp-rr --clients 8 --flows 1000 -i 1
+expect_usage "a latency histogram (37 KiB) per connection" tcp-crr --duration 2 --clients 20 --concurrency 256 -i 1
 # A 300 ms pause of the server inside the window: a dip in the interval holding it.
 start_agent
 SOCKBENCH_PROGRESS=1 "$SB" udp-rr --server 127.0.0.1:"$AGENT_PORT" --duration 3 --warmup 0.3 -i 0.25 \
