@@ -47,6 +47,9 @@ struct cJSON;
 	X(STR, plot, NULL, 0, "plot", 0, 0, "FILE.svg",                                           \
 	  "draw the run (gnuplot): the latency histogram and CDF with p50/p99/p99.9 marked (a "    \
 	  "stream: its rate over the window), and each side's CPU per unit, user and system")                                             \
+	X(DBL, interval, 0, 'i', "interval", 0, 86400, "S",                                        \
+	  "print a line every S seconds of the window (rate, p50/p99, CPU) and add `intervals` "  \
+	  "to the JSON (at least 0.1)")                                                                  \
 	X(INT, runs, 1, 'R', "runs", 1, 1000, "N",                                                 \
 	  "measured runs: median, min, max, spread and a 95% interval of each figure")            \
 	X(INT, clients, 2, 'c', "clients", 1, 256, "N", "client processes")                        \

@@ -10,6 +10,7 @@
 
 #include "base/opts.h"
 #include "measure/hist.h"
+#include "measure/interval.h"
 #include "measure/kstat.h"
 #include "measure/side.h"
 
@@ -87,6 +88,11 @@ struct result {
 	double *series_t, *series_gbit;
 	int nseries;
 	double series_step_s;
+	/* -i: the interval reports of the local clients (measure/interval.h; NULL without), and
+	 * whose they are ("all clients", "this host's clients"). */
+	struct interval *intervals;
+	int nintervals;
+	char intervals_scope[40];
 };
 
 /* A workload's own headline figures, as data (workload.h's headline hook fills it; only

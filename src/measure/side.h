@@ -108,6 +108,14 @@ struct shared {
 	_Atomic int done;      /* count-based runs: clients done with their window share */
 	_Atomic int fatal;     /* an errno that ends the run (e.g. EADDRNOTAVAIL), 0 if none */
 	_Atomic long fatal_after; /* connections completed when it happened */
+	/* Interval reports (-i; NULL without): each client's latency histograms where the
+	 * coordinator can read them during the window. A process that records in its report
+	 * (udp-rr) has it here (reports[i]); a threaded one records in live[i * live_per + t],
+	 * one per thread, and sets threaded[i] before its threads start. */
+	struct client_report *reports;
+	struct hist *live;
+	int live_per;
+	_Atomic bool *threaded;
 };
 
 /* What one client process sends back to the coordinator through its pipe. */

@@ -410,6 +410,7 @@ struct cJSON *out_result_json(const struct result *r)
 			cJSON_AddItemToArray(pts, cJSON_CreateDoubleArray(pt, 2));
 		}
 	}
+	out_intervals_json(r, j);
 	cJSON_AddItemToObject(j, "environment", env_json(r));
 	if (r->profile) {
 		cJSON *pj = cJSON_Duplicate(r->profile, true);

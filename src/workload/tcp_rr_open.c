@@ -83,7 +83,7 @@ static void *receiver(struct client_thread *t)
 
 		atomic_store_explicit(&f->done, ++seq, memory_order_release);
 		if (measuring) {
-			ol_record(&t->lat, &t->lat2, e.due, e.sent, now);
+			ol_record(t->lat, &t->lat2, e.due, e.sent, now);
 			t->cnt.transactions++;
 			count_io(&t->cnt, &f->rio);
 		}

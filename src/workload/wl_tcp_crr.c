@@ -266,9 +266,9 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 		return;
 	if (due) { /* open loop: from its scheduled time, and from connect() (service) */
 		ol_lag_note(&x->gen.lag, due, t0);
-		ol_record(&t->lat, &t->lat2, due, t0, t2);
+		ol_record(t->lat, &t->lat2, due, t0, t2);
 	} else {
-		hist_record(&t->lat, t2 - t0);
+		hist_record(t->lat, t2 - t0);
 		hist_record(&t->lat2, t1 - t0);
 	}
 	c->transactions++;

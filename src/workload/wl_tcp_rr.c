@@ -100,7 +100,7 @@ static void *rr_thread_main(void *arg)
 			break;
 		now = now_ns();
 		if (measuring) {
-			hist_record(&t->lat, now - f->sent[head]);
+			hist_record(t->lat, now - f->sent[head]);
 			t->cnt.transactions++;
 		}
 		f->sent[head] = now;
