@@ -137,14 +137,16 @@ void ol_headline(const struct result *r, struct headline *h)
 	headline_key_text(h, "holding_load_reason", ok ? NULL : why);
 }
 
-const char *ol_check(const struct opts *o, const char *cap)
+/* By value, not by OPT_IS_SET: an agent's options come from the controller's config, which
+ * names every key (the controller has checked what was given). */
+const char *ol_check(const struct opts *o, const char *cap, long window_default)
 {
 	static char why[200];
 
 	if (!o->rate)
-		return OPT_IS_SET(o, arrivals) ? "--arrivals needs --rate (the closed loop has no "
-						 "schedule)" : NULL;
-	if (OPT_IS_SET(o, window)) {
+		return o->arrivals ? "--arrivals needs --rate (the closed loop has no schedule)"
+				   : NULL;
+	if (o->window != window_default) {
 		snprintf(why, sizeof(why), "--window is the closed loop's: with --rate every request "
 			 "is sent on its schedule, up to %s", cap);
 		return why;

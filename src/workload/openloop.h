@@ -96,7 +96,7 @@ static inline void ol_record(struct hist *lat, struct hist *svc, uint64_t due, u
 /* The checks every open-loop workload makes: --arrivals needs --rate; --window and
  * --clients-on are refused with it (cap: what bounds the requests in flight instead, "65536 in
  * flight per client"). The reason (static text, or a static buffer this rewrites), or NULL. */
-const char *ol_check(const struct opts *o, const char *cap);
+const char *ol_check(const struct opts *o, const char *cap, long window_default);
 /* Did the generator hold its load? From the client side's counters of a window of seconds:
  * false, with the reason in why, when it dropped requests, got to under OL_SENT_SHARE_MIN
  * of its schedule (issued against scheduled), or lagged past OL_LAG_P99_MAX_NS at p99. */

@@ -206,7 +206,7 @@ int tcp_rr_open_client(struct client_ctx *c)
 
 int tcp_rr_open_check(const struct opts *o, char *err, size_t errlen)
 {
-	const char *why = ol_check(o, "4096 in flight per connection");
+	const char *why = ol_check(o, "4096 in flight per connection", 1);
 
 	if (!why && o->rate && (o->recv == RECV_EPOLL || o->recv == RECV_URING))
 		why = "--recv epoll and uring are not applicable with --rate yet: each connection's "

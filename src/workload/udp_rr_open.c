@@ -353,7 +353,7 @@ static const char *udp_open_refusal(const struct opts *o)
 
 int udp_rr_open_check(const struct opts *o, char *err, size_t errlen)
 {
-	const char *why = ol_check(o, "65536 in flight per client");
+	const char *why = ol_check(o, "65536 in flight per client", 100);
 
 	if (!why && o->rate)
 		why = udp_open_refusal(o);

@@ -50,7 +50,7 @@ static int crr_check(struct opts *o, char *err, size_t errlen)
 	/* --duration without --conns: a time-based window. */
 	if (OPT_IS_SET(o, duration) && !OPT_IS_SET(o, conns))
 		o->conns = 0;
-	const char *why = ol_check(o, "--concurrency connections in flight per client");
+	const char *why = ol_check(o, "--concurrency connections in flight per client", 100);
 
 	if (why || (o->rate && OPT_IS_SET(o, conns))) {
 		snprintf(err, errlen, "%s", why ? why : "--conns with --rate: an open-loop run is "
