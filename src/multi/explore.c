@@ -46,7 +46,8 @@ static bool measure(struct explore *x, const struct config *c, const char *label
 	s->status = run_isolated(x->wl, &c->o, &doc, s->why, sizeof(s->why));
 	x->runs_done++;
 	x->wall_s += ns_to_s(now_ns() - t);
-	x->overhead_s = x->wall_s / x->runs_done - (c->o.duration + c->o.warmup);
+	x->planned_s += c->o.duration + c->o.warmup; /* refits change it between rounds */
+	x->overhead_s = (x->wall_s - x->planned_s) / x->runs_done;
 	if (x->overhead_s < 0)
 		x->overhead_s = 0;
 	if (run_interrupted()) {

@@ -64,6 +64,7 @@ struct explore {
 	double run_s_planned; /* before any refit */
 	double overhead_s;    /* a run's wall time beyond its warm-up and window, measured */
 	double wall_s;	      /* the runs' wall time so far */
+	double planned_s;     /* their warm-ups and windows so far */
 	int nconf;
 	struct config conf[MAX_CONFIGS];
 	struct config combo; /* the best combination, paired with baseline runs of its own */

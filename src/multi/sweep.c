@@ -168,11 +168,16 @@ static void run_rounds(struct sweep *s)
 {
 	uint64_t st = stats_seed_state(s->seed, 0);
 	int *ord = xcalloc((size_t)s->npts, sizeof(int));
+	size_t cap = (size_t)s->npts * (size_t)s->runs * 12 + 1, len = 0;
 
+	s->order = xcalloc(cap, 1);
 	s->total = s->npts * s->runs * (s->compare ? 2 : 1);
 	s->t0 = now_ns();
 	for (int r = 0; r < s->runs && !run_interrupted(); r++) {
 		stats_shuffle(ord, s->npts, &st);
+		for (int i = 0; i < s->npts; i++)
+			len += (size_t)snprintf(s->order + len, cap - len, "%s%d",
+						i ? "," : r ? " " : "", ord[i]);
 		for (int i = 0; i < s->npts && !run_interrupted(); i++)
 			run_round(s, &s->pts[ord[i]], r, &st);
 	}
@@ -265,6 +270,7 @@ int cmd_sweep(int argc, char **argv)
 	free(s->csv);
 	free(s->plot);
 	free(s->compare);
+	free(s->order);
 	free(s);
 	free(bcopy);
 	return rc;

@@ -286,8 +286,7 @@ static void sweep_json(struct sweep *s)
 	cJSON_AddNumberToObject(j, "runs", s->runs);
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)s->seed);
 	cJSON_AddStringToObject(j, "seed", seed);
-	cJSON_AddStringToObject(j, "order", "rounds, each every point once in an order drawn from "
-					     "the seed (and A, B in a drawn order at each point)");
+	cJSON_AddStringToObject(j, "order", s->order ? s->order : "");
 	cJSON_AddBoolToObject(j, "partial", run_interrupted());
 	if (s->compare)
 		cJSON_AddStringToObject(j, "compare", s->compare);
@@ -371,6 +370,8 @@ int sweep_write(struct sweep *s)
 		       "order drawn from seed %llu%s%s (medians)\n\n", s->wl->name, s->npts,
 		       s->npts > 1 ? "s" : "", s->runs, (unsigned long long)s->seed,
 		       s->compare ? ", B = A + " : "", s->compare ? s->compare : "");
+		printf("order of the points in each round (0 = the first value): %s\n\n",
+		       s->order ? s->order : "");
 		write_row(stdout, s, NULL, "\t", true);
 		for (int i = 0; i < s->npts; i++)
 			write_row(stdout, s, &s->pts[i], "\t", false);

@@ -58,6 +58,7 @@ struct sweep {
 	char *csv, *plot, *compare; /* --csv, --plot, --compare (opts_take's copies) */
 	bool json;
 	uint64_t seed; /* of the order of every round (points, and A/B with --compare) */
+	char *order;   /* each round's order of the points, as their indexes ("2,0,1 1,2,0") */
 	int done, total; /* runs made, and to make */
 	uint64_t t0;
 };

@@ -79,6 +79,10 @@ grep -q "B: A plus --batch 16" "$TMP/r.svg" || fail "the ratio plot does not say
 grep -q "no difference (B/A = 1)" "$TMP/r.svg" || fail "the ratio plot has no labelled no-difference line"
 jassert "$TMP/s.json" '.kind == "sweep" and (.points | length) == 2 and (.points | all(.ratio > 0 and .ci_low <= .ratio and .ratio <= .ci_high))'
 jassert "$TMP/s.json" '(.seed | test("^[0-9]+$")) and (.points | all(.status == "ok" and .runs + .rounds_left_out == 2 and (.left_out | length) >= .rounds_left_out))' '{seed, points: [.points[] | {status, runs, rounds_left_out}]}'
+# Its order: 2 rounds, each the 2 points once; the same seed gives it again.
+jassert "$TMP/s.json" '.order | split(" ") | length == 2 and all(split(",") | map(tonumber) | sort == [0, 1])' '{order}'
+"$SB" sweep udp-rr --window 1,50 $run --runs 2 --compare "--batch 16" --seed "$(jget "$TMP/s.json" .seed)" --json >"$TMP/s2.json" || fail "sweep --seed"
+[ "$(jget "$TMP/s2.json" .order)" = "$(jget "$TMP/s.json" .order)" ] || fail "sweep --seed gave another order"
 # One pair a point: B/A without an interval, said as such (not 0 to infinity).
 "$SB" sweep udp-rr --window 1,50 $run --runs 1 --compare "--batch 16" --json >"$TMP/s1.json" || fail "sweep --runs 1"
 jassert "$TMP/s1.json" '.points | all(.interval == "needs 2 runs" and .ci_low == null and .ratio > 0)' '.points'

@@ -25,6 +25,9 @@ jget() { jq -r "$2" "$1"; }
 # and each side's own (skew: the most a side's window, sides.*.window_s, differs from
 # duration_s: at a steady rate a side counts that much more or less than the window's). A fixed
 # 2% alone is 12-16 ms of edge delay on a short window, which one steal or a loaded CPU exceeds.
+# kokx($d; $lag; $x): kok with $x more; rbuf: what the flows' receive queues can hold
+# (tcp_rmem's largest, a flow): bytes the kernel counted in (InOctets) that the server had not
+# read yet when a window's edge came, which a slow reader (a loaded CPU) leaves there.
 # paced($x; $r): a paced rate $x within 2% of its target $r, plus what the target moves in
 # those delays (a sender that sees an edge late counts its packets over a shifted window).
 # drops_seen: a paced run lost nothing unless the kernel dropped (a receiver kept off its CPU
@@ -33,6 +36,8 @@ KOK='def skew: .duration_s as $d | [(.sides // {})[] | objects | .window_s | obj
 def lag: ((.kernel_check.read_after_edge_us // {}) | (.open // 0) + (.close // 0)) / 1e6 + skew;
 def kok($d; $lag): ((.ours - .kernel) | fabs) <= 0.02 * .kernel + 3 + (.kernel / $d) * $lag;
 def kall: lag as $l | .duration_s as $d | [.kernel_check.counters[] | kok($d; $l)] | length > 0 and all;
+def kokx($d; $lag; $x): ((.ours - .kernel) | fabs) <= 0.02 * .kernel + 3 + (.kernel / $d) * $lag + $x;
+def rbuf: ((.environment.sysctl // {})["net.ipv4.tcp_rmem"] // "0 0 0" | split(" ")[2] | tonumber) * (.config.clients // 1) * (.config.flows // 1);
 def paced($x; $r): (($x - $r) | fabs) <= 0.02 * $r + $r * lag / .duration_s;
 def drops_seen: .kernel_check.counters.RcvbufErrors as $k | if $k.kernel == 0 then .loss == 0
 	else lag as $l | .duration_s as $d | ($k | kok($d; $l)) end;'

@@ -9,7 +9,8 @@ need jq
 profiled_run() {
 	perf_ok=0
 	if command -v perf >/dev/null; then
-		perf record -q -g -k CLOCK_MONOTONIC -e cpu-clock -a -F 2999 -o "$TMP/perf.data" \
+		# 4 MB rings a CPU: a witness that drops samples under load is no witness.
+		perf record -q -g -k CLOCK_MONOTONIC -e cpu-clock -a -F 2999 -m 1024 -o "$TMP/perf.data" \
 			-- sleep 7 >"$TMP/perf.err" 2>&1 &
 		perf_pid=$!
 		PIDS+=("$perf_pid")
@@ -21,6 +22,7 @@ profiled_run() {
 		wait "$perf_pid" && perf_ok=1
 		[ $perf_ok = 1 ] || fail "perf record failed as root, so nothing is cross-checked: $(tail -3 "$TMP/perf.err")"
 		win=$(jq -r '.profile.window_monotonic_s | "\(.[0]),\(.[1])"' "$TMP/p.json")
+		perf_lost=$(perf report -i "$TMP/perf.data" --stats 2>/dev/null | awk '/LOST/ {s += $3} END {print s + 0}')
 	fi
 }
 profiled_run
@@ -82,6 +84,9 @@ syscalls_agree() {
 		}' "$TMP/ours_sys.txt" "$TMP/perf_sys.txt"
 }
 perf_agrees() {
+	# perf's own losses (its LOST records) void the comparison: it is said, and counts as a
+	# disagreement (a second pair of runs), never as a pass.
+	[ "$perf_lost" -eq 0 ] || { echo "perf lost $perf_lost events, so it cannot witness this run"; return 1; }
 	syscalls_agree || return 1
 	perf report -i "$TMP/perf.data" --time "$win" --no-children --sort sym --stdio -q 2>/dev/null |
 		awk '{gsub("%", "", $1); print $3, $1}' >"$TMP/perf.txt"
