@@ -47,6 +47,9 @@ struct cJSON;
 	X(STR, plot, NULL, 0, "plot", 0, 0, "FILE.svg",                                           \
 	  "draw the run (gnuplot): the latency histogram and CDF with p50/p99/p99.9 marked (a "    \
 	  "stream: its rate over the window), and each side's CPU per unit, user and system")                                             \
+	X(DBL, interval, 0, 'i', "interval", 0, 86400, "S",                                        \
+	  "print a line every S seconds of the window (rate, p50/p99, CPU) and add `intervals` "  \
+	  "to the JSON (at least 0.1)")                                                                  \
 	X(INT, runs, 1, 'R', "runs", 1, 1000, "N",                                                 \
 	  "measured runs: median, min, max, spread and a 95% interval of each figure")            \
 	X(INT, clients, 2, 'c', "clients", 1, 256, "N", "client processes")                        \
@@ -146,9 +149,19 @@ struct cJSON;
 #define REVERSE_OPT(X)                                                                             \
 	X(BOOL, reverse, false, 0, "reverse", 0, 1, "", "the server sends, the client receives")
 
+/* --rate: what it counts is the workload's (its help is overridden where it differs). */
+#define RATE_OPT(X)                                                                                \
+	X(INT, rate, 0, 0, "rate", 0, 100000000, "PER_S",                                            \
+	  "packets per second in all, spread over the clients (0: as fast as they go)")
+/* Open loop: requests on a schedule, whatever the answers do (workload/openloop.h). */
+#define ARRIVALS_OPT(X)                                                                            \
+	X(ENUM, arrivals, "constant", 0, "arrivals", 0, 0, "constant|poisson",                     \
+	  "with --rate: requests at even intervals, or a Poisson process of that mean rate "        \
+	  "(seeded: the same run draws the same times)")
+#define OPENLOOP_OPTS(X) RATE_OPT(X) ARRIVALS_OPT(X)
+
 #define UDP_STREAM_OPTS(X)                                                                         \
-	X(INT, rate, 0, 0, "rate", 0, 100000000, "PPS",                                            \
-	  "packets per second in all, spread over the clients (0: as fast as they go)")            \
+	RATE_OPT(X)                                                                                \
 	X(INT, gso, 0, 0, "gso", 0, 64, "SEGMENTS",                                                \
 	  "UDP_SEGMENT: hand the kernel this many packets per send, cut up by GSO (0: off)")       \
 	X(BOOL, gro, false, 0, "gro", 0, 1, "",                                                    \
@@ -197,6 +210,7 @@ struct cJSON;
 	TCP_STREAM_OPTS(X)                                                                         \
 	REVERSE_OPT(X)                                                                             \
 	UDP_STREAM_OPTS(X)                                                                         \
+	ARRIVALS_OPT(X)                                                                            \
 	SERVE_OPTS(X)
 
 #define OPT_CTYPE_INT long
@@ -222,6 +236,7 @@ enum { IO_AUTO, IO_MSG, IO_MMSG, IO_URING };
 enum { RECV_RECV, RECV_READ, RECV_RECVMSG, RECV_READV, RECV_WAITALL, RECV_EPOLL, RECV_URING };
 enum { CLOSE_SERVER, CLOSE_CLIENT, CLOSE_RESET };
 enum { FAULT_NONE, FAULT_SHORT, FAULT_RESET };
+enum { ARRIVALS_CONSTANT, ARRIVALS_POISSON };
 enum { SEND_SEND, SEND_WRITE, SEND_SENDMSG, SEND_SENDFILE, SEND_SPLICE, SEND_URING };
 
 /* The word of value v of an enum option ("reset" for --close CLOSE_RESET); "?" if none. */

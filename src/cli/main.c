@@ -14,6 +14,7 @@
 #include "link/sysctl.h"
 #include "multi/compare.h"
 #include "multi/explore.h"
+#include "multi/knee.h"
 #include "transport/io.h"
 #include "workload/workload.h"
 
@@ -38,6 +39,8 @@ static const struct command commands[] = {
 	 "\"what can I do?\": every strategy on your workload, ranked by measured gain"},
 	{"compare", {0}, cmd_compare,
 	 "A/B: two configurations interleaved, or two saved --json results, with a verdict"},
+	{"knee", {0}, cmd_knee,
+	 "the highest open-loop rate (--rate) whose latency percentile holds an SLO (table, JSON, SVG)"},
 	{"sweep", {0}, cmd_sweep, "a grid of flag values (table, CSV, JSON, gnuplot SVG), optionally B/A"},
 	{"report", {0}, cmd_report,
 	 "one self-contained HTML page (SVG pictures, flame graphs) from saved --json results"},

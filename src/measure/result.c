@@ -51,6 +51,7 @@ void headline_key(struct headline *h, const char *path, double value, int decima
 	h->key[h->nkeys].path = path;
 	h->key[h->nkeys].value = value;
 	h->key[h->nkeys].decimals = decimals;
+	h->key[h->nkeys].kind = HK_NUMBER;
 	h->nkeys++;
 }
 
@@ -62,4 +63,25 @@ void side_window_add(struct side_result *s, double window_s)
 		s->window_min_s = window_s;
 	if (window_s > s->window_max_s)
 		s->window_max_s = window_s;
+}
+
+void headline_key_bool(struct headline *h, const char *path, bool value)
+{
+	headline_key(h, path, value, 0);
+	if (h->nkeys && h->key[h->nkeys - 1].path == path)
+		h->key[h->nkeys - 1].kind = HK_BOOL;
+}
+
+void headline_key_text(struct headline *h, const char *path, const char *text)
+{
+	headline_key(h, path, text ? 0 : NAN, 0);
+	if (!h->nkeys || h->key[h->nkeys - 1].path != path || !text)
+		return;
+	h->key[h->nkeys - 1].kind = HK_TEXT;
+	snprintf(h->key[h->nkeys - 1].text, sizeof(h->key[h->nkeys - 1].text), "%s", text);
+}
+
+bool result_open_loop(const struct result *r)
+{
+	return r->client.c.scheduled || r->client.c.gen_dropped;
 }

@@ -10,6 +10,7 @@
 
 #include "base/opts.h"
 #include "measure/hist.h"
+#include "measure/interval.h"
 #include "measure/kstat.h"
 #include "measure/side.h"
 
@@ -87,6 +88,11 @@ struct result {
 	double *series_t, *series_gbit;
 	int nseries;
 	double series_step_s;
+	/* -i: the interval reports of the local clients (measure/interval.h; NULL without), and
+	 * whose they are ("all clients", "this host's clients"). */
+	struct interval *intervals;
+	int nintervals;
+	char intervals_scope[40];
 };
 
 /* A workload's own headline figures, as data (workload.h's headline hook fills it; only
@@ -104,6 +110,8 @@ struct headline {
 		const char *path; /* "a" or "a.b": an object a is made for it */
 		double value;	  /* NAN: null */
 		int decimals;	  /* rounded to so many places; -1: as it is */
+		enum { HK_NUMBER, HK_BOOL, HK_TEXT } kind; /* HK_BOOL: value != 0 */
+		char text[200];	  /* HK_TEXT: the string */
 	} key[HEADLINE_KEYS];
 	int nrows, nkeys;
 };
@@ -113,7 +121,13 @@ void headline_row(struct headline *h, const char *label, double value, int decim
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* A JSON member at path: value (NAN: null), rounded to decimals places (-1: not rounded). */
 void headline_key(struct headline *h, const char *path, double value, int decimals);
+/* A JSON member at path: true or false. */
+void headline_key_bool(struct headline *h, const char *path, bool value);
+/* A JSON member at path: the text (NULL: null). */
+void headline_key_text(struct headline *h, const char *path, const char *text);
 
+/* An open-loop run (--rate on a request/response workload): its clients kept a schedule. */
+bool result_open_loop(const struct result *r);
 /* count / seconds, 0 when seconds is 0. */
 double result_per_s(uint64_t count, double seconds);
 /* (user + sys) in microseconds per unit, 0 when count is 0. */

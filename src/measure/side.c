@@ -57,7 +57,10 @@ bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *
 #define COUNTER_FIELDS(X)                                                                          \
 	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
 	X(connects) X(syscalls) X(retrans) X(segs_out) X(zc_done) X(zc_copied) X(zc_unknown)      \
-	X(reordered) X(dups) X(seq_unsure) X(jitter_ns) X(jitter_flows) X(refused) X(listen_drops) X(errors)
+	X(reordered) X(dups) X(seq_unsure) X(jitter_ns) X(jitter_flows) X(refused) X(listen_drops) X(errors) \
+	X(scheduled) X(issued) X(gen_dropped) X(lag_p99_ns) X(lag_max_ns)
+/* The fields that add up as the largest of the parts, not their sum. */
+#define MAX_FIELDS(X) X(lag_p99_ns) X(lag_max_ns)
 
 bool addr_is_this_host(const struct sockaddr_storage *a)
 {
@@ -104,9 +107,14 @@ bool peer_allowed(const struct server_ctx *s, const struct sockaddr_storage *a)
 
 void side_counters_add(struct side_counters *a, const struct side_counters *b)
 {
+	struct side_counters m = *a;
+
 #define ADD_(f) a->f += b->f;
 	COUNTER_FIELDS(ADD_)
 #undef ADD_
+#define MAX_(f) a->f = m.f > b->f ? m.f : b->f;
+	MAX_FIELDS(MAX_)
+#undef MAX_
 	for (int k = 0; k < ERR_KINDS; k++)
 		a->err[k] += b->err[k];
 }

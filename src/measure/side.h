@@ -56,6 +56,12 @@ struct side_counters {
 	uint64_t jitter_flows; /* ... and how many flows that is (two datagrams or more) */
 	uint64_t refused;      /* server: connections it had no slot or memory for, closed at once */
 	uint64_t listen_drops; /* server: connections its own listener dropped (SO_MEMINFO) */
+	uint64_t scheduled;    /* open loop (--rate): requests the schedule put in the window */
+	uint64_t issued;       /* ... of which the generator had taken by the window's end */
+	uint64_t gen_dropped;  /* ... of which it dropped: its in-flight limit was full */
+	/* Open loop: how far sends fell behind their scheduled times (ns). Added up as the
+	 * largest of the parts: a process's own p99, and the largest p99 of the processes. */
+	uint64_t lag_p99_ns, lag_max_ns;
 	uint64_t errors;       /* sum of err[] */
 	uint64_t err[ERR_KINDS];
 };
@@ -102,6 +108,14 @@ struct shared {
 	_Atomic int done;      /* count-based runs: clients done with their window share */
 	_Atomic int fatal;     /* an errno that ends the run (e.g. EADDRNOTAVAIL), 0 if none */
 	_Atomic long fatal_after; /* connections completed when it happened */
+	/* Interval reports (-i; NULL without): each client's latency histograms where the
+	 * coordinator can read them during the window. A process that records in its report
+	 * (udp-rr) has it here (reports[i]); a threaded one records in live[i * live_per + t],
+	 * one per thread, and sets threaded[i] before its threads start. */
+	struct client_report *reports;
+	struct hist *live;
+	int live_per;
+	_Atomic bool *threaded;
 };
 
 /* What one client process sends back to the coordinator through its pipe. */

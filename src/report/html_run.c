@@ -79,6 +79,48 @@ static void syscall_chart(FILE *f, const cJSON *d)
 
 static int flame_no;
 
+/* One figure of the intervals (-i) over the window, at each interval's middle. */
+static void interval_chart(FILE *f, const cJSON *d, const char *key, const char *title,
+			   const char *ylabel)
+{
+	const cJSON *a = html_jget(d, "intervals"), *e;
+	int n = cJSON_GetArraySize(a), k = 0;
+	double *x = xmalloc(2 * (size_t)(n ? n : 1) * sizeof(double)), *y = x + n, top = 0;
+
+	cJSON_ArrayForEach(e, a) {
+		double v = html_jnum(e, key), t = html_jnum(e, "t_s"), len = html_jnum(e, "len_s");
+
+		if (isnan(v) || isnan(t) || isnan(len))
+			continue;
+		x[k] = t - len / 2;
+		y[k] = v;
+		top = fmax(top, v);
+		k++;
+	}
+	if (k > 0) {
+		double dur = html_jnum(d, "duration_s");
+		struct chart c = {.title = title, .xlabel = "seconds into the window", .ylabel = ylabel,
+				  .xa = AX_LIN, .ya = AX_LIN, .xmin = 0, .xmax = isnan(dur) ? x[k - 1] : dur,
+				  .ymin = 0, .ymax = top > 0 ? top * 1.1 : 1, .markers = true, .ref = NAN};
+		struct chart_series s1 = {.label = html_jstr(d, "intervals_scope"), .x = x, .y = y,
+					  .n = k};
+
+		chart_lines(f, &c, &s1, 1);
+	}
+	free(x);
+}
+
+static void interval_charts(FILE *f, const cJSON *d)
+{
+	char ylabel[64];
+
+	if (!cJSON_IsArray(html_jget(d, "intervals")))
+		return;
+	snprintf(ylabel, sizeof(ylabel), "%ss/s", html_jstr(d, "unit"));
+	interval_chart(f, d, "rate", "Rate of each interval (-i)", ylabel);
+	interval_chart(f, d, "p99_us", "p99 latency of each interval (-i)", "microseconds");
+}
+
 void html_run_page_start(void)
 {
 	flame_no = 0;
@@ -174,6 +216,7 @@ void html_run_section(FILE *f, const cJSON *d)
 		chart_lines(f, &c, &s1, 1);
 		free(x);
 	}
+	interval_charts(f, d);
 	cpu_chart(f, d);
 	const cJSON *prof = html_jget(d, "profile");
 

@@ -298,6 +298,10 @@ static void headline_json(cJSON *j, const struct headline *h)
 		}
 		if (isnan(v))
 			cJSON_AddNullToObject(obj, path);
+		else if (h->key[i].kind == HK_BOOL)
+			cJSON_AddBoolToObject(obj, path, v != 0);
+		else if (h->key[i].kind == HK_TEXT)
+			cJSON_AddStringToObject(obj, path, h->key[i].text);
 		else
 			cJSON_AddNumberToObject(obj, path,
 						h->key[i].decimals < 0 ? v : round(v * scale) / scale);
@@ -348,8 +352,9 @@ static void add_headline(cJSON *j, const struct result *r)
 		}
 		cJSON_AddItemToObject(j, "latency_us", lat);
 	}
-	if (r->lat2->count)
-		cJSON_AddItemToObject(j, "connect_latency_us", latency_json(r->lat2));
+	if (r->lat2->count) /* open loop (--rate): each answer timed from its actual send */
+		cJSON_AddItemToObject(j, result_open_loop(r) ? "service_latency_us" : "connect_latency_us",
+				      latency_json(r->lat2));
 }
 
 struct cJSON *out_result_json(const struct result *r)
@@ -405,6 +410,7 @@ struct cJSON *out_result_json(const struct result *r)
 			cJSON_AddItemToArray(pts, cJSON_CreateDoubleArray(pt, 2));
 		}
 	}
+	out_intervals_json(r, j);
 	cJSON_AddItemToObject(j, "environment", env_json(r));
 	if (r->profile) {
 		cJSON *pj = cJSON_Duplicate(r->profile, true);

@@ -73,6 +73,10 @@ void out_xml_escape(FILE *f, const char *s);
 void out_progress(const char *what, double done, double total, const char *unit,
 		  double elapsed_s);
 void out_progress_end(void);
+/* -i: interval i of r as a line on stdout (after a header line at the first; nothing with
+ * --json), and why a run has none, on stderr. */
+void out_interval(const struct result *r, int i);
+void out_intervals_none(const char *why);
 
 /* The noise check before a run: each finding of measure/noise.h as a warning on f (what, what
  * it does, the fix); nothing when the machine looks quiet. Only where f is a terminal (as the

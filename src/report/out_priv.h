@@ -25,4 +25,8 @@ int out_host_pairs(const struct result *r, const struct host_result *h, struct k
  * sides counted (fanned out: this host's clients only, or none). */
 int out_kernel_pairs(const struct result *r, struct kernel_pair *p);
 
+struct cJSON;
+/* -i: `intervals_scope` and `intervals` into the run's document (nothing without -i). */
+void out_intervals_json(const struct result *r, struct cJSON *j);
+
 #endif

@@ -73,6 +73,27 @@ static void mark(FILE *g, const struct hist *h, double p, const char *label, con
 		label, us, us, colour);
 }
 
+/* -i: the rate of each interval and its p99 (a second axis; none for a stream), in the bottom
+ * row of height h. */
+static void plot_intervals(const struct result *r, FILE *g, const char *dp, int block, double h)
+{
+	bool lat = !isnan(r->intervals[0].p99_us);
+
+	fprintf(g, "set size 1, %g\nset origin 0, 0\n", h - 0.02);
+	fprintf(g, "set title 'each %g s interval (-i): rate%s'\n", r->cfg->interval,
+		lat ? " and p99 latency" : "");
+	fprintf(g, "set xlabel 'seconds into the window'\nset ylabel '%ss/s'\nset yrange [0:*]\n"
+		   "set xrange [0:%.4f]\n", r->wl->unit, r->duration_s);
+	if (lat)
+		fprintf(g, "set y2label 'p99 microseconds'\nset y2range [0:*]\nset y2tics\n");
+	fprintf(g, "plot %s index %d using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc rgb '#2166ac' "
+		   "title 'rate'", dp, block);
+	if (lat)
+		fprintf(g, ", %s index %d using 1:3 axes x1y2 with linespoints lw 2 pt 5 ps 0.5 lc "
+			   "rgb '#b35806' title 'p99'", dp, block);
+	fprintf(g, "\nunset y2tics\nunset y2label\nset autoscale x\nset autoscale y\n");
+}
+
 int out_plot_script(const struct result *r, const char *svg, const char *data_path, FILE *d,
 		    FILE *g)
 {
@@ -97,9 +118,16 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 		fprintf(d, "%.4f %.6f\n", r->series_t[i], r->series_gbit[i]);
 	if (has_series)
 		fprintf(d, "\n\n"); /* block cpu_block + 1 */
+	bool has_ivl = r->nintervals > 0;
+	int ivl_block = cpu_block + 1 + has_series;
+	double k = has_ivl ? 0.7 : 1, k0 = 1 - k; /* the panels above the intervals' row */
+
+	for (int i = 0; has_ivl && i < r->nintervals; i++)
+		fprintf(d, "%.4f %.6f %.3f\n", r->intervals[i].t_s - r->intervals[i].len_s / 2,
+			r->intervals[i].rate, r->intervals[i].p99_us);
 
 	fprintf(g, "set terminal svg size 1100,%d dynamic background rgb 'white' font 'sans,11'\n",
-		has_lat || has_series ? 820 : 420);
+		(has_lat || has_series ? 820 : 420) + (has_ivl ? 360 : 0));
 	fprintf(g, "set output %s\n", gp_str(q1, sizeof(q1), svg));
 	/* Texts from the command line only as single-quoted strings (gp_str); the newline is ours. */
 	snprintf(line, sizeof(line), "sockbench %s: %s%s", r->wl->name, desc,
@@ -112,7 +140,8 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 	fprintf(g, "set grid\nset key top right\n");
 	if (has_lat) {
 		/* Histogram, left; CDF, right; log time axes. */
-		fprintf(g, "set size 0.5, 0.5\nset origin 0, 0.45\nset logscale x\n");
+		fprintf(g, "set size 0.5, %g\nset origin 0, %g\nset logscale x\n", 0.5 * k,
+			0.45 * k + k0);
 		fprintf(g, "set title 'how the %s times are spread (%s)'\n", r->wl->latency_label,
 			has_lat2 ? "and connect() alone" : "log bins, 20 a decade");
 		fprintf(g, "set xlabel 'microseconds (log)'\nset ylabel '%% of %ss in the bin'\n",
@@ -130,8 +159,8 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 			    "'connect()'",
 			    dp);
 		fprintf(g, "\nunset arrow\nunset label\n");
-		fprintf(g,
-			"set origin 0.5, 0.45\nset title 'cumulative: the share done within x'\n");
+		fprintf(g, "set origin 0.5, %g\nset title 'cumulative: the share done within x'\n",
+			0.45 * k + k0);
 		fprintf(g, "set ylabel '%% of %ss'\nset yrange [0:100]\n", r->wl->unit);
 		mark(g, lat, 50, "p50", "#1b7837");
 		mark(g, lat, 99, "p99", "#b35806");
@@ -147,7 +176,7 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 		fprintf(g, "\nunset arrow\nunset label\nunset logscale x\nset autoscale y\n");
 	}
 	if (has_series) {
-		fprintf(g, "set size 1, 0.5\nset origin 0, 0.45\n");
+		fprintf(g, "set size 1, %g\nset origin 0, %g\n", 0.5 * k, 0.45 * k + k0);
 		fprintf(g, "set title 'rate over the window: payload the clients sent and received, "
 			   "Gbit/s over each %.2g s'\n", r->series_step_s);
 		fprintf(g, "set xlabel 'seconds into the window'\nset ylabel 'Gbit/s'\nset yrange [0:*]\n"
@@ -157,7 +186,10 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 		fprintf(g, "set autoscale x\nset autoscale y\n");
 	}
 	/* CPU per unit of each side, user and system stacked. */
-	fprintf(g, "set size 1, %s\nset origin 0, 0\n", has_lat || has_series ? "0.42" : "0.9");
+	if (has_ivl)
+		plot_intervals(r, g, dp, ivl_block, k0);
+	fprintf(g, "set size 1, %g\nset origin 0, %g\n", (has_lat || has_series ? 0.42 : 0.9) * k,
+		k0);
 	fprintf(g,
 		"set title 'CPU per %s of each side (both sides'' user and system time over "
 		"the window / %ss)'\n",

@@ -314,7 +314,7 @@ void out_table(const struct result *r, FILE *f)
 		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
 	fprintf(f, "measured %.3f s after the warm-up\n\n", r->duration_s);
 	snprintf(label, sizeof(label), "%ss", r->wl->unit);
-	if (r->wl->headline) {
+	if (r->wl->headline && !out_per_transaction(r)) {
 		struct headline h = {.nrows = 0};
 
 		r->wl->headline(r, &h);
@@ -336,12 +336,20 @@ void out_table(const struct result *r, FILE *f)
 	} else {
 		fprintf(f, "  %-28s %14llu\n", "bytes received", (unsigned long long)c->rx_bytes);
 	}
-	snprintf(label, sizeof(label), "%s (us)", r->wl->latency_label);
+	snprintf(label, sizeof(label), "%s (us)%s", r->wl->latency_label,
+		 result_open_loop(r) ? ", from its scheduled send" : "");
 	table_latency(f, label, r->lat);
 	if (out_is_udp(r) && c->lost)
 		table_censored(f, r->lat, c->lost, r->cfg->timeout);
 	if (r->lat2->count)
-		table_latency(f, "connect() (us)", r->lat2);
+		table_latency(f, result_open_loop(r) ? "service (us), from the actual send"
+						     : "connect() (us)", r->lat2);
+	if (r->wl->headline) { /* a request/response workload's own rows (open loop) */
+		struct headline h = {.nrows = 0};
+
+		r->wl->headline(r, &h);
+		headline_table(&h, f);
+	}
 	table_sides(r, f);
 	table_hosts(r, f);
 	table_kernel(r, f);

@@ -1,6 +1,6 @@
 /* clients.c: the client processes of this host: forked, waited for, watched during the window
- * (a dead client, a fatal error one raised), a stream's rate sampled from their bytes, and
- * their reports gathered. It uses the run's state (state.c) and nothing else of run/.
+ * (a dead client, a fatal error one raised), and their reports gathered. It uses the run's
+ * state (state.c) and nothing else of run/.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +20,10 @@ int fork_clients(struct run *r)
 
 	r->local = (struct client_group){.wl = r->wl, .o = o, .server = r->data,
 					 .server_len = r->data_len, .token = r->token};
+	/* -i with latencies: a histogram per thread (tcp-rr: a flow each; tcp-crr: one per
+	 * connection in flight) where the coordinator can read it. */
+	if (r->o->interval > 0 && strcmp(r->wl->latency_label, "none"))
+		r->local.live_per = (int)(o->flows > o->concurrency ? o->flows : o->concurrency);
 	ret = group_start(&r->local, n, r->ctl, err, sizeof(err));
 	r->sh = r->local.sh;
 	return ret ? run_fail(r, -ret, false, "%s", err) : 0;
@@ -63,36 +67,4 @@ void collect_clients(struct run *r)
 		r->failed = true;
 		mark_partial(r, "a client sent no result");
 	}
-}
-
-/* A stream's rate over the window: the local clients' bytes every step (see result.h). */
-void series_begin(struct run *r, uint64_t t0)
-{
-	if (!r->wl->units || r->fanout || r->count_based)
-		return;
-	r->res.series_step_s = r->o->duration / 6000 > 0.1 ? r->o->duration / 6000 : 0.1;
-	r->series_cap = (int)(r->o->duration / r->res.series_step_s) + 16;
-	r->res.series_t = xcalloc((size_t)r->series_cap, sizeof(double));
-	r->res.series_gbit = xcalloc((size_t)r->series_cap, sizeof(double));
-	r->series_at = t0;
-	r->series_bytes = group_bytes(&r->local);
-}
-
-void series_sample(struct run *r, uint64_t now)
-{
-	double dt = ns_to_s(now - r->series_at);
-
-	if (!r->res.series_t || dt < r->res.series_step_s || r->res.nseries >= r->series_cap)
-		return;
-	uint64_t b = group_bytes(&r->local);
-
-	if (b < r->series_bytes) { /* a count started again: no rate from it */
-		r->series_at = now;
-		r->series_bytes = b;
-		return;
-	}
-	r->res.series_t[r->res.nseries] = ns_to_s(r->series_at - r->t_open) + dt / 2;
-	r->res.series_gbit[r->res.nseries++] = (double)(b - r->series_bytes) * 8 / dt / 1e9;
-	r->series_at = now;
-	r->series_bytes = b;
 }

@@ -9,8 +9,5 @@ int dead_client(struct run *r);
 int wait_ready(struct run *r);
 const char *check_fatal(struct run *r);
 void collect_clients(struct run *r);
-/* A stream's rate over the window: the local clients' bytes every step (see result.h). */
-void series_begin(struct run *r, uint64_t t0);
-void series_sample(struct run *r, uint64_t now);
 
 #endif

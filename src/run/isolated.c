@@ -93,6 +93,11 @@ enum run_status run_isolated(const struct workload *wl, const struct opts *o, cJ
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(err[1], STDERR_FILENO);
+		/* The command above prints: a run's own lines (-i) stay in its document. */
+		int nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (nul >= 0)
+			dup2(nul, STDOUT_FILENO);
 		close(out[0]);
 		close(err[0]);
 		struct run_error e;

@@ -9,9 +9,9 @@
  * window early with a report marked partial.
  *
  * The top of the coordinator and the only file of run/ that knows the order of the phases: it
- * uses the agent link (agent.c), this host's clients (clients.c), the client hosts (fanout.c,
- * fanout_collect.c), the stall watch (stall.c) and the run's state (state.c), and none of
- * them calls it. Only isolated.c, which runs a whole run_once in a child, sits above it.
+ * uses the agent link (agent.c), this host's clients (clients.c) and their sampler (sampler.c),
+ * the client hosts (fanout.c, fanout_collect.c), the stall watch (stall.c) and the run's state
+ * (state.c), and none of them calls it. Only isolated.c, which runs a whole run_once in a child, sits above it.
  */
 
 #include <cjson/cJSON.h>
@@ -32,6 +32,8 @@
 #include "run/fanout.h"
 #include "run/fanout_collect.h"
 #include "run/run.h"
+#include "workload/openloop.h"
+#include "run/sampler.h"
 #include "run/stall.h"
 
 /* Clients done with their warm-up (warm) or window share, on every host. */
@@ -75,7 +77,7 @@ static const char *watch(struct run *r, double seconds, int counted, int target)
 		if (r->measuring) {
 			stall_watch(r);
 			run_progress(r, t);
-			series_sample(r, t);
+			sampler_tick(r, t);
 		}
 	}
 	if (run_sig)
@@ -217,7 +219,7 @@ static void run_window(struct run *r)
 	}
 
 	r->measuring = true;
-	series_begin(r, t0);
+	sampler_begin(r, t0);
 	r->last_sum = progress_sum(r);
 	r->last_progress = t0;
 	if (r->count_based)
@@ -230,6 +232,7 @@ static void run_window(struct run *r)
 	stall_end(r, now_ns());
 	set_phase(r, PH_STOP);
 	r->t_close = now_ns();
+	sampler_close(r);
 	if (!r->count_based)
 		k_ok = read_at_edge(r->wl, v6, &k1, r->t_close, &r->res.kread_close_us) && k_ok;
 	if (r->prof)
@@ -252,6 +255,10 @@ static void run_window(struct run *r)
 		kernel_delta(r, &k0, &k1);
 	if (why)
 		mark_partial(r, why);
+	char held[200];
+
+	if (result_open_loop(&r->res) && !ol_holding(&r->res.client.c, held, sizeof(held)))
+		mark_partial(r, held); /* its figures are the generator's, not the server's */
 	if (r->stall_s > 0) {
 		char msg[300];
 
@@ -346,6 +353,9 @@ void result_free(struct result *res)
 	free(res->series_gbit);
 	res->series_t = res->series_gbit = NULL;
 	res->nseries = 0;
+	free(res->intervals);
+	res->intervals = NULL;
+	res->nintervals = 0;
 }
 
 /* A run that could not be set up: end every process it started, free what it took. */
@@ -426,6 +436,7 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 		collect_fanout(&r);
 	else
 		collect_clients(&r);
+	sampler_finish(&r);
 	hosts_close(&r);
 	reap_agent(&r);
 	/* Every stop says why, on stderr as well as in the report. */

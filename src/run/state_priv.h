@@ -43,6 +43,8 @@ struct remote_host {
 	uint64_t begin_sent, begin_acked;
 };
 
+struct sampler;
+
 struct run {
 	struct ksoftirqd ksirq; /* the kernel's softirq threads, found at setup */
 	const struct workload *wl;
@@ -69,8 +71,7 @@ struct run {
 	/* The stall watch: the clients' progress, and whether the agent answers meanwhile. */
 	bool measuring;
 	uint64_t last_sum, last_progress, ping_at, pong_at;
-	uint64_t series_at, series_bytes; /* the rate series' last sample: when, what */
-	int series_cap;
+	struct sampler *sampler; /* the rate series and the interval reports (sampler.c) */
 	int pings; /* PINGs not answered yet */
 	double stall_s;
 	char stall_who[200];

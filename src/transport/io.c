@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -115,6 +116,20 @@ int io_waiter_wait(struct io_ctx *c, int timeout_ms)
 	case IO_WAIT_BLOCK: /* recv() itself sleeps */
 		return 0;
 	}
+	return r < 0 && errno != EINTR ? -errno : 0;
+}
+
+int io_waiter_wait_ns(struct io_ctx *c, uint64_t timeout_ns)
+{
+	struct waiter *w = c->waiter;
+	struct timespec ts = {.tv_sec = (time_t)(timeout_ns / 1000000000),
+			      .tv_nsec = (long)(timeout_ns % 1000000000)};
+
+	if (c->wait != IO_WAIT_POLL)
+		return io_waiter_wait(c, (int)(timeout_ns / 1000000));
+	c->syscalls++;
+	int r = ppoll(w->pfd, (nfds_t)c->nsock, &ts, NULL);
+
 	return r < 0 && errno != EINTR ? -errno : 0;
 }
 

@@ -60,6 +60,9 @@ struct io_ops {
 	int (*send)(struct io_ctx *c, struct io_msg *m, int n);
 	/* Sleep until a datagram may have arrived or timeout_ms passed. 0 or -errno. */
 	int (*wait)(struct io_ctx *c, int timeout_ms);
+	/* The same to the nanosecond (an open-loop client sleeps until its next send is due);
+	 * NULL: not supported, wait() it is. */
+	int (*wait_ns)(struct io_ctx *c, uint64_t timeout_ns);
 	void (*close)(struct io_ctx *c);
 };
 
@@ -79,6 +82,8 @@ enum io_wait io_wait_of(const struct opts *o, bool server);
  * timeout of block_ms for IO_WAIT_BLOCK, else non-blocking) and set up the waiter. */
 int io_waiter_open(struct io_ctx *c, int block_ms);
 int io_waiter_wait(struct io_ctx *c, int timeout_ms);
+/* The same to the nanosecond: ppoll() for poll; epoll_wait() cannot, so whole ms, rounded down. */
+int io_waiter_wait_ns(struct io_ctx *c, uint64_t timeout_ns);
 void io_waiter_close(struct io_ctx *c);
 
 #endif

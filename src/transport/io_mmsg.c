@@ -133,5 +133,6 @@ const struct io_ops io_mmsg_ops = {
 	.recv = mmsg_recv,
 	.send = mmsg_send,
 	.wait = io_waiter_wait,
+	.wait_ns = io_waiter_wait_ns,
 	.close = mmsg_close,
 };

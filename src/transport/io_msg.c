@@ -95,5 +95,6 @@ const struct io_ops io_msg_ops = {
 	.recv = msg_recv,
 	.send = msg_send,
 	.wait = io_waiter_wait,
+	.wait_ns = io_waiter_wait_ns,
 	.close = msg_close,
 };

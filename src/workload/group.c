@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "measure/kstat.h"
 #include "workload/group.h"
 
 void child_setup(void)
@@ -24,7 +25,7 @@ void child_setup(void)
 
 static void run_client(struct client_group *g, int i, int fd)
 {
-	struct client_report *rep = xcalloc(1, sizeof(*rep));
+	struct client_report *rep = g->sh->reports ? &g->sh->reports[i] : xcalloc(1, sizeof(*rep));
 	long per = g->o->peers / g->n, extra = g->o->peers % g->n;
 	struct client_ctx c = {
 	    .o = g->o,
@@ -42,16 +43,41 @@ static void run_client(struct client_group *g, int i, int fd)
 	int ret = g->wl->client(&c);
 
 	rep->err = -ret;
-	write_full(fd, rep, sizeof(*rep));
+	write_full(fd, rep, sizeof(*rep)); /* from the shared memory too: one way of reporting */
 	_exit(ret ? 1 : 0);
+}
+
+static size_t lines(size_t bytes)
+{
+	return (bytes + 63) / 64 * 64;
+}
+
+/* With -i, the clients' histograms go in the shared memory too: a report (two histograms,
+ * 74 KiB) per client and a histogram (37 KiB) per thread. Anonymous shared pages are only
+ * made when touched: a histogram touches its head, and the pages of the buckets its
+ * latencies fall in, after hist_reset has zeroed it (all of it: 10 pages). */
+static void live_place(struct client_group *g, size_t at, size_t n)
+{
+	char *base = (char *)g->sh;
+
+	g->sh->reports = (struct client_report *)(base + at);
+	at += lines(n * sizeof(struct client_report));
+	g->sh->live = (struct hist *)(base + at);
+	at += lines(n * (size_t)g->live_per * sizeof(struct hist));
+	g->sh->threaded = (_Atomic bool *)(base + at);
+	g->sh->live_per = g->live_per;
 }
 
 int group_start(struct client_group *g, int n, int close_fd, char *err, size_t errlen)
 {
-	size_t head = (sizeof(*g->sh) + 63) / 64 * 64; /* the slots start on a cache line */
+	size_t head = lines(sizeof(*g->sh)); /* the slots start on a cache line */
+	size_t m = (size_t)(n ? n : 1), slots = lines(m * PROGRESS_SLOTS * sizeof(struct progress_slot));
 
 	g->n = n;
-	g->shlen = head + (size_t)(g->n ? g->n : 1) * PROGRESS_SLOTS * sizeof(struct progress_slot);
+	g->shlen = head + slots;
+	if (g->live_per > 0)
+		g->shlen += lines(m * sizeof(struct client_report)) +
+			    lines(m * (size_t)g->live_per * sizeof(struct hist)) + lines(m);
 	g->sh = mmap(NULL, g->shlen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (g->sh == MAP_FAILED) {
 		g->sh = NULL;
@@ -59,6 +85,8 @@ int group_start(struct client_group *g, int n, int close_fd, char *err, size_t e
 		return -errno;
 	}
 	g->sh->progress = (struct progress_slot *)((char *)g->sh + head);
+	if (g->live_per > 0)
+		live_place(g, head + slots, m);
 	g->pid = xcalloc((size_t)g->n + 1, sizeof(*g->pid));
 	g->pipe = xcalloc((size_t)g->n + 1, sizeof(*g->pipe));
 	for (int i = 0; i < g->n; i++)
@@ -175,6 +203,32 @@ uint64_t group_bytes(const struct client_group *g)
 
 	for (int i = 0; i < g->n * PROGRESS_SLOTS; i++)
 		sum += atomic_load_explicit(&g->sh->progress[i].bytes, memory_order_relaxed);
+	return sum;
+}
+
+int group_live_hists(const struct client_group *g, const struct hist **out, int cap)
+{
+	int k = 0;
+
+	for (int i = 0; g->sh->live && i < g->n; i++) {
+		if (!atomic_load(&g->sh->threaded[i])) {
+			if (k < cap)
+				out[k++] = &g->sh->reports[i].lat;
+			continue;
+		}
+		for (int t = 0; t < g->live_per && k < cap; t++)
+			out[k++] = &g->sh->live[i * g->live_per + t];
+	}
+	return k;
+}
+
+uint64_t group_cpu_ticks(const struct client_group *g)
+{
+	uint64_t sum = 0, t;
+
+	for (int i = 0; i < g->n; i++)
+		if (g->pid[i] > 0 && kstat_task_ticks((int)g->pid[i], NULL, 0, &t))
+			sum += t;
 	return sum;
 }
 

@@ -23,6 +23,9 @@ struct client_group {
 	int *pipe;
 	struct shared *sh;
 	size_t shlen;
+	/* -i: histograms per client process in the shared memory, one per thread (set before
+	 * group_start; 0: none, the clients keep theirs to themselves). */
+	int live_per;
 };
 
 /* In a child of the coordinator or the agent: die with the parent (SIGTERM), leave Ctrl-C
@@ -47,6 +50,11 @@ uint64_t group_progress(const struct client_group *g);
 uint64_t group_units(const struct client_group *g);
 /* Payload bytes the group's clients sent and received in the window so far. */
 uint64_t group_bytes(const struct client_group *g);
+/* With live_per: the clients' latency histograms as they record them (for ivl_hist_read);
+ * returns how many (at most cap). */
+int group_live_hists(const struct client_group *g, const struct hist **out, int cap);
+/* The client processes' user + system time so far, clock ticks (/proc/PID/stat). */
+uint64_t group_cpu_ticks(const struct client_group *g);
 /* Every client's report into s (CPU, switches, counters) and the histograms; ends the
  * processes. Returns how many sent none within ms each. */
 int group_collect(struct client_group *g, struct side_result *s, struct hist *lat,

@@ -134,9 +134,14 @@ int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, lon
 		t[i].index = i;
 		t[i].warm_share = share_of(my_warm, n, i);
 		t[i].share = share_of(mine, n, i);
-		hist_reset(&t[i].lat);
+		t[i].lat = &t[i].lat_own;
+		if (c->sh->live && n <= c->sh->live_per)
+			t[i].lat = &c->sh->live[c->index * c->sh->live_per + i];
+		hist_reset(t[i].lat);
 		hist_reset(&t[i].lat2);
 	}
+	if (c->sh->live && n <= c->sh->live_per) /* before any thread records */
+		atomic_store(&c->sh->threaded[c->index], true);
 	/* One thread: run it here, and the process stays single-threaded, which the kernel and
 	 * libc make cheaper on every call (no file reference taken, since no other thread shares
 	 * the fd table; no cancellation-point switching). */
@@ -144,7 +149,7 @@ int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, lon
 		t[0].fn = fn;
 		thread_start(&t[0]);
 		side_counters_add(&c->rep->c, &t[0].cnt);
-		hist_merge(&c->rep->lat, &t[0].lat);
+		hist_merge(&c->rep->lat, t[0].lat);
 		hist_merge(&c->rep->lat2, &t[0].lat2);
 		n = started = 0;
 	}
@@ -159,7 +164,7 @@ int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, lon
 	for (int i = 0; i < started; i++) {
 		pthread_join(tid[i], NULL);
 		side_counters_add(&c->rep->c, &t[i].cnt);
-		hist_merge(&c->rep->lat, &t[i].lat);
+		hist_merge(&c->rep->lat, t[i].lat);
 		hist_merge(&c->rep->lat2, &t[i].lat2);
 	}
 	/* Threads that stopped early (a fatal error) still leave a closed window. */

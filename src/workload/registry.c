@@ -59,6 +59,28 @@ static void other_workloads_flag(const struct workload *wl, int argc, char **arg
 	}
 }
 
+/* -i needs a time-based window at least one interval long; with latencies, a histogram a
+ * connection in shared memory (37 KiB each: group.c), so it bounds their number. */
+static void interval_check(const struct workload *wl, const struct opts *o)
+{
+	long per = o->flows > o->concurrency ? o->flows : o->concurrency;
+
+	if (o->interval < 0.1) /* 0 included: the default, which means none */
+		die_usage("%s: -i %g: give at least 0.1 s (the coordinator reads the clients every "
+			  "50 ms)", wl->name, o->interval);
+
+	if (wl->count_based && wl->count_based(o))
+		die_usage("%s: -i needs a time-based window: give --duration (a count-based run of "
+			  "--conns has no fixed length to cut into intervals)", wl->name);
+	if (o->interval > o->duration)
+		die_usage("%s: -i %g is longer than the window (--duration %g): give at most %g",
+			  wl->name, o->interval, o->duration, o->duration);
+	if (strcmp(wl->latency_label, "none") && o->clients * per > 4096)
+		die_usage("%s: -i keeps a latency histogram (37 KiB) per connection where the "
+			  "coordinator reads it: at most 4096 (--clients x connections per client; "
+			  "here %ld)", wl->name, o->clients * per);
+}
+
 void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o)
 {
 	char err[256];
@@ -76,6 +98,8 @@ void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, st
 		die_usage("%s: -4 and -6 ask for both families: give one", wl->name);
 	if (ret || wl->check(o, err, sizeof(err)))
 		die_usage("%s: %s", wl->name, err);
+	if (OPT_IS_SET(o, interval))
+		interval_check(wl, o);
 	if (o->profile_folded && !o->profile)
 		die_usage("%s: --profile-folded writes the stacks --profile samples: add --profile",
 			  wl->name);

@@ -13,11 +13,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "measure/result.h"
 #include "transport/tcp.h"
 #include "base/util.h"
+#include "workload/openloop.h"
 #include "workload/tcp_crr.h"
 #include "workload/workload.h"
 
@@ -27,6 +29,8 @@ static const struct opt_override crr_overrides[] = {
 	{.field = "clients", .def = "1", .help = NULL},
 	{.field = "size", .def = "10000", .help = "bytes in each message the server sends"},
 	{.field = "request", .def = "0", .help = "bytes the client sends first (0: the server writes on accept)"},
+	{.field = "rate", .help = "open loop: connections per second over all clients, each started "
+				  "on its schedule by one of --concurrency threads (0: closed loop)"},
 	{.field = "timeout", .def = "5000", .help = "a connection making no progress this long is an error (timeout)"},
 	{0},
 };
@@ -45,6 +49,15 @@ static int crr_check(struct opts *o, char *err, size_t errlen)
 {
 	/* --duration without --conns: a time-based window. */
 	if (OPT_IS_SET(o, duration) && !OPT_IS_SET(o, conns))
+		o->conns = 0;
+	const char *why = ol_check(o, "--concurrency connections in flight per client", 100);
+
+	if (why || (o->rate && OPT_IS_SET(o, conns))) {
+		snprintf(err, errlen, "%s", why ? why : "--conns with --rate: an open-loop run is "
+			 "time-based (--duration)");
+		return -EINVAL;
+	}
+	if (o->rate)
 		o->conns = 0;
 	if (tcp_recv_check(o, err, errlen))
 		return -EINVAL;
@@ -65,7 +78,10 @@ static void crr_describe(const struct opts *o, char *buf, size_t len)
 {
 	char what[64];
 
-	if (o->conns)
+	if (o->rate)
+		snprintf(what, sizeof(what), "open loop at %ld connections/s (%s) for %.1f s", o->rate,
+			 OPT_WORD(o, arrivals), o->duration);
+	else if (o->conns)
 		snprintf(what, sizeof(what), "%ld connections after %ld of warm-up", o->conns,
 			 o->warmup_conns);
 	else
@@ -105,6 +121,7 @@ struct crr_thread {
 	unsigned next_src;
 	int closing[CLOSING_MAX]; /* oldest first */
 	int nclosing;
+	struct ol_gen gen; /* --rate: this thread's schedule */
 };
 
 static void set_fatal(struct client_thread *t, int e)
@@ -188,7 +205,7 @@ static void crr_close_all(struct client_thread *t, struct crr_thread *x, bool me
  * from its call to its return, and the connection from the call of connect() to the last byte
  * received (before the wait for the server's FIN and the close). Every system call is counted
  * where it is made. */
-static void crr_one(struct client_thread *t, struct crr_thread *x, bool measuring)
+static void crr_one(struct client_thread *t, struct crr_thread *x, bool measuring, uint64_t due)
 {
 	const struct opts *o = t->c->o;
 	struct side_counters *c = &t->cnt;
@@ -247,9 +264,42 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 		count_err(c, x->io.why, measuring);
 	if (r)
 		return;
-	hist_record(&t->lat, t2 - t0);
-	hist_record(&t->lat2, t1 - t0);
+	if (due) { /* open loop: from its scheduled time, and from connect() (service) */
+		ol_lag_note(&x->gen.lag, due, t0);
+		ol_record(t->lat, &t->lat2, due, t0, t2);
+	} else {
+		hist_record(t->lat, t2 - t0);
+		hist_record(&t->lat2, t1 - t0);
+	}
 	c->transactions++;
+}
+
+/* --rate: the thread takes every --concurrency-th arrival of its client's schedule (a
+ * schedule of its own at rate / (clients x concurrency), interleaved with the others'); one
+ * due while the thread is still on the previous connection starts late, and that wait counts
+ * in its latency, timed from its scheduled time, and as lag. */
+static void crr_open_loop(struct client_thread *t, struct crr_thread *x)
+{
+	const struct opts *o = t->c->o;
+	long g = t->c->index * o->concurrency + t->index;
+	struct timespec nap;
+
+	ol_sched_init(&x->gen.sched, (double)o->rate / (double)(o->clients * o->concurrency),
+		      o->arrivals, (uint64_t)g + 1, now_ns() + (uint64_t)(1e9 * (double)g / (double)o->rate));
+	for (int ph; (ph = thread_phase(t)) != PH_STOP;) {
+		uint64_t now = now_ns();
+
+		ol_gen_follow(&x->gen, ph == PH_MEASURE, now, &t->cnt);
+		if (x->gen.sched.next_ns <= now) {
+			crr_one(t, x, ph == PH_MEASURE, ol_gen_take(&x->gen));
+			continue;
+		}
+		nap.tv_nsec = (long)(x->gen.sched.next_ns - now < 10000000 ? x->gen.sched.next_ns - now
+									 : 10000000);
+		nap.tv_sec = 0;
+		nanosleep(&nap, NULL);
+	}
+	ol_gen_follow(&x->gen, false, now_ns(), &t->cnt);
 }
 
 static void *crr_thread_main(void *arg)
@@ -259,20 +309,25 @@ static void *crr_thread_main(void *arg)
 	const struct opts *o = t->c->o;
 
 	thread_wait_phase(t, PH_WARMUP);
+	if (o->rate) {
+		crr_open_loop(t, x);
+		crr_close_all(t, x, false);
+		return NULL;
+	}
 	if (o->conns) {
 		for (long i = 0; i < t->warm_share && thread_phase(t) == PH_WARMUP; i++)
-			crr_one(t, x, false);
+			crr_one(t, x, false, 0);
 		crr_close_all(t, x, false);
 		thread_warm_done(t);
 		if (thread_wait_phase(t, PH_MEASURE) == PH_MEASURE)
 			for (long i = 0; i < t->share && thread_phase(t) == PH_MEASURE; i++)
-				crr_one(t, x, true);
+				crr_one(t, x, true, 0);
 		crr_close_all(t, x, true); /* the window's own connections */
 		thread_done(t);
 		return NULL;
 	}
 	for (int ph; (ph = thread_phase(t)) != PH_STOP;)
-		crr_one(t, x, ph == PH_MEASURE);
+		crr_one(t, x, ph == PH_MEASURE, 0);
 	crr_close_all(t, x, false);
 	return NULL;
 }
@@ -292,6 +347,8 @@ static int crr_client(struct client_ctx *c)
 					  .tx = tcp_send_of(SEND_SEND), .chunk = chunk,
 					  .quickack = o->quickack, .phase = &c->sh->phase,
 					  .timeout_ns = (uint64_t)o->timeout * 1000000};
+		x[i].gen.lag.h = xmalloc(sizeof(*x[i].gen.lag.h));
+		hist_reset(x[i].gen.lag.h);
 		t[i].priv = &x[i];
 	}
 	atomic_fetch_add(&c->sh->ready, 1);
@@ -299,6 +356,7 @@ static int crr_client(struct client_ctx *c)
 	for (int i = 0; i < n; i++) {
 		free(x[i].buf);
 		free(x[i].req);
+		free(x[i].gen.lag.h);
 	}
 	free(x);
 	free(t);
@@ -331,6 +389,7 @@ const struct workload wl_tcp_crr = {
 	.check = crr_check,
 	.count_based = crr_count_based,
 	.describe = crr_describe,
+	.headline = ol_headline,
 	.kernel_pairs = crr_kernel_pairs,
 	.server_open = crr_server_open,
 	.server_bytes = crr_server_bytes,

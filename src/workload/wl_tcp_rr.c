@@ -15,22 +15,25 @@
 #include "measure/result.h"
 #include "transport/tcp.h"
 #include "base/util.h"
+#include "workload/openloop.h"
+#include "workload/tcp_rr_open.h"
 #include "workload/workload.h"
 
-#define POLL_NS (50 * 1000000ULL)
 #define MAX_FLOWS 4096
 
 static const struct opt_override rr_overrides[] = {
 	{.field = "clients", .def = "1", .help = NULL},
 	{.field = "window", .def = "1", .help = "requests in flight per flow"},
 	{.field = "request", .def = "1", .help = "bytes in each request"},
+	{.field = "rate", .help = "open loop: requests per second over all connections, each sent "
+				  "on its schedule whatever the answers do (0: closed loop, --window)"},
 	{.field = "timeout", .def = "5000", .help = "a flow making no progress this long is an error (timeout)"},
 	{0},
 };
 
 static int rr_check(struct opts *o, char *err, size_t errlen)
 {
-	if (tcp_recv_check(o, err, errlen))
+	if (tcp_recv_check(o, err, errlen) || tcp_rr_open_check(o, err, errlen))
 		return -EINVAL;
 	if (o->request < 1) {
 		snprintf(err, errlen, "--request 0: tcp-rr needs requests of 1 byte or more");
@@ -46,10 +49,16 @@ static int rr_check(struct opts *o, char *err, size_t errlen)
 
 static void rr_describe(const struct opts *o, char *buf, size_t len)
 {
+	char load[80];
+
+	if (o->rate)
+		snprintf(load, sizeof(load), "open loop at %ld/s (%s)", o->rate, OPT_WORD(o, arrivals));
+	else
+		snprintf(load, sizeof(load), "%ld in flight", o->window);
 	snprintf(buf, len,
-		 "%ld client%s x %ld flow%s x %ld in flight, %ld-byte requests, %ld-byte answers, "
+		 "%ld client%s x %ld flow%s x %s, %ld-byte requests, %ld-byte answers, "
 		 "client %s",
-		 o->clients, o->clients > 1 ? "s" : "", o->flows, o->flows > 1 ? "s" : "", o->window,
+		 o->clients, o->clients > 1 ? "s" : "", o->flows, o->flows > 1 ? "s" : "", load,
 		 o->request, o->response, OPT_WORD(o, recv));
 }
 
@@ -67,15 +76,6 @@ struct rr_flow {
 	uint64_t *sent; /* send times of the requests in flight, a ring */
 	struct tcp_io io;
 };
-
-static int rr_connect(struct client_ctx *c, struct rr_flow *f)
-{
-	f->fd = socket(c->server.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (f->fd < 0 || tcp_sockopts(f->fd, c->o) || tcp_timeouts(f->fd, POLL_NS) ||
-	    connect(f->fd, (struct sockaddr *)&c->server, c->server_len) < 0)
-		return -errno;
-	return 0;
-}
 
 static void *rr_thread_main(void *arg)
 {
@@ -100,7 +100,7 @@ static void *rr_thread_main(void *arg)
 			break;
 		now = now_ns();
 		if (measuring) {
-			hist_record(&t->lat, now - f->sent[head]);
+			hist_record(t->lat, now - f->sent[head]);
 			t->cnt.transactions++;
 		}
 		f->sent[head] = now;
@@ -121,6 +121,9 @@ static void *rr_thread_main(void *arg)
 
 static int rr_client(struct client_ctx *c)
 {
+	if (c->o->rate) /* open loop: tcp_rr_open.c */
+		return tcp_rr_open_client(c);
+
 	const struct opts *o = c->o;
 	int n = (int)o->flows, ret = 0;
 	struct client_thread *t = xcalloc_lines((size_t)n, sizeof(*t));
@@ -137,7 +140,7 @@ static int rr_client(struct client_ctx *c)
 					  .quickack = o->quickack, .phase = &c->sh->phase,
 					  .timeout_ns = (uint64_t)o->timeout * 1000000};
 		t[i].priv = &f[i];
-		if (!ret && (ret = rr_connect(c, &f[i])))
+		if (!ret && (ret = tcp_rr_connect(c, &f[i].fd)))
 			snprintf(c->rep->msg, sizeof(c->rep->msg), "connect flow %d: %s", i + 1,
 				 strerror(-ret));
 	}
@@ -273,6 +276,7 @@ const struct workload wl_tcp_rr = {
 	.snmp_proto = "Tcp",
 	.check = rr_check,
 	.describe = rr_describe,
+	.headline = ol_headline,
 	.kernel_pairs = rr_kernel_pairs,
 	.server_open = rr_server_open,
 	.server_bytes = rr_server_bytes,

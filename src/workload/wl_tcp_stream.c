@@ -85,6 +85,13 @@ static double tcp_stream_units(const struct result *r)
 	return (double)(r->client.c.rx_bytes + r->server.c.rx_bytes) / 1e6;
 }
 
+/* During the window only the clients' bytes are seen: what they sent and received. */
+static double tcp_stream_live_units(const struct opts *o, uint64_t transactions, uint64_t bytes)
+{
+	(void)o, (void)transactions;
+	return (double)bytes / 1e6;
+}
+
 /* Segments and retransmits from every socket's TCP_INFO; payload bytes received against the
  * IP layer's bytes in (which add 52 bytes of IP and TCP headers per packet, ACKs included:
  * a fraction of a percent with loopback's 64 KB packets). */
@@ -330,6 +337,7 @@ const struct workload wl_tcp_stream = {
 	.snmp_proto = "Tcp",
 	.check = tcp_stream_check,
 	.units = tcp_stream_units,
+	.live_units = tcp_stream_live_units,
 	.headline = tcp_stream_headline,
 	.describe = tcp_stream_describe,
 	.kernel_pairs = tcp_stream_kernel_pairs,

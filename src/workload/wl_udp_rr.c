@@ -21,6 +21,8 @@
 #include "transport/udp.h"
 #include "measure/result.h"
 #include "base/util.h"
+#include "workload/openloop.h"
+#include "workload/udp_rr_open.h"
 #include "workload/workload.h"
 
 #define SLOT_BITS 20
@@ -31,6 +33,8 @@
 /* 65,507: the largest UDP payload over IPv4. */
 static const struct opt_override udp_rr_overrides[] = {
 	{.field = "size", .def = "100", .min = 1, .max = 65507},
+	{.field = "rate", .help = "open loop: requests per second over all clients, each sent on "
+				  "its schedule whatever the answers do (0: closed loop, --window)"},
 	{0},
 };
 
@@ -38,12 +42,14 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 {
 	if (!o->peers)
 		o->peers = o->clients;
+	if (udp_rr_open_check(o, err, errlen))
+		return -EINVAL;
 	if (o->peers < o->clients) {
 		snprintf(err, errlen, "--peers %ld is fewer than --clients %ld: each client needs a socket",
 			 o->peers, o->clients);
 		return -EINVAL;
 	}
-	if (o->peers > o->clients * o->window) {
+	if (!o->rate && o->peers > o->clients * o->window) {
 		snprintf(err, errlen,
 			 "--peers %ld is more than --clients x --window (%ld): every peer needs a request in flight",
 			 o->peers, o->clients * o->window);
@@ -71,10 +77,16 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 
 static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
 {
+	char load[80];
+
+	if (o->rate)
+		snprintf(load, sizeof(load), "open loop at %ld/s (%s)", o->rate, OPT_WORD(o, arrivals));
+	else
+		snprintf(load, sizeof(load), "%ld outstanding", o->window);
 	snprintf(buf, len,
-		 "%ld client%s x %ld outstanding, %ld-byte packets, %ld peer%s, %s, io %s, batch %ld, "
+		 "%ld client%s x %s, %ld-byte packets, %ld peer%s, %s, io %s, batch %ld, "
 		 "wait %s, %ld server thread%s, checksums %s%s%s",
-		 o->clients, o->clients > 1 ? "s" : "", o->window, o->size, o->peers,
+		 o->clients, o->clients > 1 ? "s" : "", load, o->size, o->peers,
 		 o->peers > 1 ? "s" : "", o->connected ? "connected" : "unconnected",
 		 io_find(o)->name, o->batch, OPT_WORD(o, wait), o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->no_check ? "off" : "on", o->pin ? ", pinned" : "",
@@ -95,8 +107,6 @@ static int udp_rr_kernel_pairs(const struct result *r, struct kernel_pair *out)
 	out[1] = (struct kernel_pair){"OutDatagrams", sent};
 	return 2;
 }
-
-/* ---- shared by both sides ---- */
 
 /* ---- client ---- */
 
@@ -136,27 +146,21 @@ static void queue_req(struct udp_client *u, uint32_t i, uint64_t now)
 	struct slot *s = &u->slots[i];
 	struct io_msg *m = &u->tx[u->ntx];
 
-	s->gen++;
 	s->sent_ns = now;
 	s->busy = true;
 	s->unsent = false;
-	put_tag(m->buf, u->size, udp_rr_tag_make(u->size, u->window, i, s->gen));
-	m->sock = (int)s->sock;
+	udp_rr_put_request(m, u->size, u->window, i, ++s->gen, s->sock);
 	u->tx_slot[u->ntx++] = i;
 }
 
 static void flush(struct udp_client *u)
 {
-	int sent = u->ntx ? u->ops->send(&u->io, u->tx, u->ntx) : 0;
+	int sent = udp_rr_send_queued(u->ops, &u->io, u->tx, u->ntx, &u->rep->c, u->win.measuring);
 
-	if (sent < 0)
-		sent = 0;
-	u->rep->c.tx_packets += u->win.measuring ? (uint64_t)sent : 0;
 	/* Socket buffer full or a transient error: retried by the scan, not counted lost. */
 	for (int k = sent; k < u->ntx; k++) {
 		u->slots[u->tx_slot[k]].unsent = true;
 		u->retry_pending = true;
-		count_err(&u->rep->c, ERR_SEND, u->win.measuring);
 	}
 	u->ntx = 0;
 }
@@ -270,30 +274,9 @@ static bool follow_phase(struct udp_client *u)
 	return ph != PH_STOP;
 }
 
-static int open_sockets(struct udp_client *u, struct client_ctx *c)
-{
-	const struct opts *o = c->o;
-	struct sockaddr_storage any = {.ss_family = c->server.ss_family};
-
-	for (int k = 0; k < u->io.nsock; k++) {
-		int fd = udp_socket(c->server.ss_family, o);
-
-		if (fd < 0)
-			return fd;
-		u->io.fds[k] = fd;
-		if (bind(fd, (struct sockaddr *)&any, c->server_len) < 0)
-			return -errno;
-		if (o->connected && connect(fd, (struct sockaddr *)&c->server, c->server_len) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
 static int client_open(struct udp_client *u, struct client_ctx *c)
 {
 	const struct opts *o = c->o;
-	char why[200] = "";
-	int ret;
 
 	u->c = c;
 	u->rep = c->rep;
@@ -313,36 +296,15 @@ static int client_open(struct udp_client *u, struct client_ctx *c)
 	u->slots = xcalloc(u->window, sizeof(*u->slots));
 	u->tx_slot = xcalloc((size_t)u->limit, sizeof(*u->tx_slot));
 	u->rx = msgs_alloc(u->limit, u->size);
-	u->tx = msgs_alloc(u->limit, u->size);
-	for (int k = 0; k < u->limit; k++) {
-		u->tx[k].len = u->size;
-		u->tx[k].addr = c->server;
-		u->tx[k].addrlen = c->server_len;
-	}
+	u->tx = udp_rr_requests(c, u->limit, u->size);
 	for (uint32_t i = 0; i < u->window; i++)
 		u->slots[i].sock = i % (uint32_t)c->nsock;
-	if (o->pin)
-		pin_self(c->index, false);
-	ret = open_sockets(u, c);
-	if (ret) {
-		snprintf(u->rep->msg, sizeof(u->rep->msg), "client sockets: %s", strerror(-ret));
-		return ret;
-	}
-	ret = u->ops->open(&u->io, why, sizeof(why));
-	if (ret)
-		snprintf(u->rep->msg, sizeof(u->rep->msg), "%s",
-			 why[0] ? why : strerror(-ret));
-	return ret;
+	return udp_rr_open_io(u->ops, &u->io, c);
 }
 
 static void client_close(struct udp_client *u)
 {
-	if (u->ops)
-		u->ops->close(&u->io);
-	for (int k = 0; k < u->io.nsock; k++)
-		if (u->io.fds[k] >= 0)
-			close(u->io.fds[k]);
-	free(u->io.fds);
+	udp_rr_close_io(u->ops, &u->io);
 	free(u->slots);
 	free(u->tx_slot);
 	msgs_free(u->rx, u->limit);
@@ -351,6 +313,9 @@ static void client_close(struct udp_client *u)
 
 static int udp_rr_client(struct client_ctx *c)
 {
+	if (c->o->rate) /* open loop: udp_rr_open.c */
+		return udp_rr_open_client(c);
+
 	struct udp_client u = {0};
 	int ret = client_open(&u, c);
 
@@ -484,6 +449,7 @@ const struct workload wl_udp_rr = {
 	.latency_label = "round trip",
 	.check = udp_rr_check,
 	.describe = udp_rr_describe,
+	.headline = ol_headline,
 	.kernel_pairs = udp_rr_kernel_pairs,
 	.server_open = udp_rr_server_open,
 	.server_loop = udp_rr_server_loop,

@@ -102,6 +102,13 @@ static const struct side_result *rx_side(const struct result *r, const char **na
 }
 
 /* Packets the receiver received in its window. */
+/* During the window only the clients' payload bytes are seen: each datagram carries --size. */
+static double udp_stream_live_units(const struct opts *o, uint64_t transactions, uint64_t bytes)
+{
+	(void)transactions;
+	return o->size > 0 ? (double)bytes / (double)o->size : 0;
+}
+
 static double udp_stream_units(const struct result *r)
 {
 	const char *name;
@@ -378,6 +385,7 @@ const struct workload wl_udp_stream = {
 	.snmp_proto = "Udp",
 	.check = udp_stream_check,
 	.units = udp_stream_units,
+	.live_units = udp_stream_live_units,
 	.headline = udp_stream_headline,
 	.describe = udp_stream_describe,
 	.kernel_pairs = udp_stream_kernel_pairs,

@@ -50,6 +50,9 @@ struct workload {
 	bool (*count_based)(const struct opts *o);
 	/* How many units the window moved (NULL: the client's transactions). */
 	double (*units)(const struct result *r);
+	/* Its units from the clients' running counts during the window (transactions, payload
+	 * bytes), for the interval reports (NULL: the transactions). */
+	double (*live_units)(const struct opts *o, uint64_t transactions, uint64_t bytes);
 	/* The workload's own headline figures, as rows and JSON members (NULL: none, the
 	 * report's own transaction headline). */
 	void (*headline)(const struct result *r, struct headline *h);
@@ -94,7 +97,10 @@ struct client_thread {
 	long warm_share, share; /* count-based runs: units before and in the window */
 	bool saw_measure;
 	struct side_counters cnt;
-	struct hist lat, lat2;
+	/* Where the thread records its latencies: lat_own, or with -i its histogram in the
+	 * memory shared with the coordinator (struct shared's live). */
+	struct hist *lat;
+	struct hist lat_own, lat2;
 	void *priv; /* the workload's per-thread state */
 	void *(*fn)(void *); /* what the thread runs */
 };

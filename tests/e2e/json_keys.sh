@@ -25,6 +25,11 @@ for w in udp-rr tcp-rr tcp-stream udp-stream; do
 	"$SB" $w "${short[@]}" >"$TMP/$w.json" || fail "$w"
 	keys "$TMP/$w.json" >"$TMP/$w.keys"; check "$w.keys" "$TMP/$w.keys"
 done
+# An open-loop run brings its own keys (offered and achieved rate, schedule lag, service time).
+"$SB" udp-rr --rate 2000 "${short[@]}" >"$TMP/open.json" || fail "udp-rr --rate"
+keys "$TMP/open.json" >"$TMP/open.keys"; check udp-rr-open.keys "$TMP/open.keys"
+"$SB" knee udp-rr --clients 1 --min-rate 1000 --max-rate 2000 --budget 5 --json >"$TMP/knee.json" 2>/dev/null || fail knee
+keys "$TMP/knee.json" >"$TMP/knee.keys"; check knee.keys "$TMP/knee.keys"
 "$SB" tcp-crr --conns 2000 --warmup 200 --json >"$TMP/crr.json" || fail tcp-crr
 keys "$TMP/crr.json" >"$TMP/crr.keys"; check tcp-crr.keys "$TMP/crr.keys"
 "$SB" udp-rr --duration 0.3 --warmup 0.1 --runs 2 --json >"$TMP/runs.json" || fail "--runs"
@@ -41,7 +46,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	jq -e '.profile.available' "$TMP/prof.json" >/dev/null &&
 		{ keys "$TMP/prof.json" | grep '^profile' >"$TMP/prof.keys"; check profile.keys "$TMP/prof.keys"; }
 fi
-for c in udp-rr tcp-crr tcp-rr tcp-stream udp-stream compare sweep explore serve; do
+for c in udp-rr tcp-crr tcp-rr tcp-stream udp-stream compare sweep explore knee serve; do
 	"$SB" $c --help >"$TMP/h" 2>&1 || fail "$c --help"
 	opts_of "$TMP/h" >"$TMP/$c.opts"; check "$c.opts" "$TMP/$c.opts"
 done

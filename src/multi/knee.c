@@ -1,0 +1,233 @@
+/* knee.c: the knee of a workload driven open loop (--rate): the highest offered rate whose
+ * chosen percentile stays within the SLO and whose run holds its load.
+ *
+ * A bounded search: a geometric ramp (x2) from a low rate until a run fails, bisection (at the
+ * geometric middle) between the last rate that passed and the first that failed until they
+ * are 15% apart, then two more runs at each of those two, so the verdict on the knee rests on
+ * three runs with an interval of the median of its percentile (stats.h). Each run is a child
+ * of its own (run_isolated), its window fitted to the budget. A run passes when it is whole,
+ * holds its load, answered at least 98% of its offered rate (the rest is loss or a server
+ * that cannot keep up), lost fewer requests than the percentile leaves above it (a lost
+ * request is one slower than any limit), and its percentile is within the limit.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "multi/knee.h"
+#include "multi/knee_priv.h"
+#include "multi/repeat.h"
+#include "multi/stats.h"
+#include "report/out.h"
+
+#define PLANNED_RUNS 14		/* ramp, bisection and repeats of a typical search */
+#define RUN_OVERHEAD_S 0.8	/* start, warm-up and teardown of a run, before one is measured */
+#define WARMUP_S 0.5
+#define MIN_RUN_S 0.5
+#define ACHIEVED_MIN 0.98
+#define BISECT_RATIO 1.15
+
+static const struct opt_def knee_flags[] = {
+	OWN_FLAG(STR, struct knee, slo, "slo", 0, 0),
+	OWN_FLAG(INT, struct knee, max_rate, "max-rate", 1, 100000000),
+	OWN_FLAG(INT, struct knee, min_rate, "min-rate", 1, 100000000),
+	OWN_FLAG(DBL, struct knee, budget, "budget", 5, 86400),
+	OWN_FLAG(STR, struct knee, plot, "plot", 0, 0),
+	{0},
+};
+
+int knee_parse_slo(const char *s, double *pct, double *limit_us)
+{
+	char *end;
+
+	if (s[0] != 'p')
+		return -1;
+	*pct = strtod(s + 1, &end);
+	if (end == s + 1 || *end != '=' || !knee_pct_key(*pct))
+		return -1;
+	s = end + 1;
+	*limit_us = strtod(s, &end);
+	if (end == s || !(*limit_us > 0))
+		return -1;
+	if (!strcmp(end, "ms"))
+		*limit_us *= 1e3;
+	else if (!strcmp(end, "s"))
+		*limit_us *= 1e6;
+	else if (strcmp(end, "us") && *end)
+		return -1;
+	return 0;
+}
+
+static double jnum(const cJSON *d, const char *a, const char *b)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(d, a);
+
+	if (b)
+		x = cJSON_GetObjectItemCaseSensitive(x, b);
+	return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+static void read_point(struct knee *k, struct knee_pt *p, const cJSON *d)
+{
+	const cJSON *sides = cJSON_GetObjectItemCaseSensitive(d, "sides");
+	double tx = jnum(d, "transactions", NULL), lost = jnum(d, "lost", NULL);
+
+	p->achieved = jnum(d, "achieved_rate", NULL);
+	p->p50 = jnum(d, "latency_us", "p50");
+	p->p99 = jnum(d, "latency_us", "p99");
+	p->p999 = jnum(d, "latency_us", "p999");
+	p->pslo = jnum(d, "latency_us", knee_pct_key(k->pct));
+	p->cpu_c = jnum(cJSON_GetObjectItemCaseSensitive(sides, "client"), "cpu_us_per_unit", NULL);
+	p->cpu_s = jnum(cJSON_GetObjectItemCaseSensitive(sides, "server"), "cpu_us_per_unit", NULL);
+	p->holding = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "holding_load"));
+	p->lost_share = tx + lost > 0 ? lost / (tx + lost) : 0;
+}
+
+static bool passes(const struct knee *k, const struct knee_pt *p, char *why, size_t len)
+{
+	if (p->status == RUN_FAILED)
+		return false; /* why: the run's own */
+	if (!p->holding)
+		snprintf(why, len, "the generator did not hold its load");
+	else if (p->status != RUN_WHOLE)
+		snprintf(why, len, "partial");
+	else if (!(p->achieved >= ACHIEVED_MIN * p->offered))
+		snprintf(why, len, "answered %.0f/s of %.0f/s", p->achieved, p->offered);
+	else if (p->lost_share * 100 >= 100 - k->pct)
+		snprintf(why, len, "lost %.3f%% of requests", 100 * p->lost_share);
+	else if (!(p->pslo <= k->limit_us))
+		snprintf(why, len, "p%g %.0f us over %.0f us", k->pct, p->pslo, k->limit_us);
+	else
+		return true;
+	return false;
+}
+
+static double left_s(const struct knee *k)
+{
+	return k->budget - ns_to_s(now_ns() - k->t0);
+}
+
+/* One run at rate; false when there is no room or time for it (or a signal came). */
+static bool measure(struct knee *k, double rate, bool *pass)
+{
+	struct knee_pt *p = &k->pt[k->n];
+	cJSON *doc = NULL;
+
+	if (k->n == MAX_PTS || left_s(k) < k->run_s + WARMUP_S + k->overhead_s || run_interrupted())
+		return false;
+	progress_line("knee: run", NULL, k->n, PLANNED_RUNS, k->t0);
+	*p = (struct knee_pt){.offered = rate};
+	k->o.rate = (long)rate;
+	k->o.duration = k->run_s;
+	k->o.warmup = WARMUP_S;
+	uint64_t t = now_ns();
+
+	p->status = run_isolated(k->wl, &k->o, &doc, p->why, sizeof(p->why));
+	if (doc)
+		read_point(k, p, doc);
+	cJSON_Delete(doc);
+	p->pass = passes(k, p, p->why, sizeof(p->why));
+	double o = ns_to_s(now_ns() - t) - k->run_s - WARMUP_S;
+
+	k->overhead_s = o > k->overhead_s ? o : k->overhead_s;
+	k->n++;
+	*pass = p->pass;
+	return true;
+}
+
+/* Ramp, bisect, repeat; *lo: the highest rate that passed (0: none), *hi: the lowest that
+ * failed (0: none up to --max-rate). */
+static void search(struct knee *k, double *lo, double *hi)
+{
+	bool pass;
+
+	*lo = *hi = 0;
+	for (double r = (double)k->min_rate; r <= (double)k->max_rate; r *= 2) {
+		if (!measure(k, r, &pass))
+			return;
+		if (!pass) {
+			*hi = r;
+			break;
+		}
+		*lo = r;
+	}
+	while (*lo && *hi && *hi / *lo > BISECT_RATIO) {
+		double mid = round(sqrt(*lo * *hi));
+
+		if (!measure(k, mid, &pass))
+			return;
+		*(pass ? lo : hi) = mid;
+	}
+	for (int rep = 0; rep < 2; rep++)
+		for (int side = 0; side < 2; side++)
+			if ((side ? *hi : *lo) && !measure(k, side ? *hi : *lo, &pass))
+				return;
+}
+
+static int by_offered(const void *a, const void *b)
+{
+	double x = ((const struct knee_pt *)a)->offered, y = ((const struct knee_pt *)b)->offered;
+
+	return x < y ? -1 : x > y;
+}
+
+int cmd_knee(int argc, char **argv)
+{
+	struct knee *k;
+	char err[200], **rest;
+	int nrest;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		knee_usage();
+		return argc < 2 ? 2 : 0;
+	}
+	k = xcalloc(1, sizeof(*k));
+	rest = xcalloc((size_t)argc + 3, sizeof(char *));
+	k->wl = workload_or_exit("knee", argv[1]);
+	k->budget = 60;
+	k->max_rate = 1000000;
+	k->min_rate = 1000;
+	/* The workload's flags are checked as an open-loop run's (the search sets the rate). */
+	char first[24];
+
+	snprintf(first, sizeof(first), "%ld", k->min_rate);
+	if (opts_take(knee_flags, k, argc - 2, argv + 2, rest + 3, &nrest, err, sizeof(err)))
+		die_usage("knee: %s", err);
+	if (knee_parse_slo(k->slo ? k->slo : "p99=1ms", &k->pct, &k->limit_us))
+		die_usage("knee: --slo %s: give a percentile of 50, 90, 99, 99.9 or 99.99 and a limit, "
+			  "as p99=1ms (us, ms or s)", k->slo);
+	if (!opt_find(k->wl->opts, "rate", 4) || k->wl->units)
+		die_usage("knee: %s has no open-loop mode (--rate): try udp-rr", k->wl->name);
+	if (k->min_rate > k->max_rate)
+		die_usage("knee: --min-rate %ld is over --max-rate %ld", k->min_rate, k->max_rate);
+	rest[0] = argv[1];
+	rest[1] = "--rate";
+	rest[2] = first;
+	workload_parse_or_exit(k->wl, nrest + 3, rest, &k->o);
+	bool json = k->o.json;
+
+	k->run_s = k->budget / PLANNED_RUNS - WARMUP_S - RUN_OVERHEAD_S;
+	k->run_s = k->run_s < MIN_RUN_S ? MIN_RUN_S : k->run_s;
+	k->overhead_s = RUN_OVERHEAD_S;
+	k->t0 = now_ns();
+	run_signals_keep();
+
+	double lo, hi;
+
+	search(k, &lo, &hi);
+	progress_clear();
+	qsort(k->pt, (size_t)k->n, sizeof(k->pt[0]), by_offered);
+	int rc = json ? knee_print_json(k, lo, hi) : knee_print_table(k, lo, hi);
+
+	if (k->plot && knee_plot(k))
+		rc = 1;
+	opts_free(&k->o);
+	free(k->slo);
+	free(k->plot);
+	free(rest);
+	free(k);
+	return rc;
+}

@@ -1,0 +1,199 @@
+/* knee_out.c: knee's verdict on its runs, and its table, JSON document and plot. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/util.h"
+#include "measure/result.h"
+#include "multi/knee_priv.h"
+#include "multi/stats.h"
+#include "report/out.h"
+
+static const struct {
+	double p;
+	const char *key;
+} pct_keys[] = {{50, "p50"}, {90, "p90"}, {99, "p99"}, {99.9, "p999"}, {99.99, "p9999"}};
+
+const char *knee_pct_key(double p)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(pct_keys); i++)
+		if (fabs(pct_keys[i].p - p) < 1e-9)
+			return pct_keys[i].key;
+	return NULL;
+}
+
+/* The knee: the highest rate most of whose runs passed; its runs' percentiles in v. */
+double knee_rate(const struct knee *k, double *v, int *nv, int *npass)
+{
+	double best = 0;
+
+	for (int i = 0; i < k->n; i++) {
+		int runs = 0, ok = 0;
+
+		for (int j = 0; j < k->n; j++)
+			if (k->pt[j].offered == k->pt[i].offered) {
+				runs++;
+				ok += k->pt[j].pass;
+			}
+		if (2 * ok > runs && k->pt[i].offered > best)
+			best = k->pt[i].offered;
+	}
+	*nv = *npass = 0;
+	for (int i = 0; i < k->n; i++)
+		if (k->pt[i].offered == best && !isnan(k->pt[i].pslo)) {
+			v[(*nv)++] = k->pt[i].pslo;
+			*npass += k->pt[i].pass;
+		}
+	return best;
+}
+
+void knee_usage(void)
+{
+	printf("usage: sockbench knee WORKLOAD [--slo pNN=LIMIT] [--max-rate N] [--min-rate N] "
+	       "[--budget S] [--plot FILE.svg] [--json] [workload flags]\n"
+	       "Finds the highest open-loop rate (--rate) whose percentile stays within the SLO and "
+	       "whose run holds its load: a x2 ramp from --min-rate, bisection to within 15%%, then "
+	       "two more runs at the last rate that passed and the first that failed.\n"
+	       "  --slo pNN=LIMIT  percentile 50, 90, 99, 99.9 or 99.99 and its limit in us, ms or "
+	       "s (default p99=1ms)\n"
+	       "  --max-rate N     the highest rate tried (default 1000000)\n"
+	       "  --min-rate N     the first rate of the ramp (default 1000)\n"
+	       "  --budget S       total time (default 60); each run's window is fitted to it\n"
+	       "  --plot FILE.svg  p50, p99 and p99.9 against the offered rate (gnuplot)\n");
+}
+
+static void knee_interval(const double *v, int n, double *lo, double *hi, double *conf)
+{
+	*lo = *hi = NAN;
+	*conf = 0;
+	if (n)
+		stats_median_interval(v, n, 0.95, lo, hi, conf);
+}
+
+int knee_print_table(const struct knee *k, double lo, double hi)
+{
+	double v[MAX_PTS], ilo, ihi, conf;
+	int nv, npass;
+	double rate = knee_rate(k, v, &nv, &npass);
+
+	printf("sockbench knee %s: p%g <= %.0f us, %d runs of %.2f s\n\n", k->wl->name, k->pct,
+	       k->limit_us, k->n, k->run_s);
+	printf("  %12s %12s %10s %10s %10s %9s %9s  %s\n", "offered/s", "achieved/s", "p50 us",
+	       "p99 us", "p99.9 us", "cpu c/u", "cpu s/u", "verdict");
+	for (int i = 0; i < k->n; i++) {
+		const struct knee_pt *p = &k->pt[i];
+
+		printf("  %12.0f %12.0f %10.1f %10.1f %10.1f %9.2f %9.2f  %s%s%s\n", p->offered,
+		       p->achieved, p->p50, p->p99, p->p999, p->cpu_c, p->cpu_s,
+		       p->pass ? "pass" : "FAIL", p->pass ? "" : ": ", p->pass ? "" : p->why);
+	}
+	knee_interval(v, nv, &ilo, &ihi, &conf);
+	if (!rate) {
+		printf("\nno rate held the SLO (the lowest tried: %ld/s)\n", k->min_rate);
+		return 1;
+	}
+	printf("\nknee: %.0f/s (%d of %d runs passed; p%g median %.1f us, [%.1f, %.1f] at %.0f%%)"
+	       "%s\n", rate, npass, nv, k->pct, stats_median(v, nv), ilo, ihi, 100 * conf,
+	       hi ? "" : ": no rate up to --max-rate failed");
+	(void)lo;
+	return 0;
+}
+
+static cJSON *point_json(const struct knee_pt *p)
+{
+	cJSON *j = cJSON_CreateObject(), *c = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(j, "offered_rate", p->offered);
+	cJSON_AddNumberToObject(j, "achieved_rate", isnan(p->achieved) ? 0 : p->achieved);
+	cJSON_AddNumberToObject(j, "p50_us", isnan(p->p50) ? 0 : p->p50);
+	cJSON_AddNumberToObject(j, "p99_us", isnan(p->p99) ? 0 : p->p99);
+	cJSON_AddNumberToObject(j, "p999_us", isnan(p->p999) ? 0 : p->p999);
+	cJSON_AddNumberToObject(j, "slo_percentile_us", isnan(p->pslo) ? 0 : p->pslo);
+	cJSON_AddNumberToObject(c, "client", isnan(p->cpu_c) ? 0 : p->cpu_c);
+	cJSON_AddNumberToObject(c, "server", isnan(p->cpu_s) ? 0 : p->cpu_s);
+	cJSON_AddItemToObject(j, "cpu_us_per_unit", c);
+	cJSON_AddBoolToObject(j, "holding_load", p->holding);
+	cJSON_AddStringToObject(j, "status", run_status_name(p->status));
+	cJSON_AddBoolToObject(j, "pass", p->pass);
+	if (p->pass)
+		cJSON_AddNullToObject(j, "why");
+	else
+		cJSON_AddStringToObject(j, "why", p->why);
+	return j;
+}
+
+int knee_print_json(const struct knee *k, double lo, double hi)
+{
+	cJSON *j = cJSON_CreateObject(), *pts = cJSON_CreateArray(), *kn, *slo;
+	double v[MAX_PTS], ilo, ihi, conf;
+	int nv, npass;
+	double rate = knee_rate(k, v, &nv, &npass);
+
+	cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
+	cJSON_AddStringToObject(j, "tool", "sockbench");
+	cJSON_AddStringToObject(j, "kind", "knee");
+	cJSON_AddStringToObject(j, "workload", k->wl->name);
+	slo = cJSON_AddObjectToObject(j, "slo");
+	cJSON_AddNumberToObject(slo, "percentile", k->pct);
+	cJSON_AddNumberToObject(slo, "limit_us", k->limit_us);
+	cJSON_AddNumberToObject(j, "run_seconds", k->run_s);
+	cJSON_AddNumberToObject(j, "max_rate", (double)k->max_rate);
+	for (int i = 0; i < k->n; i++)
+		cJSON_AddItemToArray(pts, point_json(&k->pt[i]));
+	cJSON_AddItemToObject(j, "points", pts);
+	knee_interval(v, nv, &ilo, &ihi, &conf);
+	kn = cJSON_AddObjectToObject(j, "knee");
+	cJSON_AddNumberToObject(kn, "rate", rate);
+	cJSON_AddNumberToObject(kn, "runs", nv);
+	cJSON_AddNumberToObject(kn, "passed", npass);
+	cJSON_AddNumberToObject(kn, "median_us", nv ? stats_median(v, nv) : 0);
+	cJSON_AddNumberToObject(kn, "lo_us", nv ? ilo : 0);
+	cJSON_AddNumberToObject(kn, "hi_us", nv ? ihi : 0);
+	cJSON_AddNumberToObject(kn, "confidence", conf);
+	cJSON_AddNumberToObject(kn, "last_pass_rate", lo);
+	cJSON_AddNumberToObject(kn, "first_fail_rate", hi);
+	char *s = cJSON_Print(j);
+
+	printf("%s\n", s);
+	free(s);
+	cJSON_Delete(j);
+	return rate ? 0 : 1;
+}
+
+/* gnuplot: p50, p99 and p99.9 (log y) against the offered rate, the SLO's limit, the knee. */
+static int draw(void *arg, FILE *d, FILE *g, const char *data_path, const char *svg_path)
+{
+	const struct knee *k = arg;
+	double v[MAX_PTS];
+	int nv, npass;
+	double rate = knee_rate(k, v, &nv, &npass);
+	char q[300], t[120];
+
+	fprintf(d, "# offered achieved p50_us p99_us p999_us\n");
+	for (int i = 0; i < k->n; i++)
+		if (!isnan(k->pt[i].p50))
+			fprintf(d, "%g %g %g %g %g\n", k->pt[i].offered, k->pt[i].achieved,
+				k->pt[i].p50, k->pt[i].p99, k->pt[i].p999);
+	fprintf(g, "set terminal svg size 900,560 dynamic background rgb 'white'\nset output %s\n",
+		gp_str(q, sizeof(q), svg_path));
+	snprintf(t, sizeof(t), "sockbench knee %s: latency against offered load (p%g <= %.0f us)",
+		 k->wl->name, k->pct, k->limit_us);
+	fprintf(g, "set title %s\nset xlabel 'offered rate (/s)'\nset ylabel 'latency (us), from "
+		   "the scheduled send'\nset logscale y\nset key top left\n", gp_str(q, sizeof(q), t));
+	if (rate)
+		fprintf(g, "set arrow from %g, graph 0 to %g, graph 1 nohead dashtype 3 lc rgb "
+			   "'#666666'\nset label 'knee %.0f/s' at %g, graph 0.95 right offset -0.5,0\n",
+			rate, rate, rate, rate);
+	gp_str(q, sizeof(q), data_path);
+	fprintf(g, "plot %s using 1:3 with linespoints title 'p50', %s using 1:4 with linespoints "
+		   "title 'p99', %s using 1:5 with linespoints title 'p99.9', %g with lines "
+		   "dashtype 2 lc rgb '#b2182b' title 'SLO limit'\n", q, q, q, k->limit_us);
+	return ferror(d) || ferror(g) ? -EIO : 0;
+}
+
+int knee_plot(const struct knee *k)
+{
+	return out_gnuplot("knee --plot", k->plot, draw, (void *)k) ? 1 : 0;
+}

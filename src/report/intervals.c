@@ -1,0 +1,90 @@
+/* intervals.c: the interval reports of -i: a line each on stdout during the window (text
+ * mode), the JSON `intervals` array, and a note when there are none to give. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/out.h"
+#include "report/out_priv.h"
+#include "workload/workload.h"
+
+static bool is_tcp(const struct result *r)
+{
+	return !strcmp(r->wl->snmp_proto, "Tcp");
+}
+
+static void col(double v, int width, int decimals)
+{
+	if (isnan(v))
+		printf(" %*s", width, "-");
+	else
+		printf(" %*.*f", width, decimals, v);
+}
+
+void out_interval(const struct result *r, int i)
+{
+	const struct interval *iv = &r->intervals[i];
+	char unit[48];
+
+	if (r->cfg->json)
+		return;
+	out_progress_end(); /* a terminal's progress line is redrawn below */
+	snprintf(unit, sizeof(unit), "%ss/s", r->wl->unit);
+	if (i == 0)
+		printf("%-13s %14s %9s %9s %8s %8s %8s %11s\n", "interval s", unit, "p50 us", "p99 us",
+		       "client%", "server%", "busy%", is_tcp(r) ? "retransmits" : "udp drops");
+	printf("%6.2f-%-6.2f", iv->t_s - iv->len_s, iv->t_s);
+	col(iv->rate, 14, iv->rate < 100 ? 2 : 0);
+	col(iv->p50_us, 9, 1);
+	col(iv->p99_us, 9, 1);
+	col(iv->cpu_client_pct, 8, 1);
+	col(iv->cpu_server_pct, 8, 1);
+	col(iv->machine_busy_pct, 8, 1);
+	col(is_tcp(r) ? iv->retransmits : iv->udp_drops, 11, 0);
+	printf("\n");
+	fflush(stdout);
+}
+
+void out_intervals_none(const char *why)
+{
+	fprintf(stderr, "sockbench: -i: no intervals: %s\n", why);
+}
+
+static void num_or_null(cJSON *o, const char *key, double v, double scale)
+{
+	if (isnan(v))
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, round(v * scale) / scale);
+}
+
+void out_intervals_json(const struct result *r, cJSON *j)
+{
+	cJSON *a;
+
+	if (!r->intervals)
+		return;
+	cJSON_AddStringToObject(j, "intervals_scope", r->intervals_scope);
+	a = cJSON_AddArrayToObject(j, "intervals");
+	for (int i = 0; i < r->nintervals; i++) {
+		const struct interval *iv = &r->intervals[i];
+		cJSON *e = cJSON_CreateObject();
+
+		num_or_null(e, "t_s", iv->t_s, 1e4);
+		num_or_null(e, "len_s", iv->len_s, 1e4);
+		num_or_null(e, "units", iv->units, 1e3);
+		num_or_null(e, "rate", iv->rate, 1e3);
+		num_or_null(e, "samples", iv->samples, 1);
+		num_or_null(e, "p50_us", iv->p50_us, 1e3);
+		num_or_null(e, "p99_us", iv->p99_us, 1e3);
+		num_or_null(e, "cpu_client_pct", iv->cpu_client_pct, 1e2);
+		num_or_null(e, "cpu_server_pct", iv->cpu_server_pct, 1e2);
+		num_or_null(e, "machine_busy_pct", iv->machine_busy_pct, 1e2);
+		if (is_tcp(r))
+			num_or_null(e, "retransmits", iv->retransmits, 1);
+		else
+			num_or_null(e, "udp_drops", iv->udp_drops, 1);
+		cJSON_AddItemToArray(a, e);
+	}
+}

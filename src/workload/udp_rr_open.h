@@ -1,0 +1,38 @@
+/* udp_rr_open.h: udp-rr's open-loop client (--rate): requests on a schedule, whatever the
+ * answers do (openloop.h). */
+#ifndef SB_UDP_RR_OPEN_H
+#define SB_UDP_RR_OPEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/opts.h"
+#include "measure/side.h"
+#include "transport/io.h"
+
+/* One client process's loop under --rate: its share of the rate, until PH_STOP, into c->rep
+ * (lat: from each request's scheduled send; lat2: from its actual send). 0 or -errno. */
+int udp_rr_open_client(struct client_ctx *c);
+/* A client's UDP sockets into io->fds (io->nsock of them), bound, and connected with
+ * --connected; both loops open theirs so. 0 or -errno. */
+int udp_rr_open_sockets(struct io_ctx *io, struct client_ctx *c);
+/* Pin the process (--pin), open the client's sockets (io->fds allocated, -1 each) and the back
+ * end: 0, or -errno with the reason in c->rep->msg. */
+int udp_rr_open_io(const struct io_ops *ops, struct io_ctx *io, struct client_ctx *c);
+/* Close the back end (ops NULL: none opened) and the sockets; free io->fds. */
+void udp_rr_close_io(const struct io_ops *ops, struct io_ctx *io);
+/* n request messages of size bytes to the server (msgs_free frees them). */
+struct io_msg *udp_rr_requests(struct client_ctx *c, int n, size_t size);
+/* Put slot's request of generation gen in m (its tag; window: the slots there may be), to go
+ * out on socket sock. */
+void udp_rr_put_request(struct io_msg *m, size_t size, uint32_t window, uint32_t slot,
+			uint32_t gen, uint32_t sock);
+/* Send the n requests of tx in one call, counting those sent (measuring) and a send error for
+ * each of the rest (a full socket buffer: the caller sends them again). How many went. */
+int udp_rr_send_queued(const struct io_ops *ops, struct io_ctx *io, struct io_msg *tx, int n,
+		       struct side_counters *c, bool measuring);
+/* The checks of --rate and --arrivals on udp-rr. 0 or -EINVAL with err. */
+int udp_rr_open_check(const struct opts *o, char *err, size_t errlen);
+
+#endif
