@@ -13,6 +13,7 @@
 
 struct knee_pt {
 	double offered, achieved, p50, p99, p999, pslo, cpu_c, cpu_s, lost_share;
+	double lag99; /* the generator's schedule lag, p99 (us) */
 	bool holding, pass;
 	enum run_status status;
 	char why[200];

@@ -42,7 +42,8 @@ struct ol_sched {
 };
 
 /* A schedule of rate arrivals per second (arrivals: ARRIVALS_CONSTANT or _POISSON), its first
- * due at start_ns (Poisson: one draw after it), drawn from seed (any value). */
+ * due at start_ns (Poisson: one draw after it), drawn from seed (any value). Called in the
+ * generator's own thread: it sets that thread's timer slack to 1 ns. */
 void ol_sched_init(struct ol_sched *s, double rate, int arrivals, uint64_t seed,
 		   uint64_t start_ns);
 /* Take the arrival due now (s->next_ns) and move to the next. Constant: start + k x interval,

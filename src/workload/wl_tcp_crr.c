@@ -47,12 +47,13 @@ static bool server_is_loopback(const struct opts *o)
 
 static int crr_check(struct opts *o, char *err, size_t errlen)
 {
-	/* --duration without --conns: a time-based window. */
-	if (OPT_IS_SET(o, duration) && !OPT_IS_SET(o, conns))
+	/* --duration or --rate without --conns: a time-based window. (By value after this: an
+	 * agent's options come from the controller's config, which sets every key.) */
+	if ((OPT_IS_SET(o, duration) || o->rate) && !OPT_IS_SET(o, conns))
 		o->conns = 0;
 	const char *why = ol_check(o, "--concurrency connections in flight per client", 100);
 
-	if (why || (o->rate && OPT_IS_SET(o, conns))) {
+	if (why || (o->rate && o->conns)) {
 		snprintf(err, errlen, "%s", why ? why : "--conns with --rate: an open-loop run is "
 			 "time-based (--duration)");
 		return -EINVAL;

@@ -35,6 +35,13 @@ static int rr_check(struct opts *o, char *err, size_t errlen)
 {
 	if (tcp_recv_check(o, err, errlen) || tcp_rr_open_check(o, err, errlen))
 		return -EINVAL;
+	/* Open loop pipelines requests on a connection, and Nagle's algorithm with delayed ACKs
+	 * then holds each answer until the next request brings the ACK of the one before: a
+	 * whole interval (p50 1.1 ms at 1,000/s against 44 us, here), the load generator's
+	 * artefact, not the server's latency. So --rate sets TCP_NODELAY on both ends (the
+	 * config says so), as wrk and mutilate do. */
+	if (o->rate)
+		o->nodelay = true;
 	if (o->request < 1) {
 		snprintf(err, errlen, "--request 0: tcp-rr needs requests of 1 byte or more");
 		return -EINVAL;

@@ -25,6 +25,16 @@ echo "constant: $(jq -c '{achieved_rate, sent_rate, schedule_lag_us, p99: .laten
 jassert "$TMP/p.json" "$KOK"' .holding_load and ((.achieved_rate - '$r') | fabs) <= 4 * ('$r' * .duration_s | sqrt) / .duration_s + 0.01 * '$r' + '$r' * lag / .duration_s' '{achieved_rate, duration_s, kernel_check}'
 echo "poisson: $(jq -c '{achieved_rate, schedule_lag_us}' "$TMP/p.json")"
 
+# tcp-rr and tcp-crr open loop at 1,000/s: the achieved rate as above; tcp-rr sets TCP_NODELAY
+# (pipelined requests under Nagle with delayed ACKs wait for the next request's ACK: about one
+# interval, 1/r, each), so its service p50 is under half an interval.
+r=1000
+for w in tcp-rr tcp-crr; do
+	"$SB" $w --rate $r --duration 2 --warmup 0.3 --json >"$TMP/$w.json" 2>"$TMP/$w.err" || fail "$w --rate $r: $(cat "$TMP/$w.err")"
+	jassert "$TMP/$w.json" "$KOK"' .holding_load and .offered_rate == '$r' and ((.achieved_rate - '$r') | fabs) <= 0.01 * '$r' + '$r' * lag / .duration_s + 1 / .duration_s' '{achieved_rate, holding_load_reason, duration_s}'
+done
+jassert "$TMP/tcp-rr.json" '.config.nodelay == true and .service_latency_us.p50 < 0.5e6 / '$r '{nodelay: .config.nodelay, s: (.service_latency_us | del(.cdf))}'
+
 # 2. The server stopped (SIGSTOP) for at least P = 0.3 s inside the window. Open loop at r =
 # 400/s: the r P = 120 requests due meanwhile wait in the server's socket (120 datagrams fit
 # its default buffer: RcvbufErrors must stay 0) and each is answered after it resumes, its
