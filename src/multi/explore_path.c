@@ -164,13 +164,9 @@ void explore_print_path(const struct explore *x)
 	for (int i = 0; i < s->nsteps; i++) {
 		const struct search_step *st = &s->step[i];
 
-		if (!st->ncand)
-			continue;
+		if (!st->ncand || !st->sel[0].nsamples)
+			continue; /* not run: "stopped" says why */
 		printf("  step %d ", i + 1);
-		if (!st->sel[0].nsamples) {
-			printf("not run (%d candidate%s)\n", st->ncand, st->ncand == 1 ? "" : "s");
-			continue;
-		}
 		if (st->conf && st->conf[1].nsamples) {
 			printf("%s %s, over the step before: ", st->kept ? "+" : "leader",
 			       st->conf[1].name);
@@ -181,11 +177,11 @@ void explore_print_path(const struct explore *x)
 		print_selection(st);
 	}
 	printf("  stopped: %s\n", s->stopped[0] ? s->stopped : "-");
-	if (s->nstrategies)
-		printf("  final configuration: %s (%s)%s\n", s->names, s->flags,
-		       x->have_final ? "" : ", not measured against the baseline");
-	else
+	if (!s->nstrategies)
 		printf("  final configuration: the baseline, nothing to compare\n");
+	else if (!x->have_final)
+		printf("  final configuration: %s (%s), not measured against the baseline\n",
+		       s->names, s->flags);
 }
 
 void explore_print_budget(const struct explore *x)

@@ -251,6 +251,19 @@ void explore_print_table(struct explore *x)
 		printf("\nPARTIAL: interrupted after %d of %d runs\n", x->runs_done, x->runs_total);
 }
 
+/* How the 5% is split between the screen and the search, and the final's own level. */
+static cJSON *error_budget_json(void)
+{
+	cJSON *e = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(e, "total", STATS_ALPHA);
+	cJSON_AddNumberToObject(e, "screen", SCREEN_ALPHA);
+	cJSON_AddNumberToObject(e, "search", SEARCH_ALPHA);
+	cJSON_AddStringToObject(e, "search_step", "step k at search / 2^k");
+	cJSON_AddNumberToObject(e, "final_level", FINAL_LEVEL);
+	return e;
+}
+
 void explore_print_json(struct explore *x)
 {
 	struct config **ranked = x->ranked, **apart = x->apart;
@@ -271,12 +284,13 @@ void explore_print_json(struct explore *x)
 	cJSON_AddNumberToObject(j, "run_seconds", x->run_s);
 	cJSON_AddNumberToObject(j, "run_seconds_planned", x->run_s_planned);
 	cJSON_AddNumberToObject(j, "overhead_s_per_run", x->overhead_s);
-	cJSON_AddNumberToObject(j, "took_s", ns_to_s(now_ns() - x->t0));
+	cJSON_AddNumberToObject(j, "took_s", x->clock(x));
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)x->seed);
 	cJSON_AddStringToObject(j, "seed", seed);
 	cJSON_AddStringToObject(j, "order", x->order);
 	cJSON_AddStringToObject(j, "interval", "t on the paired log-ratios, Holm over the strategies");
 	cJSON_AddNumberToObject(j, "family_confidence", 1 - SCREEN_ALPHA);
+	cJSON_AddItemToObject(j, "error_budget", error_budget_json());
 	cJSON_AddStringToObject(j, "combination_family", EXPLORE_SEARCH_FAMILY);
 	cJSON_AddItemToObject(j, "baseline", explore_config_json(x, &x->conf[0], 0));
 	for (int i = 0; i < n; i++)

@@ -225,10 +225,8 @@ static void test_search_finds_best(void **state)
 			if (st->conf && st->conf[1].analysed)
 				assert_true(fabs(st->conf[1].level - (1 - st->alpha)) < 1e-12);
 		}
-		if (getenv("SIM_DEBUG") && i < 3) { /* the first paths, as explore prints them */
-			explore_print_path(x);
-			explore_print_budget(x);
-		}
+		if (getenv("SIM_DEBUG") && i < 2) /* the first ones, as explore prints them */
+			*getenv("SIM_DEBUG") == 'j' ? explore_print_json(x) : explore_print_table(x);
 		for (int p = 0; p < x->nphases; p++)
 			assert_false(x->phase[p].skipped && !strcmp(x->phase[p].name, "final"));
 		sim_free(x);
