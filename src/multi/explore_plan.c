@@ -33,7 +33,7 @@ static int build_argv(const struct workload *wl, char **user, int nuser, const c
 int explore_parse_config(const struct workload *wl, char **user, int nuser, const char *extra,
 			struct opts *o, char *err, size_t errlen)
 {
-	char store[256], *argv[MAX_ARGS];
+	char store[512], *argv[MAX_ARGS]; /* a configuration's flags: at most 400 */
 	int argc = build_argv(wl, user, nuser, extra, store, sizeof(store), argv);
 	int ret;
 

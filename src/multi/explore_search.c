@@ -8,7 +8,8 @@
  * best run in selection rounds (half the screen's rounds), which only pick the leader, the
  * candidate with the largest gain over the current best of the same round, and claim nothing.
  * The leader alone is then confirmed against the current best in fresh rounds of their own
- * (the screen's number), held to step k's share of the search's error budget: SEARCH_ALPHA /
+ * (the screen's number; a short budget takes fewer selection rounds, never fewer
+ * confirmation rounds), held to step k's share of the search's error budget: SEARCH_ALPHA /
  * 2^k. Selection and confirmation use different runs, so the one test a step makes is as
  * good as its level, and the steps together stay within SEARCH_ALPHA. A strategy that made no
  * difference alone is a candidate like any other: an interaction (zero alone, a gain on top
@@ -160,7 +161,11 @@ static bool step(struct explore *x, char **user, int nuser)
 		snprintf(s->stopped, sizeof(s->stopped), "no strategy of another group goes with it");
 		return false;
 	}
-	needs = explore_room(x, st->sel_rounds * (st->ncand + 1) + 2 * st->conf_rounds);
+	/* A budget short of the step's plan takes fewer selection rounds, down to MIN_ROUNDS:
+	 * the confirmation, which decides, keeps all of its own. */
+	while ((needs = explore_room(x, st->sel_rounds * (st->ncand + 1) + 2 * st->conf_rounds)) > 0 &&
+	       st->sel_rounds > MIN_ROUNDS)
+		st->sel_rounds--;
 	if (needs > 0) {
 		explore_phase(x, phase, 0, 0, needs);
 		snprintf(s->stopped, sizeof(s->stopped), "the budget had no room for step %d (%d "

@@ -95,6 +95,19 @@ void explore_rank(const double *speedup, int n, int *order)
 	}
 }
 
+/* Options that may be given many times set one thing a time: the thing is the key of their
+ * value (--sysctl net.core.busy_read=50 sets net.core.busy_read). */
+static bool same_setting(const char *p, const char *q, size_t n)
+{
+	const char *v = p + n + 1, *w = q + n + 1;
+	size_t k;
+
+	if (n != 8 || strncmp(p, "--sysctl", 8) || !p[n] || !q[n])
+		return true;
+	k = strcspn(v, "= ");
+	return strcspn(w, "= ") == k && !strncmp(v, w, k);
+}
+
 bool explore_flags_clash(const char *a, const char *b)
 {
 	for (const char *p = a; (p = strstr(p, "--")); p += 2) {
@@ -102,7 +115,8 @@ bool explore_flags_clash(const char *a, const char *b)
 
 		for (const char *q = b; (q = strstr(q, "--")); q += 2)
 			if (strcspn(q, " =") == n && !strncmp(p, q, n) &&
-			    (q == b || q[-1] == ' ') && (p == a || p[-1] == ' '))
+			    (q == b || q[-1] == ' ') && (p == a || p[-1] == ' ') &&
+			    same_setting(p, q, n))
 				return true;
 	}
 	return false;

@@ -98,14 +98,30 @@ static const struct strategy sim_strategies[] = {
 	{0},
 };
 
+/* A strategy's effect on the rate: alone, and on top of a configuration that has `with`. */
+struct sim_effect {
+	const char *flags;
+	double alone, on_top;
+	const char *with;
+};
+
+static const struct sim_effect sim_effects[] = {
+	{"--batch 8", 1.6, 1.6, NULL},
+	{"--batch 64", 2.0, 2.0, NULL},
+	{"--connected", 1.0, 1.35, "--batch"},
+	{"--wait busy", 1.3, 1.3, NULL},
+	{"--no-check", 0.7, 0.7, NULL},
+	{0},
+};
+
 struct sim {
 	double now;	/* the simulated clock, s */
 	uint64_t rng;
 	double sigma;	/* run-to-run noise: log-normal, this sd of the log */
-	bool null;	/* nothing changes anything */
-	int runs;
+	const struct sim_effect *eff; /* NULL: nothing changes anything */
 };
 
+/* Does flags hold f, as whole words ("--batch" is in "--batch 8", "--batch 6" is not)? */
 static bool has(const char *flags, const char *f)
 {
 	size_t n = strlen(f);
@@ -116,15 +132,13 @@ static bool has(const char *flags, const char *f)
 	return false;
 }
 
-static double sim_effect(const char *flags)
+static double sim_effect(const struct sim_effect *eff, const char *flags)
 {
 	double g = 1;
-	bool batch = has(flags, "--batch 8") || has(flags, "--batch 64");
 
-	g *= has(flags, "--batch 8") ? 1.6 : has(flags, "--batch 64") ? 2.0 : 1;
-	g *= has(flags, "--connected") && batch ? 1.35 : 1;
-	g *= has(flags, "--wait busy") ? 1.3 : 1;
-	g *= has(flags, "--no-check") ? 0.7 : 1;
+	for (const struct sim_effect *e = eff; e && e->flags; e++)
+		if (has(flags, e->flags))
+			g *= e->with && has(flags, e->with) ? e->on_top : e->alone;
 	return g;
 }
 
@@ -139,10 +153,9 @@ static double sim_normal(uint64_t *st)
 static bool sim_run(struct explore *x, const struct config *c, struct sample *s)
 {
 	struct sim *m = x->sim;
-	double g = m->null ? 1 : sim_effect(c->flags);
+	double g = sim_effect(m->eff, c->flags);
 
 	m->now += c->o.duration + c->o.warmup + RUN_OVERHEAD_S;
-	m->runs++;
 	s->status = RUN_WHOLE;
 	s->fig[FIG_RATE] = 100000 * g * exp(m->sigma * sim_normal(&m->rng));
 	return true;
@@ -155,17 +168,14 @@ static double sim_clock(const struct explore *x)
 
 static struct workload sim_wl;
 
-/* One exploration of the simulated workload at budget (seconds), rounds as planned (0) or
- * given (as --runs). */
-static struct explore *sim_explore(uint64_t seed, double budget, bool null, struct sim *m,
-				   int rounds)
+/* One exploration of wl at budget (seconds), rounds as planned (0) or given (as --runs). */
+static struct explore *sim_run_wl(const struct workload *wl, uint64_t seed, double budget,
+				  const struct sim_effect *eff, struct sim *m, int rounds)
 {
 	struct explore *x = calloc(1, sizeof(*x));
 
-	sim_wl = wl_udp_rr;
-	sim_wl.strategies = sim_strategies;
-	*m = (struct sim){.rng = stats_seed_state(seed, 77), .sigma = 0.10, .null = null};
-	x->wl = &sim_wl;
+	*m = (struct sim){.rng = stats_seed_state(seed, 77), .sigma = 0.10, .eff = eff};
+	x->wl = wl;
 	x->budget = budget;
 	x->rounds = rounds ? rounds : STATS_DEFAULT_RUNS;
 	x->rounds_given = rounds != 0;
@@ -178,6 +188,15 @@ static struct explore *sim_explore(uint64_t seed, double budget, bool null, stru
 	x->overhead_s = RUN_OVERHEAD_S;
 	explore_execute(x, NULL, 0);
 	return x;
+}
+
+/* The same on udp-rr with the strategies above. */
+static struct explore *sim_explore(uint64_t seed, double budget, bool null, struct sim *m,
+				   int rounds)
+{
+	sim_wl = wl_udp_rr;
+	sim_wl.strategies = sim_strategies;
+	return sim_run_wl(&sim_wl, seed, budget, null ? NULL : sim_effects, m, rounds);
 }
 
 static void sim_free(struct explore *x)
@@ -307,6 +326,92 @@ static void test_search_budget_short(void **state)
 	sim_free(x);
 }
 
+/* Every workload's own strategy table: its first ranked strategy (A) gains 1.6x, and the
+ * first strategy of another group that goes with it (B) nothing alone and 1.4x on top of A.
+ * The search ends with both in at least 9 of 10 seeded explorations of each workload. */
+static void test_search_every_workload(void **state)
+{
+	(void)state;
+	for (const struct workload *const *w = workloads; *w; w++) {
+		const struct strategy *a = NULL, *b = NULL;
+		char both[400], err[240];
+		struct opts o;
+		int found = 0;
+
+		for (const struct strategy *st = (*w)->strategies; st && st->name; st++) {
+			if (st->changes_workload)
+				continue;
+			if (!a) {
+				a = st;
+				continue;
+			}
+			snprintf(both, sizeof(both), "%s %s", a->args, st->args);
+			bool ok = strcmp(st->group, a->group) && !explore_flags_clash(a->args, st->args) &&
+				  !explore_parse_config(*w, NULL, 0, both, &o, err, sizeof(err));
+
+			opts_free(&o);
+			if (ok) {
+				b = st;
+				break;
+			}
+		}
+		assert_non_null(b);
+		struct sim_effect eff[] = {{a->args, 1.6, 1.6, NULL}, {b->args, 1.0, 1.4, a->args}, {0}};
+
+		for (int i = 0; i < 10; i++) {
+			struct sim m;
+			struct explore *x = sim_run_wl(*w, 300 + i, DEFAULT_BUDGET, eff, &m, 0);
+
+			found += has(x->search.flags, a->args) && has(x->search.flags, b->args);
+			if (getenv("SIM_DEBUG") && !i) explore_print_table(x);
+			assert_true(m.now <= DEFAULT_BUDGET + 1e-6);
+			sim_free(x);
+		}
+		print_message("%s: %s + %s found in %d of 10\n", (*w)->name, a->name, b->name, found);
+		assert_true(found >= 9);
+	}
+}
+
+/* The kernel's knobs (each set with --sysctl, marked [sys]) combine with each other and with
+ * user-space strategies: two knobs that set different keys go together, one that gains only on
+ * top of the other is found. */
+static const struct strategy sim_kernel[] = {
+	{"batch 64", "calls", "--batch 64", false},
+	{"connected sockets", "route", "--connected", false},
+	{"busy_read/busy_poll 50us [sys]", "kbusy",
+	 "--sysctl net.core.busy_read=50 --sysctl net.core.busy_poll=50", false},
+	{"socket buffers 1 MiB [sys]", "kbuf",
+	 "--sysctl net.core.rmem_default=1048576 --sysctl net.core.wmem_default=1048576", false},
+	{0},
+};
+
+static void test_search_kernel_knobs(void **state)
+{
+	(void)state;
+	static const struct sim_effect eff[] = {
+		{"--batch 64", 2.0, 2.0, NULL},
+		{"--sysctl net.core.busy_read=50", 1.3, 1.3, NULL},
+		{"--sysctl net.core.rmem_default=1048576", 1.0, 1.35, "--sysctl net.core.busy_read=50"},
+		{0},
+	};
+	int found = 0;
+
+	sim_wl = wl_udp_rr;
+	sim_wl.strategies = sim_kernel;
+	for (int i = 0; i < 20; i++) {
+		struct sim m;
+		struct explore *x = sim_run_wl(&sim_wl, 700 + i, DEFAULT_BUDGET, eff, &m, 0);
+		const char *f = x->search.flags;
+
+		found += x->search.nstrategies == 3 && has(f, "--batch 64") &&
+			 has(f, "--sysctl net.core.busy_read=50") &&
+			 has(f, "--sysctl net.core.rmem_default=1048576");
+		sim_free(x);
+	}
+	print_message("kernel knobs: batch 64 + busy_read + buffers found in %d of 20\n", found);
+	assert_true(found >= 18);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +420,8 @@ int main(void)
 		cmocka_unit_test(test_search_finds_best),
 		cmocka_unit_test(test_search_null),
 		cmocka_unit_test(test_search_budget_short),
+		cmocka_unit_test(test_search_every_workload),
+		cmocka_unit_test(test_search_kernel_knobs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
