@@ -13,7 +13,7 @@
 static const char *verdict_key(const struct config *c)
 {
 	return !c->analysed && c->failed ? "failed"
-	       : !c->analysed || c->few  ? "no verdict"
+	       : !c->analysed || c->few	 ? "no verdict"
 					 : stats_verdict_name(c->verdict);
 }
 
@@ -33,7 +33,8 @@ static cJSON *gain_json(const struct config *c, bool verdict)
 	if (verdict) {
 		cJSON_AddNumberToObject(j, "p_value", c->e.p);
 		cJSON_AddStringToObject(j, "verdict", verdict_key(c));
-		cJSON_AddStringToObject(j, "verdict_text", explore_verdict_words(c, words, sizeof(words)));
+		cJSON_AddStringToObject(j, "verdict_text",
+					explore_verdict_words(c, words, sizeof(words)));
 		if (c->needed > 0)
 			cJSON_AddNumberToObject(j, "runs_needed", c->needed);
 	}
@@ -51,11 +52,12 @@ static cJSON *step_json(const struct search_step *st, int k)
 	for (int i = 1; i <= st->ncand && st->sel[0].nsamples; i++)
 		cJSON_AddItemToArray(cand, gain_json(&st->sel[i], false));
 	cJSON_AddItemToObject(j, "candidates", cand);
-	cJSON_AddItemToObject(j, "leader", st->leader > 0 ? cJSON_CreateString(st->sel[st->leader].name)
-							  : cJSON_CreateNull());
-	cJSON_AddItemToObject(j, "confirmation", st->conf && st->conf[1].nsamples
-							 ? gain_json(&st->conf[1], true)
-							 : cJSON_CreateNull());
+	cJSON_AddItemToObject(j, "leader",
+			      st->leader > 0 ? cJSON_CreateString(st->sel[st->leader].name)
+					     : cJSON_CreateNull());
+	cJSON_AddItemToObject(j, "confirmation",
+			      st->conf && st->conf[1].nsamples ? gain_json(&st->conf[1], true)
+							       : cJSON_CreateNull());
 	cJSON_AddBoolToObject(j, "kept", st->kept);
 	return j;
 }
@@ -86,15 +88,16 @@ cJSON *explore_path_json(const struct explore *x)
 
 		cJSON_AddItemToArray(steps, step_json(st, i + 1));
 		if (st->kept)
-			cJSON_AddItemToArray(path, path_json(i + 1, st->names, st->flags, &st->conf[1]));
+			cJSON_AddItemToArray(path,
+					     path_json(i + 1, st->names, st->flags, &st->conf[1]));
 	}
 	cJSON_AddItemToObject(j, "path", path);
 	cJSON_AddItemToObject(j, "steps", steps);
 	cJSON_AddStringToObject(j, "stopped", s->stopped);
 	cJSON_AddStringToObject(j, "final_names", s->nstrategies ? s->names : x->conf[0].name);
 	cJSON_AddStringToObject(j, "final_flags", s->flags);
-	cJSON_AddItemToObject(j, "final", x->have_final ? explore_config_json(x, &x->combo, 0)
-							: cJSON_CreateNull());
+	cJSON_AddItemToObject(
+	    j, "final", x->have_final ? explore_config_json(x, &x->combo, 0) : cJSON_CreateNull());
 	return j;
 }
 
@@ -154,7 +157,8 @@ void explore_print_path(const struct explore *x)
 
 	printf("\nsearch on top of the best (each step: every strategy of another group on top of "
 	       "the current best in selection rounds, then the leader against the current best in "
-	       "fresh rounds, step k held to %.1f%%/2^k):\n", 100 * SEARCH_ALPHA);
+	       "fresh rounds, step k held to %.1f%%/2^k):\n",
+	       100 * SEARCH_ALPHA);
 	if (s->start) {
 		printf("  start  %s, the screen's best: ", x->conf[s->start].name);
 		print_gain(&x->conf[s->start]);

@@ -158,18 +158,22 @@ static bool step(struct explore *x, char **user, int nuser)
 	gather(x, user, nuser, st);
 	s->nsteps++;
 	if (!st->ncand) {
-		snprintf(s->stopped, sizeof(s->stopped), "no strategy of another group goes with it");
+		snprintf(s->stopped, sizeof(s->stopped),
+			 "no strategy of another group goes with it");
 		return false;
 	}
 	/* A budget short of the step's plan takes fewer selection rounds, down to MIN_ROUNDS:
 	 * the confirmation, which decides, keeps all of its own. */
-	while ((needs = explore_room(x, st->sel_rounds * (st->ncand + 1) + 2 * st->conf_rounds)) > 0 &&
+	while ((needs = explore_room(x, st->sel_rounds * (st->ncand + 1) + 2 * st->conf_rounds)) >
+		   0 &&
 	       st->sel_rounds > MIN_ROUNDS)
 		st->sel_rounds--;
 	if (needs > 0) {
 		explore_phase(x, phase, 0, 0, needs);
-		snprintf(s->stopped, sizeof(s->stopped), "the budget had no room for step %d (%d "
-			 "candidates): it needed %.0f s more", k, st->ncand, needs);
+		snprintf(s->stopped, sizeof(s->stopped),
+			 "the budget had no room for step %d (%d "
+			 "candidates): it needed %.0f s more",
+			 k, st->ncand, needs);
 		return false;
 	}
 	for (int i = 0; i <= st->ncand; i++)
@@ -192,13 +196,17 @@ static bool step(struct explore *x, char **user, int nuser)
 		return false;
 	}
 	if (st->leader < 0) {
-		snprintf(s->stopped, sizeof(s->stopped), "no candidate gained %.0f%% on top of it in "
-			 "the selection rounds", MIN_GAIN * 100);
+		snprintf(s->stopped, sizeof(s->stopped),
+			 "no candidate gained %.0f%% on top of it in "
+			 "the selection rounds",
+			 MIN_GAIN * 100);
 		return false;
 	}
 	if (st->conf[1].verdict != VERDICT_FASTER) {
-		snprintf(s->stopped, sizeof(s->stopped), "the leader (%s) was not confirmed faster "
-			 "at %.2f%%", st->conf[1].name, 100 * (1 - st->alpha));
+		snprintf(s->stopped, sizeof(s->stopped),
+			 "the leader (%s) was not confirmed faster "
+			 "at %.2f%%",
+			 st->conf[1].name, 100 * (1 - st->alpha));
 		return false;
 	}
 	keep(x, st);
