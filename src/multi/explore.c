@@ -252,7 +252,11 @@ void explore_execute(struct explore *x, char **user, int nuser)
 
 	for (int i = 0; i < x->nconf; i++)
 		cs[i] = &x->conf[i];
+	/* The screen's windows leave room for the search step the plan holds (a slower machine
+	 * than planned shortens them rather than the search). */
+	x->reserve_runs = x->runs_total - x->nconf * (int)x->rounds - 2 * (int)x->rounds;
 	explore_rounds(x, cs, x->nconf, (int)x->rounds, 0, x->order, sizeof(x->order));
+	x->reserve_runs = 0;
 	x->screen_run_s = x->run_s;
 	explore_phase(x, "screen", x->runs_done - r0, x->clock(x) - t, 0);
 	explore_judge(x, x->ranked, &x->nranked, x->apart, &x->napart);
