@@ -155,6 +155,8 @@ static bool step(struct explore *x, char **user, int nuser)
 	*st = (struct search_step){.leader = -1, .alpha = SEARCH_ALPHA / pow(2, k)};
 	st->sel_rounds = explore_selection_rounds((int)x->rounds);
 	st->conf_rounds = (int)x->rounds;
+	snprintf(st->flags, sizeof(st->flags), "%s", s->flags); /* until a strategy is kept */
+	snprintf(st->names, sizeof(st->names), "%s", s->names);
 	gather(x, user, nuser, st);
 	s->nsteps++;
 	if (!st->ncand) {
@@ -164,16 +166,18 @@ static bool step(struct explore *x, char **user, int nuser)
 	}
 	/* A budget short of the step's plan takes fewer selection rounds, down to MIN_ROUNDS:
 	 * the confirmation, which decides, keeps all of its own. */
-	while ((needs = explore_room(x, st->sel_rounds * (st->ncand + 1) + 2 * st->conf_rounds)) >
-		   0 &&
-	       st->sel_rounds > MIN_ROUNDS)
+	for (;;) {
+		needs = explore_room(x, st->sel_rounds * (st->ncand + 1) + 2 * st->conf_rounds);
+		if (needs <= 0 || st->sel_rounds == MIN_ROUNDS)
+			break;
 		st->sel_rounds--;
+	}
 	if (needs > 0) {
 		explore_phase(x, phase, 0, 0, needs);
-		snprintf(s->stopped, sizeof(s->stopped),
-			 "the budget had no room for step %d (%d "
-			 "candidates): it needed %.0f s more",
-			 k, st->ncand, needs);
+		snprintf(
+		    s->stopped, sizeof(s->stopped),
+		    "the budget had no room for step %d (%d candidates): it needed %.0f s more", k,
+		    st->ncand, needs);
 		return false;
 	}
 	for (int i = 0; i <= st->ncand; i++)
@@ -197,16 +201,14 @@ static bool step(struct explore *x, char **user, int nuser)
 	}
 	if (st->leader < 0) {
 		snprintf(s->stopped, sizeof(s->stopped),
-			 "no candidate gained %.0f%% on top of it in "
-			 "the selection rounds",
+			 "no candidate gained %.0f%% on top of it in the selection rounds",
 			 MIN_GAIN * 100);
 		return false;
 	}
 	if (st->conf[1].verdict != VERDICT_FASTER) {
 		snprintf(s->stopped, sizeof(s->stopped),
-			 "the leader (%s) was not confirmed faster "
-			 "at %.2f%%",
-			 st->conf[1].name, 100 * (1 - st->alpha));
+			 "the leader (%s) was not confirmed faster at %.2f%%", st->conf[1].name,
+			 100 * (1 - st->alpha));
 		return false;
 	}
 	keep(x, st);
