@@ -9,6 +9,7 @@
 
 #include "multi/explore.h"
 #include "multi/explore_priv.h"
+#include "profile/moved.h"
 
 static const char *verdict_key(const struct config *c)
 {
@@ -62,8 +63,10 @@ static cJSON *step_json(const struct search_step *st, int k)
 	return j;
 }
 
-/* One element of the path: a configuration and its gain over the one before. */
-static cJSON *path_json(int k, const char *names, const char *flags, const struct config *gain)
+/* One element of the path: a configuration, its gain over the one before and, under
+ * --profile, where the time moved from the one before (mv, or NULL). */
+static cJSON *path_json(int k, const char *names, const char *flags, const struct config *gain,
+			struct moved_set *mv)
 {
 	cJSON *j = cJSON_CreateObject();
 
@@ -71,7 +74,16 @@ static cJSON *path_json(int k, const char *names, const char *flags, const struc
 	cJSON_AddStringToObject(j, "names", names);
 	cJSON_AddStringToObject(j, "flags", flags);
 	cJSON_AddItemToObject(j, "gain", gain ? gain_json(gain, true) : cJSON_CreateNull());
+	if (mv)
+		cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
+	moved_free(mv);
 	return j;
+}
+
+/* Where the time moved in a kept step: from the current best's runs to the leader's. */
+static struct moved_set *step_moved(const struct search_step *st)
+{
+	return explore_moved(&st->conf[1], st->conf[0].s, st->conf[0].nsamples);
 }
 
 cJSON *explore_path_json(const struct explore *x)
@@ -81,15 +93,17 @@ cJSON *explore_path_json(const struct explore *x)
 	const struct config *start = s->start ? &x->conf[s->start] : NULL;
 
 	cJSON_AddNumberToObject(j, "alpha", SEARCH_ALPHA);
-	cJSON_AddItemToArray(path, path_json(0, start ? start->name : x->conf[0].name,
-					     start ? start->flags : "", start));
+	cJSON_AddItemToArray(
+	    path,
+	    path_json(0, start ? start->name : x->conf[0].name, start ? start->flags : "", start,
+		      start ? explore_moved(start, x->conf[0].s, x->conf[0].nsamples) : NULL));
 	for (int i = 0; i < s->nsteps; i++) {
 		const struct search_step *st = &s->step[i];
 
 		cJSON_AddItemToArray(steps, step_json(st, i + 1));
 		if (st->kept)
-			cJSON_AddItemToArray(path,
-					     path_json(i + 1, st->names, st->flags, &st->conf[1]));
+			cJSON_AddItemToArray(path, path_json(i + 1, st->names, st->flags,
+							     &st->conf[1], step_moved(st)));
 	}
 	cJSON_AddItemToObject(j, "path", path);
 	cJSON_AddItemToObject(j, "steps", steps);
@@ -172,13 +186,20 @@ void explore_print_path(const struct explore *x)
 			continue; /* not run: "stopped" says why */
 		printf("  step %d ", i + 1);
 		if (st->conf && st->conf[1].nsamples) {
-			printf("%s %s, over the step before: ", st->kept ? "+" : "leader",
+			printf("%s %s, on top of the step before: ", st->kept ? "+" : "leader",
 			       st->conf[1].name);
 			print_gain(&st->conf[1]);
 		} else {
 			printf("no leader\n");
 		}
 		print_selection(st);
+		struct moved_set *mv = st->kept ? step_moved(st) : NULL;
+
+		if (mv) {
+			printf("         where the time moved against the step before:");
+			moved_print(mv, x->wl->unit, WHY_ROWS);
+			moved_free(mv);
+		}
 	}
 	printf("  stopped: %s\n", s->stopped[0] ? s->stopped : "-");
 	if (!s->nstrategies)

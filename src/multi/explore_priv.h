@@ -70,6 +70,7 @@ struct config {
 };
 
 struct explore;
+struct moved_set;
 
 /* One step of the forward search: selection rounds of the current best and every candidate
  * (each strategy of another group that goes with it), then the leader confirmed against the
@@ -218,6 +219,9 @@ void explore_judge(struct explore *x, struct config **ranked, int *n, struct con
 void explore_print_table(struct explore *x);
 void explore_print_json(struct explore *x);
 cJSON *explore_config_json(const struct explore *x, const struct config *c, int rank);
+/* Where the time moved from base's runs to c's, under --profile (NULL without profiles;
+ * moved_free it). */
+struct moved_set *explore_moved(const struct config *c, const struct sample *base, int nbase);
 const char *explore_verdict_words(const struct config *c, char *buf, size_t len);
 
 #endif

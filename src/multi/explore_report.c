@@ -45,16 +45,13 @@ static cJSON *sample_sides_json(const struct workload *wl, const struct config *
 	return sides;
 }
 
-/* Where the time moved from the baseline's runs to c's (NULL without profiles). */
-static struct moved_set *config_moved(const struct explore *x, const struct config *c)
+struct moved_set *explore_moved(const struct config *c, const struct sample *base, int nbase)
 {
-	const struct sample *base = c == &x->combo ? x->combo_base : x->conf[0].s;
-	int nbase = c == &x->combo ? x->ncombo : x->conf[0].nsamples, na = 0, nb = 0;
 	cJSON *a[MAX_ROUNDS], *b[MAX_ROUNDS];
+	int na = 0, nb = 0;
 
-	if (!c->o.profile || c == &x->conf[0] ||
-	    (c != &x->combo && (c < x->conf || c >= x->conf + x->nconf)))
-		return NULL; /* the search's runs are paired with their own current best */
+	if (!c->o.profile)
+		return NULL;
 	for (int i = 0; i < nbase; i++)
 		if (base[i].doc)
 			a[na++] = base[i].doc;
@@ -62,6 +59,16 @@ static struct moved_set *config_moved(const struct explore *x, const struct conf
 		if (c->s[i].doc)
 			b[nb++] = c->s[i].doc;
 	return na && nb ? moved_of(a, na, b, nb) : NULL;
+}
+
+/* Where the time moved from the baseline's runs to c's (NULL without profiles). */
+static struct moved_set *config_moved(const struct explore *x, const struct config *c)
+{
+	if (c == &x->conf[0] || (c != &x->combo && (c < x->conf || c >= x->conf + x->nconf)))
+		return NULL; /* the search's runs are paired with their own current best */
+	if (c == &x->combo)
+		return explore_moved(c, x->combo_base, x->ncombo);
+	return explore_moved(c, x->conf[0].s, x->conf[0].nsamples);
 }
 
 /* The verdict's words: faster, slower, no real difference, or why there is none. */
