@@ -216,6 +216,32 @@ static bool found_best(const struct explore *x)
 	       has(f, "--wait busy");
 }
 
+/* The JSON of a search that found it: the path is the start (batch 64, the screen's best)
+ * and two kept steps, each with the strategy it added and its gain over the step before at
+ * its step's level; best_combination is the final configuration. */
+static void check_path_json(const struct explore *x)
+{
+	cJSON *p = explore_path_json(x), *path = cJSON_GetObjectItem(p, "path");
+	cJSON *fin = cJSON_GetObjectItem(p, "final");
+
+	assert_int_equal(cJSON_GetArraySize(path), 3);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(path, 0), "flags")->valuestring,
+			    "--batch 64");
+	for (int k = 1; k < 3; k++) {
+		cJSON *e = cJSON_GetArrayItem(path, k), *g = cJSON_GetObjectItem(e, "gain");
+
+		assert_int_equal(cJSON_GetObjectItem(e, "step")->valueint, k);
+		assert_true(fabs(cJSON_GetObjectItem(g, "ci_level")->valuedouble -
+				 (1 - SEARCH_ALPHA / pow(2, k))) < 1e-12);
+		assert_string_equal(cJSON_GetObjectItem(g, "verdict")->valuestring, "faster");
+		assert_true(cJSON_GetObjectItem(g, "ci_low")->valuedouble > 1);
+		assert_true(has(cJSON_GetObjectItem(e, "flags")->valuestring,
+				cJSON_GetObjectItem(g, "flags")->valuestring));
+	}
+	assert_string_equal(cJSON_GetObjectItem(fin, "flags")->valuestring, x->search.flags);
+	cJSON_Delete(p);
+}
+
 #define NSIM 200
 
 /* At the default budget, the search finds the best combination, interaction included, in at
@@ -250,6 +276,8 @@ static void test_search_finds_best(void **state)
 			*getenv("SIM_DEBUG") == 'j' ? explore_print_json(x) : explore_print_table(x);
 		for (int p = 0; p < x->nphases; p++)
 			assert_false(x->phase[p].skipped && !strcmp(x->phase[p].name, "final"));
+		if (found_best(x))
+			check_path_json(x);
 		sim_free(x);
 	}
 	print_message("search: best combination found in %d of %d, final confirmed in %d\n", found,
