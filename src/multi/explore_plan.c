@@ -210,7 +210,9 @@ static int planned_candidates(const struct explore *x)
  * none planned), the final comparison's. */
 int explore_selection_rounds(int rounds)
 {
-	return rounds / 2 < MIN_ROUNDS ? MIN_ROUNDS : rounds / 2;
+	int least = rounds < MIN_ROUNDS ? rounds : MIN_ROUNDS; /* --runs 2 means 2 */
+
+	return rounds / 2 < least ? least : rounds / 2;
 }
 
 int explore_planned_runs(int nconf, int rounds, int cand)

@@ -160,7 +160,8 @@ int explore_parse_config(const struct workload *wl, char **user, int nuser, cons
 /* The runs planned: the screen's nconf x rounds, a search step's with cand candidates
  * (selection and confirmation; none when cand is 0), the final comparison's. */
 int explore_planned_runs(int nconf, int rounds, int cand);
-/* A search step's selection rounds: half the screen's, at least MIN_ROUNDS. */
+/* A search step's selection rounds: half the screen's, at least MIN_ROUNDS (or the screen's
+ * own, when --runs gave fewer). */
 int explore_selection_rounds(int rounds);
 /* Every run the same length, fitted to the budget (a count-based workload made time-based). */
 void explore_fit_run(const struct explore *x, struct opts *o);

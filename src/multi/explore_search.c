@@ -168,7 +168,7 @@ static bool step(struct explore *x, char **user, int nuser)
 	 * the confirmation, which decides, keeps all of its own. */
 	for (;;) {
 		needs = explore_room(x, st->sel_rounds * (st->ncand + 1) + 2 * st->conf_rounds);
-		if (needs <= 0 || st->sel_rounds == MIN_ROUNDS)
+		if (needs <= 0 || st->sel_rounds <= MIN_ROUNDS)
 			break;
 		st->sel_rounds--;
 	}

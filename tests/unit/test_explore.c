@@ -335,6 +335,9 @@ static void test_search_budget_short(void **state)
 	assert_true(x->have_final);
 	assert_true(m.now <= 70 + 1e-6);
 	assert_int_equal(x->search.nsteps, 1);
+	assert_int_equal(explore_selection_rounds(12), 6);
+	assert_int_equal(explore_selection_rounds(4), 3);
+	assert_int_equal(explore_selection_rounds(2), 2); /* --runs 2: never more rounds */
 	assert_int_equal(x->search.step[0].sel[0].nsamples, 0);
 	assert_true(strstr(x->search.stopped, "needed") != NULL);
 	/* The JSON says the same: the path is its start only, the step's phase skipped with the
