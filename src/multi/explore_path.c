@@ -50,8 +50,9 @@ static cJSON *step_json(const struct search_step *st, int k)
 	cJSON_AddNumberToObject(j, "alpha", st->alpha);
 	cJSON_AddNumberToObject(j, "selection_rounds", st->sel_rounds);
 	cJSON_AddNumberToObject(j, "confirmation_rounds", st->conf ? st->conf_rounds : 0);
-	for (int i = 1; i <= st->ncand && st->sel[0].nsamples; i++)
-		cJSON_AddItemToArray(cand, gain_json(&st->sel[i], false));
+	for (int i = 1; i <= st->ncand; i++)
+		if (st->sel[i].analysed) /* not when the budget or Ctrl-C cut the selection */
+			cJSON_AddItemToArray(cand, gain_json(&st->sel[i], false));
 	cJSON_AddItemToObject(j, "candidates", cand);
 	cJSON_AddItemToObject(j, "leader",
 			      st->leader > 0 ? cJSON_CreateString(st->sel[st->leader].name)
@@ -161,7 +162,11 @@ static void print_selection(const struct search_step *st)
 	explore_rank(g, st->ncand, order);
 	printf("         selection, %d rounds (picks the leader, claims nothing):", st->sel_rounds);
 	for (int i = 0; i < st->ncand; i++)
-		printf("%s %s %.2fx", i ? "," : "", st->sel[order[i] + 1].name, g[order[i]]);
+		if (g[order[i]] > 0)
+			printf("%s %s %.2fx", i ? "," : "", st->sel[order[i] + 1].name,
+			       g[order[i]]);
+		else
+			printf("%s %s -", i ? "," : "", st->sel[order[i] + 1].name);
 	printf("\n");
 }
 
