@@ -160,6 +160,10 @@ static void print_selection(const struct search_step *st)
 	for (int i = 0; i < st->ncand; i++)
 		g[i] = st->sel[i + 1].analysed ? st->sel[i + 1].e.ratio : 0;
 	explore_rank(g, st->ncand, order);
+	if (!st->sel_rounds) {
+		printf("         one candidate: no selection rounds\n");
+		return;
+	}
 	printf("         selection, %d rounds (picks the leader, claims nothing):", st->sel_rounds);
 	for (int i = 0; i < st->ncand; i++)
 		if (g[order[i]] > 0)
@@ -187,7 +191,7 @@ void explore_print_path(const struct explore *x)
 	for (int i = 0; i < s->nsteps; i++) {
 		const struct search_step *st = &s->step[i];
 
-		if (!st->ncand || !st->sel[0].nsamples)
+		if (!st->ran)
 			continue; /* not run: "stopped" says why */
 		printf("  step %d ", i + 1);
 		if (st->conf && st->conf[1].nsamples) {

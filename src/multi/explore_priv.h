@@ -80,8 +80,10 @@ struct search_step {
 	struct config *sel;  /* [0] the current best, then the candidates */
 	struct config *conf; /* [0] the current best, [1] the leader: the confirmation */
 	int sel_rounds, conf_rounds;
-	int leader;	     /* index in sel, or -1: no candidate gained MIN_GAIN */
+	int leader;	     /* index in sel, or -1: no candidate gained MIN_GAIN (a lone
+			      * candidate is the leader without selection rounds) */
 	double alpha;	     /* this step's share of SEARCH_ALPHA */
+	bool ran;	     /* the budget had room for it */
 	bool kept;	     /* the leader was confirmed faster: the path goes on from it */
 	char flags[400];     /* the configuration after the step (the current best's if not kept) */
 	char names[400];
@@ -108,7 +110,7 @@ struct phase_use {
 
 /* Runs one configuration into s (status, figures, the document under --profile); false when
  * Ctrl-C cut it. The clock: seconds since the exploration began. Both are explore.c's own
- * (run_isolated, the monotonic clock); tests/unit/test_explore.c simulates them. */
+ * (run_isolated, the monotonic clock); tests/unit/test_explore_search.c simulates them. */
 typedef bool (*explore_run_fn)(struct explore *x, const struct config *c, struct sample *s);
 typedef double (*explore_clock_fn)(const struct explore *x);
 

@@ -6,13 +6,13 @@
  * A step spends where it decides. Strategies the screen found slower, that failed, or that
  * change what is measured are not candidates (no runs at all). The candidates and the current
  * best run in selection rounds (half the screen's rounds), which only pick the leader, the
- * candidate with the largest gain over the current best of the same round, and claim nothing.
- * The leader alone is then confirmed against the current best in fresh rounds of their own
- * (the screen's number; a short budget takes fewer selection rounds, never fewer
- * confirmation rounds), held to step k's share of the search's error budget: SEARCH_ALPHA /
- * 2^k. Selection and confirmation use different runs, so the one test a step makes is as
- * good as its level, and the steps together stay within SEARCH_ALPHA. A strategy that made no
- * difference alone is a candidate like any other: an interaction (zero alone, a gain on top
+ * candidate with the largest gain over the current best of the same round, and claim nothing
+ * (a lone candidate is the leader without them). The leader alone is then confirmed against the
+ * current best in fresh rounds of their own (the screen's number; a short budget takes fewer
+ * selection rounds, never fewer confirmation rounds), held to step k's share of the search's error
+ * budget: SEARCH_ALPHA / 2^k. Selection and confirmation use different runs, so the one test a step
+ * makes is as good as its level, and the steps together stay within SEARCH_ALPHA. A strategy that
+ * made no difference alone is a candidate like any other: an interaction (zero alone, a gain on top
  * of another) is found here. Runs go through explore.c (explore_rounds), time through its
  * budget (explore_room); this file touches nothing else.
  */
@@ -153,12 +153,15 @@ static bool step(struct explore *x, char **user, int nuser)
 
 	snprintf(phase, sizeof(phase), "search step %d", k);
 	*st = (struct search_step){.leader = -1, .alpha = SEARCH_ALPHA / pow(2, k)};
+	/* A lone candidate needs no selection: it goes straight to its confirmation. */
 	st->sel_rounds = explore_selection_rounds((int)x->rounds);
 	st->conf_rounds = (int)x->rounds;
 	snprintf(st->flags, sizeof(st->flags), "%s", s->flags); /* until a strategy is kept */
 	snprintf(st->names, sizeof(st->names), "%s", s->names);
 	gather(x, user, nuser, st);
 	s->nsteps++;
+	if (st->ncand == 1)
+		st->sel_rounds = 0;
 	if (!st->ncand) {
 		snprintf(s->stopped, sizeof(s->stopped),
 			 "no strategy of another group goes with it");
@@ -180,6 +183,7 @@ static bool step(struct explore *x, char **user, int nuser)
 		    st->ncand, needs);
 		return false;
 	}
+	st->ran = true;
 	for (int i = 0; i <= st->ncand; i++)
 		sel[i] = &st->sel[i];
 	/* The windows leave room for a next step (one candidate fewer) as well as for the final
@@ -191,7 +195,7 @@ static bool step(struct explore *x, char **user, int nuser)
 				    0x5ea7c40000ULL + 2 * (uint64_t)k, NULL, 0);
 
 	x->reserve_runs = next;
-	if (whole && (st->leader = leader(st)) > 0)
+	if (whole && (st->leader = st->ncand == 1 ? 1 : leader(st)) > 0)
 		whole = confirm(x, user, nuser, st, k);
 	x->reserve_runs = 0;
 	explore_phase(x, phase, x->runs_done - r0, x->clock(x) - t, 0);
