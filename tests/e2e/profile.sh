@@ -7,11 +7,16 @@ need jq
 [ "$(id -u)" -eq 0 ] || skip "needs root for system-wide sampling"
 # One profiled run inside a system-wide `perf record -g` stamped with CLOCK_MONOTONIC, so that
 # perf's samples can be cut to the profile's own window (profile.window_monotonic_s).
+PERF_HZ=1999
 profiled_run() {
 	perf_ok=0
 	if command -v perf >/dev/null; then
-		# 4 MB rings a CPU: a witness that drops samples under load is no witness.
-		perf record -q -g -k CLOCK_MONOTONIC -e cpu-clock -a -F 2999 -m 1024 -o "$TMP/perf.data" \
+		# 4 MB rings a CPU: a witness that drops samples under load is no witness. At 1999 Hz,
+		# not the profile's 2999: two clocks of one rate keep one phase apart for the whole run,
+		# and a workload that falls into step with one of them (here each sample's interrupt is
+		# dear enough to pace the loop) shows each a different part of its cycle: client sendmsg
+		# 52.1% against 32.5% in one of 12 runs at one rate, within the bound in 14 of 14 at two.
+		perf record -q -g -k CLOCK_MONOTONIC -e cpu-clock -a -F $PERF_HZ -m 1024 -o "$TMP/perf.data" \
 			-- sleep 7 >"$TMP/perf.err" 2>&1 &
 		perf_pid=$!
 		PIDS+=("$perf_pid")
@@ -43,17 +48,23 @@ jassert "$f" '.profile.modes | (.client_kernel > .client_user and .server_kernel
 # task that runs next (the client beside a CPU hog took 17% fewer samples than its rusage
 # with none dropped).
 n=$(nproc)
-# (idle: within 15 points, plus the drops' share of what was expected)
-jassert "$f" ".profile as \$p | (\$p.hz * (\$p.window_monotonic_s | .[1] - .[0]) * $n) as \$w | ([\$w - \$p.samples, 0] | max) as \$drop |
-	(\$p.modes.idle - .machine_cpu.idle) | fabs < 15 + 100 * \$drop / \$w" \
-	"{p: .profile.modes.idle, m: .machine_cpu.idle, samples: .profile.samples, hz: .profile.hz, window: .profile.window_monotonic_s}"
-for side in client server; do
-	jassert "$f" ".profile as \$p | (\$p.hz * (\$p.window_monotonic_s | .[1] - .[0]) * $n - \$p.samples | if . < 0 then 0 else . end) as \$drop |
-		((\$p.modes.${side}_user + \$p.modes.${side}_kernel) * \$p.samples / 100) as \$got |
-		((.sides.$side.user_s + .sides.$side.sys_s) * \$p.hz) as \$want |
-		\$got <= 1.3 * \$want and \$got >= 0.7 * \$want - \$drop" \
-		".profile as \$p | {samples: ((\$p.modes.${side}_user + \$p.modes.${side}_kernel) * \$p.samples / 100 | round), rusage_samples: ((.sides.$side.user_s + .sides.$side.sys_s) * \$p.hz | round), all: \$p.samples, hz: \$p.hz, window: \$p.window_monotonic_s}"
-done
+# (idle: within 15 points, plus the drops' share of what was expected.) These two clocks of one
+# window, the profile's ticks and /proc/stat's, parted by 20 points on idle in 2 of about 15
+# runs here with few ticks dropped (profile 32.4% against 11.6%; 37.9% against 10.6% under
+# ASan), unexplained; like perf's comparison below, one disagreement gets a second profiled
+# run, and two in a row fail.
+self_agrees() {
+	jq -e ".profile as \$p | (\$p.hz * (\$p.window_monotonic_s | .[1] - .[0]) * $n) as \$w | ([\$w - \$p.samples, 0] | max) as \$drop |
+		(\$p.modes.idle - .machine_cpu.idle) | fabs < 15 + 100 * \$drop / \$w" "$TMP/p.json" >/dev/null ||
+		{ echo "idle: $(jq -c '{profile: .profile.modes.idle, proc_stat: .machine_cpu.idle, samples: .profile.samples, hz: .profile.hz, window: .profile.window_monotonic_s}' "$TMP/p.json")"; return 1; }
+	for side in client server; do
+		jq -e ".profile as \$p | (\$p.hz * (\$p.window_monotonic_s | .[1] - .[0]) * $n - \$p.samples | if . < 0 then 0 else . end) as \$drop |
+			((\$p.modes.${side}_user + \$p.modes.${side}_kernel) * \$p.samples / 100) as \$got |
+			((.sides.$side.user_s + .sides.$side.sys_s) * \$p.hz) as \$want |
+			\$got <= 1.3 * \$want and \$got >= 0.7 * \$want - \$drop" "$TMP/p.json" >/dev/null ||
+			{ echo "$side samples against rusage: $(jq -c ".profile as \$p | {samples: ((\$p.modes.${side}_user + \$p.modes.${side}_kernel) * \$p.samples / 100 | round), rusage_samples: ((.sides.$side.user_s + .sides.$side.sys_s) * \$p.hz | round), all: \$p.samples, hz: \$p.hz, window: \$p.window_monotonic_s}" "$TMP/p.json")"; return 1; }
+	done
+}
 # Folded stacks: non-empty, every line "side;frame;...;frame count".
 [ -s "$TMP/f.folded" ] || fail "folded file is empty"
 bad=$(grep -cvE '^(client|server|other|idle)(;[^;]+)+ [0-9]+$' "$TMP/f.folded")
@@ -72,8 +83,11 @@ jassert "$f" ".profile.samples == $total" '.profile.samples'
 # window differ by chance (4 standard errors of the difference of two shares at the sample
 # counts taken, at least 3 points) and by what each dropped (a software clock in a guest drops
 # ticks, each event its own: two `perf record` of one window here differed by 45% on a side's
-# samples): a side's share may move by as many points as the drops are of its samples. One
-# disagreement gets a second pair of runs, and two in a row fail.
+# samples): a side's share may move by as many points as the drops are of its samples. The
+# standard error is widened by how much the share moves between 15 time blocks of perf's own
+# samples beyond what independent samples would make it (perf_syscalls.awk's fifth column:
+# samples of a loop come in runs; here 1.0-2.1 times the binomial variance). One disagreement
+# gets a second pair of runs, and two in a row fail.
 shares_tsv() { # profile JSON -> side, name, pct, side's samples
 	jq -r '(.profile // .) | .syscalls | to_entries[] | .key as $s | (.value | map(.samples) | add) as $n |
 		.value[] | "\($s)\t\(.name)\t\(.pct)\t\($n)"' "$1"
@@ -83,7 +97,7 @@ shares_tsv() { # profile JSON -> side, name, pct, side's samples
 # floor for the replay).
 shares_agree() {
 	awk -F '\t' -v d1="$3" -v d2="$4" -v floor="$5" -v se4="$6" 'NR == FNR { o[$1 FS $2] = $3; on[$1] = $4; next }
-		{ p[$1 FS $2] = $3; pn[$1] = $4 }
+		{ p[$1 FS $2] = $3; pn[$1] = $4; ph[$1 FS $2] = $5 > 1 ? $5 : 1 }
 		END {
 			for (k in o) all[k] = 1
 			for (k in p) all[k] = 1
@@ -92,7 +106,7 @@ shares_agree() {
 				split(k, s, FS); a = o[k] + 0; b = p[k] + 0
 				if (a < 2 && b < 2) continue
 				q = (a + b) / 200
-				se = se4 * 100 * sqrt(q * (1 - q) * (1 / on[s[1]] + 1 / pn[s[1]]))
+				se = se4 * 100 * sqrt((k in ph ? ph[k] : 1) * q * (1 - q) * (1 / on[s[1]] + 1 / pn[s[1]]))
 				lim = (se > floor ? se : floor) + 100 * (d1 / on[s[1]] + d2 / pn[s[1]])
 				if (a - b > lim || b - a > lim) {
 					printf "%s %s: %.1f%% against %.1f%% (bound %.1f)\n", s[1], s[2], a, b, lim; bad = 1
@@ -104,8 +118,9 @@ shares_agree() {
 syscalls_agree() {
 	cl=$(jq -r '.profile.pids.client | join(" ")' "$TMP/p.json")
 	sv=$(jq -r .profile.pids.server "$TMP/p.json")
-	perf script -i "$TMP/perf.data" --time "$win" -F comm,pid,tid,ip,sym 2>/dev/null |
-		awk -v clients="$cl" -v server="$sv" -f "$(dirname "$0")/../helpers/perf_syscalls.awk" >"$TMP/perf_sys.txt"
+	perf script -i "$TMP/perf.data" --time "$win" -F comm,pid,tid,time,ip,sym 2>/dev/null |
+		awk -v blocks=15 -v t0="${win%,*}" -v t1="${win#*,}" -v clients="$cl" -v server="$sv" \
+			-f "$(dirname "$0")/../helpers/perf_syscalls.awk" >"$TMP/perf_sys.txt"
 	[ -s "$TMP/perf_sys.txt" ] || { echo "perf saw none of the sides' samples in the window"; return 1; }
 	perf script -i "$TMP/perf.data" --time "$win" -F pid,tid,ip,sym,symoff 2>/dev/null |
 		"$PROF_REPLAY" "$(jq .profile.hz "$TMP/p.json")" "$sv" $cl >"$TMP/replay.json" ||
@@ -123,16 +138,17 @@ perf_agrees() {
 	[ "$perf_lost" -eq 0 ] || { echo "perf lost $perf_lost events, so it cannot witness this run"; return 1; }
 	# What each sampler dropped: hz x window x CPUs expected, less what it took in the window.
 	want=$(jq --argjson n "$(nproc)" '.profile | .hz * (.window_monotonic_s | .[1] - .[0]) * $n | round' "$TMP/p.json")
+	want_perf=$(jq --argjson n "$(nproc)" --argjson hz $PERF_HZ '.profile | $hz * (.window_monotonic_s | .[1] - .[0]) * $n | round' "$TMP/p.json")
 	perf_n=$(perf script -i "$TMP/perf.data" --time "$win" -F pid 2>/dev/null | wc -l)
 	drop_ours=$(jq --argjson w "$want" '[$w - .profile.samples, 0] | max' "$TMP/p.json")
-	drop_perf=$((want > perf_n ? want - perf_n : 0))
-	echo "ours $drop_ours, perf $drop_perf of $want samples" >"$TMP/drops"
+	drop_perf=$((want_perf > perf_n ? want_perf - perf_n : 0))
+	echo "ours $drop_ours of $want, perf $drop_perf of $want_perf samples" >"$TMP/drops"
 	syscalls_agree || return 1
 	perf report -i "$TMP/perf.data" --time "$win" --no-children --sort sym --stdio -q 2>/dev/null |
 		awk '{gsub("%", "", $1); print $3, $1}' >"$TMP/perf.txt"
 	jq -r '.profile.functions[:10][] | "\(.name) \(.pct_of_all)"' "$TMP/p.json" >"$TMP/ours.txt"
 	# The top 10 functions, shares of all samples: 3 points, plus the drops (as above).
-	lim=$(awk -v a="$drop_ours" -v b="$drop_perf" -v w="$want" 'BEGIN {print 3 + 100 * (a + b) / w}')
+	lim=$(awk -v a="$drop_ours" -v b="$drop_perf" -v w="$want" -v wp="$want_perf" 'BEGIN {print 3 + 100 * (a / w + b / wp)}')
 	while read -r name ours; do
 		theirs=$(awk -v n="$name" '$1 == n {print $2}' "$TMP/perf.txt")
 		[ -n "$theirs" ] || theirs=0
@@ -140,12 +156,16 @@ perf_agrees() {
 			{ echo "$name: ours $ours%, perf $theirs% (bound $lim)"; return 1; }
 	done <"$TMP/ours.txt"
 }
+all_agree() {
+	self_agrees || return 1
+	[ $perf_ok = 0 ] || perf_agrees
+}
+if ! why=$(all_agree); then
+	echo "disagreed once ($why): a second profiled run"
+	profiled_run
+	why=$(all_agree) || fail "$why (twice)"
+fi
 if [ $perf_ok = 1 ]; then
-	if ! why=$(perf_agrees); then
-		echo "perf disagreed once ($why): a second pair of runs"
-		profiled_run
-		why=$(perf_agrees) || fail "$why (twice)"
-	fi
 	echo "perf agrees on the top 10 and on each side's time per syscall (dropped: $(cat "$TMP/drops"); the rules replayed on perf's samples agree):"
 	cat "$TMP/ours_sys.txt"
 fi

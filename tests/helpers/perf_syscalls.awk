@@ -20,7 +20,7 @@ BEGIN {
 	side[server] = "server"
 }
 {
-	split($1, h, " ")
+	nh = split($1, h, " ")
 	pid = h[2]
 	sub(/\/.*/, "", pid)
 	if (!(pid in side))
@@ -63,10 +63,42 @@ BEGIN {
 	else
 		name = "(kernel, outside a syscall)"
 	cnt[s, name]++
+	if (blocks > 0) {
+		t = h[nh] + 0
+		b = int((t - t0) * blocks / (t1 - t0))
+		b = b < 0 ? 0 : b >= blocks ? blocks - 1 : b
+		bn[s, b]++
+		bc[s, name, b]++
+	}
+}
+# With -v blocks=K -v t0=S -v t1=S (input with the time field), a fifth column: how much more
+# a share moves between K time blocks of the window than independent samples would make it
+# (batch means: between-block variance of the share over the binomial one, at least 1). Samples
+# of a software clock come in runs, not one by one, so a share rests on fewer independent
+# draws than it has samples.
+function disp(s, name,    b, q, v, k) {
+	q = cnt[s, name] / total[s]
+	if (blocks < 2 || q <= 0 || q >= 1)
+		return 1
+	v = 0
+	k = 0
+	for (b = 0; b < blocks; b++) {
+		if (bn[s, b] == 0)
+			continue
+		v += bn[s, b] * (bc[s, name, b] / bn[s, b] - q) ^ 2
+		k++
+	}
+	if (k < 2)
+		return 1
+	v /= (k - 1) * q * (1 - q)
+	return v > 1 ? v : 1
 }
 END {
 	for (k in cnt) {
 		split(k, p, SUBSEP)
-		printf "%s\t%s\t%.2f\t%d\n", p[1], p[2], 100 * cnt[k] / total[p[1]], total[p[1]]
+		printf "%s\t%s\t%.2f\t%d", p[1], p[2], 100 * cnt[k] / total[p[1]], total[p[1]]
+		if (blocks > 0)
+			printf "\t%.3f", disp(p[1], p[2])
+		printf "\n"
 	}
 }
