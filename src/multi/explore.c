@@ -5,12 +5,14 @@
  * each strategy is paired with the baseline run of the same round, so drift cancels. Each run
  * is a child process (run_isolated): a strategy that cannot start is reported as failed, and
  * a partial run is left out, with its round's pair. The speedup is the ratio of geometric
- * means of the paired runs with a Student t interval on their log-ratios; the verdicts of all
- * the strategies share one 5% error budget (Holm), and each interval is shown at the level
- * its strategy was held to. The strategies found faster are combined (the best of each
- * group) and the combination is measured the same way, against baseline runs of its own.
- * Strategies that change what is measured (--close reset, more connections in flight) are
- * measured and shown apart, never ranked or combined.
+ * means of the paired runs with a Student t interval on their log-ratios. Three phases share
+ * the budget: the screen (every strategy, Holm at SCREEN_ALPHA, each interval at the level
+ * its strategy was held to), the forward search on top of the best (explore_search.c, its
+ * steps within SEARCH_ALPHA), and the final configuration against baseline runs of its own.
+ * Each phase leaves room for the final one; one that does not fit is skipped and recorded
+ * with the seconds it needed. Runs go through x->run and time through x->clock, so that the
+ * unit tests can simulate both. Strategies that change what is measured (--close reset, more
+ * connections in flight) are measured and shown apart, never ranked or combined.
  * With --profile every run is profiled and each strategy that helped is explained: where the
  * time moved against the baseline runs (moved.h).
  */
@@ -27,29 +29,12 @@
 
 #include "multi/explore_priv.h"
 
-void explore_schedule(int nconfigs, int rounds, uint64_t seed, int *order)
-{
-	uint64_t st = stats_seed_state(seed, 0);
-
-	for (int r = 0; r < rounds; r++)
-		stats_shuffle(order + r * nconfigs, nconfigs, &st);
-}
-
-/* One run, in a child process of its own; false when Ctrl-C cut it (no sample, and stop). */
-static bool measure(struct explore *x, const struct config *c, const char *label, struct sample *s)
+/* One run, in a child process of its own (run_isolated); false when Ctrl-C cut it. */
+static bool isolated_run(struct explore *x, const struct config *c, struct sample *s)
 {
 	cJSON *doc;
 
-	progress_line("explore: run", label, x->runs_done, x->runs_total, x->t0);
-	*s = (struct sample){0};
-	uint64_t t = now_ns();
 	s->status = run_isolated(x->wl, &c->o, &doc, s->why, sizeof(s->why));
-	x->runs_done++;
-	x->wall_s += ns_to_s(now_ns() - t);
-	x->planned_s += c->o.duration + c->o.warmup; /* refits change it between rounds */
-	x->overhead_s = (x->wall_s - x->planned_s) / x->runs_done;
-	if (x->overhead_s < 0)
-		x->overhead_s = 0;
 	if (run_interrupted()) {
 		cJSON_Delete(doc);
 		return false;
@@ -62,13 +47,34 @@ static bool measure(struct explore *x, const struct config *c, const char *label
 	return true;
 }
 
+static double monotonic_clock(const struct explore *x)
+{
+	return ns_to_s(now_ns() - x->t0);
+}
+
+/* One run through x->run, its wall time counted; false when Ctrl-C cut it (no sample). */
+static bool measure(struct explore *x, const struct config *c, const char *label, struct sample *s)
+{
+	progress_line("explore: run", label, x->runs_done, x->runs_total, x->t0);
+	*s = (struct sample){0};
+	double t = x->clock(x);
+	bool ok = x->run(x, c, s);
+
+	x->runs_done++;
+	x->wall_s += x->clock(x) - t;
+	x->planned_s += c->o.duration + c->o.warmup; /* refits change it between rounds */
+	x->overhead_s = (x->wall_s - x->planned_s) / x->runs_done;
+	if (x->overhead_s < 0)
+		x->overhead_s = 0;
+	return ok;
+}
+
 static void free_docs(struct sample *s, int n)
 {
 	for (int i = 0; i < n; i++)
 		cJSON_Delete(s[i].doc);
 }
 
-/* Take explore's own flags (--budget S, --runs N, --seed N, --list) out of argv. */
 /* explore's own flags; the other words are the workload's. */
 const struct opt_def explore_flags[] = {
 	OWN_FLAG(DBL, struct explore, budget, "budget", 5, 86400),
@@ -79,44 +85,85 @@ const struct opt_def explore_flags[] = {
 	{0},
 };
 
-/* Before each round after the first: what is left of the budget over the runs still to come,
- * at the overhead the runs so far measured (a slower machine than planned for shortens the
- * windows; one faster lengthens them back, never past the plan). Every run of a round has the
- * same length, so the round's pairs stay like for like. */
-static void refit(struct explore *x)
+/* Before each round: what is left of the budget over the runs still to come, at the overhead
+ * the runs so far measured (a slower machine than planned for shortens the windows; one
+ * faster lengthens them back, never past the plan). Every run of a round has the same
+ * length, so the round's pairs stay like for like. */
+static void refit(struct explore *x, struct config **cs, int n)
 {
 	int left_runs = x->runs_total - x->runs_done;
-	double left_s = x->budget - ns_to_s(now_ns() - x->t0);
+	double left_s = x->budget - x->clock(x);
 
-	if (left_runs <= 0)
-		return;
-	x->run_s = left_s / left_runs - WARMUP_S - x->overhead_s;
-	if (x->run_s > x->run_s_planned)
-		x->run_s = x->run_s_planned;
-	if (x->run_s < MIN_RUN_S)
-		x->run_s = MIN_RUN_S;
-	for (int i = 0; i < x->nconf; i++)
-		x->conf[i].o.duration = x->run_s;
+	if (left_runs > 0) {
+		x->run_s = left_s / left_runs - WARMUP_S - x->overhead_s;
+		if (x->run_s > x->run_s_planned)
+			x->run_s = x->run_s_planned;
+		if (x->run_s < MIN_RUN_S)
+			x->run_s = MIN_RUN_S;
+	}
+	for (int i = 0; i < n; i++)
+		cs[i]->o.duration = x->run_s;
 }
 
-static void run_all(struct explore *x)
+/* The final comparison's runs, while it is still to come: every phase leaves room for it. */
+static int final_reserve(const struct explore *x)
 {
-	int *order = xcalloc((size_t)(x->nconf * x->rounds), sizeof(int));
+	return x->final_begun ? 0 : 2 * (int)x->rounds;
+}
+
+double explore_room(const struct explore *x, int runs)
+{
+	double need = (runs + final_reserve(x)) * (MIN_RUN_S + WARMUP_S + x->overhead_s);
+	double left = x->budget - x->clock(x);
+
+	return need > left ? need - left : 0;
+}
+
+void explore_phase(struct explore *x, const char *name, int runs, double seconds, double needs_s)
+{
+	struct phase_use *p;
+
+	if (x->nphases == MAX_PHASES)
+		return;
+	p = &x->phase[x->nphases++];
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->runs = runs;
+	p->seconds = seconds;
+	p->skipped = needs_s > 0;
+	p->needs_s = needs_s;
+}
+
+bool explore_rounds(struct explore *x, struct config **cs, int n, int rounds, uint64_t stream,
+		    char *order, size_t orderlen)
+{
+	uint64_t st = stats_seed_state(x->seed, stream);
+	int o[MAX_CONFIGS];
 	size_t olen = 0;
 
-	explore_schedule(x->nconf, x->rounds, x->seed, order);
-	for (int i = 0; i < x->nconf * x->rounds; i++) {
-		struct config *c = &x->conf[order[i]];
+	x->runs_total = x->runs_done + n * rounds + x->reserve_runs + final_reserve(x);
+	for (int r = 0; r < rounds; r++) {
+		stats_shuffle(o, n, &st);
+		refit(x, cs, n);
+		for (int i = 0; i < n; i++) {
+			struct config *c = cs[o[i]];
 
-		if (i && i % x->nconf == 0)
-			refit(x);
-		olen += (size_t)snprintf(x->order + olen, sizeof(x->order) - olen, "%s%d",
-					 i == 0 ? "" : i % x->nconf ? "," : " ", order[i]);
-		if (!measure(x, c, c->name, &c->s[i / x->nconf]))
-			break;
-		c->nsamples = i / x->nconf + 1;
+			if (order)
+				olen += (size_t)snprintf(order + olen, orderlen - olen, "%s%d",
+							 !r && !i ? "" : i ? "," : " ", o[i]);
+			if (!measure(x, c, c->name, &c->s[r]))
+				return false;
+			c->nsamples = r + 1;
+		}
 	}
-	free(order);
+	return true;
+}
+
+void explore_schedule(int nconfigs, int rounds, uint64_t seed, int *order)
+{
+	uint64_t st = stats_seed_state(seed, 0);
+
+	for (int r = 0; r < rounds; r++)
+		stats_shuffle(order + r * nconfigs, nconfigs, &st);
 }
 
 void explore_combo_order(uint64_t seed, int rounds, bool *combo_first)
@@ -127,16 +174,20 @@ void explore_combo_order(uint64_t seed, int rounds, bool *combo_first)
 		combo_first[r] = stats_rand(&st) & 1;
 }
 
-static void run_combination(struct explore *x)
+/* The final configuration against baseline runs of its own, in a random order per round. */
+static void run_final(struct explore *x)
 {
+	struct config *both[2] = {&x->combo, &x->conf[0]};
 	bool first[MAX_ROUNDS];
 
 	explore_combo_order(x->seed, (int)x->rounds, first);
+	x->runs_total = x->runs_done + 2 * (int)x->rounds;
 	for (int r = 0; r < x->rounds && !run_interrupted(); r++) {
+		refit(x, both, 2);
 		for (int k = 0; k < 2; k++) {
 			bool combo = k == (first[r] ? 0 : 1);
-			bool ok = combo ? measure(x, &x->combo, "best combination", &x->combo.s[r])
-					: measure(x, &x->conf[0], "baseline (for the combination)",
+			bool ok = combo ? measure(x, &x->combo, "final configuration", &x->combo.s[r])
+					: measure(x, &x->conf[0], "baseline (for the final)",
 						  &x->combo_base[r]);
 
 			if (!ok)
@@ -145,9 +196,72 @@ static void run_combination(struct explore *x)
 		x->ncombo = x->combo.nsamples = r + 1;
 	}
 out:
-	explore_analyse(&x->combo, x->combo_base, x->ncombo);
+	explore_analyse_at(&x->combo, x->combo_base, x->ncombo, FINAL_LEVEL);
 	if (!x->combo.few && x->combo.verdict == VERDICT_SAME && fabs(x->combo.e.ratio - 1) >= MIN_GAIN)
 		x->combo.needed = stats_runs_needed(&x->combo.e, x->combo.level, STATS_POWER, 1000);
+}
+
+/* The search's final configuration (when it holds a strategy) against the baseline. */
+static void final_phase(struct explore *x, char **user, int nuser)
+{
+	char err[240];
+	double t = x->clock(x), needs;
+	int r0 = x->runs_done;
+
+	x->final_begun = true;
+	if (!x->search.nstrategies || run_interrupted())
+		return;
+	if ((needs = explore_room(x, 0)) > 0) {
+		explore_phase(x, "final", 0, 0, needs);
+		return;
+	}
+	if (explore_parse_config(x->wl, user, nuser, x->search.flags, &x->combo.o, err,
+				 sizeof(err))) {
+		opts_free(&x->combo.o); /* every step's configuration parsed already */
+		return;
+	}
+	explore_fit_run(x, &x->combo.o);
+	snprintf(x->combo.flags, sizeof(x->combo.flags), "%s", x->search.flags);
+	x->combo.name = xstrdup(x->search.names);
+	x->combo.group = "";
+	run_final(x);
+	x->have_final = x->combo.analysed;
+	explore_phase(x, "final", x->runs_done - r0, x->clock(x) - t, 0);
+}
+
+void explore_free(struct explore *x)
+{
+	for (int i = 0; i < x->nconf; i++) {
+		free_docs(x->conf[i].s, x->conf[i].nsamples);
+		opts_free(&x->conf[i].o);
+	}
+	free_docs(x->combo_base, x->ncombo);
+	free_docs(x->combo.s, x->combo.nsamples);
+	if (x->combo.name) {
+		opts_free(&x->combo.o);
+		free((char *)x->combo.name);
+	}
+	explore_search_free(x);
+}
+
+void explore_execute(struct explore *x, char **user, int nuser)
+{
+	struct config *cs[MAX_CONFIGS];
+	double t = x->clock(x);
+	int r0 = x->runs_done;
+
+	for (int i = 0; i < x->nconf; i++)
+		cs[i] = &x->conf[i];
+	/* The screen's windows leave room for the search step the plan holds (a slower machine
+	 * than planned shortens them rather than the search). */
+	x->reserve_runs = x->runs_total - x->nconf * (int)x->rounds - 2 * (int)x->rounds;
+	explore_rounds(x, cs, x->nconf, (int)x->rounds, 0, x->order, sizeof(x->order));
+	x->reserve_runs = 0;
+	x->screen_run_s = x->run_s;
+	explore_phase(x, "screen", x->runs_done - r0, x->clock(x) - t, 0);
+	explore_judge(x, x->ranked, &x->nranked, x->apart, &x->napart);
+	explore_search(x, user, nuser);
+	final_phase(x, user, nuser);
 }
 
 int cmd_explore(int argc, char **argv)
@@ -158,9 +272,12 @@ int cmd_explore(int argc, char **argv)
 		printf("usage: sockbench explore WORKLOAD [workload flags] [--budget S] [--runs N] "
 		       "[--seed N] [--json] [--list] [--kernel]\n"
 		       "Runs the workload as given and every applicable strategy in rounds (each round "
-		       "all of them, in a random order), then the best combination of those found "
-		       "faster, and ranks them by measured gain; the verdicts share one 5%% error "
-		       "budget.\n"
+		       "all of them, in a random order) and ranks them by measured gain; then searches "
+		       "from the best: each step tries every strategy of another group on top of the "
+		       "current best and keeps the one that helps most, if confirmed in fresh runs; "
+		       "then measures the final configuration against the workload as given. Every "
+		       "claim of a gain shares one 5%% error budget (half for the ranking, half for "
+		       "the search's steps).\n"
 		       "  --budget S   total time to spend (default %d)\n"
 		       "  --runs N     rounds (default %d; fewer when the budget is short, down to %d)\n"
 		       "  --seed N     of the order of runs (default: a fresh one, printed)\n"
@@ -200,36 +317,15 @@ int cmd_explore(int argc, char **argv)
 	x->overhead_s = RUN_OVERHEAD_S;
 	run_signals_keep();
 	out_noise_warnings(stderr);
-	run_all(x);
-
-	struct config *ranked[MAX_CONFIGS], *apart[MAX_CONFIGS];
-	int n, napart;
-
-	explore_judge(x, ranked, &n, apart, &napart);
-	/* The combination runs only if the budget still has room for it, at the runs' measured
-	 * overhead; its runs are refitted to what is left like a round's. */
-	refit(x);
-	double left = x->budget - ns_to_s(now_ns() - x->t0);
-	bool room = left >= 2 * x->rounds * (MIN_RUN_S + WARMUP_S + x->overhead_s);
-	bool combo = !run_interrupted() && room && explore_plan_combination(x, rest, nrest, ranked, n);
-
-	if (combo)
-		run_combination(x);
+	x->run = isolated_run;
+	x->clock = monotonic_clock;
+	explore_execute(x, rest, nrest);
 	progress_clear();
 	if (x->json)
-		explore_print_json(x, ranked, n, apart, napart, combo && x->combo.analysed);
+		explore_print_json(x);
 	else
-		explore_print_table(x, ranked, n, apart, napart, combo && x->combo.analysed);
-	for (int i = 0; i < x->nconf; i++) {
-		free_docs(x->conf[i].s, x->conf[i].nsamples);
-		opts_free(&x->conf[i].o);
-	}
-	free_docs(x->combo_base, x->ncombo);
-	free_docs(x->combo.s, x->combo.nsamples);
-	if (combo) {
-		opts_free(&x->combo.o);
-		free((char *)x->combo.name);
-	}
+		explore_print_table(x);
+	explore_free(x);
 	free(rest);
 	free(x);
 	return 0;

@@ -24,7 +24,8 @@ void explore_schedule(int nconfigs, int rounds, uint64_t seed, int *order);
 void explore_combo_order(uint64_t seed, int rounds, bool *combo_first);
 
 /* Do two strategies' flags set an option in common ("--send uring" and "--send splice")?
- * Such strategies are alternatives: a combination of them would keep only the last. */
+ * Such strategies are alternatives: a combination of them would keep only the last. --sysctl
+ * is given once per setting: two clash only on the same key. */
 bool explore_flags_clash(const char *a, const char *b);
 
 /* Indexes of n speedups, best first (stable). */

@@ -33,7 +33,7 @@ static int build_argv(const struct workload *wl, char **user, int nuser, const c
 int explore_parse_config(const struct workload *wl, char **user, int nuser, const char *extra,
 			struct opts *o, char *err, size_t errlen)
 {
-	char store[256], *argv[MAX_ARGS];
+	char store[512], *argv[MAX_ARGS]; /* a configuration's flags: at most 400 */
 	int argc = build_argv(wl, user, nuser, extra, store, sizeof(store), argv);
 	int ret;
 
@@ -187,6 +187,56 @@ static void plan_kernel(struct explore *x, char **user, int nuser)
 	skip_strategy(x, &coal, coal_why);
 }
 
+/* The candidates a step of the search is planned with: the strategies ranked (not apart)
+ * outside the largest group (the screen's best is most often of that one). */
+static int planned_candidates(const struct explore *x)
+{
+	int n = 0, most = 0;
+
+	for (int i = 1; i < x->nconf; i++) {
+		int same = 0;
+
+		if (x->conf[i].changes)
+			continue;
+		n++;
+		for (int j = 1; j < x->nconf; j++)
+			same += !x->conf[j].changes && !strcmp(x->conf[j].group, x->conf[i].group);
+		most = same > most ? same : most;
+	}
+	return n - most;
+}
+
+/* The runs an exploration plans with: the screen's, a search step's with cand candidates (0:
+ * none planned), the final comparison's. */
+int explore_selection_rounds(int rounds)
+{
+	int least = rounds < MIN_ROUNDS ? rounds : MIN_ROUNDS; /* --runs 2 means 2 */
+
+	return rounds / 2 < least ? least : rounds / 2;
+}
+
+int explore_planned_runs(int nconf, int rounds, int cand)
+{
+	int sel = explore_selection_rounds(rounds);
+
+	return nconf * rounds + (cand ? sel * (cand + 1) + 2 * rounds : 0) + 2 * rounds;
+}
+
+/* The rounds and the windows for the plan with cand candidates a step: true when they fit. */
+static bool fit_rounds(struct explore *x, int cand)
+{
+	if (!x->rounds_given)
+		x->rounds = STATS_DEFAULT_RUNS;
+	for (;;) {
+		x->runs_total = explore_planned_runs(x->nconf, (int)x->rounds, cand);
+		x->run_s = x->budget / x->runs_total - WARMUP_S - RUN_OVERHEAD_S;
+		if (x->run_s >= MIN_RUN_S || x->rounds_given || x->rounds == MIN_ROUNDS)
+			break;
+		x->rounds--;
+	}
+	return x->run_s >= MIN_RUN_S;
+}
+
 void explore_plan(struct explore *x, char **user, int nuser)
 {
 	const struct workload *wl = x->wl;
@@ -202,16 +252,11 @@ void explore_plan(struct explore *x, char **user, int nuser)
 		add_strategy(x, st, user, nuser);
 	if (x->kernel)
 		plan_kernel(x, user, nuser);
-	/* Runs: every config each round, then the combination paired with baselines. A short
-	 * budget takes fewer rounds (down to 3), unless --runs was given. */
-	for (;;) {
-		x->runs_total = x->nconf * x->rounds + 2 * x->rounds;
-		x->run_s = x->budget / x->runs_total - WARMUP_S - RUN_OVERHEAD_S;
-		if (x->run_s >= MIN_RUN_S || x->rounds_given || x->rounds == MIN_ROUNDS)
-			break;
-		x->rounds--;
-	}
-	if (x->run_s < MIN_RUN_S)
+	/* Runs: every config each round (the screen), one step of the search, and the final
+	 * comparison. A short budget takes fewer rounds (down to 3), unless --runs was given;
+	 * one too short for a step of the search plans without it (the search then says what it
+	 * needed). */
+	if (!fit_rounds(x, planned_candidates(x)) && !fit_rounds(x, 0))
 		die_usage("explore: --budget %.0f is too short for %d configurations x %ld runs: give at "
 			  "least %.0f seconds, or fewer --runs",
 			  x->budget, x->nconf, x->rounds,

@@ -1,5 +1,6 @@
-/* explore_priv.h: what explore.c (planning, running, analysis) and explore_report.c (the table
- * and the JSON document) share. Not for use outside multi/. */
+/* explore_priv.h: what explore.c (running the phases), explore_plan.c, explore_verdict.c,
+ * explore_search.c (the forward search), explore_report.c and explore_path.c (the table and
+ * the JSON document) share. Not for use outside multi/. */
 #ifndef SB_EXPLORE_PRIV_H
 #define SB_EXPLORE_PRIV_H
 
@@ -27,6 +28,17 @@
 #define WHY_SHOWN 3 /* faster strategies explained in the table (all in --json) */
 #define WHY_ROWS 6  /* syscalls and functions shown for each */
 
+/* The error budget of an exploration: one 5% for every claim of a gain, split in two. The
+ * screen's verdicts are one Holm family at SCREEN_ALPHA; the search's steps share
+ * SEARCH_ALPHA, step k confirmed at SEARCH_ALPHA / 2^k (so any number of steps stays within
+ * it). The final configuration's verdict against the baseline is held at 95% on fresh runs:
+ * it adds nothing to the chance of a false gain (docs/analysis.md, "the search"). */
+#define SCREEN_ALPHA (STATS_ALPHA / 2)
+#define SEARCH_ALPHA (STATS_ALPHA / 2)
+#define FINAL_LEVEL 0.95
+#define MAX_STEPS 8
+#define MAX_PHASES (MAX_STEPS + 2)
+
 /* One run of a configuration, in its round. */
 struct sample {
 	enum run_status status; /* only whole runs are samples */
@@ -38,7 +50,9 @@ struct sample {
 struct config {
 	const char *name;
 	const char *group;
-	char flags[200];	/* the strategy's flags ("" for the baseline) */
+	char flags[400];	/* the strategy's flags ("" for the baseline); in the search and the
+				 * final, every strategy's of the configuration */
+	const char *added;	/* in the search: the strategy it adds (its own flags) */
 	bool changes;		/* it changes the workload: shown apart */
 	struct opts o;
 	int nsamples;		/* rounds it ran in */
@@ -55,21 +69,79 @@ struct config {
 	bool analysed;
 };
 
+struct explore;
+struct moved_set;
+
+/* One step of the forward search: selection rounds of the current best and every candidate
+ * (each strategy of another group that goes with it), then the leader confirmed against the
+ * current best in fresh rounds of their own. */
+struct search_step {
+	int ncand;
+	struct config *sel;  /* [0] the current best, then the candidates */
+	struct config *conf; /* [0] the current best, [1] the leader: the confirmation */
+	int sel_rounds, conf_rounds;
+	int leader;	     /* index in sel, or -1: no candidate gained MIN_GAIN (a lone
+			      * candidate is the leader without selection rounds) */
+	double alpha;	     /* this step's share of SEARCH_ALPHA */
+	bool ran;	     /* the budget had room for it */
+	bool kept;	     /* the leader was confirmed faster: the path goes on from it */
+	char flags[400];     /* the configuration after the step (the current best's if not kept) */
+	char names[400];
+};
+
+struct search {
+	int start;	    /* index in conf of the screen's best it started from; 0: the baseline */
+	int nsteps;
+	struct search_step step[MAX_STEPS];
+	char flags[400], names[400]; /* the current best (the final configuration at the end) */
+	int nstrategies;	    /* in it */
+	const char *groups[MAX_CONFIGS];
+	char stopped[300]; /* why it stopped */
+};
+
+/* Where the budget went: each phase run, and each one skipped with the budget it needed. */
+struct phase_use {
+	char name[40];
+	int runs;
+	double seconds;
+	bool skipped;
+	double needs_s; /* skipped: the seconds more it needed */
+};
+
+/* Runs one configuration into s (status, figures, the document under --profile); false when
+ * Ctrl-C cut it. The clock: seconds since the exploration began. Both are explore.c's own
+ * (run_isolated, the monotonic clock); tests/unit/test_explore_search.c simulates them. */
+typedef bool (*explore_run_fn)(struct explore *x, const struct config *c, struct sample *s);
+typedef double (*explore_clock_fn)(const struct explore *x);
+
 struct explore {
 	const struct workload *wl;
+	explore_run_fn run;
+	explore_clock_fn clock;
+	void *sim; /* the simulation's own state (tests) */
 	long rounds;
 	uint64_t seed; /* of the run order */
 	bool rounds_given, list, kernel;
 	double budget, run_s;
+	double screen_run_s;  /* the screen's windows (its last round) */
 	double run_s_planned; /* before any refit */
 	double overhead_s;    /* a run's wall time beyond its warm-up and window, measured */
 	double wall_s;	      /* the runs' wall time so far */
 	double planned_s;     /* their warm-ups and windows so far */
 	int nconf;
 	struct config conf[MAX_CONFIGS];
-	struct config combo; /* the best combination, paired with baseline runs of its own */
+	struct config combo; /* the final configuration, paired with baseline runs of its own */
 	struct sample combo_base[MAX_ROUNDS];
 	int ncombo;
+	bool have_final;     /* it was measured */
+	bool final_begun;    /* no more room to keep for it */
+	int reserve_runs;    /* runs after this phase to leave room for (the search's next step) */
+	struct search search;
+	struct phase_use phase[MAX_PHASES];
+	int nphases;
+	/* the screen's verdicts */
+	struct config *ranked[MAX_CONFIGS], *apart[MAX_CONFIGS];
+	int nranked, napart;
 	char order[MAX_ROUNDS * MAX_CONFIGS * 3]; /* each round's order, as config indexes */
 	const char *skipped_name[MAX_CONFIGS];
 	char skipped_why[MAX_CONFIGS][240];
@@ -87,29 +159,72 @@ void explore_list(const struct explore *x);
 /* Parse the user's flags plus extra (a strategy's); 0, or -EINVAL with the reason in err. */
 int explore_parse_config(const struct workload *wl, char **user, int nuser, const char *extra,
 			 struct opts *o, char *err, size_t errlen);
+/* The runs planned: the screen's nconf x rounds, a search step's with cand candidates
+ * (selection and confirmation; none when cand is 0), the final comparison's. */
+int explore_planned_runs(int nconf, int rounds, int cand);
+/* A search step's selection rounds: half the screen's, at least MIN_ROUNDS (or the screen's
+ * own, when --runs gave fewer). */
+int explore_selection_rounds(int rounds);
 /* Every run the same length, fitted to the budget (a count-based workload made time-based). */
 void explore_fit_run(const struct explore *x, struct opts *o);
+
+/* explore.c: the screen, the search and the final comparison, within the budget, the
+ * verdicts in x (x->run and x->clock set, explore_plan done). */
+void explore_execute(struct explore *x, char **user, int nuser);
+/* Everything the configurations hold (not x itself). */
+void explore_free(struct explore *x);
+/* Rounds of n configurations, each round all of them in an order drawn from the seed's
+ * stream, each sample in its round's slot (cs[i]->s[round]); false when Ctrl-C cut them. */
+bool explore_rounds(struct explore *x, struct config **cs, int n, int rounds, uint64_t stream,
+		    char *order, size_t orderlen);
+/* Is there room in the budget for runs more, keeping the final comparison's? 0, or the
+ * seconds more they need. */
+double explore_room(const struct explore *x, int runs);
+/* Record a phase: its runs and seconds, or that it was skipped and what it needed. */
+void explore_phase(struct explore *x, const char *name, int runs, double seconds,
+		   double needs_s);
+
+/* explore_search.c: the forward search from the screen's best (or the baseline), each step
+ * one strategy of another group on top of the current best; the path in x->search. */
+void explore_search(struct explore *x, char **user, int nuser);
+void explore_search_free(struct explore *x);
+/* Strategies that are candidates at all (not apart, not failed, not found slower). */
+bool explore_search_candidate(const struct config *c);
+
+/* explore_path.c: the search's path and the budget's phases, as text and as JSON. */
+#define EXPLORE_SEARCH_FAMILY                                                                      \
+	"one 5% error budget for every claim of a gain: the screen's strategies are one Holm "     \
+	"family at 2.5%; the search's steps share the other 2.5%, step k confirmed at 2.5%/2^k "  \
+	"on fresh runs; the final configuration is judged at 95% against baseline runs of its "  \
+	"own (it is faster only if a step was, so it adds no chance of a false gain)"
+void explore_print_path(const struct explore *x);
+void explore_print_budget(const struct explore *x);
+cJSON *explore_path_json(const struct explore *x);
+cJSON *explore_budget_json(const struct explore *x);
 
 /* explore_verdict.c: the rates of c and of the baseline in the rounds where both runs were
  * whole (a round with a partial or failed run on either side is no pair): how many. */
 int explore_pairs(const struct config *c, const struct sample *base, int nbase, double *a,
 		  double *b);
-/* c against the baseline runs of the same rounds, at 95% on its own. */
+/* c against the baseline runs of the same rounds, at 95% on its own; _at: at level. */
 void explore_analyse(struct config *c, const struct sample *base, int nbase);
-/* Every strategy analysed, Holm over them (one 5% family); ranked best first, and those that
- * change the workload apart. */
+void explore_analyse_at(struct config *c, const struct sample *base, int nbase, double level);
+/* Holm over n configurations analysed against base, at family-wise alpha: each one's level,
+ * decision, verdict and interval at that level. */
+void explore_holm(struct config **cs, int n, const struct sample *base, int nbase, double alpha);
+/* Every strategy analysed, Holm over them (one SCREEN_ALPHA family); ranked best first, and
+ * those that change the workload apart. */
 void explore_judge(struct explore *x, struct config **ranked, int *n, struct config **apart,
 		   int *napart);
-/* The best combination of those found faster (one per group, flags that go together) into
- * x->combo: false when fewer than two go together. */
-bool explore_plan_combination(struct explore *x, char **user, int nuser, struct config **ranked,
-			      int nranked);
 
-/* explore_report.c: the ranking, best first (ranked), the strategies shown apart, and
- * whether the best combination was measured. */
-void explore_print_table(struct explore *x, struct config **ranked, int n, struct config **apart,
-			 int napart, bool have_combo);
-void explore_print_json(struct explore *x, struct config **ranked, int n, struct config **apart,
-		int napart, bool have_combo);
+/* explore_report.c: the ranking, best first (x->ranked), the strategies shown apart, the
+ * search and the final configuration. config_json: one entry (rank 0: none). */
+void explore_print_table(struct explore *x);
+void explore_print_json(struct explore *x);
+cJSON *explore_config_json(const struct explore *x, const struct config *c, int rank);
+/* Where the time moved from base's runs to c's, under --profile (NULL without profiles;
+ * moved_free it). */
+struct moved_set *explore_moved(const struct config *c, const struct sample *base, int nbase);
+const char *explore_verdict_words(const struct config *c, char *buf, size_t len);
 
 #endif

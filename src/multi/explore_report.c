@@ -1,5 +1,6 @@
 /* explore_report.c: explore's ranking as a table (with why the faster strategies were faster,
- * under --profile) or as a JSON document. */
+ * under --profile) or as a JSON document; the search's path and the budget's phases in them
+ * come from explore_path.c. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
@@ -44,14 +45,12 @@ static cJSON *sample_sides_json(const struct workload *wl, const struct config *
 	return sides;
 }
 
-/* Where the time moved from the baseline's runs to c's (NULL without profiles). */
-static struct moved_set *config_moved(const struct explore *x, const struct config *c)
+struct moved_set *explore_moved(const struct config *c, const struct sample *base, int nbase)
 {
-	const struct sample *base = c == &x->combo ? x->combo_base : x->conf[0].s;
-	int nbase = c == &x->combo ? x->ncombo : x->conf[0].nsamples, na = 0, nb = 0;
 	cJSON *a[MAX_ROUNDS], *b[MAX_ROUNDS];
+	int na = 0, nb = 0;
 
-	if (!c->o.profile || c == &x->conf[0])
+	if (!c->o.profile)
 		return NULL;
 	for (int i = 0; i < nbase; i++)
 		if (base[i].doc)
@@ -62,13 +61,18 @@ static struct moved_set *config_moved(const struct explore *x, const struct conf
 	return na && nb ? moved_of(a, na, b, nb) : NULL;
 }
 
-/* The combination's verdict is a family of its own, stated wherever it is shown. */
-#define COMBINATION_FAMILY                                                                         \
-	"the combination is a second family of one test, judged at 95% on fresh runs; it is "   \
-	"measured only when the strategies' family found two or more faster within its 5%"
+/* Where the time moved from the baseline's runs to c's (NULL without profiles). */
+static struct moved_set *config_moved(const struct explore *x, const struct config *c)
+{
+	if (c == &x->conf[0] || (c != &x->combo && (c < x->conf || c >= x->conf + x->nconf)))
+		return NULL; /* the search's runs are paired with their own current best */
+	if (c == &x->combo)
+		return explore_moved(c, x->combo_base, x->ncombo);
+	return explore_moved(c, x->conf[0].s, x->conf[0].nsamples);
+}
 
 /* The verdict's words: faster, slower, no real difference, or why there is none. */
-static const char *verdict_words(const struct config *c, char *buf, size_t len)
+const char *explore_verdict_words(const struct config *c, char *buf, size_t len)
 {
 	if (!c->analysed && c->failed)
 		snprintf(buf, len, "failed: %s", c->s[0].why);
@@ -82,7 +86,7 @@ static const char *verdict_words(const struct config *c, char *buf, size_t len)
 	return buf;
 }
 
-static cJSON *config_json(const struct explore *x, const struct config *c, int rank)
+cJSON *explore_config_json(const struct explore *x, const struct config *c, int rank)
 {
 	struct moved_set *mv = config_moved(x, c);
 	cJSON *j = cJSON_CreateObject(), *samples = cJSON_CreateArray(), *left = cJSON_CreateArray();
@@ -113,7 +117,7 @@ static cJSON *config_json(const struct explore *x, const struct config *c, int r
 		cJSON_AddStringToObject(j, "verdict", !c->analysed && c->failed ? "failed"
 						      : !c->analysed || c->few ? "no verdict"
 									       : stats_verdict_name(c->verdict));
-		cJSON_AddStringToObject(j, "verdict_text", verdict_words(c, words, sizeof(words)));
+		cJSON_AddStringToObject(j, "verdict_text", explore_verdict_words(c, words, sizeof(words)));
 	}
 	cJSON_AddItemToObject(j, "sides", sample_sides_json(x->wl, c));
 	for (int i = 0; i < c->nsamples; i++) {
@@ -152,39 +156,7 @@ static void print_row(const struct config *c, const char *rank, bool base)
 	printf("%-4s %-*s %14.0f %6.1f %7s %-11s %6s %7.2f %7.2f %6.2f %6.2f  %s\n", rank, name_w,
 	       c->name, c->tps, c->spread, speed, ci, conf, med_whole(c, FIG_CLIENT_CPU),
 	       med_whole(c, FIG_SERVER_CPU), med_whole(c, FIG_CLIENT_SYSCALLS), med_whole(c, FIG_SERVER_SYSCALLS),
-	       base ? "" : verdict_words(c, words, sizeof(words)));
-}
-
-/* Why there is no combination to show. */
-static const char *no_combo_reason(const struct explore *x, struct config **ranked, int n)
-{
-	static char why[200];
-	const char *groups[MAX_CONFIGS];
-	int faster = 0, ngroups = 0;
-
-	for (int i = 0; i < n; i++) {
-		bool seen = false;
-
-		if (ranked[i]->verdict != VERDICT_FASTER || ranked[i]->changes)
-			continue;
-		faster++;
-		for (int g = 0; g < ngroups; g++)
-			seen |= !strcmp(groups[g], ranked[i]->group);
-		if (!seen)
-			groups[ngroups++] = ranked[i]->group;
-	}
-	if (run_interrupted())
-		return "interrupted before it could run";
-	if (faster >= 2 && ngroups == 1) {
-		snprintf(why, sizeof(why), "the %d faster strategies are alternatives of one kind (%s): "
-			 "take the first of them", faster, groups[0]);
-		return why;
-	}
-	if (faster >= 2 && !x->combo.name)
-		return "the faster strategies do not go together, or the budget left no time to "
-		       "measure them together: give a larger --budget";
-	return "fewer than two strategies were found faster (within the shared 5% error), nothing "
-	       "to combine";
+	       base ? "" : explore_verdict_words(c, words, sizeof(words)));
 }
 
 /* --profile: why c is faster, from where the time moved. False when there are no profiles. */
@@ -217,15 +189,19 @@ static void print_why(struct explore *x, struct config **ranked, int n, bool hav
 		print_why_one(x, &x->combo);
 }
 
-void explore_print_table(struct explore *x, struct config **ranked, int n, struct config **apart,
-			int napart, bool have_combo)
+void explore_print_table(struct explore *x)
 {
+	struct config **ranked = x->ranked, **apart = x->apart;
+	int n = x->nranked, napart = x->napart;
+	bool have_combo = x->have_final;
+
 	printf("sockbench explore %s: %ld rounds, each configuration once a round in a random order "
 	       "(seed %llu), %.2f s runs after %.2f s of warm-up; speedup = ratio of the geometric "
 	       "means of the paired runs (a strategy and the baseline of its round), with a "
-	       "Student t interval; the verdicts share one 5%% error budget (Holm), each interval "
-	       "at the level its strategy was held to\n\n",
-	       x->wl->name, x->rounds, (unsigned long long)x->seed, x->run_s, WARMUP_S);
+	       "Student t interval; the verdicts share %.1f%% of the 5%% error budget (Holm), each "
+	       "interval at the level its strategy was held to\n\n",
+	       x->wl->name, x->rounds, (unsigned long long)x->seed, x->screen_run_s, WARMUP_S,
+	       100 * SCREEN_ALPHA);
 	char rate[40];
 
 	snprintf(rate, sizeof(rate), "%ss/s", x->wl->unit);
@@ -257,13 +233,13 @@ void explore_print_table(struct explore *x, struct config **ranked, int n, struc
 		printf("  %-*s %s\n", name_w, ranked[i]->name, ranked[i]->flags);
 	for (int i = 0; i < napart; i++)
 		printf("  %-*s %s\n", name_w, apart[i]->name, apart[i]->flags);
+	explore_print_path(x);
 	if (have_combo) {
-		printf("\nbest combination: %s\n  flags: %s\n  ", x->combo.name, x->combo.flags);
+		printf("\nfinal configuration: %s\n  flags: %s\n  ", x->combo.name, x->combo.flags);
 		print_row(&x->combo, "", false);
-		printf("  (%s)\n", COMBINATION_FAMILY);
-	} else {
-		printf("\nbest combination: %s\n", no_combo_reason(x, ranked, n));
+		printf("  (%s)\n", EXPLORE_SEARCH_FAMILY);
 	}
+	explore_print_budget(x);
 	for (int i = 0; i < x->nskipped; i++)
 		printf("%s %s (%s): %s\n", i ? "             " : "\nnot tried:  ", x->skipped_name[i],
 		       x->skipped_flags[i], x->skipped_why[i]);
@@ -282,9 +258,25 @@ void explore_print_table(struct explore *x, struct config **ranked, int n, struc
 		printf("\nPARTIAL: interrupted after %d of %d runs\n", x->runs_done, x->runs_total);
 }
 
-void explore_print_json(struct explore *x, struct config **ranked, int n, struct config **apart,
-		       int napart, bool have_combo)
+/* How the 5% is split between the screen and the search, and the final's own level. */
+static cJSON *error_budget_json(void)
 {
+	cJSON *e = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(e, "total", STATS_ALPHA);
+	cJSON_AddNumberToObject(e, "screen", SCREEN_ALPHA);
+	cJSON_AddNumberToObject(e, "search", SEARCH_ALPHA);
+	cJSON_AddStringToObject(e, "search_step", "step k at search / 2^k");
+	cJSON_AddNumberToObject(e, "final_level", FINAL_LEVEL);
+	return e;
+}
+
+void explore_print_json(struct explore *x)
+{
+	struct config **ranked = x->ranked, **apart = x->apart;
+	int n = x->nranked, napart = x->napart;
+	bool have_combo = x->have_final && x->search.nstrategies >= 2;
+
 	cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray(), *sk = cJSON_CreateArray();
 	cJSON *ap = cJSON_CreateArray();
 	char seed[24];
@@ -299,22 +291,23 @@ void explore_print_json(struct explore *x, struct config **ranked, int n, struct
 	cJSON_AddNumberToObject(j, "run_seconds", x->run_s);
 	cJSON_AddNumberToObject(j, "run_seconds_planned", x->run_s_planned);
 	cJSON_AddNumberToObject(j, "overhead_s_per_run", x->overhead_s);
-	cJSON_AddNumberToObject(j, "took_s", ns_to_s(now_ns() - x->t0));
+	cJSON_AddNumberToObject(j, "took_s", x->clock(x));
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)x->seed);
 	cJSON_AddStringToObject(j, "seed", seed);
 	cJSON_AddStringToObject(j, "order", x->order);
 	cJSON_AddStringToObject(j, "interval", "t on the paired log-ratios, Holm over the strategies");
-	cJSON_AddNumberToObject(j, "family_confidence", 1 - STATS_ALPHA);
-	cJSON_AddStringToObject(j, "combination_family", COMBINATION_FAMILY);
-	cJSON_AddItemToObject(j, "baseline", config_json(x, &x->conf[0], 0));
+	cJSON_AddNumberToObject(j, "family_confidence", 1 - SCREEN_ALPHA);
+	cJSON_AddItemToObject(j, "error_budget", error_budget_json());
+	cJSON_AddStringToObject(j, "combination_family", EXPLORE_SEARCH_FAMILY);
+	cJSON_AddItemToObject(j, "baseline", explore_config_json(x, &x->conf[0], 0));
 	for (int i = 0; i < n; i++)
-		cJSON_AddItemToArray(arr, config_json(x, ranked[i], i + 1));
+		cJSON_AddItemToArray(arr, explore_config_json(x, ranked[i], i + 1));
 	cJSON_AddItemToObject(j, "strategies", arr);
 	for (int i = 0; i < napart; i++)
-		cJSON_AddItemToArray(ap, config_json(x, apart[i], 0));
+		cJSON_AddItemToArray(ap, explore_config_json(x, apart[i], 0));
 	cJSON_AddItemToObject(j, "changes_workload", ap);
 	cJSON_AddItemToObject(j, "best_combination",
-			      have_combo ? config_json(x, &x->combo, 0) : cJSON_CreateNull());
+			      have_combo ? explore_config_json(x, &x->combo, 0) : cJSON_CreateNull());
 	for (int i = 0; i < x->nskipped; i++) {
 		cJSON *s = cJSON_CreateObject();
 
@@ -324,6 +317,8 @@ void explore_print_json(struct explore *x, struct config **ranked, int n, struct
 		cJSON_AddItemToArray(sk, s);
 	}
 	cJSON_AddItemToObject(j, "not_applicable", sk);
+	cJSON_AddItemToObject(j, "search", explore_path_json(x));
+	cJSON_AddItemToObject(j, "budget", explore_budget_json(x));
 	char *txt = cJSON_Print(j);
 
 	printf("%s\n", txt);

@@ -1,6 +1,6 @@
-/* explore_verdict.c: explore's verdicts within its error budget: each strategy against the
- * baseline runs of its own rounds (pairs of whole runs only), Holm's step-down over all the
- * strategies (one 5% family), the ranking, and the best combination of those found faster. */
+/* explore_verdict.c: explore's verdicts within its error budget: each configuration against
+ * the runs it is paired with (pairs of whole runs only), Holm's step-down over a family (the
+ * screen's strategies at SCREEN_ALPHA; a search step's candidates), and the ranking. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +27,11 @@ int explore_pairs(const struct config *c, const struct sample *base, int nbase, 
 /* c against the baseline runs of the same rounds: the rounds where both were whole. */
 void explore_analyse(struct config *c, const struct sample *base, int nbase)
 {
+	explore_analyse_at(c, base, nbase, 0.95);
+}
+
+void explore_analyse_at(struct config *c, const struct sample *base, int nbase, double level)
+{
 	double a[MAX_ROUNDS], b[MAX_ROUNDS], t[MAX_ROUNDS];
 	int n = explore_pairs(c, base, nbase, a, b), k = 0;
 
@@ -40,7 +45,7 @@ void explore_analyse(struct config *c, const struct sample *base, int nbase)
 	}
 	c->pairs = n;
 	c->needed = -1;
-	c->level = 0.95;
+	c->level = level;
 	if (k) {
 		c->tps = stats_median(t, k);
 		c->spread = stats_spread_pct(t, k);
@@ -54,16 +59,16 @@ void explore_analyse(struct config *c, const struct sample *base, int nbase)
 	c->analysed = true;
 }
 
-/* Holm over every strategy analysed: one 5% error budget for all their verdicts; each
- * interval is recomputed at the level its strategy was held to. */
-static void holm(struct config **cs, int n, const struct sample *base, int nbase)
+/* Holm over every configuration analysed: one error budget for all their verdicts; each
+ * interval is recomputed at the level its configuration was held to. */
+void explore_holm(struct config **cs, int n, const struct sample *base, int nbase, double alpha)
 {
-	double p[MAX_CONFIGS], level[MAX_CONFIGS];
+	double p[MAX_CONFIGS] = {0}, level[MAX_CONFIGS];
 	bool reject[MAX_CONFIGS];
 
 	for (int i = 0; i < n; i++)
 		p[i] = cs[i]->few ? 1 : cs[i]->e.p;
-	stats_holm(p, n, STATS_ALPHA, reject, level);
+	stats_holm(p, n, alpha, reject, level);
 	for (int i = 0; i < n; i++) {
 		struct config *c = cs[i];
 		double a[MAX_ROUNDS], b[MAX_ROUNDS];
@@ -90,6 +95,19 @@ void explore_rank(const double *speedup, int n, int *order)
 	}
 }
 
+/* Options that may be given many times set one thing a time: the thing is the key of their
+ * value (--sysctl net.core.busy_read=50 sets net.core.busy_read). */
+static bool same_setting(const char *p, const char *q, size_t n)
+{
+	const char *v = p + n + 1, *w = q + n + 1;
+	size_t k;
+
+	if (n != 8 || strncmp(p, "--sysctl", 8) || !p[n] || !q[n])
+		return true;
+	k = strcspn(v, "= ");
+	return strcspn(w, "= ") == k && !strncmp(v, w, k);
+}
+
 bool explore_flags_clash(const char *a, const char *b)
 {
 	for (const char *p = a; (p = strstr(p, "--")); p += 2) {
@@ -97,50 +115,11 @@ bool explore_flags_clash(const char *a, const char *b)
 
 		for (const char *q = b; (q = strstr(q, "--")); q += 2)
 			if (strcspn(q, " =") == n && !strncmp(p, q, n) &&
-			    (q == b || q[-1] == ' ') && (p == a || p[-1] == ' '))
+			    (q == b || q[-1] == ' ') && (p == a || p[-1] == ' ') &&
+			    same_setting(p, q, n))
 				return true;
 	}
 	return false;
-}
-
-/* The strategies that helped, best first, one per group, as long as they go together (valid
- * together, and no option set twice). */
-bool explore_plan_combination(struct explore *x, char **user, int nuser,
-			      struct config **ranked, int nranked)
-{
-	char flags[400] = "", names[400] = "", err[240], trial[400];
-	const char *groups[MAX_CONFIGS];
-	int ngroups = 0, used = 0;
-	struct opts o;
-
-	for (int i = 0; i < nranked; i++) {
-		struct config *c = ranked[i];
-		bool taken = false;
-
-		if (c->verdict != VERDICT_FASTER || c->changes)
-			continue;
-		for (int g = 0; g < ngroups; g++)
-			taken |= !strcmp(groups[g], c->group);
-		if (taken || explore_flags_clash(flags, c->flags))
-			continue;
-		snprintf(trial, sizeof(trial), "%s%s%s", flags, flags[0] ? " " : "", c->flags);
-		if (explore_parse_config(x->wl, user, nuser, trial, &o, err, sizeof(err)) == 0) {
-			snprintf(flags, sizeof(flags), "%s", trial);
-			snprintf(trial, sizeof(trial), "%s%s%s", names, names[0] ? " + " : "", c->name);
-			snprintf(names, sizeof(names), "%s", trial);
-			groups[ngroups++] = c->group;
-			used++;
-		}
-		opts_free(&o);
-	}
-	if (used < 2)
-		return false;
-	explore_parse_config(x->wl, user, nuser, flags, &x->combo.o, err, sizeof(err));
-	explore_fit_run(x, &x->combo.o);
-	snprintf(x->combo.flags, sizeof(x->combo.flags), "%s", flags);
-	x->combo.name = xstrdup(names);
-	x->combo.group = "";
-	return true;
 }
 
 void explore_judge(struct explore *x, struct config **ranked, int *n, struct config **apart,
@@ -159,7 +138,7 @@ void explore_judge(struct explore *x, struct config **ranked, int *n, struct con
 		if (c->analysed)
 			tested[ntested++] = c;
 	}
-	holm(tested, ntested, x->conf[0].s, nbase);
+	explore_holm(tested, ntested, x->conf[0].s, nbase, SCREEN_ALPHA);
 	for (int i = 1; i < x->nconf; i++) {
 		struct config *c = &x->conf[i];
 

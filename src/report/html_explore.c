@@ -1,5 +1,6 @@
 /* html_explore.c: the report's section for an explore document: the strategies ranked with
- * their intervals, those that change what is measured, those not tried.
+ * their intervals, the search's path (each step's configuration and its gain over the step
+ * before) and how the budget was spent, those that change what is measured, those not tried.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -34,9 +35,57 @@ static void explore_entry_row(FILE *f, const cJSON *e, bool ranked)
 	html_printf(f, "</td></tr>\n");
 }
 
+/* The search: each configuration of its path with its gain over the one before, why it
+ * stopped, and each phase of the budget (skipped ones with what they needed). */
+static void explore_path_section(FILE *f, const cJSON *d)
+{
+	const cJSON *e, *path = html_jget(d, "search.path");
+
+	if (!cJSON_IsArray(path))
+		return; /* a document from before the search */
+	html_printf(f, "<table class=\"grid\"><caption>the search: each step tries every strategy "
+		    "of another group on top of the configuration before it and keeps the one "
+		    "confirmed faster in fresh runs (step k at %.3g/2<sup>k</sup>)</caption><tr><th>"
+		    "step</th><th>configuration</th><th>flags</th><th>gain over the step before</th>"
+		    "<th>interval</th><th>at</th><th>pairs</th><th>verdict</th></tr>\n",
+		    html_jnum(d, "error_budget.search"));
+	cJSON_ArrayForEach(e, path) {
+		html_printf(f, "<tr><td>%.0f</td><td>", html_jnum(e, "step"));
+		html_text(f, html_jstr(e, "names"));
+		html_printf(f, "</td><td><code>");
+		html_text(f, html_jstr(e, "flags"));
+		html_printf(f, "</code></td>");
+		if (cJSON_IsObject(html_jget(e, "gain")))
+			html_printf(f, "<td>%.3fx</td><td>%.3f to %.3f</td><td>%.2f%%</td><td>%.0f</td>"
+				    "<td style=\"color:%s\">",
+				    html_jnum(e, "gain.speedup"), html_jnum(e, "gain.ci_low"),
+				    html_jnum(e, "gain.ci_high"), 100 * html_jnum(e, "gain.ci_level"),
+				    html_jnum(e, "gain.pairs"),
+				    html_verdict_colour(html_jstr(e, "gain.verdict")));
+		else
+			html_printf(f, "<td>-</td><td>-</td><td>-</td><td>-</td><td>");
+		html_text(f, *html_jstr(e, "gain.verdict_text") ? html_jstr(e, "gain.verdict_text")
+								 : "the baseline");
+		html_printf(f, "</td></tr>\n");
+	}
+	html_printf(f, "</table>\n<p>The search stopped: ");
+	html_text(f, html_jstr(d, "search.stopped"));
+	html_printf(f, ". Budget %.0f s:", html_jnum(d, "budget.seconds"));
+	cJSON_ArrayForEach(e, html_jget(d, "budget.phases")) {
+		html_printf(f, " ");
+		html_text(f, html_jstr(e, "phase"));
+		if (cJSON_IsTrue(html_jget(e, "skipped")))
+			html_printf(f, " skipped (it needed %.0f s more: a budget of %.0f s);",
+				    html_jnum(e, "needs_s"), html_jnum(e, "budget_needed"));
+		else
+			html_printf(f, " %.0f runs, %.1f s;", html_jnum(e, "runs"), html_jnum(e, "seconds"));
+	}
+	html_printf(f, "</p>\n");
+}
+
 void html_explore_section(FILE *f, const cJSON *d)
 {
-	const cJSON *st = html_jget(d, "strategies"), *e, *best = html_jget(d, "best_combination");
+	const cJSON *st = html_jget(d, "strategies"), *e, *best = html_jget(d, "search.final");
 	int ns = cJSON_GetArraySize(st), n = 0;
 	struct chart_bar *b = xcalloc((size_t)ns + 1, sizeof(*b));
 	char **labels = xcalloc((size_t)ns + 1, sizeof(*labels));
@@ -46,12 +95,14 @@ void html_explore_section(FILE *f, const cJSON *d)
 	html_printf(f, "</code> as given: ");
 	html_num(f, html_jnum(d, "baseline.rate"));
 	html_printf(f, " %s/s (median of %.0f runs). %.0f rounds of %.3g s runs, each round every "
-		   "configuration once in an order from seed %s; the verdicts share one %.0f%% "
-		   "family-wise confidence (Holm), so each strategy's interval is drawn at the level it "
-		   "was held to.</p>\n",
+		   "configuration once in an order from seed %s; the strategies' verdicts share one "
+		   "%.1f%% family-wise confidence (Holm), so each strategy's interval is drawn at the "
+		   "level it was held to.</p>\n",
 		html_unit_of(d), html_jnum(d, "baseline.runs"), html_jnum(d, "runs"), html_jnum(d, "run_seconds"),
 		html_jstr(d, "seed"), 100 * html_jnum(d, "family_confidence"));
 	html_partial_note(f, d);
+	if (!cJSON_IsObject(best))
+		best = html_jget(d, "best_combination"); /* a document from before the search */
 	cJSON_ArrayForEach(e, st) {
 		labels[n] = xmalloc(128);
 		snprintf(labels[n], 128, "%.0f. %s", html_jnum(e, "rank"), html_jstr(e, "name"));
@@ -68,7 +119,7 @@ void html_explore_section(FILE *f, const cJSON *d)
 	}
 	if (cJSON_IsObject(best) && !isnan(html_jnum(best, "speedup"))) {
 		labels[n] = xmalloc(128);
-		snprintf(labels[n], 128, "best combination: %s", html_jstr(best, "name"));
+		snprintf(labels[n], 128, "final: %s", html_jstr(best, "name"));
 		b[n] = (struct chart_bar){labels[n], html_jnum(best, "speedup"), html_jnum(best, "ci_low"),
 					  html_jnum(best, "ci_high"), html_verdict_colour(html_jstr(best, "verdict")),
 					  html_jstr(best, "verdict_text")};
@@ -89,6 +140,7 @@ void html_explore_section(FILE *f, const cJSON *d)
 	if (cJSON_IsObject(best))
 		explore_entry_row(f, best, false);
 	html_printf(f, "</table>\n");
+	explore_path_section(f, d);
 	if (cJSON_GetArraySize(html_jget(d, "changes_workload")) > 0) {
 		html_printf(f, "<table class=\"grid\"><caption>strategies that change what is measured "
 			   "(not ranked)</caption><tr><th></th><th>strategy</th><th>flags</th><th>rate"

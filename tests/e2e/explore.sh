@@ -1,6 +1,7 @@
 # explore udp-rr within a 30 s budget: completes, ranks at least 6 strategies with speedups,
 # intervals at their Holm levels and verdicts, says its seed and order, and says why any
-# strategy was not tried; bad flags exit 2.
+# strategy was not tried; says where the search went and how the budget was spent (a phase
+# with no room says what it needed); bad flags exit 2.
 . "$(dirname "$0")/lib.sh"
 need jq
 t0=$(date +%s)
@@ -20,10 +21,18 @@ jassert "$f" '.strategies | all(.transactions_per_s > 0)'
 jassert "$f" '.strategies | all(.sides.client.cpu_us_per_transaction > 0 and .sides.server.cpu_us_per_transaction > 0)'
 jassert "$f" '[.strategies[].speedup] as $s | $s == ($s | sort | reverse)'
 jassert "$f" '.strategies | all(.verdict == "faster" or .verdict == "slower" or .verdict == "no real difference" or .verdict == "no verdict")'
-# Holm: the levels are 1 - 0.05/k for k = 1..m, one each, and "significant" follows them.
-jassert "$f" '[.strategies[] | select(.pairs >= 2) | .ci_level] | sort | . as $l | ($l | length) as $m | [range($m)] | all(. as $i | (($l[$i] - (1 - 0.05 / ($i + 1))) | fabs) < 1e-9)' '[.strategies[] | {name, ci_level, p_value}]'
+# Holm: the levels are 1 - 0.025/k for k = 1..m (the screen's half of the 5%), one each, and
+# "significant" follows them.
+jassert "$f" '[.strategies[] | select(.pairs >= 2) | .ci_level] | sort | . as $l | ($l | length) as $m | [range($m)] | all(. as $i | (($l[$i] - (1 - 0.025 / ($i + 1))) | fabs) < 1e-9)' '[.strategies[] | {name, ci_level, p_value}]'
 jassert "$f" '.strategies | all((.verdict == "faster" or .verdict == "slower") == (.significant and ((.speedup - 1) | fabs) >= 0.02))'
-jassert "$f" '(.seed | test("^[0-9]+$")) and (.order | split(" ") | length) == 3 and .family_confidence == 0.95'
+jassert "$f" '(.seed | test("^[0-9]+$")) and (.order | split(" ") | length) == 3 and .family_confidence == 0.975 and .error_budget.screen + .error_budget.search == .error_budget.total'
+# The search: its path starts at step 0 (the screen's best found faster, or the baseline),
+# each step after it kept with a gain confirmed faster at its share (0.025 / 2^k); the budget
+# names the screen first, and a phase skipped says the seconds it needed.
+jassert "$f" '.search.path[0].step == 0 and (.search.path[1:] | all(.gain.verdict == "faster" and ((.gain.ci_level - (1 - 0.025 / pow(2; .step))) | fabs) < 1e-9))' '.search'
+jassert "$f" '.budget.phases[0].phase == "screen" and (.budget.phases | all(if .skipped then .needs_s > 0 and .runs == 0 else .runs > 0 end))' '.budget'
+# A strategy the screen found slower is never a candidate; the search says why it stopped.
+jassert "$f" '[.strategies[] | select(.verdict == "slower") | .flags] as $slow | (.search.stopped | length) > 0 and ([.search.steps[].candidates[].flags] | all(. as $c | $slow | any(. == $c) | not))' '{stopped: .search.stopped, s: [.strategies[] | {flags, verdict}]}'
 # Each round runs every configuration once; and not always the baseline first.
 jassert "$f" '.order | split(" ") | map(split(",") | map(tonumber) | sort) | all(. == [range(length)])'
 # Batching cuts the syscalls per transaction of both sides, whatever the noise does to rates.

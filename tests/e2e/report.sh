@@ -121,6 +121,15 @@ pos = [page.index("%d. %s" % (s["rank"], s["name"])) for s in explore["strategie
 assert pos == sorted(pos), "explore's strategies out of rank order"
 for s in explore["strategies"]:
     has("%d. %s: %.4g (interval %.4g to %.4g)" % (s["rank"], s["name"], s["speedup"], s["ci_low"], s["ci_high"]), "explore's bar of " + s["name"])
+# explore's search: each step of its path with its gain over the step before, why it stopped,
+# and each phase of the budget
+for p in explore["search"]["path"]:
+    has("<td>%d</td><td>%s</td><td><code>%s</code></td>" % (p["step"], p["names"], p["flags"]), "the search's step %d" % p["step"])
+    if p["gain"]:
+        has("<td>%.3fx</td><td>%.3f to %.3f</td>" % (p["gain"]["speedup"], p["gain"]["ci_low"], p["gain"]["ci_high"]), "step %d's gain" % p["step"])
+has("The search stopped: %s." % explore["search"]["stopped"], "why the search stopped")
+for ph in explore["budget"]["phases"]:
+    has(" %s %s" % (ph["phase"], "skipped" if ph["skipped"] else "%d runs" % ph["runs"]), "the budget's " + ph["phase"])
 for p in sweep["points"]:
     has("<td>%.3f</td><td>%.3f to %.3f" % (p["ratio"], p["ci_low"], p["ci_high"]), "a sweep point's B/A")
 EOF

@@ -1,7 +1,8 @@
 /* explore's pairing and orders, without running anything: a strategy is paired with the
  * baseline run of the same round, and a round where either run was partial or failed is no
- * pair (the other rounds keep their own partners); the combination's order is shuffled
- * whatever the seed. */
+ * pair (the other rounds keep their own partners); the final comparison's order is shuffled
+ * whatever the seed. The search after the screen is tested on a simulated workload in
+ * test_explore_search.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -285,6 +285,14 @@ static void test_flags_clash(void **state)
 	assert_false(explore_flags_clash("--rcvbuf 4194304", "--rcvlowat 65536"));
 	assert_false(explore_flags_clash("", "--gro"));
 	assert_false(explore_flags_clash("--batch 8", ""));
+	/* --sysctl sets one key a time: the kernel's knobs combine unless they set the same. */
+	assert_false(explore_flags_clash("--sysctl net.core.busy_read=50 --sysctl net.core.busy_poll=50",
+					 "--sysctl net.core.rmem_default=1048576"));
+	assert_true(explore_flags_clash("--batch 8 --sysctl net.core.rmem_max=1",
+					"--sysctl net.core.rmem_max=2"));
+	assert_true(explore_flags_clash("--sysctl net.dev.lo.rps_cpus=3",
+					"--sysctl net.core.x=1 --sysctl net.dev.lo.rps_cpus=3"));
+	assert_false(explore_flags_clash("--sysctl net.core.busy_read=50", "--sysctl net.core.busy_read_x=1"));
 }
 
 static void test_known_samples(void **state)

@@ -1,0 +1,266 @@
+/* explore_search.c: after the screen, the search an expert makes: start from the best
+ * configuration so far (the screen's best found faster, else the workload as given) and try
+ * each strategy of another group on top of it, keep the one that helps most if fresh runs
+ * confirm it, and go on from there until nothing helps or the budget ends.
+ *
+ * A step spends where it decides. Strategies the screen found slower, that failed, or that
+ * change what is measured are not candidates (no runs at all). The candidates and the current
+ * best run in selection rounds (half the screen's rounds), which only pick the leader, the
+ * candidate with the largest gain over the current best of the same round, and claim nothing
+ * (a lone candidate is the leader without them). The leader alone is then confirmed against the
+ * current best in fresh rounds of their own (the screen's number; a short budget takes fewer
+ * selection rounds, never fewer confirmation rounds), held to step k's share of the search's error
+ * budget: SEARCH_ALPHA / 2^k. Selection and confirmation use different runs, so the one test a step
+ * makes is as good as its level, and the steps together stay within SEARCH_ALPHA. A strategy that
+ * made no difference alone is a candidate like any other: an interaction (zero alone, a gain on top
+ * of another) is found here. Runs go through explore.c (explore_rounds), time through its
+ * budget (explore_room); this file touches nothing else.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+#include "multi/explore.h"
+#include "multi/explore_priv.h"
+
+bool explore_search_candidate(const struct config *c)
+{
+	return !c->changes && c->analysed && c->verdict != VERDICT_SLOWER;
+}
+
+static bool group_in(const struct search *s, const char *group)
+{
+	for (int i = 0; i < s->nstrategies; i++)
+		if (!strcmp(s->groups[i], group))
+			return true;
+	return false;
+}
+
+/* The current best's flags plus extra, parsed into c (0), or -EINVAL (nothing to free). */
+static int step_config(struct explore *x, char **user, int nuser, const char *extra,
+		       struct config *c)
+{
+	char flags[2 * sizeof(c->flags)], err[240];
+	const char *cur = x->search.flags;
+
+	snprintf(flags, sizeof(flags), "%s%s%s", cur, *cur && extra ? " " : "", extra ? extra : "");
+	if (strlen(flags) >= sizeof(c->flags))
+		return -1; /* more flags than a configuration holds */
+	if (explore_parse_config(x->wl, user, nuser, flags, &c->o, err, sizeof(err))) {
+		opts_free(&c->o);
+		return -1;
+	}
+	explore_fit_run(x, &c->o);
+	memcpy(c->flags, flags, strlen(flags) + 1);
+	return 0;
+}
+
+/* The candidates of the next step, into st->sel[1..]: each strategy of a group not yet in the
+ * current best, that the screen did not find worse, whose flags go with its flags. */
+static void gather(struct explore *x, char **user, int nuser, struct search_step *st)
+{
+	struct config *c, *cand[MAX_CONFIGS];
+	int n = 0;
+
+	for (int i = 0; i < x->nranked; i++) {
+		c = x->ranked[i];
+		if (!explore_search_candidate(c) || group_in(&x->search, c->group) ||
+		    explore_flags_clash(x->search.flags, c->flags))
+			continue;
+		cand[n++] = c;
+	}
+	st->sel = xcalloc((size_t)n + 1, sizeof(*st->sel));
+	step_config(x, user, nuser, NULL, &st->sel[0]);
+	st->sel[0].name = "current best";
+	for (int i = 0; i < n; i++) {
+		struct config *t = &st->sel[st->ncand + 1];
+
+		if (step_config(x, user, nuser, cand[i]->flags, t))
+			continue;
+		t->name = cand[i]->name;
+		t->group = cand[i]->group;
+		t->added = cand[i]->flags;
+		st->ncand++;
+	}
+}
+
+/* The candidate with the largest gain over the current best in the selection rounds, if it
+ * gained MIN_GAIN: its index, or -1. */
+static int leader(struct search_step *st)
+{
+	int best = -1;
+
+	for (int i = 1; i <= st->ncand; i++) {
+		struct config *c = &st->sel[i];
+
+		explore_analyse(c, st->sel[0].s, st->sel[0].nsamples);
+		if (c->analysed && c->e.ratio >= 1 + MIN_GAIN &&
+		    (best < 0 || c->e.ratio > st->sel[best].e.ratio))
+			best = i;
+	}
+	return best;
+}
+
+/* The leader against the current best in fresh rounds, at the step's level. */
+static bool confirm(struct explore *x, char **user, int nuser, struct search_step *st, int k)
+{
+	struct config *both[2];
+
+	st->conf = xcalloc(2, sizeof(*st->conf));
+	step_config(x, user, nuser, NULL, &st->conf[0]);
+	step_config(x, user, nuser, st->sel[st->leader].added, &st->conf[1]);
+	st->conf[0].name = "current best (confirmation)";
+	st->conf[1].name = st->sel[st->leader].name;
+	st->conf[1].group = st->sel[st->leader].group;
+	st->conf[1].added = st->sel[st->leader].added;
+	both[0] = &st->conf[0];
+	both[1] = &st->conf[1];
+	if (!explore_rounds(x, both, 2, st->conf_rounds, 0x5ea7c40000ULL + 2 * (uint64_t)k + 1,
+			    NULL, 0))
+		return false;
+	explore_analyse_at(&st->conf[1], st->conf[0].s, st->conf[0].nsamples, 1 - st->alpha);
+	struct config *c = &st->conf[1];
+
+	if (!c->few && c->verdict == VERDICT_SAME && fabs(c->e.ratio - 1) >= MIN_GAIN)
+		c->needed = stats_runs_needed(&c->e, c->level, STATS_POWER, 1000);
+	return true;
+}
+
+/* The leader goes into the current best. */
+static void keep(struct explore *x, struct search_step *st)
+{
+	struct search *s = &x->search;
+	const struct config *c = &st->conf[1];
+	size_t n = strlen(s->names);
+
+	st->kept = true;
+	snprintf(s->flags, sizeof(s->flags), "%s", c->flags);
+	snprintf(s->names + n, sizeof(s->names) - n, "%s%s", n ? " + " : "", c->name);
+	s->groups[s->nstrategies++] = c->group;
+}
+
+/* One step: false when the search stops (s->stopped says why). */
+static bool step(struct explore *x, char **user, int nuser)
+{
+	struct search *s = &x->search;
+	struct search_step *st = &s->step[s->nsteps];
+	int k = s->nsteps + 1, r0 = x->runs_done;
+	double t = x->clock(x), needs;
+	char phase[40];
+	struct config *sel[MAX_CONFIGS];
+
+	snprintf(phase, sizeof(phase), "search step %d", k);
+	*st = (struct search_step){.leader = -1, .alpha = SEARCH_ALPHA / pow(2, k)};
+	/* A lone candidate needs no selection: it goes straight to its confirmation. */
+	st->sel_rounds = explore_selection_rounds((int)x->rounds);
+	st->conf_rounds = (int)x->rounds;
+	snprintf(st->flags, sizeof(st->flags), "%s", s->flags); /* until a strategy is kept */
+	snprintf(st->names, sizeof(st->names), "%s", s->names);
+	gather(x, user, nuser, st);
+	s->nsteps++;
+	if (st->ncand == 1)
+		st->sel_rounds = 0;
+	if (!st->ncand) {
+		snprintf(s->stopped, sizeof(s->stopped),
+			 "no strategy of another group goes with it");
+		return false;
+	}
+	/* A budget short of the step's plan takes fewer selection rounds, down to MIN_ROUNDS:
+	 * the confirmation, which decides, keeps all of its own. */
+	for (;;) {
+		needs = explore_room(x, st->sel_rounds * (st->ncand + 1) + 2 * st->conf_rounds);
+		if (needs <= 0 || st->sel_rounds <= MIN_ROUNDS)
+			break;
+		st->sel_rounds--;
+	}
+	if (needs > 0) {
+		explore_phase(x, phase, 0, 0, needs);
+		snprintf(
+		    s->stopped, sizeof(s->stopped),
+		    "the budget had no room for step %d (%d candidates): it needed %.0f s more", k,
+		    st->ncand, needs);
+		return false;
+	}
+	st->ran = true;
+	for (int i = 0; i <= st->ncand; i++)
+		sel[i] = &st->sel[i];
+	/* The windows leave room for a next step (one candidate fewer) as well as for the final
+	 * comparison: a step that runs to the end of the budget would end the search there. */
+	int next = st->ncand > 1 ? st->sel_rounds * st->ncand + 2 * st->conf_rounds : 0;
+
+	x->reserve_runs = 2 * st->conf_rounds + next;
+	bool whole = explore_rounds(x, sel, st->ncand + 1, st->sel_rounds,
+				    0x5ea7c40000ULL + 2 * (uint64_t)k, NULL, 0);
+
+	x->reserve_runs = next;
+	if (whole && (st->leader = st->ncand == 1 ? 1 : leader(st)) > 0)
+		whole = confirm(x, user, nuser, st, k);
+	x->reserve_runs = 0;
+	explore_phase(x, phase, x->runs_done - r0, x->clock(x) - t, 0);
+	if (!whole) {
+		snprintf(s->stopped, sizeof(s->stopped), "interrupted");
+		return false;
+	}
+	if (st->leader < 0) {
+		snprintf(s->stopped, sizeof(s->stopped),
+			 "no candidate gained %.0f%% on top of it in the selection rounds",
+			 MIN_GAIN * 100);
+		return false;
+	}
+	if (st->conf[1].verdict != VERDICT_FASTER) {
+		snprintf(s->stopped, sizeof(s->stopped),
+			 "the leader (%s) was not confirmed faster at %.2f%%", st->conf[1].name,
+			 100 * (1 - st->alpha));
+		return false;
+	}
+	keep(x, st);
+	snprintf(st->flags, sizeof(st->flags), "%s", s->flags);
+	snprintf(st->names, sizeof(st->names), "%s", s->names);
+	return true;
+}
+
+void explore_search(struct explore *x, char **user, int nuser)
+{
+	struct search *s = &x->search;
+
+	*s = (struct search){0};
+	for (int i = 0; i < x->nranked; i++) {
+		const struct config *c = x->ranked[i];
+
+		if (c->verdict != VERDICT_FASTER || c->changes)
+			continue;
+		s->start = (int)(c - x->conf);
+		snprintf(s->flags, sizeof(s->flags), "%s", c->flags);
+		snprintf(s->names, sizeof(s->names), "%s", c->name);
+		s->groups[s->nstrategies++] = c->group;
+		break;
+	}
+	if (run_interrupted()) {
+		snprintf(s->stopped, sizeof(s->stopped), "interrupted");
+		return;
+	}
+	while (s->nsteps < MAX_STEPS && step(x, user, nuser))
+		;
+	if (s->nsteps == MAX_STEPS && !s->stopped[0])
+		snprintf(s->stopped, sizeof(s->stopped), "%d steps, the most it takes", MAX_STEPS);
+}
+
+static void free_configs(struct config *c, int n)
+{
+	for (int i = 0; c && i < n; i++) {
+		for (int r = 0; r < c[i].nsamples; r++)
+			cJSON_Delete(c[i].s[r].doc);
+		opts_free(&c[i].o);
+	}
+	free(c);
+}
+
+void explore_search_free(struct explore *x)
+{
+	for (int i = 0; i < x->search.nsteps; i++) {
+		free_configs(x->search.step[i].sel, x->search.step[i].ncand + 1);
+		free_configs(x->search.step[i].conf, x->search.step[i].conf ? 2 : 0);
+	}
+}
