@@ -86,7 +86,7 @@ jassert "$f" ".profile.samples == $total" '.profile.samples'
 # samples): a side's share may move by as many points as the drops are of its samples. The
 # standard error is widened by how much the share moves between 15 time blocks of perf's own
 # samples beyond what independent samples would make it (perf_syscalls.awk's fifth column:
-# samples of a loop come in runs; here 1.0-2.1 times the binomial variance). One disagreement
+# samples of a loop come in runs; here 1 to 14 times the binomial variance, most rows under 4). One disagreement
 # gets a second pair of runs, and two in a row fail.
 shares_tsv() { # profile JSON -> side, name, pct, side's samples
 	jq -r '(.profile // .) | .syscalls | to_entries[] | .key as $s | (.value | map(.samples) | add) as $n |
