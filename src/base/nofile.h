@@ -1,0 +1,24 @@
+/* nofile.h: the open-file limit a test needs. A process with many connections needs a
+ * descriptor for each: raise the soft limit (and, as root, the hard one up to fs.nr_open) as
+ * far as the need, or say which limit stops it, the number needed and how to raise it. */
+#ifndef SB_NOFILE_H
+#define SB_NOFILE_H
+
+#include <stddef.h>
+
+/* Descriptors a process uses besides its sockets (stdio, pipes, epoll, perf, files). */
+#define NOFILE_SPARE 64
+
+/* Make RLIMIT_NOFILE's soft limit at least need + NOFILE_SPARE. what names the request in the
+ * message ("--flows 20000"). 0, or -EMFILE with a message in err that names the limit, the
+ * number needed and `ulimit -n`. */
+int nofile_ensure(long need, const char *what, char *err, size_t errlen);
+
+/* The pure decision, for tests: from the soft and hard limits, the need and whether the hard
+ * limit may be raised (root) up to nr_open, the soft and hard limits to set. 0, or -EMFILE
+ * when even the most that may be set is short of want. */
+int nofile_plan(unsigned long long soft, unsigned long long hard, unsigned long long want,
+		int may_raise_hard, unsigned long long nr_open, unsigned long long *new_soft,
+		unsigned long long *new_hard);
+
+#endif

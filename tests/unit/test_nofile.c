@@ -1,0 +1,73 @@
+/* The open-file limit: raised as far as the need, never lowered, refused with the numbers when
+ * the hard limit (or fs.nr_open for root) is short; and the real limit of this process. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <cmocka.h>
+
+#include "base/nofile.h"
+
+static void test_plan(void **state)
+{
+	unsigned long long s, h;
+
+	(void)state;
+	/* enough already: nothing changes, nothing lowered */
+	assert_int_equal(nofile_plan(50000, 60000, 20064, 0, 1048576, &s, &h), 0);
+	assert_int_equal(s, 50000);
+	assert_int_equal(h, 60000);
+	/* the soft limit raised under the hard one */
+	assert_int_equal(nofile_plan(1024, 524288, 20064, 0, 1048576, &s, &h), 0);
+	assert_int_equal(s, 20064);
+	assert_int_equal(h, 524288);
+	/* hard too low, not root: refused, nothing set */
+	assert_int_equal(nofile_plan(1024, 4096, 20064, 0, 1048576, &s, &h), -EMFILE);
+	assert_int_equal(s, 1024);
+	assert_int_equal(h, 4096);
+	/* root raises the hard limit too, up to nr_open */
+	assert_int_equal(nofile_plan(1024, 4096, 20064, 1, 1048576, &s, &h), 0);
+	assert_int_equal(s, 20064);
+	assert_int_equal(h, 20064);
+	/* past nr_open even root is refused */
+	assert_int_equal(nofile_plan(1024, 4096, 2000000, 1, 1048576, &s, &h), -EMFILE);
+}
+
+static void test_real(void **state)
+{
+	struct rlimit before, after, low;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &before), 0);
+	/* a need the soft limit already covers changes nothing */
+	assert_int_equal(nofile_ensure(10, "--flows 10", err, sizeof(err)), 0);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &after), 0);
+	assert_int_equal(after.rlim_cur, before.rlim_cur);
+	/* with the hard limit lowered to 512 (irreversible for a non-root process: last test),
+	 * a need of 2000 is refused with the numbers and the fix, unless root raises it */
+	low.rlim_cur = low.rlim_max = 512;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	int r = nofile_ensure(2000, "--flows 2000", err, sizeof(err));
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &after), 0);
+	if (r == 0) { /* root: raised both */
+		assert_true(after.rlim_cur >= 2000 + NOFILE_SPARE);
+	} else {
+		assert_int_equal(r, -EMFILE);
+		assert_non_null(strstr(err, "--flows 2000 needs 2064 open files"));
+		assert_non_null(strstr(err, "ulimit -n 2064"));
+		assert_int_equal(after.rlim_cur, 512);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_real),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
