@@ -136,20 +136,27 @@ void explore_phase(struct explore *x, const char *name, int runs, double seconds
 bool explore_rounds(struct explore *x, struct config **cs, int n, int rounds, uint64_t stream,
 		    char *order, size_t orderlen)
 {
-	uint64_t st = stats_seed_state(x->seed, stream);
-	int o[MAX_CONFIGS];
-	size_t olen = 0;
+	return explore_rounds_from(x, cs, n, 0, rounds, stream, order, orderlen);
+}
 
-	x->runs_total = x->runs_done + n * rounds + x->reserve_runs + final_reserve(x);
-	for (int r = 0; r < rounds; r++) {
+bool explore_rounds_from(struct explore *x, struct config **cs, int n, int from, int rounds,
+			 uint64_t stream, char *order, size_t orderlen)
+{
+	uint64_t st = stats_seed_state(x->seed, stream + (uint64_t)from);
+	int o[MAX_CONFIGS];
+	size_t olen = order ? strlen(order) : 0;
+
+	x->runs_total = x->runs_done + n * (rounds - from) + x->reserve_runs + final_reserve(x);
+	for (int r = from; r < rounds; r++) {
 		stats_shuffle(o, n, &st);
 		refit(x, cs, n);
 		for (int i = 0; i < n; i++) {
 			struct config *c = cs[o[i]];
 
-			if (order)
+			if (order) /* the screen's: configuration numbers, whatever the subset */
 				olen += (size_t)snprintf(order + olen, orderlen - olen, "%s%d",
-							 !r && !i ? "" : i ? "," : " ", o[i]);
+							 !r && !i ? "" : i ? "," : " ",
+							 (int)(c - x->conf));
 			if (!measure(x, c, c->name, &c->s[r]))
 				return false;
 			c->nsamples = r + 1;
@@ -244,6 +251,45 @@ void explore_free(struct explore *x)
 	explore_search_free(x);
 }
 
+int explore_screen_stage(int rounds)
+{
+	int first = rounds / 3 < MIN_ROUNDS ? MIN_ROUNDS : rounds / 3;
+
+	return rounds - first >= MIN_ROUNDS ? first : 0;
+}
+
+/* The screen: every strategy and the baseline in the same rounds; in two stages when the
+ * rounds allow (explore_screen_stage), the clearly slower strategies dropped after the first. */
+static void screen(struct explore *x, struct config **cs)
+{
+	int first = explore_screen_stage((int)x->rounds), n = 0;
+	struct config *left[MAX_CONFIGS];
+
+	if (!first) {
+		explore_rounds(x, cs, x->nconf, (int)x->rounds, 0, x->order, sizeof(x->order));
+		return;
+	}
+	if (!explore_rounds_from(x, cs, x->nconf, 0, first, 0, x->order, sizeof(x->order)))
+		return;
+	for (int i = 0; i < x->nconf; i++) {
+		struct config *c = cs[i];
+
+		if (i) { /* the baseline (conf[0]) always runs */
+			explore_analyse_at(c, x->conf[0].s, x->conf[0].nsamples, DROP_LEVEL);
+			if (c->analysed && !c->few && c->e.hi < 1) {
+				c->dropped = c->nsamples;
+				c->drop_hi = c->e.hi;
+				x->ndropped++;
+				continue;
+			}
+		}
+		left[n++] = c;
+	}
+	/* What the dropped would have run is no longer planned (explore_rounds_from counts the
+	 * runs left): the later phases get its time. */
+	explore_rounds_from(x, left, n, first, (int)x->rounds, 0, x->order, sizeof(x->order));
+}
+
 void explore_execute(struct explore *x, char **user, int nuser)
 {
 	struct config *cs[MAX_CONFIGS];
@@ -255,7 +301,7 @@ void explore_execute(struct explore *x, char **user, int nuser)
 	/* The screen's windows leave room for the search step the plan holds (a slower machine
 	 * than planned shortens them rather than the search). */
 	x->reserve_runs = x->runs_total - x->nconf * (int)x->rounds - 2 * (int)x->rounds;
-	explore_rounds(x, cs, x->nconf, (int)x->rounds, 0, x->order, sizeof(x->order));
+	screen(x, cs);
 	x->reserve_runs = 0;
 	x->screen_run_s = x->run_s;
 	explore_phase(x, "screen", x->runs_done - r0, x->clock(x) - t, 0);

@@ -36,6 +36,11 @@
 #define SCREEN_ALPHA (STATS_ALPHA / 2)
 #define SEARCH_ALPHA (STATS_ALPHA / 2)
 #define FINAL_LEVEL 0.95
+/* The screen in two stages: after its first third of the rounds, a strategy whose interval at
+ * DROP_LEVEL lies wholly below 1 is clearly slower and runs no more (its verdict is judged on
+ * the rounds it ran, in the same Holm family); its runs go to the search. A strategy no slower
+ * than the baseline is dropped by chance at most (1 - DROP_LEVEL) / 2 of the time. */
+#define DROP_LEVEL 0.99
 #define MAX_STEPS 8
 #define MAX_PHASES (MAX_STEPS + 2)
 
@@ -67,6 +72,8 @@ struct config {
 	double level; /* the confidence Holm held it to */
 	int needed;   /* runs that would show a difference this size, or -1 */
 	bool analysed;
+	int dropped; /* the screen stopped it after this many rounds: clearly slower (0: not) */
+	double drop_hi; /* then: the upper end of its DROP_LEVEL interval */
 };
 
 struct explore;
@@ -148,6 +155,7 @@ struct explore {
 	const char *skipped_flags[MAX_CONFIGS];
 	int nskipped;
 	int runs_done, runs_total;
+	int ndropped; /* strategies the screen dropped after its first stage */
 	uint64_t t0;
 	bool json;
 };
@@ -177,6 +185,13 @@ void explore_free(struct explore *x);
  * stream, each sample in its round's slot (cs[i]->s[round]); false when Ctrl-C cut them. */
 bool explore_rounds(struct explore *x, struct config **cs, int n, int rounds, uint64_t stream,
 		    char *order, size_t orderlen);
+/* The same for rounds from .. rounds - 1 only (a phase in stages: a later stage of fewer
+ * configurations); the order string, when given, is appended to, as configuration numbers. */
+bool explore_rounds_from(struct explore *x, struct config **cs, int n, int from, int rounds,
+			 uint64_t stream, char *order, size_t orderlen);
+/* The screen's first stage: rounds every strategy runs before the clearly slower ones are
+ * dropped (0: no stages, too few rounds to spare any). */
+int explore_screen_stage(int rounds);
 /* Is there room in the budget for runs more, keeping the final comparison's? 0, or the
  * seconds more they need. */
 double explore_room(const struct explore *x, int runs);

@@ -27,7 +27,7 @@
 
 bool explore_search_candidate(const struct config *c)
 {
-	return !c->changes && c->analysed && c->verdict != VERDICT_SLOWER;
+	return !c->changes && c->analysed && c->verdict != VERDICT_SLOWER && !c->dropped;
 }
 
 static bool group_in(const struct search *s, const char *group)
@@ -101,6 +101,26 @@ static int leader(struct search_step *st)
 			best = i;
 	}
 	return best;
+}
+
+/* The confirmation's rounds, from what the selection rounds showed of the leader (they are
+ * not its evidence, only its plan, so its test keeps its level): enough to find a gain like the
+ * one they showed at the step's level with STATS_POWER, planned on the upper bound of their
+ * spread (stats_runs_needed), up to MAX_ROUNDS and as far as the budget has room beside the
+ * next step and the final comparison; never fewer than the screen's rounds. A lone candidate
+ * (no selection rounds) gets the screen's. */
+static void plan_confirmation(struct explore *x, struct search_step *st, int next)
+{
+	const struct config *l = &st->sel[st->leader];
+	int want = (int)x->rounds, n;
+
+	if (st->sel_rounds && l->analysed && !l->few && !l->e.exact) {
+		n = stats_runs_needed(&l->e, 1 - st->alpha, STATS_POWER, MAX_ROUNDS);
+		want = n < 0 ? MAX_ROUNDS : n > want ? n : want;
+	}
+	while (want > x->rounds && explore_room(x, 2 * want + next) > 0)
+		want--;
+	st->conf_rounds = want;
 }
 
 /* The leader against the current best in fresh rounds, at the step's level. */
@@ -195,8 +215,10 @@ static bool step(struct explore *x, char **user, int nuser)
 				    0x5ea7c40000ULL + 2 * (uint64_t)k, NULL, 0);
 
 	x->reserve_runs = next;
-	if (whole && (st->leader = st->ncand == 1 ? 1 : leader(st)) > 0)
+	if (whole && (st->leader = st->ncand == 1 ? 1 : leader(st)) > 0) {
+		plan_confirmation(x, st, next);
 		whole = confirm(x, user, nuser, st, k);
+	}
 	x->reserve_runs = 0;
 	explore_phase(x, phase, x->runs_done - r0, x->clock(x) - t, 0);
 	if (!whole) {
