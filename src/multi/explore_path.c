@@ -61,6 +61,16 @@ static cJSON *step_json(const struct search_step *st, int k)
 			      st->conf && st->conf[1].nsamples ? gain_json(&st->conf[1], true)
 							       : cJSON_CreateNull());
 	cJSON_AddBoolToObject(j, "kept", st->kept);
+	cJSON_AddBoolToObject(j, "confirmed", st->confirmed);
+	if (st->keep.n >= 2) { /* the decision: the confirmation at KEEP_LEVEL */
+		cJSON *k = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(k, "speedup", st->keep.ratio);
+		cJSON_AddNumberToObject(k, "ci_low", st->keep.lo);
+		cJSON_AddNumberToObject(k, "ci_high", st->keep.hi);
+		cJSON_AddNumberToObject(k, "ci_level", KEEP_LEVEL);
+		cJSON_AddItemToObject(j, "keep_evidence", k);
+	}
 	return j;
 }
 
@@ -180,8 +190,9 @@ void explore_print_path(const struct explore *x)
 
 	printf("\nsearch on top of the best (each step: every strategy of another group on top of "
 	       "the current best in selection rounds, then the leader against the current best in "
-	       "fresh rounds, step k held to %.1f%%/2^k):\n",
-	       100 * SEARCH_ALPHA);
+	       "fresh rounds, its verdict at %.2f%%/2^k; kept when its gain's %.0f%% interval is "
+	       "above 1):\n",
+	       100 * SEARCH_ALPHA, 100 * KEEP_LEVEL);
 	if (s->start) {
 		printf("  start  %s, the screen's best: ", x->conf[s->start].name);
 		print_gain(&x->conf[s->start]);
@@ -198,6 +209,10 @@ void explore_print_path(const struct explore *x)
 			printf("%s %s, on top of the step before: ", st->kept ? "+" : "leader",
 			       st->conf[1].name);
 			print_gain(&st->conf[1]);
+			if (st->kept && !st->confirmed)
+				printf("         kept, not confirmed: %.2f-%.2f at %.0f%% (a gain more "
+				       "likely than not; the final comparison makes the claim)\n",
+				       st->keep.lo, st->keep.hi, 100 * KEEP_LEVEL);
 		} else {
 			printf("no leader\n");
 		}

@@ -83,6 +83,12 @@ const char *explore_verdict_words(const struct config *c, char *buf, size_t len)
 			 (c->e.ratio - 1) * 100, c->needed);
 	else
 		snprintf(buf, len, "%s", stats_verdict_name(c->verdict));
+	if (c->dropped) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, "; dropped after %d rounds: clearly slower (below %.2f at "
+			 "%.0f%%)", c->dropped, c->drop_hi, 100 * DROP_LEVEL);
+	}
 	return buf;
 }
 
@@ -114,6 +120,8 @@ cJSON *explore_config_json(const struct explore *x, const struct config *c, int 
 		cJSON_AddBoolToObject(j, "significant", c->reject);
 		if (c->needed > 0)
 			cJSON_AddNumberToObject(j, "runs_needed", c->needed);
+		if (c->dropped)
+			cJSON_AddNumberToObject(j, "dropped_after", c->dropped);
 		cJSON_AddStringToObject(j, "verdict", !c->analysed && c->failed ? "failed"
 						      : !c->analysed || c->few ? "no verdict"
 									       : stats_verdict_name(c->verdict));
@@ -258,7 +266,8 @@ void explore_print_table(struct explore *x)
 		printf("\nPARTIAL: interrupted after %d of %d runs\n", x->runs_done, x->runs_total);
 }
 
-/* How the 5% is split between the screen and the search, and the final's own level. */
+/* How the 5% is split between the screen, the search's verdicts and the final comparison, and
+ * the level a step keeps its leader at (a choice, not a claim). */
 static cJSON *error_budget_json(void)
 {
 	cJSON *e = cJSON_CreateObject();
@@ -266,7 +275,8 @@ static cJSON *error_budget_json(void)
 	cJSON_AddNumberToObject(e, "total", STATS_ALPHA);
 	cJSON_AddNumberToObject(e, "screen", SCREEN_ALPHA);
 	cJSON_AddNumberToObject(e, "search", SEARCH_ALPHA);
-	cJSON_AddStringToObject(e, "search_step", "step k at search / 2^k");
+	cJSON_AddStringToObject(e, "search_step", "step k's verdict at search / 2^k");
+	cJSON_AddNumberToObject(e, "keep_level", KEEP_LEVEL);
 	cJSON_AddNumberToObject(e, "final_level", FINAL_LEVEL);
 	return e;
 }

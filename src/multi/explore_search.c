@@ -8,10 +8,12 @@
  * best run in selection rounds (half the screen's rounds), which only pick the leader, the
  * candidate with the largest gain over the current best of the same round, and claim nothing
  * (a lone candidate is the leader without them). The leader alone is then confirmed against the
- * current best in fresh rounds of their own (the screen's number; a short budget takes fewer
- * selection rounds, never fewer confirmation rounds), held to step k's share of the search's error
- * budget: SEARCH_ALPHA / 2^k. Selection and confirmation use different runs, so the one test a step
- * makes is as good as its level, and the steps together stay within SEARCH_ALPHA. A strategy that
+ * current best in fresh rounds of their own (planned from the selection rounds: plan_confirmation),
+ * whose verdict is held to step k's share of the search's error budget, SEARCH_ALPHA / 2^k.
+ * Selection and confirmation use different runs, so the one test a step makes is as good as its
+ * level, and the steps together stay within SEARCH_ALPHA. The step keeps the leader when the
+ * confirmation shows a gain at KEEP_LEVEL, confirmed or not: the search goes where the evidence
+ * points, and says which steps were confirmed; the final comparison makes the claim. A strategy that
  * made no difference alone is a candidate like any other: an interaction (zero alone, a gain on top
  * of another) is found here. Runs go through explore.c (explore_rounds), time through its
  * budget (explore_room); this file touches nothing else.
@@ -148,6 +150,20 @@ static bool confirm(struct explore *x, char **user, int nuser, struct search_ste
 	return true;
 }
 
+/* Does the leader help enough to go on from it (KEEP_LEVEL)? And is that a verdict at the
+ * step's level (confirmed)? */
+static bool helps(struct search_step *st)
+{
+	double a[MAX_ROUNDS], b[MAX_ROUNDS];
+	int n = explore_pairs(&st->conf[1], st->conf[0].s, st->conf[0].nsamples, a, b);
+
+	st->confirmed = st->conf[1].verdict == VERDICT_FASTER;
+	if (n < 2)
+		return false;
+	stats_paired(a, b, n, KEEP_LEVEL, &st->keep);
+	return st->confirmed || (st->keep.lo > 1 && st->keep.ratio >= 1 + MIN_GAIN);
+}
+
 /* The leader goes into the current best. */
 static void keep(struct explore *x, struct search_step *st)
 {
@@ -231,10 +247,11 @@ static bool step(struct explore *x, char **user, int nuser)
 			 MIN_GAIN * 100);
 		return false;
 	}
-	if (st->conf[1].verdict != VERDICT_FASTER) {
+	if (!helps(st)) {
 		snprintf(s->stopped, sizeof(s->stopped),
-			 "the leader (%s) was not confirmed faster at %.2f%%", st->conf[1].name,
-			 100 * (1 - st->alpha));
+			 "the leader (%s) gained %.2fx in its confirmation, %.2f-%.2f at %.0f%%: "
+			 "not clearly a gain", st->conf[1].name, st->keep.ratio, st->keep.lo,
+			 st->keep.hi, 100 * KEEP_LEVEL);
 		return false;
 	}
 	keep(x, st);

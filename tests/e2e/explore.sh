@@ -16,7 +16,7 @@ jassert "$f" "(.overhead_s_per_run - 0.25 | if . < 0 then 0 else . end) as \$ove
 jassert "$f" '.kind == "explore" and .workload == "udp-rr" and (.strategies | length) >= 6'
 jassert "$f" '.strategies | all(has("name") and has("flags") and has("transactions_per_s") and has("speedup") and has("ci_low") and has("ci_high") and has("verdict"))'
 # The speedup is the ratio of the geometric means of the runs themselves (every round whole).
-jassert "$f" '(.baseline.samples | map(log) | add / length) as $b | (.baseline.left_out | length) as $bl | [.strategies[] | select((.left_out | length) == 0 and $bl == 0)] | all(((.samples | map(log) | add / length) - $b | exp) / .speedup - 1 | fabs < 1e-6)' '[.strategies[] | {name, speedup, samples}]'
+jassert "$f" '(.baseline.samples | map(log) | add / length) as $b | (.baseline.left_out | length) as $bl | [.strategies[] | select((.left_out | length) == 0 and $bl == 0 and (has("dropped_after") | not))] | all(((.samples | map(log) | add / length) - $b | exp) / .speedup - 1 | fabs < 1e-6)' '[.strategies[] | {name, speedup, samples}]'
 jassert "$f" '.strategies | all(.transactions_per_s > 0)'
 jassert "$f" '.strategies | all(.sides.client.cpu_us_per_transaction > 0 and .sides.server.cpu_us_per_transaction > 0)'
 jassert "$f" '[.strategies[].speedup] as $s | $s == ($s | sort | reverse)'
@@ -25,11 +25,13 @@ jassert "$f" '.strategies | all(.verdict == "faster" or .verdict == "slower" or 
 # "significant" follows them.
 jassert "$f" '[.strategies[] | select(.pairs >= 2) | .ci_level] | sort | . as $l | ($l | length) as $m | [range($m)] | all(. as $i | (($l[$i] - (1 - 0.025 / ($i + 1))) | fabs) < 1e-9)' '[.strategies[] | {name, ci_level, p_value}]'
 jassert "$f" '.strategies | all((.verdict == "faster" or .verdict == "slower") == (.significant and ((.speedup - 1) | fabs) >= 0.02))'
-jassert "$f" '(.seed | test("^[0-9]+$")) and (.order | split(" ") | length) == 3 and .family_confidence == 0.975 and .error_budget.screen + .error_budget.search == .error_budget.total'
+jassert "$f" '(.seed | test("^[0-9]+$")) and (.order | split(" ") | length) == 3 and .family_confidence == 0.975 and ((.error_budget.screen + .error_budget.search + (1 - .error_budget.final_level) - .error_budget.total) | fabs) < 1e-12'
 # The search: its path starts at step 0 (the screen's best found faster, or the baseline),
-# each step after it kept with a gain confirmed faster at its share (0.025 / 2^k); the budget
-# names the screen first, and a phase skipped says the seconds it needed.
-jassert "$f" '.search.path[0].step == 0 and (.search.path[1:] | all(.gain.verdict == "faster" and ((.gain.ci_level - (1 - 0.025 / pow(2; .step))) | fabs) < 1e-9))' '.search'
+# each step after it kept: its confirmation's verdict at its share (0.0125 / 2^k) "faster"
+# (confirmed), or its gain 2%+ with the interval at keep_level (0.6) above 1 (kept, not
+# confirmed, and said so); the budget names the screen first, and a phase skipped says the
+# seconds it needed.
+jassert "$f" '.error_budget.keep_level as $kl | .search.path[0].step == 0 and (.search.path[1:] | all(((.gain.ci_level - (1 - 0.0125 / pow(2; .step))) | fabs) < 1e-9)) and ([.search.steps[] | select(.kept)] | length) == (.search.path | length) - 1 and (.search.steps | all(if .kept then (.confirmed and .confirmation.verdict == "faster") or (.confirmed == false and .keep_evidence.ci_low > 1 and .keep_evidence.speedup >= 1.02 and .keep_evidence.ci_level == $kl) else .confirmed == false end))' '.search'
 jassert "$f" '.budget.phases[0].phase == "screen" and (.budget.phases | all(if .skipped then .needs_s > 0 and .runs == 0 else .runs > 0 end))' '.budget'
 # A strategy the screen found slower is never a candidate; the search says why it stopped.
 jassert "$f" '[.strategies[] | select(.verdict == "slower") | .flags] as $slow | (.search.stopped | length) > 0 and ([.search.steps[].candidates[].flags] | all(. as $c | $slow | any(. == $c) | not))' '{stopped: .search.stopped, s: [.strategies[] | {flags, verdict}]}'
