@@ -154,6 +154,32 @@ const char *opts_word(enum opt_id id, int v)
 	return words[id][v];
 }
 
+/* An INT or DBL option that counts bytes or time: a unit may follow the number. */
+static int set_with_unit(const struct opt_def *d, const char *val, struct opts *o, char *err,
+			 size_t errlen)
+{
+	double v;
+
+	if (opts_unit_value(d, val, &v, err, errlen))
+		return -EINVAL;
+	if (v < d->min || v > d->max)
+		return range_err(d, val, err, errlen);
+	if (d->type == OPT_DBL) {
+		*(double *)field(o, d) = v;
+		return 0;
+	}
+	if (fabs(v - round(v)) < 1e-9 * fmax(1.0, fabs(v))) /* 1ms in USEC: 999.99999... */
+		v = round(v);
+	if (v != floor(v)) {
+		snprintf(err, errlen, "--%s %s is not a whole number of %s", d->name, val,
+			 opts_unit_of(d) == UNIT_BYTES ? "bytes"
+			 : opts_unit_of(d) == UNIT_MS ? "milliseconds" : "microseconds");
+		return -EINVAL;
+	}
+	*(long *)field(o, d) = (long)v;
+	return 0;
+}
+
 /* Set one option from its text value. */
 int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, char *err,
 		     size_t errlen)
@@ -210,6 +236,8 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		return 0;
 	}
 	case OPT_INT: {
+		if (opts_unit_of(d) != UNIT_NONE)
+			return set_with_unit(d, val, o, err, errlen);
 		errno = 0;
 		long v = strtol(val, &end, 10);
 
@@ -223,6 +251,8 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		return 0;
 	}
 	case OPT_DBL: {
+		if (opts_unit_of(d) != UNIT_NONE)
+			return set_with_unit(d, val, o, err, errlen);
 		errno = 0;
 		double v = strtod(val, &end);
 
@@ -423,7 +453,10 @@ void opts_usage(const struct opt_def *table, const struct opt_override *ov, cons
 		default_text(defs, ov, def, sizeof(def));
 		fprintf(f, "  %-28s %s (default: %s)\n", flag, defs->help, def);
 	}
-	fprintf(f, "  -h, --help                   this text\n");
+	fprintf(f, "  -h, --help                   this text\n\n"
+		   "units: BYTES take K, M, G (1024-based, as iperf3) or KiB, MiB, GiB (-m 64K); times\n"
+		   "take us, ms, s, m or h (-l 500ms); a bare number is the metavar's unit (S: seconds,\n"
+		   "MS: milliseconds, USEC: microseconds)\n");
 	free(all);
 }
 

@@ -3,6 +3,7 @@
 #ifndef SB_OPTS_PRIV_H
 #define SB_OPTS_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/opts.h"
@@ -22,6 +23,14 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		   size_t errlen);
 /* defs with a workload's help and ranges applied (caller frees). */
 struct opt_def *opts_effective(const struct opt_def *defs, const struct opt_override *ov);
+/* What an option's number counts, from its metavar (opts_units.c). */
+enum opt_unit { UNIT_NONE, UNIT_BYTES, UNIT_S, UNIT_MS, UNIT_US };
+enum opt_unit opts_unit_of(const struct opt_def *d);
+/* val as a number of the option's own unit: a bare number is one, "64K" or "500ms" is
+ * converted. 0 or -EINVAL with err ("--size 64Q: unknown unit Q; use K, M, ..."). */
+int opts_unit_value(const struct opt_def *d, const char *val, double *v, char *err, size_t errlen);
+/* Does val, a number, carry a unit after it ("10s")? */
+bool opts_has_unit(const char *val);
 /* The option of defs whose field is name, or NULL. */
 const struct opt_def *opts_find_field(const struct opt_def *defs, const char *name);
 
