@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "base/opts.h"
+#include "base/suggest.h"
 #include "workload/workload.h"
 
 static char err[256];
@@ -101,11 +102,94 @@ static void test_times(void **state)
 		     parse_wl(&wl_tcp_rr, &o, "-l", "25h", NULL), &o);
 }
 
+static void test_vocabulary(void **state)
+{
+	(void)state;
+	struct opts o;
+
+	/* -t: iperf3's duration with a unit; bare, the old --timeout (ms): an error naming both. */
+	assert_int_equal(parse_wl(&wl_tcp_stream, &o, "-t", "10s", NULL), 0);
+	assert_true(o.duration == 10);
+	assert_int_equal(o.timeout, 5000);
+	opts_free(&o);
+	expect_error("-t 10: -t is the duration now", parse_wl(&wl_tcp_stream, &o, "-t", "10", NULL), &o);
+	assert_non_null(strstr(err, "--timeout 10"));
+	/* -R: iperf3's --reverse; -R 2 (the old --runs 2) an error, also as -R2. */
+	assert_int_equal(parse_wl(&wl_tcp_stream, &o, "-R", NULL), 0);
+	assert_true(o.reverse);
+	assert_int_equal(o.runs, 1);
+	opts_free(&o);
+	assert_int_equal(parse_wl(&wl_udp_stream, &o, "-R", "-l", "1", NULL), 0);
+	assert_true(o.reverse);
+	opts_free(&o);
+	expect_error("-R 2: the number of runs is --runs 2", parse_wl(&wl_tcp_stream, &o, "-R", "2", NULL), &o);
+	expect_error("-R 3: the number of runs is --runs 3", parse_wl(&wl_tcp_stream, &o, "-R3", NULL), &o);
+	expect_error("-R is --reverse", parse_wl(&wl_tcp_rr, &o, "-R", NULL), &o);
+	/* Long-only now, each naming its long spelling. */
+	expect_error("--server HOST", parse_wl(&wl_tcp_stream, &o, "-s", "host", NULL), &o);
+	expect_error("--warmup S", parse_wl(&wl_tcp_stream, &o, "-w", "64K", NULL), &o);
+	expect_error("--peers N", parse_wl(&wl_udp_rr, &o, "-P", "4", NULL), &o);
+	expect_error("--flows N", parse_wl(&wl_tcp_stream, &o, "-P", "4", NULL), &o);
+	expect_error("--batch N", parse_wl(&wl_udp_rr, &o, "-b", "8", NULL), &o);
+	expect_error("--server-threads N", parse_wl(&wl_udp_rr, &o, "-T", "2", NULL), &o);
+	expect_error("--concurrency N", parse_wl(&wl_tcp_crr, &o, "-C", "2", NULL), &o);
+	expect_error("iperf3's -c HOST is --server HOST",
+		     parse_wl(&wl_tcp_stream, &o, "-c", "10.0.0.1", NULL), &o);
+	/* Not applicable: udp-stream waits for no answer. */
+	expect_error("unknown option '--timeout'", parse_wl(&wl_udp_stream, &o, "--timeout", "5", NULL), &o);
+}
+
+static void test_tcp_rr_size(void **state)
+{
+	(void)state;
+	struct opts o;
+
+	assert_int_equal(parse_wl(&wl_tcp_rr, &o, "-m", "64K", NULL), 0);
+	assert_int_equal(o.request, 65536);
+	assert_int_equal(o.response, 65536);
+	opts_free(&o);
+	assert_int_equal(parse_wl(&wl_tcp_rr, &o, "-m", "100", "-r", "7", NULL), 0);
+	assert_int_equal(o.request, 100);
+	assert_int_equal(o.response, 7);
+	opts_free(&o);
+	assert_int_equal(parse_wl(&wl_tcp_rr, &o, "-q", "30", NULL), 0);
+	assert_int_equal(o.request, 30);
+	assert_int_equal(o.response, 1);
+	assert_int_equal(o.size, 30); /* the config's size: the request's */
+	opts_free(&o);
+}
+
+static void test_did_you_mean(void **state)
+{
+	(void)state;
+	struct opts o;
+	const char *words[] = {"udp-rr", "tcp-rr", "tcp-crr", "tcp-stream", NULL, "sweep"};
+
+	assert_int_equal(suggest_distance("size", "size"), 0);
+	assert_int_equal(suggest_distance("szie", "size"), 1); /* a swap is one edit */
+	assert_int_equal(suggest_distance("flows", "flow"), 1);
+	assert_int_equal(suggest_distance("kitten", "sitting"), 3);
+	assert_string_equal(suggest_nearest("tcp-strem", words, 6), "tcp-stream");
+	assert_string_equal(suggest_nearest("tcp-crrr", words, 6), "tcp-crr");
+	assert_string_equal(suggest_nearest("swep", words, 6), "sweep");
+	assert_null(suggest_nearest("zzz", words, 6));
+	assert_null(suggest_nearest("ab", words, 6));
+	expect_error("unknown option '--szie'; did you mean '--size'?",
+		     parse_wl(&wl_tcp_stream, &o, "--szie", "5", NULL), &o);
+	expect_error("unknown option '--flwos'; did you mean '--flows'?",
+		     parse_wl(&wl_tcp_rr, &o, "--flwos=2", NULL), &o);
+	/* Not a flag of udp-stream at all: no suggestion of one it lacks. */
+	expect_error("unknown option '--timeut' (see", parse_wl(&wl_udp_stream, &o, "--timeut", "3", NULL), &o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_times),
+		cmocka_unit_test(test_vocabulary),
+		cmocka_unit_test(test_tcp_rr_size),
+		cmocka_unit_test(test_did_you_mean),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
