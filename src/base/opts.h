@@ -314,6 +314,10 @@ struct cJSON *opts_to_json(const struct opt_def *defs, const struct opts *o);
  * OWN_FLAG(type, struct, field, "name", min, max). */
 #define OWN_FLAG(t, st, f, n, lo, hi)                                                              \
 	{.name = n, .field = #f, .type = OPT_##t, .off = offsetof(st, f), .min = lo, .max = hi}
+/* The same with a metavar: "S" (seconds), "BYTES"... then takes units as the table's do. */
+#define OWN_FLAG_UNIT(t, st, f, n, lo, hi, mv)                                                     \
+	{.name = n, .field = #f, .type = OPT_##t, .off = offsetof(st, f), .min = lo, .max = hi,     \
+	 .metavar = mv}
 /* Take a command's own flags (defs, ending with {0}) out of argv into the struct at base, with
  * the same checks as the option table's; every other word goes to rest, in order (*nrest
  * words). 0, or -EINVAL with a one-line reason in err. */

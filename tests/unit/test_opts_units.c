@@ -182,6 +182,34 @@ static void test_did_you_mean(void **state)
 	expect_error("unknown option '--timeut' (see", parse_wl(&wl_udp_stream, &o, "--timeut", "3", NULL), &o);
 }
 
+struct own {
+	double budget;
+	long runs;
+};
+
+/* A command's own flags take units where they name one (explore and knee's --budget). */
+static void test_own_flag_units(void **state)
+{
+	(void)state;
+	static const struct opt_def defs[] = {
+		OWN_FLAG_UNIT(DBL, struct own, budget, "budget", 5, 86400, "S"),
+		OWN_FLAG(INT, struct own, runs, "runs", 1, 100),
+		{0},
+	};
+	struct own w = {0};
+	char *argv[] = {"--budget", "2m", "--runs", "3", "udp-rr"}, *rest[5];
+	int nrest;
+
+	assert_int_equal(opts_take(defs, &w, 5, argv, rest, &nrest, err, sizeof(err)), 0);
+	assert_true(w.budget == 120);
+	assert_int_equal(w.runs, 3);
+	assert_int_equal(nrest, 1);
+	char *bad[] = {"--budget", "2x"};
+
+	assert_int_equal(opts_take(defs, &w, 2, bad, rest, &nrest, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--budget 2x: unknown unit x"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_vocabulary),
 		cmocka_unit_test(test_tcp_rr_size),
 		cmocka_unit_test(test_did_you_mean),
+		cmocka_unit_test(test_own_flag_units),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
