@@ -303,6 +303,9 @@ int opts_parse(const struct opt_def *defs, const struct opt_override *ov, int ar
 	       struct opts *o, char *err, size_t errlen);
 /* The option of defs whose long name is the first len bytes of name, or NULL. */
 const struct opt_def *opt_find(const struct opt_def *defs, const char *name, size_t len);
+/* val as a number of d's own unit, a unit taken where d has one ("64K" of a BYTES option:
+ * 65536). 0 or -EINVAL with err. */
+int opts_number(const struct opt_def *d, const char *val, double *v, char *err, size_t errlen);
 /* Print the usage of a subcommand generated from its table and overrides. */
 void opts_usage(const struct opt_def *defs, const struct opt_override *ov, const char *cmd,
 		const char *summary, void *file);

@@ -89,3 +89,18 @@ int opts_unit_value(const struct opt_def *d, const char *val, double *v, char *e
 			 u == UNIT_S ? "seconds" : u == UNIT_MS ? "milliseconds" : "microseconds");
 	return -EINVAL;
 }
+
+int opts_number(const struct opt_def *d, const char *val, double *v, char *err, size_t errlen)
+{
+	char *end;
+
+	if (opts_unit_of(d) != UNIT_NONE)
+		return opts_unit_value(d, val, v, err, errlen);
+	errno = 0;
+	*v = strtod(val, &end);
+	if (errno || end == val || *end || !isfinite(*v)) {
+		snprintf(err, errlen, "--%s '%s' is not a number", d->name, val);
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -48,4 +48,8 @@ done <<'ROWS'
 .io == "mmsg" and .batch == 8|udp-rr -l 300ms --batch 8
 .reverse == true and .duration == 0.3|udp-stream -R -t 0.3s
 ROWS
+# A swept size with a unit: the table, CSV and JSON give what ran (2048), not atof's 2.
+"$SB" sweep tcp-rr --size 1,2K --runs 1 -l 200ms --warmup 0 --json >"$TMP/sw.json" 2>"$TMP/err" ||
+	fail "sweep with units: $(tail -3 "$TMP/err")"
+jassert "$TMP/sw.json" '[.points[].values.size] | sort == [1, 2048]' '[.points[].values]'
 echo ok

@@ -65,6 +65,17 @@ static void test_sizes(void **state)
 		assert_int_equal(o.size, cases[i].bytes);
 		opts_free(&o);
 	}
+	/* sweep's values: the number in the option's unit, units where it takes them. */
+	double v;
+
+	assert_int_equal(opts_number(opt_find(opts_tcp_stream, "size", 4), "2K", &v, err,
+				     sizeof(err)), 0);
+	assert_true(v == 2048);
+	assert_int_equal(opts_number(opt_find(opts_tcp_stream, "flows", 5), "3", &v, err,
+				     sizeof(err)), 0);
+	assert_true(v == 3);
+	assert_int_equal(opts_number(opt_find(opts_tcp_stream, "flows", 5), "3K", &v, err,
+				     sizeof(err)), -EINVAL);
 	expect_error("--size 64Q: unknown unit Q; use K, M, G, KiB, MiB or GiB",
 		     parse_wl(&wl_tcp_stream, &o, "-m", "64Q", NULL), &o);
 	expect_error("--size 64KB: unknown unit KB", parse_wl(&wl_tcp_stream, &o, "-m", "64KB", NULL), &o);
