@@ -76,6 +76,11 @@ static int vocab_reverse(const struct opt_def *defs, const char *arg, const char
 	const struct opt_def *rev = opts_find_field(defs, "reverse");
 	const char *n = arg ? arg : is_count(next) ? next : NULL;
 
+	if (arg && !is_count(arg)) {
+		snprintf(err, errlen, "-R%s: -R (--reverse) takes no value; give it alone or last in a "
+			 "group of flags (-jR)", arg);
+		return -EINVAL;
+	}
 	if (n) {
 		snprintf(err, errlen, "-R %s: the number of runs is --runs %s now (-R alone is "
 			 "--reverse, as iperf3's -R)", n, n);

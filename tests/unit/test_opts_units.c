@@ -136,6 +136,10 @@ static void test_vocabulary(void **state)
 	expect_error("-R 2: the number of runs is --runs 2", parse_wl(&wl_tcp_stream, &o, "-R", "2", NULL), &o);
 	expect_error("-R 3: the number of runs is --runs 3", parse_wl(&wl_tcp_stream, &o, "-R3", NULL), &o);
 	expect_error("-R is --reverse", parse_wl(&wl_tcp_rr, &o, "-R", NULL), &o);
+	expect_error("-Rj: -R (--reverse) takes no value", parse_wl(&wl_tcp_stream, &o, "-Rj", NULL), &o);
+	assert_int_equal(parse_wl(&wl_tcp_stream, &o, "-jR", NULL), 0);
+	assert_true(o.reverse && o.json);
+	opts_free(&o);
 	/* Long-only now, each naming its long spelling. */
 	expect_error("--server HOST", parse_wl(&wl_tcp_stream, &o, "-s", "host", NULL), &o);
 	expect_error("--warmup S", parse_wl(&wl_tcp_stream, &o, "-w", "64K", NULL), &o);
