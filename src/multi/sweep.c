@@ -26,7 +26,7 @@ static void add_param(struct sweep *s, const char *flag, char *list)
 		die_usage("sweep: at most %d flags with lists of values", MAX_PARAMS);
 	p->flag = flag;
 	for (char *t = strtok(list, ","); t; t = strtok(NULL, ",")) {
-		char num[40], err[200];
+		char err[200];
 		double v;
 
 		if (p->n == MAX_VALUES)
@@ -34,8 +34,9 @@ static void add_param(struct sweep *s, const char *flag, char *list)
 		if (opts_number(d, t, &v, err, sizeof(err)))
 			die_usage("sweep: %s", err);
 		/* 64K: the table, CSV and JSON give the number that ran, 65536, not atof's 64 */
-		snprintf(num, sizeof(num), "%.15g", v);
-		p->values[p->n++] = strcmp(num, t) ? xstrdup(num) : t;
+		snprintf(p->num[p->n], sizeof(p->num[p->n]), "%.15g", v);
+		p->values[p->n] = strcmp(p->num[p->n], t) ? p->num[p->n] : t;
+		p->n++;
 	}
 	if (!p->n)
 		die_usage("sweep: %s has no values", flag);
