@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/suggest.h"
 #include "base/util.h"
 
 #define OPT_DEF_(t, f, d, s, n, lo, hi, mv, h)                                                     \
@@ -26,17 +27,17 @@
 	 .metavar = mv,                                                                            \
 	 .help = h},
 
-const struct opt_def opts_udp_rr[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) WINDOW_OPT(
-	OPT_DEF_) SIZE_OPT(OPT_DEF_) UDP_RR_OPTS(OPT_DEF_) OPENLOOP_OPTS(OPT_DEF_){0}};
-const struct opt_def opts_tcp_crr[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) TCP_CRR_OPTS(
-	OPT_DEF_) SIZE_OPT(OPT_DEF_) REQUEST_OPT(OPT_DEF_) TCP_OPTS(OPT_DEF_) PIN_OPTS(OPT_DEF_)
-	OPENLOOP_OPTS(OPT_DEF_){0}};
-const struct opt_def opts_tcp_rr[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) FLOWS_OPT(
-	OPT_DEF_) TCP_RR_OPTS(OPT_DEF_) REQUEST_OPT(OPT_DEF_) WINDOW_OPT(OPT_DEF_) TCP_OPTS(OPT_DEF_)
+const struct opt_def opts_udp_rr[] = {COMMON_OPTS(OPT_DEF_) TIMEOUT_OPT(OPT_DEF_) AUTH_OPT(OPT_DEF_)
+	WINDOW_OPT(OPT_DEF_) SIZE_OPT(OPT_DEF_) UDP_RR_OPTS(OPT_DEF_) OPENLOOP_OPTS(OPT_DEF_){0}};
+const struct opt_def opts_tcp_crr[] = {COMMON_OPTS(OPT_DEF_) TIMEOUT_OPT(OPT_DEF_) AUTH_OPT(
+	OPT_DEF_) TCP_CRR_OPTS(OPT_DEF_) SIZE_OPT(OPT_DEF_) REQUEST_OPT(OPT_DEF_) TCP_OPTS(OPT_DEF_)
 	PIN_OPTS(OPT_DEF_) OPENLOOP_OPTS(OPT_DEF_){0}};
-const struct opt_def opts_tcp_stream[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) FLOWS_OPT(
-	OPT_DEF_) SIZE_OPT(OPT_DEF_) TCP_STREAM_OPTS(OPT_DEF_) REVERSE_OPT(OPT_DEF_) TCP_OPTS(OPT_DEF_)
-	PIN_OPTS(OPT_DEF_){0}};
+const struct opt_def opts_tcp_rr[] = {COMMON_OPTS(OPT_DEF_) TIMEOUT_OPT(OPT_DEF_) AUTH_OPT(
+	OPT_DEF_) FLOWS_OPT(OPT_DEF_) SIZE_OPT(OPT_DEF_) TCP_RR_OPTS(OPT_DEF_) REQUEST_OPT(OPT_DEF_)
+	WINDOW_OPT(OPT_DEF_) TCP_OPTS(OPT_DEF_) PIN_OPTS(OPT_DEF_) OPENLOOP_OPTS(OPT_DEF_){0}};
+const struct opt_def opts_tcp_stream[] = {COMMON_OPTS(OPT_DEF_) TIMEOUT_OPT(OPT_DEF_) AUTH_OPT(
+	OPT_DEF_) FLOWS_OPT(OPT_DEF_) SIZE_OPT(OPT_DEF_) TCP_STREAM_OPTS(OPT_DEF_) REVERSE_OPT(
+	OPT_DEF_) TCP_OPTS(OPT_DEF_) PIN_OPTS(OPT_DEF_){0}};
 const struct opt_def opts_udp_stream[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) SIZE_OPT(
 	OPT_DEF_) UDP_STREAM_OPTS(OPT_DEF_) REVERSE_OPT(OPT_DEF_) UDP_RR_OPTS(OPT_DEF_) BUF_OPTS(
 	OPT_DEF_){0}};
@@ -154,6 +155,32 @@ const char *opts_word(enum opt_id id, int v)
 	return words[id][v];
 }
 
+/* An INT or DBL option that counts bytes or time: a unit may follow the number. */
+static int set_with_unit(const struct opt_def *d, const char *val, struct opts *o, char *err,
+			 size_t errlen)
+{
+	double v;
+
+	if (opts_unit_value(d, val, &v, err, errlen))
+		return -EINVAL;
+	if (v < d->min || v > d->max)
+		return range_err(d, val, err, errlen);
+	if (d->type == OPT_DBL) {
+		*(double *)field(o, d) = v;
+		return 0;
+	}
+	if (fabs(v - round(v)) < 1e-9 * fmax(1.0, fabs(v))) /* 1ms in USEC: 999.99999... */
+		v = round(v);
+	if (v != floor(v)) {
+		snprintf(err, errlen, "--%s %s is not a whole number of %s", d->name, val,
+			 opts_unit_of(d) == UNIT_BYTES ? "bytes"
+			 : opts_unit_of(d) == UNIT_MS ? "milliseconds" : "microseconds");
+		return -EINVAL;
+	}
+	*(long *)field(o, d) = (long)v;
+	return 0;
+}
+
 /* Set one option from its text value. */
 int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, char *err,
 		     size_t errlen)
@@ -210,6 +237,8 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		return 0;
 	}
 	case OPT_INT: {
+		if (opts_unit_of(d) != UNIT_NONE)
+			return set_with_unit(d, val, o, err, errlen);
 		errno = 0;
 		long v = strtol(val, &end, 10);
 
@@ -223,6 +252,8 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		return 0;
 	}
 	case OPT_DBL: {
+		if (opts_unit_of(d) != UNIT_NONE)
+			return set_with_unit(d, val, o, err, errlen);
 		errno = 0;
 		double v = strtod(val, &end);
 
@@ -296,11 +327,16 @@ static void build_getopt(const struct opt_def *defs, struct option *lo, char *sh
 			shorts[k++] = (char)defs[i].shortc;
 			if (defs[i].type != OPT_BOOL)
 				shorts[k++] = ':';
+			if (defs[i].shortc == 'R') { /* a value: "-R2", the old --runs 2, is caught */
+				shorts[k++] = ':';
+				shorts[k++] = ':';
+			}
 		}
 	}
+	shorts[k] = '\0';
+	opts_vocab_shorts(defs, shorts);
 	lo[n] = (struct option){.name = "help", .val = 'h'};
 	lo[n + 1] = (struct option){0};
-	shorts[k] = '\0';
 }
 
 static const struct opt_def *find_short(const struct opt_def *defs, int c)
@@ -333,13 +369,36 @@ struct opt_def *opts_effective(const struct opt_def *defs, const struct opt_over
 	return e;
 }
 
+/* "unknown option '--szie'; did you mean '--size'?" */
+static void unknown_long(const struct opt_def *defs, const char *bad, char *err, size_t errlen)
+{
+	size_t n = count_defs(defs), len = strcspn(bad, "=");
+	const char **names = xcalloc(n + 1, sizeof(*names));
+	char word[80];
+	const char *near;
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = defs[i].name;
+	names[n] = "help";
+	size_t dashes = strspn(bad, "-");
+
+	snprintf(word, sizeof(word), "%.*s", (int)(len - dashes), bad + dashes);
+	near = suggest_nearest(word, names, n + 1);
+	if (near)
+		snprintf(err, errlen, "unknown option '%.*s'; did you mean '--%s'? (see '--help')",
+			 (int)len, bad, near);
+	else
+		snprintf(err, errlen, "unknown option '%.*s' (see '--help')", (int)len, bad);
+	free(names);
+}
+
 int opts_parse(const struct opt_def *table, const struct opt_override *ov, int argc, char **argv,
 	       struct opts *o, char *err, size_t errlen)
 {
 	struct opt_def *defs = opts_effective(table, ov);
 	size_t n = count_defs(defs);
 	struct option *lo = xcalloc(n + 2, sizeof(*lo));
-	char *shorts = xcalloc(3 * n + 4, 1);
+	char *shorts = xcalloc(3 * n + 64, 1);
 	int ret = 0, c;
 
 	build_getopt(defs, lo, shorts);
@@ -354,7 +413,7 @@ int opts_parse(const struct opt_def *table, const struct opt_override *ov, int a
 			if (optopt && optopt < 256)
 				snprintf(err, errlen, "unknown option '-%c' (see '--help')", optopt);
 			else
-				snprintf(err, errlen, "unknown option '%s' (see '--help')", bad);
+				unknown_long(defs, bad, err, errlen);
 			ret = -EINVAL;
 		} else if (c == ':') {
 			snprintf(err, errlen, "option '%s' needs a value", bad);
@@ -362,7 +421,14 @@ int opts_parse(const struct opt_def *table, const struct opt_override *ov, int a
 		} else {
 			const struct opt_def *d = c >= 256 ? &defs[c - 256] : find_short(defs, c);
 
+			if (!d || c == 'R') { /* -R: opts_vocab tells --reverse from the old --runs */
+				ret = opts_vocab(defs, c, optarg, optind < argc ? argv[optind] : NULL,
+						 o, err, errlen);
+				continue;
+			}
 			ret = opts_set_value(d, optarg, o, err, errlen);
+			if (ret)
+				opts_vocab_hint(d, c, optarg, err, errlen);
 			o->set[d->id] = true;
 		}
 	}
@@ -374,101 +440,6 @@ int opts_parse(const struct opt_def *table, const struct opt_override *ov, int a
 	free(shorts);
 	free(defs);
 	return ret;
-}
-
-static void default_text(const struct opt_def *d, const struct opt_override *ov, char *buf,
-			 size_t len)
-{
-	struct opts o;
-
-	opts_defaults(&o, ov);
-	const void *p = cfield(&o, d);
-
-	switch (d->type) {
-	case OPT_INT:
-		snprintf(buf, len, "%ld", *(const long *)p);
-		break;
-	case OPT_DBL:
-		snprintf(buf, len, "%g", *(const double *)p);
-		break;
-	case OPT_STR:
-		snprintf(buf, len, "%s", *(char *const *)p ? *(char *const *)p : "none");
-		break;
-	case OPT_ENUM:
-		snprintf(buf, len, "%s", opts_word(d->id, *(const int *)p));
-		break;
-	case OPT_BOOL:
-		snprintf(buf, len, "off");
-		break;
-	case OPT_U64:
-		snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)p);
-		break;
-	}
-	opts_free(&o);
-}
-
-void opts_usage(const struct opt_def *table, const struct opt_override *ov, const char *cmd,
-		const char *summary, void *file)
-{
-	FILE *f = file;
-	struct opt_def *all = opts_effective(table, ov), *defs = all;
-
-	fprintf(f, "usage: sockbench %s [options]\n%s\n\noptions:\n", cmd, summary);
-	for (; defs->name; defs++) {
-		char flag[64], def[64];
-
-		snprintf(flag, sizeof(flag), "%c%c%s--%s %s", defs->shortc ? '-' : ' ',
-			 defs->shortc ? defs->shortc : ' ', defs->shortc ? ", " : "  ", defs->name,
-			 defs->metavar);
-		default_text(defs, ov, def, sizeof(def));
-		fprintf(f, "  %-28s %s (default: %s)\n", flag, defs->help, def);
-	}
-	fprintf(f, "  -h, --help                   this text\n");
-	free(all);
-}
-
-/* troff: a backslash is an escape, a '-' is written \- (a minus, as man pages write
- * flags), a line may not start with '.' or '\''. */
-static void man_text(FILE *f, const char *s)
-{
-	if (*s == '.' || *s == '\'')
-		fputs("\\&", f);
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\e", f);
-		else if (*s == '-')
-			fputs("\\-", f);
-		else
-			fputc(*s, f);
-	}
-}
-
-void opts_man(const struct opt_def *table, const struct opt_override *ov, void *file)
-{
-	FILE *f = file;
-	struct opt_def *all = opts_effective(table, ov), *defs = all;
-
-	for (; defs->name; defs++) {
-		char def[64];
-
-		fputs(".TP\n.BR ", f);
-		if (defs->shortc)
-			fprintf(f, "\\-%c \", \" ", defs->shortc);
-		fputs("\\-\\-", f);
-		man_text(f, defs->name);
-		if (defs->metavar && *defs->metavar) {
-			fputs(" \" \" \\fI", f);
-			man_text(f, defs->metavar);
-			fputs("\\fR", f);
-		}
-		fputc('\n', f);
-		default_text(defs, ov, def, sizeof(def));
-		man_text(f, defs->help);
-		fputs(" (default: ", f);
-		man_text(f, def);
-		fputs(").\n", f);
-	}
-	free(all);
 }
 
 const struct opt_def *opts_find_field(const struct opt_def *defs, const char *name)

@@ -15,12 +15,13 @@
 struct cJSON;
 
 #define COMMON_OPTS(X)                                                                             \
-	X(DBL, duration, 5.0, 'l', "duration", 0.1, 86400, "S", "seconds in the measured window")  \
-	X(DBL, warmup, 1.0, 'w', "warmup", 0, 3600, "S",                                           \
+	X(DBL, duration, 5.0, 'l', "duration", 0.1, 86400, "S",                                  \
+	  "seconds in the measured window (-t with a unit, -t 10s, as iperf3's -t)")              \
+	X(DBL, warmup, 1.0, 0, "warmup", 0, 3600, "S",                                           \
 	  "seconds of warm-up before the window (traffic flows, nothing is counted)")              \
 	X(INT, port, 0, 'p', "port", 0, 65535, "PORT",                                             \
 	  "server data port (0: any free port)")                                                   \
-	X(STR, server, NULL, 's', "server", 0, 0, "HOST[:PORT]",                                   \
+	X(STR, server, NULL, 0, "server", 0, 0, "HOST[:PORT]",                                   \
 	  "drive a running `sockbench serve` agent instead of a local one")                        \
 	X(STR, clients_on, NULL, 0, "clients-on", 0, 0, "HOST[:PORT],...",                          \
 	  "with --server: run the clients on these hosts' serve agents (local: this host), each "  \
@@ -28,7 +29,9 @@ struct cJSON;
 	X(INT, client_hosts, 0, 0, "client-hosts", 0, 16, "N",                                    \
 	  "use the first N hosts of --clients-on (0: all; `sweep --client-hosts 1,2,3`)")          \
 	X(BOOL, json, false, 'j', "json", 0, 1, "", "print one JSON document instead of the table") \
-	X(BOOL, ipv4, false, '4', "ipv4", 0, 1, "", "IPv4 only (a local run: 127.0.0.1, the default)") \
+	X(BOOL, ipv4, false, '4', "ipv4", 0, 1, "",                                                \
+	  "IPv4 only: with --server, the host's IPv4 address (a local run is IPv4 without it, "   \
+	  "127.0.0.1; the config records the family that ran)")                                    \
 	X(BOOL, ipv6, false, '6', "ipv6", 0, 1, "",                                                \
 	  "IPv6 (a local run: ::1; with --server, its IPv6 address)")                              \
 	X(BOOL, profile, false, 0, "profile", 0, 1, "",                                            \
@@ -50,16 +53,19 @@ struct cJSON;
 	X(DBL, interval, 0, 'i', "interval", 0, 86400, "S",                                        \
 	  "print a line every S seconds of the window (rate, p50/p99, CPU) and add `intervals` "  \
 	  "to the JSON (at least 0.1)")                                                                  \
-	X(INT, runs, 1, 'R', "runs", 1, 1000, "N",                                                 \
+	X(INT, runs, 1, 0, "runs", 1, 1000, "N",                                                 \
 	  "measured runs: median, min, max, spread and a 95% interval of each figure")            \
 	X(INT, clients, 2, 'c', "clients", 1, 256, "N", "client processes")                        \
-	X(INT, timeout, 200, 't', "timeout", 1, 600000, "MS",                                      \
-	  "a request unanswered this long is counted lost and replaced")                           \
 	X(DBL, busy_wait, 10, 0, "busy-wait", 0, 3600, "S",                                        \
 	  "with --server: while the agent runs another controller's test, try again this long")   \
 	X(STR, sysctl, NULL, 0, "sysctl", 0, 1, "KEY=VALUE",                                       \
 	  "set a kernel setting (/proc/sys) for this run only, restored after it, even after a "  \
 	  "crash (root; repeatable; with --server, on the agent's host if it allows the key)")
+
+/* Not in udp-stream, where nothing waits for an answer. */
+#define TIMEOUT_OPT(X)                                                                             \
+	X(INT, timeout, 200, 0, "timeout", 1, 600000, "MS",                                        \
+	  "a request unanswered this long is counted lost and replaced")
 
 /* Fields several workloads share, each with its own default and help (struct opt_override). */
 #define SIZE_OPT(X)                                                                                \
@@ -79,7 +85,7 @@ struct cJSON;
 	  "SO_BUSY_POLL on every socket: spin this long in the driver before sleeping")
 
 #define UDP_RR_OPTS(X)                                                                             \
-	X(INT, peers, 0, 'P', "peers", 0, 10000, "N",                                              \
+	X(INT, peers, 0, 0, "peers", 0, 10000, "N",                                              \
 	  "client sockets in all, spread over the clients (0: one per client)")                    \
 	X(BOOL, no_check, false, 0, "no-check", 0, 1, "",                                          \
 	  "turn UDP checksums off on every socket (SO_NO_CHECK)")                                  \
@@ -88,11 +94,11 @@ struct cJSON;
 	  "the receive call (auto: the client polls, the server blocks, as in the report)")       \
 	X(ENUM, io, "auto", 0, "io", 0, 0, "auto|msg|mmsg|uring",                                  \
 	  "system calls: sendmsg/recvmsg, sendmmsg/recvmmsg, or io_uring (auto: mmsg with --batch)") \
-	X(INT, batch, 1, 'b', "batch", 1, 1024, "N", "the most datagrams one call moves")          \
+	X(INT, batch, 1, 0, "batch", 1, 1024, "N", "the most datagrams one call moves")          \
 	X(BOOL, connected, false, 0, "connected", 0, 1, "",                                        \
 	  "connect() each client socket to the server (the route is looked up once)")              \
 	X(BOOL, sqpoll, false, 0, "sqpoll", 0, 1, "", "io_uring: a kernel thread polls the submissions") \
-	X(INT, server_threads, 1, 'T', "server-threads", 1, 64, "N",                               \
+	X(INT, server_threads, 1, 0, "server-threads", 1, 64, "N",                               \
 	  "server threads, each with its own socket on the port (SO_REUSEPORT)")                   \
 	PIN_OPTS(X)
 
@@ -117,7 +123,7 @@ struct cJSON;
 	  "connections in the measured window (a count-based run; --duration makes it time-based)") \
 	X(INT, warmup_conns, 1000, 0, "warmup-conns", 0, 100000000, "N",                           \
 	  "connections before the window, not counted")                                            \
-	X(INT, concurrency, 1, 'C', "concurrency", 1, 256, "N", "connections in flight per client") \
+	X(INT, concurrency, 1, 0, "concurrency", 1, 256, "N", "connections in flight per client") \
 	X(INT, msgs, 2, 'k', "msgs", 1, 1000000, "K", "messages the server sends on each connection") \
 	X(ENUM, close, "server", 0, "close", 0, 0, "server|client|reset",                          \
 	  "who closes first (TIME_WAIT lands there); reset: the client aborts with SO_LINGER {1,0}") \
@@ -147,7 +153,7 @@ struct cJSON;
 	  "both ways at once: each flow is a connection each way")
 
 #define REVERSE_OPT(X)                                                                             \
-	X(BOOL, reverse, false, 0, "reverse", 0, 1, "", "the server sends, the client receives")
+	X(BOOL, reverse, false, 'R', "reverse", 0, 1, "", "the server sends, the client receives")
 
 /* --rate: what it counts is the workload's (its help is overridden where it differs). */
 #define RATE_OPT(X)                                                                                \
@@ -198,6 +204,7 @@ struct cJSON;
 
 #define ALL_OPTS(X)                                                                                \
 	COMMON_OPTS(X)                                                                             \
+	TIMEOUT_OPT(X)                                                                             \
 	AUTH_OPT(X)                                                                                \
 	SIZE_OPT(X)                                                                                \
 	WINDOW_OPT(X)                                                                              \
@@ -273,6 +280,8 @@ struct opt_override {
 	const char *def;  /* as typed on the command line; NULL: the option's own */
 	const char *help; /* NULL: the option's own */
 	double min, max;  /* both 0: the option's own range */
+	const char *shown; /* the default as --help says it, where the value alone would mislead
+			    * (tcp-crr's --duration: the window is --conns); NULL: the value */
 };
 
 /* The option tables of each subcommand, each ending with {0}. */
@@ -294,6 +303,9 @@ int opts_parse(const struct opt_def *defs, const struct opt_override *ov, int ar
 	       struct opts *o, char *err, size_t errlen);
 /* The option of defs whose long name is the first len bytes of name, or NULL. */
 const struct opt_def *opt_find(const struct opt_def *defs, const char *name, size_t len);
+/* val as a number of d's own unit, a unit taken where d has one ("64K" of a BYTES option:
+ * 65536). 0 or -EINVAL with err. */
+int opts_number(const struct opt_def *d, const char *val, double *v, char *err, size_t errlen);
 /* Print the usage of a subcommand generated from its table and overrides. */
 void opts_usage(const struct opt_def *defs, const struct opt_override *ov, const char *cmd,
 		const char *summary, void *file);
@@ -305,6 +317,10 @@ struct cJSON *opts_to_json(const struct opt_def *defs, const struct opts *o);
  * OWN_FLAG(type, struct, field, "name", min, max). */
 #define OWN_FLAG(t, st, f, n, lo, hi)                                                              \
 	{.name = n, .field = #f, .type = OPT_##t, .off = offsetof(st, f), .min = lo, .max = hi}
+/* The same with a metavar: "S" (seconds), "BYTES"... then takes units as the table's do. */
+#define OWN_FLAG_UNIT(t, st, f, n, lo, hi, mv)                                                     \
+	{.name = n, .field = #f, .type = OPT_##t, .off = offsetof(st, f), .min = lo, .max = hi,     \
+	 .metavar = mv}
 /* Take a command's own flags (defs, ending with {0}) out of argv into the struct at base, with
  * the same checks as the option table's; every other word goes to rest, in order (*nrest
  * words). 0, or -EINVAL with a one-line reason in err. */

@@ -3,6 +3,7 @@
 #ifndef SB_OPTS_PRIV_H
 #define SB_OPTS_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/opts.h"
@@ -22,6 +23,22 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		   size_t errlen);
 /* defs with a workload's help and ranges applied (caller frees). */
 struct opt_def *opts_effective(const struct opt_def *defs, const struct opt_override *ov);
+/* What an option's number counts, from its metavar (opts_units.c). */
+enum opt_unit { UNIT_NONE, UNIT_BYTES, UNIT_S, UNIT_MS, UNIT_US };
+enum opt_unit opts_unit_of(const struct opt_def *d);
+/* val as a number of the option's own unit: a bare number is one, "64K" or "500ms" is
+ * converted. 0 or -EINVAL with err ("--size 64Q: unknown unit Q; use K, M, ..."). */
+int opts_unit_value(const struct opt_def *d, const char *val, double *v, char *err, size_t errlen);
+/* Does val, a number, carry a unit after it ("10s")? */
+bool opts_has_unit(const char *val);
+/* Add to getopt's shorts the retired short flags that apply to defs (opts_vocab.c). */
+void opts_vocab_shorts(const struct opt_def *defs, char *shorts);
+/* Short flag c, not in defs: its peers' meaning (-t 10s, -R) or the error naming its new
+ * spelling (0 or -EINVAL with err); -ENOENT: not a retired flag. next: the word after it. */
+int opts_vocab(const struct opt_def *defs, int c, const char *arg, const char *next,
+	       struct opts *o, char *err, size_t errlen);
+/* After d given as short flag c failed on arg: add the peers' meaning of c to err. */
+void opts_vocab_hint(const struct opt_def *d, int c, const char *arg, char *err, size_t errlen);
 /* The option of defs whose field is name, or NULL. */
 const struct opt_def *opts_find_field(const struct opt_def *defs, const char *name);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/outfile.h"
+#include "base/suggest.h"
 #include "base/util.h"
 #include "cli/cli.h"
 #include "link/serve.h"
@@ -56,6 +57,12 @@ static const struct command commands[] = {
 	{"help", {"--help", "-h"}, cmd_help, "this text"},
 };
 
+/* Internal (make man's): it works, but is not listed or suggested. */
+static bool hidden(const struct command *c)
+{
+	return c->fn == cmd_man_options;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sockbench COMMAND [options]   (sockbench COMMAND --help for its options)\n\n"
@@ -64,7 +71,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", workloads[i]->name, workloads[i]->summary);
 	fprintf(f, "\nother commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		if (!hidden(&commands[i]))
+			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 }
 
 static int cmd_list(int argc, char **argv)
@@ -126,6 +134,24 @@ static const struct command *command_find(const char *name)
 	return NULL;
 }
 
+/* Exit 2 naming the nearest command or workload, if the word looks like a typo of one. */
+static void __attribute__((noreturn)) unknown_command(const char *word)
+{
+	const char *names[64];
+	size_t n = 0;
+
+	for (int i = 0; workloads[i] && n < ARRAY_SIZE(names); i++)
+		names[n++] = workloads[i]->name;
+	for (size_t i = 0; i < ARRAY_SIZE(commands) && n < ARRAY_SIZE(names); i++)
+		if (!hidden(&commands[i]))
+			names[n++] = commands[i].name;
+	const char *near = suggest_nearest(word, names, n);
+
+	if (near)
+		die_usage("unknown command '%s'; did you mean '%s'? (try 'sockbench help')", word, near);
+	die_usage("unknown command '%s' (try 'sockbench help')", word);
+}
+
 static pid_t main_pid;
 
 /* At exit: what the command printed must have reached standard output. A full disk or >/dev/full
@@ -175,5 +201,5 @@ int main(int argc, char **argv)
 		return cmd_workload(wl, argc - 1, argv + 1);
 	if (c)
 		return c->fn(argc - 1, argv + 1);
-	die_usage("unknown command '%s' (try 'sockbench help')", argv[1]);
+	unknown_command(argv[1]);
 }

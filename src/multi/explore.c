@@ -77,7 +77,7 @@ static void free_docs(struct sample *s, int n)
 
 /* explore's own flags; the other words are the workload's. */
 const struct opt_def explore_flags[] = {
-	OWN_FLAG(DBL, struct explore, budget, "budget", 5, 86400),
+	OWN_FLAG_UNIT(DBL, struct explore, budget, "budget", 5, 86400, "S"),
 	OWN_FLAG(INT, struct explore, rounds, "runs", 2, MAX_ROUNDS),
 	OWN_FLAG(U64, struct explore, seed, "seed", 1, 0),
 	OWN_FLAG(BOOL, struct explore, list, "list", 0, 1),

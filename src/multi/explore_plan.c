@@ -41,6 +41,8 @@ int explore_parse_config(const struct workload *wl, char **user, int nuser, cons
 	ret = opts_parse(wl->opts, wl->overrides, argc, argv, o, err, errlen);
 	if (ret == 0)
 		ret = wl->check(o, err, errlen);
+	if (ret == 0)
+		workload_effective(wl, o);
 	if (ret == 1) {
 		snprintf(err, errlen, "--help is not a strategy");
 		ret = -EINVAL;

@@ -34,7 +34,7 @@ static const struct opt_def knee_flags[] = {
 	OWN_FLAG(STR, struct knee, slo, "slo", 0, 0),
 	OWN_FLAG(INT, struct knee, max_rate, "max-rate", 1, 100000000),
 	OWN_FLAG(INT, struct knee, min_rate, "min-rate", 1, 100000000),
-	OWN_FLAG(DBL, struct knee, budget, "budget", 5, 86400),
+	OWN_FLAG_UNIT(DBL, struct knee, budget, "budget", 5, 86400, "S"),
 	OWN_FLAG(STR, struct knee, plot, "plot", 0, 0),
 	{0},
 };

@@ -25,9 +25,19 @@ static void add_param(struct sweep *s, const char *flag, char *list)
 	if (s->np == MAX_PARAMS)
 		die_usage("sweep: at most %d flags with lists of values", MAX_PARAMS);
 	p->flag = flag;
-	for (char *t = strtok(list, ","); t; t = strtok(NULL, ","))
-		if (p->n < MAX_VALUES)
-			p->values[p->n++] = t;
+	for (char *t = strtok(list, ","); t; t = strtok(NULL, ",")) {
+		char err[200];
+		double v;
+
+		if (p->n == MAX_VALUES)
+			continue;
+		if (opts_number(d, t, &v, err, sizeof(err)))
+			die_usage("sweep: %s", err);
+		/* 64K: the table, CSV and JSON give the number that ran, 65536, not atof's 64 */
+		snprintf(p->num[p->n], sizeof(p->num[p->n]), "%.15g", v);
+		p->values[p->n] = strcmp(p->num[p->n], t) ? p->num[p->n] : t;
+		p->n++;
+	}
 	if (!p->n)
 		die_usage("sweep: %s has no values", flag);
 	s->np++;

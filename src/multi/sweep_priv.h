@@ -22,6 +22,7 @@
 struct param {
 	const char *flag; /* "--size" */
 	char *values[MAX_VALUES];
+	char num[MAX_VALUES][32]; /* a value given with a unit, as the number that runs */
 	int n;
 };
 

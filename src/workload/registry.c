@@ -81,6 +81,16 @@ static void interval_check(const struct workload *wl, const struct opts *o)
 			  "here %ld)", wl->name, o->clients * per);
 }
 
+void workload_effective(const struct workload *wl, struct opts *o)
+{
+	/* The family that runs: a local run without -6 is IPv4 (127.0.0.1). */
+	if (!o->ipv6 && !o->server)
+		o->ipv4 = true;
+	/* --io auto is mmsg with --batch, else msg (transport/io.c's io_find). */
+	if (opt_find(wl->opts, "io", 2) && o->io == IO_AUTO)
+		o->io = o->batch > 1 ? IO_MMSG : IO_MSG;
+}
+
 void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o)
 {
 	char err[256];
@@ -98,6 +108,7 @@ void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, st
 		die_usage("%s: -4 and -6 ask for both families: give one", wl->name);
 	if (ret || wl->check(o, err, sizeof(err)))
 		die_usage("%s: %s", wl->name, err);
+	workload_effective(wl, o);
 	if (OPT_IS_SET(o, interval))
 		interval_check(wl, o);
 	if (o->profile_folded && !o->profile)

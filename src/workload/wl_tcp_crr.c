@@ -26,6 +26,9 @@
 #define POLL_NS (50 * 1000000ULL) /* receive timeout between checks of the phase */
 
 static const struct opt_override crr_overrides[] = {
+	{.field = "duration", .shown = "none: count-based, --conns; 5 with --rate",
+	 .help = "seconds in the measured window: given, the window is time-based (-t 10s too, as "
+		 "iperf3's -t)"},
 	{.field = "clients", .def = "1", .help = NULL},
 	{.field = "size", .def = "10000", .help = "bytes in each message the server sends"},
 	{.field = "request", .def = "0", .help = "bytes the client sends first (0: the server writes on accept)"},

@@ -24,6 +24,8 @@
 static const struct opt_override rr_overrides[] = {
 	{.field = "clients", .def = "1", .help = NULL},
 	{.field = "window", .def = "1", .help = "requests in flight per flow"},
+	{.field = "size", .def = "1", .help = "bytes in each request and each answer (-q and -r "
+					    "set one of them)"},
 	{.field = "request", .def = "1", .help = "bytes in each request"},
 	{.field = "rate", .help = "open loop: requests per second over all connections, each sent "
 				  "on its schedule whatever the answers do (0: closed loop, --window)"},
@@ -42,6 +44,14 @@ static int rr_check(struct opts *o, char *err, size_t errlen)
 	 * config says so), as wrk and mutilate do. */
 	if (o->rate)
 		o->nodelay = true;
+	/* -m sets both sizes, as in the other workloads; -q or -r given beside it wins. (An agent
+	 * gets every key set, so this happens once, on the controller.) */
+	if (OPT_IS_SET(o, size) && !OPT_IS_SET(o, request))
+		o->request = o->size;
+	if (OPT_IS_SET(o, size) && !OPT_IS_SET(o, response))
+		o->response = o->size;
+	if (!OPT_IS_SET(o, size))
+		o->size = o->request; /* the config's size: the request's */
 	if (o->request < 1) {
 		snprintf(err, errlen, "--request 0: tcp-rr needs requests of 1 byte or more");
 		return -EINVAL;

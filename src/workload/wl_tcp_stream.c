@@ -32,6 +32,7 @@ static const struct opt_override tcp_stream_overrides[] = {
 	{.field = "size", .def = "131072", .help = "bytes per send call (iperf3's default)",
 	 .min = 1, .max = 64 << 20},
 	{.field = "timeout", .def = "5000", .help = "a flow making no progress this long is an error (timeout)"},
+	{.field = "read_size", .help = "bytes asked of each receive call (0: --size)"},
 	{0},
 };
 

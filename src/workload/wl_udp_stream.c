@@ -33,8 +33,6 @@ static const struct opt_override udp_stream_overrides[] = {
 					      "past net.core.rmem_max; 0: the kernel's)"},
 	{.field = "sndbuf", .def = "0", .help = "the senders' SO_SNDBUF (SO_SNDBUFFORCE when allowed; "
 					      "0: the kernel's)"},
-	{.field = "timeout", .def = "200", .help = "not used here: nothing waits for an answer "
-						    "(loss is counted from sequence numbers)"},
 	{.field = "peers", .def = "0", .help = "client sockets in all, spread over the clients, each a flow "
 				   "(0: one per client)"},
 	{.field = "reverse", .def = NULL, .help = "the server sends, the clients receive and count "

@@ -134,6 +134,9 @@ int client_wait_phase(struct client_ctx *c, int ph);
 const struct workload *workload_or_exit(const char *cmd, const char *name);
 /* Defaults, then argv (argv[0] is the subcommand), then the workload's check: exits 2 with a
  * one-line reason on a usage error, 0 after printing --help. */
+/* After a workload's check: what the config records is what runs (the local family, --io
+ * auto resolved), as docs/json.md promises. */
+void workload_effective(const struct workload *wl, struct opts *o);
 void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o);
 
 #endif

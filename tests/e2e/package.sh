@@ -23,7 +23,7 @@ cleanup_pkg() { apt-get remove -y -qq sockbench >/dev/null 2>&1; }
 trap 'cleanup_pkg; cleanup' EXIT
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >"$TMP/apt.log" 2>&1 || fail "apt-get install: $(tail -5 "$TMP/apt.log")"
 [ -x /usr/bin/sockbench ] || fail "no /usr/bin/sockbench after install"
-/usr/bin/sockbench udp-rr -l 1 -w 0.2 --json >"$TMP/u.json" || fail "the installed sockbench did not run udp-rr"
+/usr/bin/sockbench udp-rr -l 1 --warmup 0.2 --json >"$TMP/u.json" || fail "the installed sockbench did not run udp-rr"
 jassert "$TMP/u.json" '.transactions > 0 and .partial == false'
 for f in /usr/share/man/man1/sockbench.1.gz /usr/share/bash-completion/completions/sockbench \
 	/lib/systemd/system/sockbench-serve.service /etc/default/sockbench; do

@@ -118,7 +118,7 @@ static void test_malformed(void **state)
 	expect_error("unknown option '--bogus'", parse(&o, "--bogus", NULL), &o);
 	expect_error("unknown option '-Z'", parse(&o, "-Z", NULL), &o);
 	expect_error("'--size' needs a value", parse(&o, "--size", NULL), &o);
-	expect_error("not a whole number", parse(&o, "--size", "10k", NULL), &o);
+	expect_error("unknown unit Q", parse(&o, "--size", "10Q", NULL), &o);
 	expect_error("not a whole number", parse(&o, "--window", "1.5", NULL), &o);
 	expect_error("not a number", parse(&o, "--duration", "soon", NULL), &o);
 	expect_error("unexpected argument 'extra'", parse(&o, "extra", NULL), &o);

@@ -1,0 +1,106 @@
+/* opts_units.c: sizes with K/M/G (KiB/MiB/GiB) and times with us/ms/s/m, for every option whose
+ * metavar says it is one (BYTES; S, MS, USEC). A bare number keeps the option's own unit. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/opts.h"
+#include "base/opts_priv.h"
+
+struct unit {
+	const char *word;
+	double mul;
+};
+
+/* iperf3's convention for sizes: K is 1024 (its -l 128K is 131072); KiB says so explicitly.
+ * Both cases, as iperf3 takes them. */
+static const struct unit size_units[] = {
+	{"K", 1024.0}, {"k", 1024.0}, {"KiB", 1024.0},
+	{"M", 1048576.0}, {"m", 1048576.0}, {"MiB", 1048576.0},
+	{"G", 1073741824.0}, {"g", 1073741824.0}, {"GiB", 1073741824.0},
+	{NULL, 0},
+};
+
+/* In seconds. */
+static const struct unit time_units[] = {
+	{"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"m", 60.0}, {"h", 3600.0}, {NULL, 0},
+};
+
+enum opt_unit opts_unit_of(const struct opt_def *d)
+{
+	if (d->type != OPT_INT && d->type != OPT_DBL)
+		return UNIT_NONE;
+	if (!d->metavar)
+		return UNIT_NONE;
+	if (!strcmp(d->metavar, "BYTES"))
+		return UNIT_BYTES;
+	if (!strcmp(d->metavar, "S"))
+		return UNIT_S;
+	if (!strcmp(d->metavar, "MS"))
+		return UNIT_MS;
+	if (!strcmp(d->metavar, "USEC"))
+		return UNIT_US;
+	return UNIT_NONE;
+}
+
+/* Seconds per one of the option's bare numbers. */
+static double base_seconds(enum opt_unit u)
+{
+	return u == UNIT_MS ? 1e-3 : u == UNIT_US ? 1e-6 : 1.0;
+}
+
+bool opts_has_unit(const char *val)
+{
+	char *end;
+
+	errno = 0;
+	(void)strtod(val, &end);
+	return end != val && *end;
+}
+
+int opts_unit_value(const struct opt_def *d, const char *val, double *v, char *err, size_t errlen)
+{
+	enum opt_unit u = opts_unit_of(d);
+	const struct unit *t = u == UNIT_BYTES ? size_units : time_units;
+	char *end;
+
+	errno = 0;
+	*v = strtod(val, &end);
+	if (errno || end == val || !isfinite(*v) || *val == ' ') {
+		snprintf(err, errlen, "--%s '%s' is not a number", d->name, val);
+		return -EINVAL;
+	}
+	if (!*end)
+		return 0;
+	for (; t->word; t++) {
+		if (strcmp(end, t->word))
+			continue;
+		*v *= u == UNIT_BYTES ? t->mul : t->mul / base_seconds(u);
+		return 0;
+	}
+	if (u == UNIT_BYTES)
+		snprintf(err, errlen, "--%s %s: unknown unit %s; use K, M, G, KiB, MiB or GiB (1024-based, "
+			 "as iperf3), or a bare number of bytes", d->name, val, end);
+	else
+		snprintf(err, errlen, "--%s %s: unknown unit %s; use us, ms, s, m or h, or a bare number "
+			 "(%s)", d->name, val, end,
+			 u == UNIT_S ? "seconds" : u == UNIT_MS ? "milliseconds" : "microseconds");
+	return -EINVAL;
+}
+
+int opts_number(const struct opt_def *d, const char *val, double *v, char *err, size_t errlen)
+{
+	char *end;
+
+	if (opts_unit_of(d) != UNIT_NONE)
+		return opts_unit_value(d, val, v, err, errlen);
+	errno = 0;
+	*v = strtod(val, &end);
+	if (errno || end == val || *end || !isfinite(*v)) {
+		snprintf(err, errlen, "--%s '%s' is not a number", d->name, val);
+		return -EINVAL;
+	}
+	return 0;
+}

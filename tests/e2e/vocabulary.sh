@@ -1,0 +1,55 @@
+# The flag vocabulary (docs/workloads.md, "One vocabulary"): each habit of an iperf3 or netperf
+# user either means what it means there (checked in the run's JSON config) or is a one-line
+# usage error, exit 2, that names the new spelling. Never a silent change of meaning: each row
+# fails if the flag were still read the old way (-t 10 as 10 ms, -R 2 as two runs, ...).
+. "$(dirname "$0")/lib.sh"
+need jq
+
+# expect  words...           (error rows: the message must hold the needle)
+while IFS='|' read -r needle args; do
+	[ -z "$needle" ] && continue
+	# shellcheck disable=SC2086 # the words are split on purpose
+	expect_usage "$needle" $args
+done <<'ROWS'
+-t is the duration now|tcp-stream -t 10
+--timeout 10 (milliseconds)|tcp-rr -t 10
+--runs 2|tcp-stream -R 2
+--runs 2|udp-stream -R2
+-R is --reverse|tcp-rr -R
+--server HOST|tcp-stream -s 192.0.2.1
+--server HOST|tcp-stream -c 192.0.2.1
+--warmup S|tcp-stream -w 64K
+--peers N|udp-rr -P 4
+--flows N|tcp-stream -P 4
+--batch N|udp-rr -b 8
+--server-threads N|udp-rr -T 2
+--concurrency N|tcp-crr -C 2
+unknown unit K|tcp-stream -l 64K
+unknown unit Q; use K, M, G, KiB, MiB or GiB|tcp-stream -m 64Q
+--timeout is not applicable to udp-stream|udp-stream --timeout 5
+did you mean 'tcp-stream'|tcp-strem
+did you mean '--flows'|tcp-rr --flwos 2
+ROWS
+
+# Common meanings, read back from the config of a short real run: jq test on config.
+while IFS='|' read -r test args; do
+	[ -z "$test" ] && continue
+	# shellcheck disable=SC2086
+	timeout 60 "$SB" $args --warmup 0 --json >"$TMP/r.json" 2>"$TMP/err" ||
+		fail "sockbench $args: exit $? ($(tail -3 "$TMP/err"))"
+	jq -e ".config | $test" "$TMP/r.json" >/dev/null ||
+		fail "sockbench $args: config fails '$test': $(jq -c .config "$TMP/r.json")"
+done <<'ROWS'
+.duration == 0.3 and .timeout == 5000|tcp-stream -t 300ms
+.duration == 0.3 and .reverse == true and .size == 65536|tcp-stream -l 0.3 -R -m 64K
+.request == 2048 and .response == 2048|tcp-rr -l 300ms -m 2K
+.request == 2048 and .response == 7|tcp-rr -l 300ms -m 2K -r 7
+.timeout == 1000 and .ipv4 == true and .io == "msg"|udp-rr -l 300ms --timeout 1s
+.io == "mmsg" and .batch == 8|udp-rr -l 300ms --batch 8
+.reverse == true and .duration == 0.3|udp-stream -R -t 0.3s
+ROWS
+# A swept size with a unit: the table, CSV and JSON give what ran (2048), not atof's 2.
+"$SB" sweep tcp-rr --size 1,2K --runs 1 -l 200ms --warmup 0 --json >"$TMP/sw.json" 2>"$TMP/err" ||
+	fail "sweep with units: $(tail -3 "$TMP/err")"
+jassert "$TMP/sw.json" '[.points[].values.size] | sort == [1, 2048]' '[.points[].values]'
+echo ok
