@@ -78,7 +78,7 @@ static double side_units(const struct result *r, const struct side_result *s, bo
 
 static double per(double v, double n)
 {
-	return isnan(n) ? NAN : n > 0 ? v / n : 0;
+	return n > 0 ? v / n : NAN; /* no unit moved (or withheld): nothing to divide by */
 }
 
 void out_cpu_rows(const struct result *r, FILE *f, bool all)
@@ -117,8 +117,12 @@ void out_latency_line(FILE *f, const char *label, const struct hist *h, bool ful
 	char v[8][32];
 
 	fprintf(f, "  %-28s ", label);
+	if (!h->count) {
+		fprintf(f, "none measured\n");
+		return;
+	}
 	if (full)
-		fprintf(f, "min %s  mean %s  ", out_num(v[0], 32, h->count ? (double)h->min / 1e3 : 0, 1),
+		fprintf(f, "min %s  mean %s  ", out_num(v[0], 32, (double)h->min / 1e3, 1),
 			out_num(v[1], 32, hist_mean(h) / 1e3, 1));
 	fprintf(f, "p50 %s  ", out_num(v[2], 32, (double)hist_percentile(h, 50) / 1e3, 1));
 	if (full)

@@ -31,6 +31,18 @@ grep -qE '^  transactions/s +[0-9]{1,3}(,[0-9]{3})+  \([0-9]{1,3}(,[0-9]{3})+ in
 awk '/^  per side/ {c = index($0, "client") + 5; s = index($0, "server") + 5}
      /^  CPU us per/ {if (substr($0, c, 1) == " " || substr($0, s, 1) == " ") exit 1}' "$TMP/u.txt" ||
 	fail "CPU values not under their headers: $(cat "$TMP/u.txt")"
+# A check that warns gets its line in the short report, with the count; a clean run none.
+"$SB" tcp-crr --conns 300 --warmup-conns 0 --server-fault reset >"$TMP/bad.txt" 2>/dev/null ||
+	fail "tcp-crr --server-fault reset"
+grep -qE '^  warning: errors: client [1-9][0-9,]*, server [0-9,]+ ' "$TMP/bad.txt" ||
+	fail "no warning for the errors: $(cat "$TMP/bad.txt")"
+grep -qE '^  CPU us per connection +- +- *$' "$TMP/bad.txt" ||
+	fail "CPU per connection of no connection: $(grep 'CPU us' "$TMP/bad.txt")"
+grep -q "warning: errors" "$TMP/u.txt" && fail "a clean run warned of errors: $(cat "$TMP/u.txt")"
+grep -q "kernel counters" "$TMP/u.txt" && fail "the short report has the kernel's counters"
+"$SB" udp-rr --duration 0.3 --warmup 0.1 -v >"$TMP/uv.txt" 2>/dev/null || fail "udp-rr -v"
+grep -qE '^    InDatagrams +[0-9]{1,3}(,[0-9]{3})+   sockbench ' "$TMP/uv.txt" ||
+	fail "-v: no kernel counters with separators: $(cat "$TMP/uv.txt")"
 expect_usage "see docs/workloads.md" tcp-crr --batch 4
 [ -f "$(dirname "$0")/../../docs/workloads.md" ] || fail "the message points at docs/workloads.md, which is missing"
 echo ok
