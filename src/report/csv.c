@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/safe_text.h"
 #include "base/util.h"
 #include "report/figures.h"
 #include "report/out.h"
@@ -160,16 +161,19 @@ static void cell(FILE *f, const cJSON *it)
 		fputs(s ? s : "", f);
 		free(s);
 	} else if (cJSON_IsString(it)) {
-		const char *s = it->valuestring;
+		/* A saved result is untrusted: no control character reaches a terminal. */
+		char *safe = safe_text_dup(it->valuestring);
+		const char *s = safe;
 
-		if (!s[strcspn(s, ",\"\r\n")]) {
+		if (!s[strcspn(s, ",\"")]) {
 			fputs(s, f);
-			return;
+		} else {
+			fputc('"', f);
+			for (; *s; s++)
+				fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+			fputc('"', f);
 		}
-		fputc('"', f);
-		for (; *s; s++)
-			fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
-		fputc('"', f);
+		free(safe);
 	}
 }
 

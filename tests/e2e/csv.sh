@@ -116,6 +116,17 @@ EOF
 [ "$(awk '{print $1}' "$TMP/t.txt" | tr '\n' ' ')" = "rate latency_us.p99 " ] ||
 	fail "--fields text: $(cat "$TMP/t.txt")"
 
+# A saved result is untrusted: a string with a control character and CSV's own characters
+# comes out quoted, the control character as \x1b text, never the byte.
+jq '.unit = "x\u001b[2J,\"y"' "$TMP/r.json" >"$TMP/esc.json"
+"$SB" report --format csv --fields unit,rate "$TMP/esc.json" >"$TMP/esc.csv" || fail "report of esc.json"
+LC_ALL=C grep -q $'\x1b' "$TMP/esc.csv" && fail "a raw escape byte in the CSV"
+python3 - "$TMP/esc.csv" <<'EOF' || fail "the escaped cell: $(cat "$TMP/esc.csv")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows[0]["unit"] == 'x\\x1b[2J,"y', rows
+EOF
+
 # Usage errors: exit 2, one line, what to do.
 expect_usage "bogus is not a field" udp-rr --fields rate,bogus
 grep -q "latency_us.p99" "$TMP/err" || fail "the unknown-field error does not list the fields"
