@@ -105,20 +105,24 @@ void out_table_hosts(const struct result *r, FILE *f)
 			fprintf(f, "    %-26s %7d  no result: %s\n", h->name, h->clients, h->why);
 			continue;
 		}
-		fprintf(f, "    %-26s %7d %12.1f %10.2f %10.2f %7llu %9.1f %9.1f\n", h->name,
-			h->clients, h->window_s > 0 ? u / h->window_s : 0,
+		char nb[4][32];
+
+		fprintf(f, "    %-26s %7d %12s %10.2f %10.2f %7s %9s %9s\n", h->name, h->clients,
+			out_num(nb[0], 32, h->window_s > 0 ? u / h->window_s : 0, 1),
 			result_cpu_us_per(h->side.user_s, h->side.sys_s, u),
 			u > 0 ? (double)h->side.c.syscalls / u : 0,
-			(unsigned long long)h->side.c.errors, (double)h->p50_ns / 1e3,
-			(double)h->p99_ns / 1e3);
+			out_num(nb[1], 32, (double)h->side.c.errors, 0),
+			out_num(nb[2], 32, (double)h->p50_ns / 1e3, 1),
+			out_num(nb[3], 32, (double)h->p99_ns / 1e3, 1));
 		int np = out_host_pairs(r, h, p);
 
 		for (int k = 0; k < np; k++) {
 			int64_t v = kstat_snmp_get(&h->kernel, p[k].name);
 
 			if (v >= 0)
-				fprintf(f, "      its kernel %-14s %12lld   its count %llu (%+.2f%%)\n",
-					p[k].name, (long long)v, (unsigned long long)p[k].ours,
+				fprintf(f, "      its kernel %-14s %12s   its count %s (%+.2f%%)\n",
+					p[k].name, out_num(nb[0], 32, (double)v, 0),
+					out_num(nb[1], 32, (double)p[k].ours, 0),
 					result_diff_pct(p[k].ours, (uint64_t)v));
 		}
 		if (h->why[0])
