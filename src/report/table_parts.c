@@ -59,8 +59,8 @@ void out_side_row(FILE *f, const char *label, const struct result *r, int decima
 }
 
 /* What a side's per-unit figures divide by: the workload's units (transactions, connections),
- * or for a stream what that side did: the megabytes or packets it received, or, a side that
- * received nothing (the sender), those it sent; *what says which ("sent"). NaN: withheld. */
+ * or for a stream what that side did: the megabytes or packets it sent, or received, or with
+ * --bidir both; *what says which ("sent"). NaN: withheld. */
 static double side_units(const struct result *r, const struct side_result *s, bool server,
 			 const char **what)
 {
@@ -68,12 +68,12 @@ static double side_units(const struct result *r, const struct side_result *s, bo
 	double rx = mb ? (double)s->c.rx_bytes / 1e6 : (double)s->c.rx_packets;
 	double tx = mb ? (double)s->c.tx_bytes / 1e6 : (double)s->c.tx_packets;
 
-	*what = rx > 0 || tx <= 0 ? "received" : "sent";
+	*what = rx > 0 && tx > 0 ? "sent and received" : rx > 0 || tx <= 0 ? "received" : "sent";
 	if (out_per_transaction(r))
 		return server ? result_server_units(r) : result_units(r);
 	if (server && isnan(result_server_units(r)))
 		return NAN;
-	return rx > 0 || tx <= 0 ? rx : tx;
+	return rx + tx; /* one of them is 0 but with --bidir */
 }
 
 static double per(double v, double n)
