@@ -55,17 +55,12 @@ static int flame_run(const struct result *res, const char *svg)
 	return 0;
 }
 
-/* --json is --format json; --fields names fields the report knows. Exits 2 where not. */
+/* --fields names fields the report knows (--json is --format json: workload.h). Exits 2
+ * where not. */
 static void format_check(const struct workload *wl, struct opts *o)
 {
 	char err[4400];
 
-	if (o->json && OPT_IS_SET(o, format) && o->format != FORMAT_JSON)
-		die_usage("%s: --json and --format %s ask for two outputs: give one", wl->name,
-			  OPT_WORD(o, format));
-	if (o->json)
-		o->format = FORMAT_JSON;
-	o->json = o->format == FORMAT_JSON;
 	if (o->fields && out_fields_check(o->fields, err, sizeof(err)))
 		die_usage("%s: %s", wl->name, err);
 	if (o->fields && o->json)
