@@ -29,6 +29,14 @@ struct cJSON;
 	X(INT, client_hosts, 0, 0, "client-hosts", 0, 16, "N",                                    \
 	  "use the first N hosts of --clients-on (0: all; `sweep --client-hosts 1,2,3`)")          \
 	X(BOOL, json, false, 'j', "json", 0, 1, "", "print one JSON document instead of the table") \
+	X(ENUM, format, "text", 0, "format", 0, 0, "text|json|csv",                                \
+	  "the output: the report, one JSON document (as --json), or CSV: a header and a row per " \
+	  "run (with --runs, then the summary's)")                                                 \
+	X(STR, fields, NULL, 0, "fields", 0, 0, "LIST",                                            \
+	  "the figures to print, comma-separated JSON paths (rate,latency_us.p99; none: all): "    \
+	  "CSV's columns, the text's lines (docs/json.md)")                                        \
+	X(BOOL, verbose, false, 'v', "verbose", 0, 1, "",                                          \
+	  "the full report: every count per side, the kernel's counters, the environment")        \
 	X(BOOL, ipv4, false, '4', "ipv4", 0, 1, "",                                                \
 	  "IPv4 only: with --server, the host's IPv4 address (a local run is IPv4 without it, "   \
 	  "127.0.0.1; the config records the family that ran)")                                    \
@@ -237,6 +245,7 @@ struct opts {
 
 /* The values of the enum options, in the order of their metavar's words. */
 enum { PROFILE_EVENT_CPU_CLOCK, PROFILE_EVENT_CYCLES };
+enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
 enum { ROLE_ANY, ROLE_SERVER, ROLE_CLIENT };
 enum { WAIT_AUTO, WAIT_POLL, WAIT_EPOLL, WAIT_BUSY, WAIT_BLOCK };
 enum { IO_AUTO, IO_MSG, IO_MMSG, IO_URING };

@@ -12,6 +12,112 @@
 #include "measure/noise.h"
 #include "report/out.h"
 
+/* A member at a dotted path of the environment as text ("-": null or missing). */
+static const char *env_text(const cJSON *e, const char *path, char *buf, size_t len)
+{
+	char key[64];
+	const cJSON *it = e;
+
+	for (const char *p = path; it && *p;) {
+		size_t k = strcspn(p, ".");
+
+		snprintf(key, sizeof(key), "%.*s", (int)k, p);
+		it = cJSON_GetObjectItemCaseSensitive(it, key);
+		p += k + (p[k] == '.');
+	}
+	if (cJSON_IsString(it))
+		snprintf(buf, len, "%s", it->valuestring);
+	else if (cJSON_IsNumber(it))
+		snprintf(buf, len, "%.0f", it->valuedouble);
+	else if (cJSON_IsBool(it))
+		snprintf(buf, len, "%s", cJSON_IsTrue(it) ? "on" : "off");
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* Socket settings whose upstream default has long been the same: one set otherwise is said. */
+static const struct {
+	const char *key, *def;
+} sysctl_defaults[] = {
+	{"net.core.rmem_default", "212992"}, {"net.core.rmem_max", "212992"},
+	{"net.core.wmem_default", "212992"}, {"net.core.wmem_max", "212992"},
+	{"net.core.busy_read", "0"}, {"net.core.busy_poll", "0"},
+	{"net.core.netdev_max_backlog", "1000"}, {"net.core.netdev_budget", "300"},
+	{"net.core.default_qdisc", "pfifo_fast"}, {"net.core.rps_sock_flow_entries", "0"},
+	{"net.ipv4.tcp_rmem", "4096 131072 6291456"}, {"net.ipv4.tcp_wmem", "4096 16384 4194304"},
+	{"net.ipv4.tcp_congestion_control", "cubic"}, {"net.ipv4.tcp_autocorking", "1"},
+	{"net.ipv4.tcp_timestamps", "1"}, {"net.ipv4.tcp_sack", "1"},
+	{"net.ipv4.tcp_slow_start_after_idle", "1"}, {"net.ipv4.tcp_early_demux", "1"},
+	{"net.ipv4.udp_early_demux", "1"}, {"net.ipv4.tcp_moderate_rcvbuf", "1"},
+};
+
+/* Kernel command-line words that change how fast the socket path runs. */
+static const char *const cmdline_words[] = {"mitigations=", "isolcpus=", "nohz_full=", "idle=",
+					    "intel_pstate=", "processor.max_cstate=",
+					    "intel_idle.max_cstate=", "threadirqs", "preempt="};
+
+static void line_cmdline(const cJSON *env)
+{
+	char cmd[4096], *save = NULL;
+	int n = 0;
+
+	env_text(env, "kernel.cmdline", cmd, sizeof(cmd));
+	for (char *w = strtok_r(cmd, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		for (size_t i = 0; i < ARRAY_SIZE(cmdline_words); i++)
+			if (!strncmp(w, cmdline_words[i], strlen(cmdline_words[i])))
+				printf("%s%s", n++ ? " " : "  boot:      ", w);
+	if (n)
+		printf("\n");
+}
+
+static void line_sysctls(const cJSON *env)
+{
+	const cJSON *sys = cJSON_GetObjectItemCaseSensitive(env, "sysctl");
+	int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(sysctl_defaults); i++) {
+		const char *v = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(sys, sysctl_defaults[i].key));
+
+		if (v && strcmp(v, sysctl_defaults[i].def))
+			printf("%s%s %s (default %s)", n++ ? ", " : "  sysctl:    ",
+			       sysctl_defaults[i].key, v, sysctl_defaults[i].def);
+	}
+	printf("%s\n", n ? "" : "  sysctl:    the socket settings are the kernel's defaults");
+}
+
+/* A few lines of what is set that shapes results, then each finding with its fix. */
+static void check_summary(const cJSON *env, const struct noise *n)
+{
+	char a[160], b[160], c[64], d[64], e[64], f[64], g[64], h[64];
+
+	printf("sockbench check: %s\n", n->n ? "something here would move the figures"
+					       : "quiet: nothing found that would add noise");
+	printf("  kernel:    Linux %s %s\n", env_text(env, "kernel.release", a, sizeof(a)),
+	       env_text(env, "kernel.machine", c, sizeof(c)));
+	printf("  CPUs:      %s online (%s), SMT %s, %s NUMA node(s); governor %s, turbo %s\n",
+	       env_text(env, "cpu.online", c, sizeof(c)), env_text(env, "cpu.model", a, sizeof(a)),
+	       env_text(env, "cpu.smt", d, sizeof(d)), env_text(env, "cpu.numa_nodes", e, sizeof(e)),
+	       env_text(env, "cpu.governor", f, sizeof(f)), env_text(env, "cpu.turbo", g, sizeof(g)));
+	printf("  clock:     %s; hypervisor %s\n", env_text(env, "clocksource", c, sizeof(c)),
+	       env_text(env, "virtualization.hypervisor", d, sizeof(d)));
+	printf("  interface: %s (driver %s, MTU %s, qdisc %s, GRO %s, GSO %s, TSO %s, RPS CPUs %s)\n",
+	       env_text(env, "interface.name", a, sizeof(a)),
+	       env_text(env, "interface.driver", b, sizeof(b)),
+	       env_text(env, "interface.mtu", c, sizeof(c)), env_text(env, "interface.qdisc", d, sizeof(d)),
+	       env_text(env, "interface.offloads.gro", e, sizeof(e)),
+	       env_text(env, "interface.offloads.gso", f, sizeof(f)),
+	       env_text(env, "interface.offloads.tso", g, sizeof(g)),
+	       env_text(env, "interface.rps_cpus", h, sizeof(h)));
+	line_cmdline(env);
+	line_sysctls(env);
+	for (int i = 0; i < n->n; i++)
+		printf("  warning: %s: %s\n    fix: %s\n", n->f[i].what, n->f[i].does, n->f[i].fix);
+	printf("  (sampled %.1f s; --json: the whole environment, as every result records it)\n",
+	       n->sample_s);
+}
+
 int cmd_check(int argc, char **argv)
 {
 	int ms = 1000;
@@ -32,8 +138,11 @@ int cmd_check(int argc, char **argv)
 			       "Looks for what would make figures vary (frequency scaling, turbo, busy "
 			       "processes, steal time,\na CPU loaded with interrupts, a slow clock "
 			       "source), sampling /proc for MS milliseconds\n(default 1000), and prints "
-			       "each finding with what it does and how to fix it, then the\nenvironment a "
-			       "result records. Exit 0 when quiet, 1 when something was found.\n");
+			       "a summary of what is set that shapes results (kernel, CPUs, clock, interface, "
+			       "boot flags,\nsocket sysctls not at the kernel's default), then each finding "
+			       "with what it does and\nhow to fix it; --json: the findings and the whole "
+			       "environment a result records.\nExit 0 when quiet, 1 when something was "
+			       "found.\n");
 			return 0;
 		} else {
 			die_usage("check: unknown argument '%s' (try sockbench check --help)", argv[i]);
@@ -63,17 +172,7 @@ int cmd_check(int argc, char **argv)
 		cJSON_Delete(j);
 		return n.n ? 1 : 0;
 	}
-	if (!n.n)
-		printf("quiet: nothing found that would add noise (frequency governor, turbo, clock "
-		       "source, busy processes, steal time and interrupt load over %.1f s)\n",
-		       n.sample_s);
-	for (int i = 0; i < n.n; i++)
-		printf("%d. %s\n   what it does: %s\n   fix: %s\n", i + 1, n.f[i].what, n.f[i].does,
-		       n.f[i].fix);
-	char *txt = cJSON_Print(env);
-
-	printf("\nenvironment (as every result records it under \"environment\"):\n%s\n", txt);
-	free(txt);
+	check_summary(env, &n);
 	cJSON_Delete(env);
 	return n.n ? 1 : 0;
 }

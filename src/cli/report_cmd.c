@@ -15,7 +15,7 @@
 
 static void report_usage(FILE *f)
 {
-	fprintf(f, "usage: sockbench report RESULT.json... [-o FILE.html]\n"
+	fprintf(f, "usage: sockbench report RESULT.json... [-o FILE.html | --format csv [--fields LIST]]\n"
 		   "One self-contained HTML page (inline SVG, no network) from saved --json results of "
 		   "any kind: a single run, --runs N, compare, explore, sweep. Each gets its section: "
 		   "headline, config and environment, latency CDF, CPU per side, time per syscall and "
@@ -23,6 +23,11 @@ static void report_usage(FILE *f)
 		   "compare's ratios, a sweep's curve; several results also get an overview with "
 		   "their rates side by side and their latency CDFs overlaid.\n"
 		   "  -o, --output FILE.html   where to write the page (default: standard output)\n"
+		   "  --format csv             instead of the page, the result as CSV: a header and "
+		   "a row per run (a --runs result: then its summary's rows), as the run's "
+		   "--format csv prints it\n"
+		   "  --fields LIST            with --format csv: the columns (JSON paths, "
+		   "docs/json.md)\n"
 		   "  RESULT.json              a file written by --json (\"-\": standard input)\n");
 }
 
@@ -52,9 +57,45 @@ static int write_page(cJSON **docs, const char *const *files, int n, const char 
 	return e ? 1 : 0;
 }
 
+/* --format and --fields: csv, with no -o (it goes to standard output). Exits 2 where not. */
+static void csv_args_check(const char *format, const char *fields, const char *out)
+{
+	char err[4400];
+
+	if (format && strcmp(format, "csv"))
+		die_usage("report: --format %s: the report writes csv (or, without --format, the "
+			  "HTML page)", format);
+	if (fields && !format)
+		die_usage("report: --fields chooses CSV's columns: add --format csv");
+	if (format && out)
+		die_usage("report: --format csv writes to standard output: leave out -o (and "
+			  "redirect: > r.csv)");
+	if (fields && out_fields_check(fields, err, sizeof(err)))
+		die_usage("report: %s", err);
+}
+
+/* --format csv: each saved single run or --runs result as its CSV, on standard output. */
+static int write_csv(cJSON **docs, const char *const *files, int n, const char *fields)
+{
+	for (int i = 0; i < n; i++) {
+		const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(docs[i], "kind"));
+
+		if (kind && strcmp(kind, "runs")) {
+			fprintf(stderr, "sockbench: report --format csv: %s is a %s result: CSV is for a "
+				"single run or --runs (sweep --csv writes a sweep's)\n", files[i], kind);
+			return 2;
+		}
+		if (kind)
+			out_csv_runs(docs[i], fields, stdout);
+		else
+			out_csv_run(docs[i], fields, stdout);
+	}
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *format = NULL, *fields = NULL;
 	char **files = xcalloc((size_t)argc, sizeof(*files));
 	int n = 0, rc = 0;
 
@@ -68,6 +109,15 @@ int cmd_report(int argc, char **argv)
 			if (++i == argc)
 				die_usage("report: %s needs a file name (-o report.html)", argv[i - 1]);
 			out = argv[i];
+		} else if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "--fields")) {
+			if (i + 1 == argc)
+				die_usage("report: %s needs a value (--format csv, --fields rate,"
+					  "latency_us.p99)", argv[i]);
+			if (!strcmp(argv[i], "--format"))
+				format = argv[i + 1];
+			else
+				fields = argv[i + 1];
+			i++;
 		} else if (!strncmp(argv[i], "--output=", 9)) {
 			out = argv[i] + 9;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -76,6 +126,7 @@ int cmd_report(int argc, char **argv)
 			files[n++] = argv[i];
 		}
 	}
+	csv_args_check(format, fields, out);
 	if (!n)
 		die_usage("report: no result given: save one with `sockbench udp-rr --json > r.json`, "
 			  "then `sockbench report r.json -o report.html`");
@@ -102,7 +153,8 @@ int cmd_report(int argc, char **argv)
 		if ((why = report_check(docs[i])))
 			die_usage("report: %s is %s", files[i], why);
 	}
-	rc = write_page(docs, (const char *const *)files, n, out);
+	rc = format ? write_csv(docs, (const char *const *)files, n, fields)
+		    : write_page(docs, (const char *const *)files, n, out);
 	for (int i = 0; i < n; i++)
 		cJSON_Delete(docs[i]);
 	free(docs);

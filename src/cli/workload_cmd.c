@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/outfile.h"
+#include "base/util.h"
 #include "cli/cli.h"
 #include "multi/repeat.h"
 #include "report/out.h"
@@ -54,12 +55,44 @@ static int flame_run(const struct result *res, const char *svg)
 	return 0;
 }
 
+/* --fields names fields the report knows (--json is --format json: workload.h). Exits 2
+ * where not. */
+static void format_check(const struct workload *wl, struct opts *o)
+{
+	char err[4400];
+
+	if (o->fields && out_fields_check(o->fields, err, sizeof(err)))
+		die_usage("%s: %s", wl->name, err);
+	if (o->fields && o->json)
+		die_usage("%s: --fields chooses the columns of CSV (--format csv) or the lines of the "
+			  "report; the JSON document is always whole", wl->name);
+}
+
+/* The run's report in the format asked for: the JSON and the CSV print the same tree. */
+static void print_run(const struct result *res, const struct opts *o)
+{
+	if (o->format == FORMAT_TEXT && !o->fields) {
+		out_table(res, stdout);
+		return;
+	}
+	cJSON *doc = out_result_json(res);
+
+	if (o->format == FORMAT_JSON)
+		out_print_json(doc, stdout);
+	else if (o->format == FORMAT_CSV)
+		out_csv_run(doc, o->fields, stdout);
+	else
+		out_fields_text(doc, o->fields, stdout);
+	cJSON_Delete(doc);
+}
+
 int cmd_workload(const struct workload *wl, int argc, char **argv)
 {
 	struct opts o;
 	struct result res;
 
 	workload_parse_or_exit(wl, argc, argv, &o);
+	format_check(wl, &o);
 	out_noise_warnings(stderr);
 	if (o.runs > 1 && (o.plot || o.flamegraph)) {
 		fprintf(stderr, "sockbench: %s draws one run: leave out --runs (sweep --plot draws "
@@ -82,10 +115,7 @@ int cmd_workload(const struct workload *wl, int argc, char **argv)
 		opts_free(&o);
 		return e.usage ? 2 : 1;
 	}
-	if (o.json)
-		out_json(&res, stdout);
-	else
-		out_table(&res, stdout);
+	print_run(&res, &o);
 	fflush(stdout);
 	if (o.plot && plot_run(&res, o.plot))
 		rc = 1;

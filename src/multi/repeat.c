@@ -248,7 +248,7 @@ static void print_summary(const struct workload *wl, const struct opts *o, const
 	for (int f = 0; f < nfigures; f++) {
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(sum, figures[f].key);
 
-		if (!e)
+		if (!e || !out_field_selected(o->fields, figures[f].path))
 			continue;
 		char v[6][32];
 
@@ -304,7 +304,7 @@ int repeat_runs(const struct workload *wl, const struct opts *o)
 	struct env_row env[ENV_ROWS];
 	int at = 0, nenv = env_changes(docs, done, env, ENV_ROWS, &at);
 
-	if (o->json) {
+	if (o->format != FORMAT_TEXT) { /* JSON and CSV: the same document */
 		cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
 
 		cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
@@ -324,7 +324,10 @@ int repeat_runs(const struct workload *wl, const struct opts *o)
 		for (int i = 0; i < done; i++)
 			cJSON_AddItemToArray(arr, docs[i]);
 		cJSON_AddItemToObject(j, "results", arr);
-		out_print_json(j, stdout);
+		if (o->format == FORMAT_CSV)
+			out_csv_runs(j, o->fields, stdout);
+		else
+			out_print_json(j, stdout);
 		cJSON_Delete(j);
 	} else {
 		print_summary(wl, o, sum, done, unstable, partial);

@@ -27,7 +27,7 @@ void out_interval(const struct result *r, int i)
 	const struct interval *iv = &r->intervals[i];
 	char unit[48];
 
-	if (r->cfg->json)
+	if (r->cfg->json || r->cfg->format != FORMAT_TEXT) /* stdout is the document's */
 		return;
 	out_progress_end(); /* a terminal's progress line is redrawn below */
 	snprintf(unit, sizeof(unit), "%ss/s", r->wl->unit);

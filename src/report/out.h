@@ -30,6 +30,21 @@ void out_json(const struct result *r, FILE *f);
 struct cJSON *out_result_json(const struct result *r);
 void out_print_json(struct cJSON *j, FILE *f);
 
+/* --fields LIST: each comma-separated name must be a field (a JSON path of docs/json.md, or
+ * `run`); 0, or -EINVAL with err naming the wrong one and listing the valid ones. */
+int out_fields_check(const char *list, char *err, size_t len);
+/* Is path among the fields of list (NULL: every field is)? */
+bool out_field_selected(const char *list, const char *path);
+/* --format csv: a header and one row, from a run's JSON document (so each value is the JSON's),
+ * the columns of list (NULL: run, workload, partial, duration_s, unit and every figure the
+ * document holds; figures.h). */
+void out_csv_run(const struct cJSON *doc, const char *list, FILE *f);
+/* The same for a --runs document: a row per run (`run` 1..N, first), then a row per statistic
+ * of the summary (`run` median, min, max, stddev, ci_low, ci_high; figures only). */
+void out_csv_runs(const struct cJSON *runs, const char *list, FILE *f);
+/* The text report of a single run with --fields: a line per field, its name and value. */
+void out_fields_text(const struct cJSON *doc, const char *list, FILE *f);
+
 /* --plot: a gnuplot script (to g) drawing the run into svg from the data it writes to d, whose
  * path the script names (plot.c): the latency histogram and CDF with p50/p99/p99.9 marked
  * (tcp-crr: and connect()), each side's CPU per unit, user and system. 0 or -EIO. */

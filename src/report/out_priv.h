@@ -4,6 +4,9 @@
 #define SB_OUT_PRIV_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "measure/result.h"
 
@@ -24,6 +27,29 @@ int out_host_pairs(const struct result *r, const struct host_result *h, struct k
 /* The pairs of the top-level check: this machine's kernel against what this machine's
  * sides counted (fanned out: this host's clients only, or none). */
 int out_kernel_pairs(const struct result *r, struct kernel_pair *p);
+
+/* v with thousands separators and decimals places ("174,960,000", "1,609.7"; "-" for NaN),
+ * into buf, which it returns. */
+const char *out_num(char *buf, size_t len, double v, int decimals);
+/* The workload's own headline rows (workload.h's headline hook), value under value. */
+void out_headline_rows(const struct result *r, FILE *f);
+/* A row of the per-side table: label, the client's a and the server's b (NaN or a side that
+ * did not report: "-"). */
+void out_side_row(FILE *f, const char *label, const struct result *r, int decimals, double a,
+		  double b);
+/* Each side's CPU per unit (all: user, sys and syscalls too). The unit is the workload's
+ * (transaction, connection), or for a stream what that side did, named in a row of its own:
+ * "MB sent" for the sender, "MB received" for the receiver. */
+void out_cpu_rows(const struct result *r, FILE *f, bool all);
+/* A latency line: p50, p99, p99.9, max (full: min, mean, p90, p99.99 too), in us. */
+void out_latency_line(FILE *f, const char *label, const struct hist *h, bool full);
+/* The full report (-v): every count per side, the kernel's counters, the environment. */
+void out_table_full(const struct result *r, FILE *f);
+/* Parts of it the short report shows too: --clients-on's hosts, --profile's profile, and the
+ * note under the latency of the requests that timed out. */
+void out_table_hosts(const struct result *r, FILE *f);
+void out_table_profile(const struct result *r, FILE *f);
+void out_table_censored(FILE *f, const struct hist *h, uint64_t lost, long timeout_ms);
 
 struct cJSON;
 /* -i: `intervals_scope` and `intervals` into the run's document (nothing without -i). */

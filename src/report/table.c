@@ -6,88 +6,46 @@
 #include "report/out.h"
 #include "report/out_priv.h"
 
-static void headline_table(const struct headline *h, FILE *f)
-{
-	for (int i = 0; i < h->nrows; i++) {
-		if (isnan(h->row[i].value))
-			fprintf(f, "  %-28s %14s", h->row[i].label, "");
-		else
-			fprintf(f, "  %-28s %14.*f", h->row[i].label, h->row[i].decimals,
-				h->row[i].value);
-		fprintf(f, "%s%s\n", h->row[i].note[0] ? "  " : "", h->row[i].note);
-	}
-}
-
-static void side_row(FILE *f, const char *label, const struct result *r, const char *fmt,
-		     double a, double b)
-{
-	char ca[32] = "-", cb[32] = "-";
-
-	if (r->client.present && !isnan(a))
-		snprintf(ca, sizeof(ca), fmt, a);
-	if (r->server.present && !isnan(b)) /* NaN: withheld (result_server_units) */
-		snprintf(cb, sizeof(cb), fmt, b);
-	fprintf(f, "  %-28s %14s %14s\n", label, ca, cb);
-}
-
 static void table_sides(const struct result *r, FILE *f)
 {
 	const struct side_result *c = &r->client, *s = &r->server;
-	double d = r->duration_s, n = result_units(r), ns = result_server_units(r);
+	double d = r->duration_s;
 	char label[64];
-	/* A stream's unit is what the receiver got: say so, or "per packet" here would read as
-	 * the headline's per packet sent. */
-	const char *unit = out_per_transaction(r) ? r->wl->unit
-			   : !strcmp(r->wl->unit, "megabyte") ? "MB received"
-							      : "packet received";
 
 	fprintf(f, "\n  %-28s %14s %14s\n", "per side", "client", "server");
-	side_row(f, "processes", r, "%.0f", c->processes, s->processes);
+	out_side_row(f, "processes", r, 0, c->processes, s->processes);
 	if (out_is_udp(r)) {
-		side_row(f, "packets sent/s", r, "%.0f", result_per_s(c->c.tx_packets, d),
-			 result_per_s(s->c.tx_packets, d));
-		side_row(f, "packets received/s", r, "%.0f", result_per_s(c->c.rx_packets, d),
-			 result_per_s(s->c.rx_packets, d));
+		out_side_row(f, "packets sent/s", r, 0, result_per_s(c->c.tx_packets, d),
+			     result_per_s(s->c.tx_packets, d));
+		out_side_row(f, "packets received/s", r, 0, result_per_s(c->c.rx_packets, d),
+			     result_per_s(s->c.rx_packets, d));
 	}
 	if (!out_is_udp(r)) {
-		side_row(f, "MB sent", r, "%.1f", (double)c->c.tx_bytes / 1e6,
-			 (double)s->c.tx_bytes / 1e6);
-		side_row(f, "MB received", r, "%.1f", (double)c->c.rx_bytes / 1e6,
-			 (double)s->c.rx_bytes / 1e6);
+		out_side_row(f, "MB sent", r, 1, (double)c->c.tx_bytes / 1e6,
+			     (double)s->c.tx_bytes / 1e6);
+		out_side_row(f, "MB received", r, 1, (double)c->c.rx_bytes / 1e6,
+			     (double)s->c.rx_bytes / 1e6);
 	}
-	side_row(f, "real (s)", r, "%.3f", d, d);
-	side_row(f, "user (s)", r, "%.3f", c->user_s, s->user_s);
-	side_row(f, "sys (s)", r, "%.3f", c->sys_s, s->sys_s);
-	snprintf(label, sizeof(label), "user us per %s", unit);
-	side_row(f, label, r, "%.2f", result_cpu_us_per(c->user_s, 0, n), result_cpu_us_per(s->user_s, 0, ns));
-	snprintf(label, sizeof(label), "sys us per %s", unit);
-	side_row(f, label, r, "%.2f", result_cpu_us_per(0, c->sys_s, n), result_cpu_us_per(0, s->sys_s, ns));
-	snprintf(label, sizeof(label), "CPU us per %s", unit);
-	side_row(f, label, r, "%.2f", result_cpu_us_per(c->user_s, c->sys_s, n),
-		 result_cpu_us_per(s->user_s, s->sys_s, ns));
-	if (c->c.syscalls || s->c.syscalls) {
-		snprintf(label, sizeof(label), "syscalls per %s", unit);
-		side_row(f, label, r, "%.2f", n > 0 ? (double)c->c.syscalls / n : 0,
-			 ns > 0 || isnan(ns) ? (double)s->c.syscalls / ns : 0);
-	}
-	if (isnan(ns))
-		fprintf(f, "  %-28s %s\n", "", r->server_units_withheld);
+	out_side_row(f, "real (s)", r, 3, d, d);
+	out_side_row(f, "user (s)", r, 3, c->user_s, s->user_s);
+	out_side_row(f, "sys (s)", r, 3, c->sys_s, s->sys_s);
+	out_cpu_rows(r, f, true);
 	if (!out_is_udp(r) && r->wl->units) {
-		side_row(f, "retransmits (TCP_INFO)", r, "%.0f", (double)c->c.retrans, (double)s->c.retrans);
-		side_row(f, "segments sent (TCP_INFO)", r, "%.0f", (double)c->c.segs_out,
-			 (double)s->c.segs_out);
+		out_side_row(f, "retransmits (TCP_INFO)", r, 0, (double)c->c.retrans, (double)s->c.retrans);
+		out_side_row(f, "segments sent (TCP_INFO)", r, 0, (double)c->c.segs_out,
+			     (double)s->c.segs_out);
 	}
-	side_row(f, "errors", r, "%.0f", (double)c->c.errors, (double)s->c.errors);
+	out_side_row(f, "errors", r, 0, (double)c->c.errors, (double)s->c.errors);
 	for (int k = 0; k < ERR_KINDS; k++) {
 		if (!c->c.err[k] && !s->c.err[k])
 			continue;
 		snprintf(label, sizeof(label), "  %s", err_kind_names[k]);
-		side_row(f, label, r, "%.0f", (double)c->c.err[k], (double)s->c.err[k]);
+		out_side_row(f, label, r, 0, (double)c->c.err[k], (double)s->c.err[k]);
 	}
 	if (s->c.refused)
-		side_row(f, "refused (no slot or memory)", r, "%.0f", 0.0, (double)s->c.refused);
+		out_side_row(f, "refused (no slot or memory)", r, 0, 0.0, (double)s->c.refused);
 	if (s->c.listen_drops)
-		side_row(f, "listener drops", r, "%.0f", 0.0, (double)s->c.listen_drops);
+		out_side_row(f, "listener drops", r, 0, 0.0, (double)s->c.listen_drops);
 }
 
 static void table_kernel(const struct result *r, FILE *f)
@@ -115,17 +73,20 @@ static void table_kernel(const struct result *r, FILE *f)
 	for (int i = 0; i < r->kernel.n; i++) {
 		const char *n = r->kernel.name[i];
 
-		fprintf(f, "    %-22s %12llu", n, (unsigned long long)r->kernel.v[i]);
+		char a[32], b[32];
+
+		fprintf(f, "    %-22s %14s", n, out_num(a, sizeof(a), (double)r->kernel.v[i], 0));
 		for (int k = 0; k < np; k++)
 			if (!strcmp(n, p[k].name))
-				fprintf(f, "   sockbench %llu (%+.2f%%)", (unsigned long long)p[k].ours,
+				fprintf(f, "   sockbench %s (%+.2f%%)",
+					out_num(b, sizeof(b), (double)p[k].ours, 0),
 					result_diff_pct(p[k].ours, r->kernel.v[i]));
 		fputc('\n', f);
 	}
 }
 
 /* --clients-on: a row per client host, each as it measured itself. */
-static void table_hosts(const struct result *r, FILE *f)
+void out_table_hosts(const struct result *r, FILE *f)
 {
 	struct kernel_pair p[MAX_PAIRS];
 
@@ -144,20 +105,24 @@ static void table_hosts(const struct result *r, FILE *f)
 			fprintf(f, "    %-26s %7d  no result: %s\n", h->name, h->clients, h->why);
 			continue;
 		}
-		fprintf(f, "    %-26s %7d %12.1f %10.2f %10.2f %7llu %9.1f %9.1f\n", h->name,
-			h->clients, h->window_s > 0 ? u / h->window_s : 0,
+		char nb[4][32];
+
+		fprintf(f, "    %-26s %7d %12s %10.2f %10.2f %7s %9s %9s\n", h->name, h->clients,
+			out_num(nb[0], 32, h->window_s > 0 ? u / h->window_s : 0, 1),
 			result_cpu_us_per(h->side.user_s, h->side.sys_s, u),
 			u > 0 ? (double)h->side.c.syscalls / u : 0,
-			(unsigned long long)h->side.c.errors, (double)h->p50_ns / 1e3,
-			(double)h->p99_ns / 1e3);
+			out_num(nb[1], 32, (double)h->side.c.errors, 0),
+			out_num(nb[2], 32, (double)h->p50_ns / 1e3, 1),
+			out_num(nb[3], 32, (double)h->p99_ns / 1e3, 1));
 		int np = out_host_pairs(r, h, p);
 
 		for (int k = 0; k < np; k++) {
 			int64_t v = kstat_snmp_get(&h->kernel, p[k].name);
 
 			if (v >= 0)
-				fprintf(f, "      its kernel %-14s %12lld   its count %llu (%+.2f%%)\n",
-					p[k].name, (long long)v, (unsigned long long)p[k].ours,
+				fprintf(f, "      its kernel %-14s %12s   its count %s (%+.2f%%)\n",
+					p[k].name, out_num(nb[0], 32, (double)v, 0),
+					out_num(nb[1], 32, (double)p[k].ours, 0),
 					result_diff_pct(p[k].ours, (uint64_t)v));
 		}
 		if (h->why[0])
@@ -165,19 +130,9 @@ static void table_hosts(const struct result *r, FILE *f)
 	}
 }
 
-static void table_latency(FILE *f, const char *label, const struct hist *h)
-{
-	fprintf(f, "  %-28s min %.1f  mean %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  "
-		   "p99.99 %.1f  max %.1f\n",
-		label, h->count ? (double)h->min / 1e3 : 0, hist_mean(h) / 1e3,
-		(double)hist_percentile(h, 50) / 1e3, (double)hist_percentile(h, 90) / 1e3,
-		(double)hist_percentile(h, 99) / 1e3, (double)hist_percentile(h, 99.9) / 1e3,
-		(double)hist_percentile(h, 99.99) / 1e3, (double)h->max / 1e3);
-}
-
 /* The requests that timed out are not in the percentiles above; each waited at least the
  * timeout, so every percentile whose rank falls among them is at least that. */
-static void table_censored(FILE *f, const struct hist *h, uint64_t lost, long timeout_ms)
+void out_table_censored(FILE *f, const struct hist *h, uint64_t lost, long timeout_ms)
 {
 	static const double ps[] = {50, 90, 99, 99.9, 99.99};
 	double share = (double)lost / (double)(h->count + lost);
@@ -186,11 +141,13 @@ static void table_censored(FILE *f, const struct hist *h, uint64_t lost, long ti
 	for (size_t i = 0; i < ARRAY_SIZE(ps) && !from; i++)
 		if (share > 1 - ps[i] / 100)
 			from = &ps[i];
-	fprintf(f, "  %-28s %llu unanswered after %ld ms are not in these", "",
-		(unsigned long long)lost, timeout_ms);
+	char a[32], b[32];
+
+	fprintf(f, "  %-28s %s unanswered after %ld ms are not in these", "",
+		out_num(a, sizeof(a), (double)lost, 0), timeout_ms);
 	if (from)
-		fprintf(f, "; counted, p%g and above would be %.0f or more\n", *from,
-			(double)timeout_ms * 1000);
+		fprintf(f, "; counted, p%g and above would be %s or more\n", *from,
+			out_num(b, sizeof(b), (double)timeout_ms * 1000, 0));
 	else
 		fprintf(f, " (%.4f%%: too few to move p99.99)\n", 100 * share);
 }
@@ -229,7 +186,7 @@ static void table_syscalls(const cJSON *p, FILE *f)
 	}
 }
 
-static void table_profile(const struct result *r, FILE *f)
+void out_table_profile(const struct result *r, FILE *f)
 {
 	const cJSON *p = r->profile, *m = cJSON_GetObjectItemCaseSensitive(p, "modes"), *e;
 	const cJSON *irq = cJSON_GetObjectItemCaseSensitive(p, "irq_enable");
@@ -303,10 +260,10 @@ static void table_env(FILE *f, const char *label, const cJSON *e)
 		env_str(e, "interface.offloads.tso", c, sizeof(c)));
 }
 
-void out_table(const struct result *r, FILE *f)
+void out_table_full(const struct result *r, FILE *f)
 {
 	const struct side_counters *c = &r->client.c;
-	char desc[300], label[64];
+	char desc[300], label[64], v[2][32];
 
 	r->wl->describe(r->cfg, desc, sizeof(desc));
 	fprintf(f, "sockbench %s: %s\n", r->wl->name, desc);
@@ -314,46 +271,32 @@ void out_table(const struct result *r, FILE *f)
 		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
 	fprintf(f, "measured %.3f s after the warm-up\n\n", r->duration_s);
 	snprintf(label, sizeof(label), "%ss", r->wl->unit);
-	if (r->wl->headline && !out_per_transaction(r)) {
-		struct headline h = {.nrows = 0};
-
-		r->wl->headline(r, &h);
-		headline_table(&h, f);
-		table_sides(r, f);
-		table_hosts(r, f);
-		table_kernel(r, f);
-		table_profile(r, f);
-		table_env(f, "environment", r->env);
-		table_env(f, "agent's environment", r->agent_env);
-		return;
+	if (out_per_transaction(r)) {
+		fprintf(f, "  %-28s %14s  (%s/s)\n", label,
+			out_num(v[0], 32, (double)c->transactions, 0),
+			out_num(v[1], 32, result_per_s(c->transactions, r->duration_s), 0));
+		if (out_is_udp(r)) {
+			fprintf(f, "  %-28s %14s\n", "packets/s (server recvmsg)",
+				out_num(v[0], 32, out_packets_per_s(r), 0));
+			fprintf(f, "  %-28s %14s  late %s\n", "lost (unanswered)",
+				out_num(v[0], 32, (double)c->lost, 0), out_num(v[1], 32, (double)c->late, 0));
+		} else {
+			fprintf(f, "  %-28s %14s\n", "bytes received", out_num(v[0], 32, (double)c->rx_bytes, 0));
+		}
+		snprintf(label, sizeof(label), "%s (us)%s", r->wl->latency_label,
+			 result_open_loop(r) ? ", from its scheduled send" : "");
+		out_latency_line(f, label, r->lat, true);
+		if (out_is_udp(r) && c->lost)
+			out_table_censored(f, r->lat, c->lost, r->cfg->timeout);
+		if (r->lat2->count)
+			out_latency_line(f, result_open_loop(r) ? "service (us), from the actual send"
+								: "connect() (us)", r->lat2, true);
 	}
-	fprintf(f, "  %-28s %14llu  (%.0f/s)\n", label, (unsigned long long)c->transactions,
-		result_per_s(c->transactions, r->duration_s));
-	if (out_is_udp(r)) {
-		fprintf(f, "  %-28s %14.0f\n", "packets/s (server recvmsg)", out_packets_per_s(r));
-		fprintf(f, "  %-28s %14llu  late %llu\n", "lost (unanswered)",
-			(unsigned long long)c->lost, (unsigned long long)c->late);
-	} else {
-		fprintf(f, "  %-28s %14llu\n", "bytes received", (unsigned long long)c->rx_bytes);
-	}
-	snprintf(label, sizeof(label), "%s (us)%s", r->wl->latency_label,
-		 result_open_loop(r) ? ", from its scheduled send" : "");
-	table_latency(f, label, r->lat);
-	if (out_is_udp(r) && c->lost)
-		table_censored(f, r->lat, c->lost, r->cfg->timeout);
-	if (r->lat2->count)
-		table_latency(f, result_open_loop(r) ? "service (us), from the actual send"
-						     : "connect() (us)", r->lat2);
-	if (r->wl->headline) { /* a request/response workload's own rows (open loop) */
-		struct headline h = {.nrows = 0};
-
-		r->wl->headline(r, &h);
-		headline_table(&h, f);
-	}
+	out_headline_rows(r, f); /* a stream's figures; an open-loop run's own rows */
 	table_sides(r, f);
-	table_hosts(r, f);
+	out_table_hosts(r, f);
 	table_kernel(r, f);
-	table_profile(r, f);
+	out_table_profile(r, f);
 	table_env(f, "environment", r->env);
 	table_env(f, "agent's environment", r->agent_env);
 }

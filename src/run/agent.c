@@ -196,7 +196,8 @@ out:
 cJSON *setup_config(const struct run *r, const struct opts *o)
 {
 	static const char *const ours[] = {"auth_file", "server", "profile_folded", "busy_wait",
-					   "json", "runs", "clients_on", "plot", "flamegraph"};
+					   "json", "runs", "clients_on", "plot", "flamegraph",
+					   "format", "fields", "verbose"};
 	cJSON *c = opts_to_json(r->wl->opts, o);
 
 	for (size_t i = 0; i < ARRAY_SIZE(ours); i++)

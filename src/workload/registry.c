@@ -106,6 +106,12 @@ void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, st
 		other_workloads_flag(wl, argc, argv, err, sizeof(err));
 	if (!ret && o->ipv4 && o->ipv6)
 		die_usage("%s: -4 and -6 ask for both families: give one", wl->name);
+	/* --json is --format json, for every command that reads a workload's flags. */
+	if (!ret && o->json && OPT_IS_SET(o, format) && o->format != FORMAT_JSON)
+		die_usage("%s: --json and --format %s ask for two outputs: give one", wl->name,
+			  OPT_WORD(o, format));
+	if (!ret && (o->json || o->format == FORMAT_JSON))
+		o->json = true, o->format = FORMAT_JSON;
 	if (ret || wl->check(o, err, sizeof(err)))
 		die_usage("%s: %s", wl->name, err);
 	workload_effective(wl, o);

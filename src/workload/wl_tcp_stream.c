@@ -132,7 +132,6 @@ static void tcp_stream_headline(const struct result *r, struct headline *h)
 	headline_row(h, "throughput (Gbit/s)", up + down, 3, "(%.1f MB/s)", d > 0 ? mb / d : 0);
 	if (r->cfg->bidir)
 		headline_row(h, "client to server (Gbit/s)", up, 3, "server to client %.3f", down);
-	headline_row(h, "service demand (CPU us/MB)", NAN, 0, "client %.3f  server %.3f", sd_c, sd_s);
 	headline_row(h, "retransmits (TCP_INFO)", retrans, 0, NULL);
 	if (r->cfg->zerocopy && !zc_unknown)
 		headline_row(h, "zerocopy completions", (double)zc_done, 0,

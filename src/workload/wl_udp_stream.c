@@ -141,8 +141,8 @@ static int udp_stream_kernel_pairs(const struct result *r, struct kernel_pair *o
 
 static void udp_stream_headline(const struct result *r, struct headline *h)
 {
-	const char *tn, *rn;
-	const struct side_result *c = tx_side(r, &tn), *s = rx_side(r, &rn);
+	const char *name; /* the per-side table prints each side's CPU per packet it moved */
+	const struct side_result *c = tx_side(r, &name), *s = rx_side(r, &name);
 	double d = r->duration_s;
 	uint64_t rx = s->c.rx_packets, tx = c->c.tx_packets, lost = s->c.lost;
 	double loss_pct = rx + lost ? 100.0 * (double)lost / (double)(rx + lost) : 0;
@@ -172,8 +172,6 @@ static void udp_stream_headline(const struct result *r, struct headline *h)
 	else
 		headline_row(h, "jitter (ms)", jit, 3, "RFC 3550, as iperf3's; mean of %llu flow%s",
 			     (unsigned long long)s->c.jitter_flows, s->c.jitter_flows == 1 ? "" : "s");
-	headline_row(h, "CPU us per packet", NAN, 0, "%s %.2f per packet sent, %s %.2f per packet "
-		     "received", tn, cpu_tx, rn, cpu_rx);
 	headline_key(h, per_sent[rev], cpu_tx, 4);
 	headline_key(h, per_received[rev], cpu_rx, 4);
 	headline_key(h, "packets_sent", (double)tx, -1);

@@ -132,11 +132,12 @@ int client_wait_phase(struct client_ctx *c, int ph);
 
 /* The workload named by a subcommand's argument; exits 2 naming cmd when there is none. */
 const struct workload *workload_or_exit(const char *cmd, const char *name);
-/* Defaults, then argv (argv[0] is the subcommand), then the workload's check: exits 2 with a
- * one-line reason on a usage error, 0 after printing --help. */
 /* After a workload's check: what the config records is what runs (the local family, --io
  * auto resolved), as docs/json.md promises. */
 void workload_effective(const struct workload *wl, struct opts *o);
+/* Defaults, then argv (argv[0] is the subcommand), then the workload's check: exits 2 with a
+ * one-line reason on a usage error, 0 after printing --help. --format json sets json, and
+ * --json format (one flag, two spellings); --json with another --format is a usage error. */
 void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o);
 
 #endif

@@ -66,7 +66,7 @@ grep -q "environment: the same for A and B" "$TMP/cmp3.txt" || fail "$(cat "$TMP
 "$SB" udp-rr --duration 0.3 --warmup 0.1 --runs 2 --json >"$TMP/runs.json" || fail "--runs"
 jassert "$TMP/runs.json" '.environment_changes == []' .environment_changes
 
-# sockbench check: a busy process is found (and its exit is 1), with the fix.
+# sockbench check: a busy process is found (and its exit is 1), with the fix; the summary.
 "$SB" check --sample 300 --json >"$TMP/quiet.json"
 rc=$?
 [ $rc -le 1 ] || fail "check exit $rc"
@@ -81,6 +81,19 @@ kill "$busy" 2>/dev/null
 [ $rc -eq 1 ] || fail "check with a busy loop exited $rc: $(cat "$TMP/check.txt")"
 grep -q "other processes kept" "$TMP/check.txt" || fail "busy loop not found: $(cat "$TMP/check.txt")"
 grep -q "fix:" "$TMP/check.txt" || fail "no fix given"
+# By default a summary a person reads, not the JSON: what the kernel is, and each socket sysctl
+# named exactly when it is not the kernel's default (the same run's --json says what it is).
+grep -q '^ *[{}]' "$TMP/check.txt" && fail "check printed JSON without --json: $(cat "$TMP/check.txt")"
+[ "$(wc -l <"$TMP/check.txt")" -le 16 ] || fail "check's summary is $(wc -l <"$TMP/check.txt") lines"
+grep -qF "kernel:    Linux $(uname -r)" "$TMP/check.txt" || fail "no kernel line: $(cat "$TMP/check.txt")"
+for kv in net.core.rmem_max=212992 net.core.busy_poll=0 net.ipv4.tcp_congestion_control=cubic; do
+	k=${kv%=*} def=${kv#*=} v=$(jq -r ".environment.sysctl[\"$k\"]" "$TMP/quiet.json")
+	if [ "$v" != "$def" ] && [ "$v" != null ]; then
+		grep -qF "$k $v (default $def)" "$TMP/check.txt" || fail "check does not say $k is $v: $(cat "$TMP/check.txt")"
+	else
+		grep -qF "$k " "$TMP/check.txt" && fail "check names $k, at its default: $(cat "$TMP/check.txt")"
+	fi
+done
 expect_usage "give milliseconds" check --sample 5
 
 # Softirq by where it ran: loopback delivers each datagram in softirq inside the sender's call,

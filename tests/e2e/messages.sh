@@ -1,16 +1,48 @@
-# What a new user reads: a rate without decimals in --runs' table, udp-stream's two CPU per
-# packet figures labelled as the different things they are (per packet sent in the headline,
-# per packet received in the sides' table), and a flag of another workload pointing at a file
-# that exists.
+# What a new user reads: a rate without decimals in --runs' table; each side's CPU per unit of
+# what that side did (a stream's client: per packet or MB sent, its server: per one received),
+# values under their headers, counts with thousands separators; and a flag of another workload
+# pointing at a file that exists.
 . "$(dirname "$0")/lib.sh"
 "$SB" udp-rr --duration 0.3 --warmup 0.1 --runs 2 >"$TMP/runs.txt" 2>/dev/null || fail "--runs 2"
 grep -qE '^  transactions/s +[0-9]+ +[0-9]+ +[0-9]+ ' "$TMP/runs.txt" ||
 	fail "the rate's row has decimals or is missing: $(grep transactions/s "$TMP/runs.txt")"
 "$SB" udp-stream --duration 0.3 --warmup 0.1 >"$TMP/us.txt" 2>/dev/null || fail "udp-stream"
-grep -qE '^  CPU us per packet +client [0-9.]+ per packet sent, server [0-9.]+ per packet received' "$TMP/us.txt" ||
-	fail "udp-stream's headline: $(grep 'CPU us per packet' "$TMP/us.txt")"
-grep -qE '^  CPU us per packet received +[0-9.]+ +[0-9.]+$' "$TMP/us.txt" ||
-	fail "udp-stream's sides table does not say per packet received: $(grep 'CPU us' "$TMP/us.txt")"
+grep -qE '^  CPU us per packet +[0-9.,]+ +[0-9.,]+$' "$TMP/us.txt" ||
+	fail "udp-stream's CPU per side: $(grep 'CPU us' "$TMP/us.txt")"
+grep -qE '^ +client: per packet sent; server: per packet received$' "$TMP/us.txt" ||
+	fail "udp-stream's CPU per side does not say what each side did: $(cat "$TMP/us.txt")"
+# The full report: the client's CPU per packet is per packet it sent (user + sys over its sends;
+# 2%: the seconds and rates are printed rounded), never per packet received (it received none).
+"$SB" udp-stream --duration 0.5 --warmup 0.1 -v >"$TMP/usv.txt" 2>/dev/null || fail "udp-stream -v"
+awk '/^  packets sent\/s/ {gsub(",", ""); s = $3} /^  real \(s\)/ {t = $3} /^  user \(s\)/ {u = $3}
+     /^  sys \(s\)/ {y = $3} /^  CPU us per packet/ {gsub(",", ""); c = $5}
+     END {want = (u + y) * 1e6 / (s * t); d = c - want; if (d < 0) d = -d
+          if (s <= 0 || d > 0.02 * want + 0.01) {print "client CPU/packet " c ", per sent " want; exit 1}}' \
+	"$TMP/usv.txt" || fail "udp-stream -v: the client's CPU is not per packet sent: $(cat "$TMP/usv.txt")"
+grep -q "per packet received; server" "$TMP/usv.txt" && fail "the client is said to receive"
+"$SB" tcp-stream --duration 0.3 --warmup 0.1 >"$TMP/ts.txt" 2>/dev/null || fail "tcp-stream"
+grep -qE '^  CPU us per MB \(demand\) +[0-9.,]+ +[0-9.,]+$' "$TMP/ts.txt" &&
+	grep -qE '^ +client: per MB sent; server: per MB received$' "$TMP/ts.txt" ||
+	fail "tcp-stream's CPU per side: $(cat "$TMP/ts.txt")"
+# Counts with thousands separators, values under their headers.
+"$SB" udp-rr --duration 0.3 --warmup 0.1 >"$TMP/u.txt" 2>/dev/null || fail "udp-rr"
+grep -qE '^  transactions/s +[0-9]{1,3}(,[0-9]{3})+  \([0-9]{1,3}(,[0-9]{3})+ in ' "$TMP/u.txt" ||
+	fail "no thousands separators: $(head -n 5 "$TMP/u.txt")"
+awk '/^  per side/ {c = index($0, "client") + 5; s = index($0, "server") + 5}
+     /^  CPU us per/ {if (substr($0, c, 1) == " " || substr($0, s, 1) == " ") exit 1}' "$TMP/u.txt" ||
+	fail "CPU values not under their headers: $(cat "$TMP/u.txt")"
+# A check that warns gets its line in the short report, with the count; a clean run none.
+"$SB" tcp-crr --conns 300 --warmup-conns 0 --server-fault reset >"$TMP/bad.txt" 2>/dev/null ||
+	fail "tcp-crr --server-fault reset"
+grep -qE '^  warning: errors: client [1-9][0-9,]*, server [0-9,]+ ' "$TMP/bad.txt" ||
+	fail "no warning for the errors: $(cat "$TMP/bad.txt")"
+grep -qE '^  CPU us per connection +- +- *$' "$TMP/bad.txt" ||
+	fail "CPU per connection of no connection: $(grep 'CPU us' "$TMP/bad.txt")"
+grep -q "warning: errors" "$TMP/u.txt" && fail "a clean run warned of errors: $(cat "$TMP/u.txt")"
+grep -q "kernel counters" "$TMP/u.txt" && fail "the short report has the kernel's counters"
+"$SB" udp-rr --duration 0.3 --warmup 0.1 -v >"$TMP/uv.txt" 2>/dev/null || fail "udp-rr -v"
+grep -qE '^    InDatagrams +[0-9]{1,3}(,[0-9]{3})+   sockbench ' "$TMP/uv.txt" ||
+	fail "-v: no kernel counters with separators: $(cat "$TMP/uv.txt")"
 expect_usage "see docs/workloads.md" tcp-crr --batch 4
 [ -f "$(dirname "$0")/../../docs/workloads.md" ] || fail "the message points at docs/workloads.md, which is missing"
 echo ok

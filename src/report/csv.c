@@ -1,0 +1,266 @@
+/* csv.c: --format csv and --fields (out.h): a header and a row per run, read from the run's JSON
+ * document (the tree --json prints), so a CSV value is the JSON's value, printed the same way.
+ * A field is a JSON member by its dotted path ("latency_us.p99"); `run` is the row's number. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/safe_text.h"
+#include "base/util.h"
+#include "report/figures.h"
+#include "report/out.h"
+
+/* The first columns of every default row, before the figures the document has. */
+static const char *const head_fields[] = {"run", "workload", "partial", "duration_s", "unit"};
+/* Members beyond the figure table that a script may ask for. */
+static const char *const more_fields[] = {
+	"transactions", "lost", "late", "errors", "megabytes", "packets", "jitter_ms",
+	"latency_us.count", "latency_us.min", "latency_us.mean", "latency_us.max",
+	"connect_latency_us.p99", "sides.client.processes", "sides.server.processes",
+	"sides.client.packets_sent", "sides.client.packets_received", "sides.server.packets_sent",
+	"sides.server.packets_received", "sides.client.bytes_sent", "sides.client.bytes_received",
+	"sides.server.bytes_sent", "sides.server.bytes_received", "sides.client.errors",
+	"sides.server.errors", "machine_cpu.user", "machine_cpu.system", "machine_cpu.softirq",
+	"machine_cpu.irq", "machine_cpu.idle", "machine_cpu.steal",
+};
+/* The statistics of --runs' summary rows, as figures_summary names them. */
+static const char *const stats[] = {"median", "min", "max", "stddev", "ci_low", "ci_high"};
+
+#define MAX_FIELDS 96
+
+/* The figure whose JSON path is p, or -1. */
+static int figure_at(const char *p)
+{
+	for (int f = 0; f < nfigures; f++)
+		if (!strcmp(figures[f].path, p))
+			return f;
+	return -1;
+}
+
+static bool known(const char *p, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(head_fields); i++)
+		if (strlen(head_fields[i]) == n && !strncmp(head_fields[i], p, n))
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(more_fields); i++)
+		if (strlen(more_fields[i]) == n && !strncmp(more_fields[i], p, n))
+			return true;
+	for (int f = 0; f < nfigures; f++)
+		if (strlen(figures[f].path) == n && !strncmp(figures[f].path, p, n))
+			return true;
+	return false;
+}
+
+/* "a, b, c": every field name, for the error that names a wrong one. */
+static void valid_list(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+#define ADD(s) at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s", at ? " " : "", s)
+	for (size_t i = 0; i < ARRAY_SIZE(head_fields); i++)
+		ADD(head_fields[i]);
+	for (int f = 0; f < nfigures; f++)
+		ADD(figures[f].path);
+	for (size_t i = 0; i < ARRAY_SIZE(more_fields); i++)
+		ADD(more_fields[i]);
+#undef ADD
+}
+
+int out_fields_check(const char *list, char *err, size_t len)
+{
+	char valid[4096];
+	int n = 0;
+
+	for (const char *p = list; *p; p += *p == ',') {
+		size_t k = strcspn(p, ",");
+
+		if (!k || !known(p, k)) {
+			valid_list(valid, sizeof(valid));
+			snprintf(err, len, "--fields: %s%.*s%s is not a field; the fields (JSON paths, "
+				 "docs/json.md): %s", k ? "" : "an empty name", (int)k, p, k ? "" : " ",
+				 valid);
+			return -EINVAL;
+		}
+		if (++n > MAX_FIELDS) {
+			snprintf(err, len, "--fields: more than %d fields", MAX_FIELDS);
+			return -EINVAL;
+		}
+		p += k;
+	}
+	if (!n) {
+		valid_list(valid, sizeof(valid));
+		snprintf(err, len, "--fields: no field given; the fields: %s", valid);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool out_field_selected(const char *list, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (!list)
+		return true;
+	for (const char *p = list; *p; p += *p == ',') {
+		size_t k = strcspn(p, ",");
+
+		if (k == n && !strncmp(p, path, n))
+			return true;
+		p += k;
+	}
+	return false;
+}
+
+static const cJSON *member(const cJSON *doc, const char *path)
+{
+	char key[64];
+	const cJSON *it = doc;
+
+	for (const char *p = path; it && *p;) {
+		size_t n = strcspn(p, ".");
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, p);
+		it = cJSON_GetObjectItemCaseSensitive(it, key);
+		p += n + (p[n] == '.');
+	}
+	return it;
+}
+
+/* The columns: --fields as given, or the head and every figure the document holds. */
+static int columns(const cJSON *doc, const char *list, char cols[][64])
+{
+	int n = 0;
+
+	if (list) {
+		for (const char *p = list; *p && n < MAX_FIELDS; p += *p == ',') {
+			size_t k = strcspn(p, ",");
+
+			snprintf(cols[n++], 64, "%.*s", (int)k, p);
+			p += k;
+		}
+		return n;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(head_fields); i++)
+		snprintf(cols[n++], 64, "%s", head_fields[i]);
+	for (int f = 0; f < nfigures; f++)
+		if (cJSON_IsNumber(member(doc, figures[f].path)))
+			snprintf(cols[n++], 64, "%s", figures[f].path);
+	return n;
+}
+
+/* A cell: a number as the JSON prints it, a string quoted where it must be (RFC 4180),
+ * true/false, and nothing for null or absent. */
+static void cell(FILE *f, const cJSON *it)
+{
+	if (cJSON_IsNumber(it) || cJSON_IsBool(it)) {
+		char *s = cJSON_PrintUnformatted(it);
+
+		fputs(s ? s : "", f);
+		free(s);
+	} else if (cJSON_IsString(it)) {
+		/* A saved result is untrusted: no control character reaches a terminal. */
+		char *safe = safe_text_dup(it->valuestring);
+		const char *s = safe;
+
+		if (!s[strcspn(s, ",\"")]) {
+			fputs(s, f);
+		} else {
+			fputc('"', f);
+			for (; *s; s++)
+				fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+			fputc('"', f);
+		}
+		free(safe);
+	}
+}
+
+static void header(FILE *f, char cols[][64], int n)
+{
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "," : "", cols[i]);
+	fputc('\n', f);
+}
+
+static void row(FILE *f, const cJSON *doc, const char *run, char cols[][64], int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		if (!strcmp(cols[i], "run"))
+			fputs(run, f);
+		else
+			cell(f, member(doc, cols[i]));
+	}
+	fputc('\n', f);
+}
+
+void out_csv_run(const cJSON *doc, const char *list, FILE *f)
+{
+	char cols[MAX_FIELDS][64];
+	int n = columns(doc, list, cols);
+
+	header(f, cols, n);
+	row(f, doc, "1", cols, n);
+}
+
+/* A summary row (cols[0] is `run`): the statistic of each figure column; the workload, which
+ * every run shares; nothing elsewhere. */
+static void stat_row(FILE *f, const cJSON *runs, const char *stat, char cols[][64], int n)
+{
+	const cJSON *sum = cJSON_GetObjectItemCaseSensitive(runs, "summary");
+
+	fputs(stat, f);
+	for (int i = 1; i < n; i++) {
+		int fig = figure_at(cols[i]);
+
+		fputc(',', f);
+		if (!strcmp(cols[i], "workload"))
+			cell(f, member(runs, "workload"));
+		else if (fig >= 0)
+			cell(f, cJSON_GetObjectItemCaseSensitive(
+					cJSON_GetObjectItemCaseSensitive(sum, figures[fig].key), stat));
+	}
+	fputc('\n', f);
+}
+
+void out_csv_runs(const cJSON *runs, const char *list, FILE *f)
+{
+	const cJSON *results = cJSON_GetObjectItemCaseSensitive(runs, "results"), *doc;
+	char got[MAX_FIELDS][64], cols[MAX_FIELDS + 1][64], num[16];
+	int ngot = columns(cJSON_GetArrayItem(results, 0), list, got), n = 1, i = 0;
+
+	/* Every row says which run it is, or which statistic: `run` comes first. */
+	snprintf(cols[0], 64, "run");
+	for (int k = 0; k < ngot; k++)
+		if (strcmp(got[k], "run"))
+			memcpy(cols[n++], got[k], 64);
+	header(f, cols, n);
+	cJSON_ArrayForEach(doc, results) {
+		snprintf(num, sizeof(num), "%d", ++i);
+		row(f, doc, num, cols, n);
+	}
+	for (size_t s = 0; s < ARRAY_SIZE(stats) && i; s++)
+		stat_row(f, runs, stats[s], cols, n);
+}
+
+void out_fields_text(const cJSON *doc, const char *list, FILE *f)
+{
+	char cols[MAX_FIELDS][64];
+	int n = columns(doc, list, cols);
+
+	for (int i = 0; i < n; i++) {
+		const cJSON *it = member(doc, cols[i]);
+
+		fprintf(f, "%-36s ", cols[i]);
+		if (!strcmp(cols[i], "run"))
+			fputs("1", f);
+		else if (it && !cJSON_IsNull(it))
+			cell(f, it);
+		else
+			fputs("-", f);
+		fputc('\n', f);
+	}
+}

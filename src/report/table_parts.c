@@ -1,0 +1,135 @@
+/* table_parts.c: what the short report (table_short.c) and the full one (table.c) both print:
+ * numbers with thousands separators, the workload's headline rows, the latency lines and each
+ * side's CPU per unit of what that side did. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/out.h"
+#include "report/out_priv.h"
+
+const char *out_num(char *buf, size_t len, double v, int decimals)
+{
+	char raw[64];
+	size_t at = 0, digits;
+	const char *p = raw;
+
+	if (isnan(v) || isinf(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(raw, sizeof(raw), "%.*f", decimals, v);
+	if (*p == '-')
+		buf[at++] = *p++;
+	digits = strspn(p, "0123456789");
+	for (size_t i = 0; i < digits && at + 2 < len; i++) {
+		if (i && (digits - i) % 3 == 0)
+			buf[at++] = ',';
+		buf[at++] = p[i];
+	}
+	snprintf(buf + at, len - at, "%s", p + digits);
+	return buf;
+}
+
+void out_headline_rows(const struct result *r, FILE *f)
+{
+	struct headline h = {.nrows = 0};
+	char v[48];
+
+	if (!r->wl->headline)
+		return;
+	r->wl->headline(r, &h);
+	for (int i = 0; i < h.nrows; i++) {
+		fprintf(f, "  %-28s %14s", h.row[i].label,
+			isnan(h.row[i].value) ? "" : out_num(v, sizeof(v), h.row[i].value, h.row[i].decimals));
+		fprintf(f, "%s%s\n", h.row[i].note[0] ? "  " : "", h.row[i].note);
+	}
+}
+
+void out_side_row(FILE *f, const char *label, const struct result *r, int decimals, double a,
+		  double b)
+{
+	char ca[32] = "-", cb[32] = "-";
+
+	if (r->client.present && !isnan(a))
+		out_num(ca, sizeof(ca), a, decimals);
+	if (r->server.present && !isnan(b)) /* NaN: withheld (result_server_units) */
+		out_num(cb, sizeof(cb), b, decimals);
+	fprintf(f, "  %-28s %14s %14s\n", label, ca, cb);
+}
+
+/* What a side's per-unit figures divide by: the workload's units (transactions, connections),
+ * or for a stream what that side did: the megabytes or packets it sent, or received, or with
+ * --bidir both; *what says which ("sent"). NaN: withheld. */
+static double side_units(const struct result *r, const struct side_result *s, bool server,
+			 const char **what)
+{
+	bool mb = !strcmp(r->wl->unit, "megabyte");
+	double rx = mb ? (double)s->c.rx_bytes / 1e6 : (double)s->c.rx_packets;
+	double tx = mb ? (double)s->c.tx_bytes / 1e6 : (double)s->c.tx_packets;
+
+	*what = rx > 0 && tx > 0 ? "sent and received" : rx > 0 || tx <= 0 ? "received" : "sent";
+	if (out_per_transaction(r))
+		return server ? result_server_units(r) : result_units(r);
+	if (server && isnan(result_server_units(r)))
+		return NAN;
+	return rx + tx; /* one of them is 0 but with --bidir */
+}
+
+static double per(double v, double n)
+{
+	return n > 0 ? v / n : NAN; /* no unit moved (or withheld): nothing to divide by */
+}
+
+void out_cpu_rows(const struct result *r, FILE *f, bool all)
+{
+	const struct side_result *c = &r->client, *s = &r->server;
+	const char *wc, *ws;
+	double nc = side_units(r, c, false, &wc), ns = side_units(r, s, true, &ws);
+	bool mb = !strcmp(r->wl->unit, "megabyte");
+	const char *unit = mb ? "MB" : r->wl->unit;
+	char label[64];
+
+	if (all) {
+		snprintf(label, sizeof(label), "user us per %s", unit);
+		out_side_row(f, label, r, 2, per(c->user_s * 1e6, nc), per(s->user_s * 1e6, ns));
+		snprintf(label, sizeof(label), "sys us per %s", unit);
+		out_side_row(f, label, r, 2, per(c->sys_s * 1e6, nc), per(s->sys_s * 1e6, ns));
+	}
+	/* netperf's service demand: CPU us per megabyte. */
+	snprintf(label, sizeof(label), "CPU us per %s%s", unit, mb ? " (demand)" : "");
+	out_side_row(f, label, r, 2, per((c->user_s + c->sys_s) * 1e6, nc),
+		     per((s->user_s + s->sys_s) * 1e6, ns));
+	if (all && (c->c.syscalls || s->c.syscalls)) {
+		snprintf(label, sizeof(label), "syscalls per %s", unit);
+		out_side_row(f, label, r, 2, per((double)c->c.syscalls, nc),
+			     per((double)s->c.syscalls, ns));
+	}
+	/* A stream's sides did different things: each per unit of its own. */
+	if (!out_per_transaction(r))
+		fprintf(f, "  %-28s client: per %s %s; server: per %s %s\n", "", unit, wc, unit, ws);
+	if (isnan(ns))
+		fprintf(f, "  %-28s %s\n", "", r->server_units_withheld);
+}
+
+void out_latency_line(FILE *f, const char *label, const struct hist *h, bool full)
+{
+	char v[8][32];
+
+	fprintf(f, "  %-28s ", label);
+	if (!h->count) {
+		fprintf(f, "none measured\n");
+		return;
+	}
+	if (full)
+		fprintf(f, "min %s  mean %s  ", out_num(v[0], 32, (double)h->min / 1e3, 1),
+			out_num(v[1], 32, hist_mean(h) / 1e3, 1));
+	fprintf(f, "p50 %s  ", out_num(v[2], 32, (double)hist_percentile(h, 50) / 1e3, 1));
+	if (full)
+		fprintf(f, "p90 %s  ", out_num(v[3], 32, (double)hist_percentile(h, 90) / 1e3, 1));
+	fprintf(f, "p99 %s  p99.9 %s  ", out_num(v[4], 32, (double)hist_percentile(h, 99) / 1e3, 1),
+		out_num(v[5], 32, (double)hist_percentile(h, 99.9) / 1e3, 1));
+	if (full)
+		fprintf(f, "p99.99 %s  ", out_num(v[6], 32, (double)hist_percentile(h, 99.99) / 1e3, 1));
+	fprintf(f, "max %s\n", out_num(v[7], 32, (double)h->max / 1e3, 1));
+}

@@ -1,0 +1,127 @@
+/* The text report's numbers and the CSV writer, without a run: thousands separators at every
+ * length and sign; --fields names checked against the fields there are; a CSV row's cells are
+ * the document's members as the JSON prints them, in the columns asked for, empty for null or
+ * absent; a --runs document gives a row per run, then the summary's statistics. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "report/out.h"
+#include "report/out_priv.h"
+
+static void test_num(void **state)
+{
+	static const struct {
+		double v;
+		int dec;
+		const char *want;
+	} t[] = {
+		{0, 0, "0"},	       {999, 0, "999"},	       {1000, 0, "1,000"},
+		{12345, 0, "12,345"}, {174960000, 0, "174,960,000"}, {1609.74, 1, "1,609.7"},
+		{-1234567.5, 1, "-1,234,567.5"}, {100000, 2, "100,000.00"}, {0.25, 2, "0.25"},
+		{NAN, 1, "-"},
+	};
+	char buf[48];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_string_equal(out_num(buf, sizeof(buf), t[i].v, t[i].dec), t[i].want);
+}
+
+static void test_fields_check(void **state)
+{
+	char err[4400];
+
+	(void)state;
+	assert_int_equal(out_fields_check("rate,latency_us.p99,sides.client.cpu_us_per_unit", err,
+					  sizeof(err)), 0);
+	assert_int_equal(out_fields_check("run,workload,gbit_per_s", err, sizeof(err)), 0);
+	assert_int_not_equal(out_fields_check("rate,latency_us.p98", err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "latency_us.p98 is not a field"));
+	assert_non_null(strstr(err, "latency_us.p99")); /* the valid ones are listed */
+	assert_int_not_equal(out_fields_check("rate,,run", err, sizeof(err)), 0);
+	assert_int_not_equal(out_fields_check("rat", err, sizeof(err)), 0); /* no prefix match */
+	assert_true(out_field_selected("rate,latency_us.p99", "latency_us.p99"));
+	assert_false(out_field_selected("rate,latency_us.p99", "latency_us.p9"));
+	assert_true(out_field_selected(NULL, "anything"));
+}
+
+/* What f printed into a string (caller frees). */
+static char *printed(void (*fn)(const cJSON *, const char *, FILE *), const cJSON *doc,
+		     const char *fields)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fn(doc, fields, f);
+	fclose(f);
+	return buf;
+}
+
+static void test_csv_run(void **state)
+{
+	cJSON *doc = cJSON_Parse("{\"workload\":\"udp-rr\",\"partial\":false,\"duration_s\":5.001,"
+				 "\"unit\":\"transaction\",\"rate\":119745.123,\"loss_pct\":null,"
+				 "\"latency_us\":{\"p50\":1355.8,\"p99\":5619.7},"
+				 "\"sides\":{\"client\":{\"cpu_us_per_unit\":7.86},"
+				 "\"server\":{\"cpu_us_per_unit\":7.54}}}");
+	char *s;
+
+	(void)state;
+	s = printed(out_csv_run, doc, "rate,latency_us.p99,run,loss_pct,gbit_per_s,workload");
+	assert_string_equal(s, "rate,latency_us.p99,run,loss_pct,gbit_per_s,workload\n"
+			       "119745.123,5619.7,1,,,udp-rr\n");
+	free(s);
+	/* The default: the head, then each figure the document has, in the figure table's order. */
+	s = printed(out_csv_run, doc, NULL);
+	assert_string_equal(s, "run,workload,partial,duration_s,unit,rate,latency_us.p50,"
+			       "latency_us.p99,sides.client.cpu_us_per_unit,"
+			       "sides.server.cpu_us_per_unit\n"
+			       "1,udp-rr,false,5.001,transaction,119745.123,1355.8,5619.7,7.86,7.54\n");
+	free(s);
+	cJSON_Delete(doc);
+}
+
+static void test_csv_runs(void **state)
+{
+	cJSON *doc = cJSON_Parse(
+		"{\"kind\":\"runs\",\"workload\":\"tcp-rr\",\"summary\":{\"rate\":{\"median\":15,"
+		"\"min\":10,\"max\":20,\"stddev\":7.0710678,\"ci_low\":10,\"ci_high\":20}},"
+		"\"results\":[{\"workload\":\"tcp-rr\",\"rate\":10,\"unit\":\"transaction\"},"
+		"{\"workload\":\"tcp-rr\",\"rate\":20,\"unit\":\"transaction\"}]}");
+	char *s;
+
+	(void)state;
+	s = printed(out_csv_runs, doc, "unit,rate,workload");
+	assert_string_equal(s, "run,unit,rate,workload\n"
+			       "1,transaction,10,tcp-rr\n"
+			       "2,transaction,20,tcp-rr\n"
+			       "median,,15,tcp-rr\n"
+			       "min,,10,tcp-rr\n"
+			       "max,,20,tcp-rr\n"
+			       "stddev,,7.0710678,tcp-rr\n"
+			       "ci_low,,10,tcp-rr\n"
+			       "ci_high,,20,tcp-rr\n");
+	free(s);
+	cJSON_Delete(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_num),
+		cmocka_unit_test(test_fields_check),
+		cmocka_unit_test(test_csv_run),
+		cmocka_unit_test(test_csv_runs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
