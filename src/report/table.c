@@ -84,6 +84,8 @@ static void table_sides(const struct result *r, FILE *f)
 		snprintf(label, sizeof(label), "  %s", err_kind_names[k]);
 		side_row(f, label, r, "%.0f", (double)c->c.err[k], (double)s->c.err[k]);
 	}
+	if (c->c.unfinished)
+		side_row(f, "unfinished (in flight at the end)", r, "%.0f", (double)c->c.unfinished, 0.0);
 	if (s->c.refused)
 		side_row(f, "refused (no slot or memory)", r, "%.0f", 0.0, (double)s->c.refused);
 	if (s->c.listen_drops)

@@ -11,4 +11,13 @@ int crr_server_open(struct server_ctx *s, char *err, size_t errlen);
 double crr_server_bytes(const struct opts *o);
 void crr_server_loop(struct server_ctx *s);
 
+/* Connections in flight per client (server: in all) up to which a thread each serves them one
+ * after the other; above, a few epoll threads drive them all (tcp_crr_many.c). */
+#define CRR_MANY_ABOVE 64
+/* The client above CRR_MANY_ABOVE: a few threads, an epoll loop each. 0 or -errno. */
+struct client_ctx;
+int crr_many_client(struct client_ctx *c);
+/* How many threads it runs: the online CPUs, 1 to 8, at most --concurrency. */
+int crr_many_threads(const struct opts *o);
+
 #endif
