@@ -359,8 +359,11 @@ static void many_run(struct client_thread *t, struct many_thread *m, int ph, lon
 		bool more = (limit < 0 ? now_ph < PH_STOP : now_ph == ph && started < limit) &&
 			    !m->stop_starting;
 
+		/* The phase looked at before each start: a burst of connect() calls takes long
+		 * enough that a window's edge falls inside it. */
 		while (more && m->nfree && m->nfirst < m->first_cap &&
-		       (limit < 0 || started < limit)) {
+		       (limit < 0 || started < limit) &&
+		       atomic_load_explicit(&t->c->sh->phase, memory_order_acquire) == now_ph) {
 			slot_start(t, m, measuring);
 			started++;
 		}
