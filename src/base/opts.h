@@ -79,8 +79,9 @@ struct cJSON;
 	  "SO_BUSY_POLL on every socket: spin this long in the driver before sleeping")
 
 #define UDP_RR_OPTS(X)                                                                             \
-	X(INT, peers, 0, 'P', "peers", 0, 10000, "N",                                              \
-	  "client sockets in all, spread over the clients (0: one per client)")                    \
+	X(INT, peers, 0, 'P', "peers", 0, 100000, "N",                                              \
+	  "client sockets in all, spread over the clients (0: one per client; above 64 a client, " \
+	  "--wait auto is epoll, receiving only from the sockets it finds ready)")                 \
 	X(BOOL, no_check, false, 0, "no-check", 0, 1, "",                                          \
 	  "turn UDP checksums off on every socket (SO_NO_CHECK)")                                  \
 	X(ENUM, wait, "auto", 0, "wait", 0, 0, "auto|poll|epoll|busy|block",                       \
