@@ -401,15 +401,20 @@ static void *many_thread_main(void *arg)
 	return NULL;
 }
 
+int crr_first_cap(long backlog, long somaxconn, long clients, int threads, int nslot)
+{
+	long queue = backlog < somaxconn ? backlog : somaxconn;
+	long cap = queue / 2 / (clients * threads);
+
+	return cap < 1 ? 1 : cap > nslot ? nslot : (int)cap;
+}
+
 static int many_setup(struct client_ctx *c, struct many_thread *m, int n, int i)
 {
 	const struct opts *o = c->o;
-	long backlog = o->backlog, somax = read_somaxconn();
-	long queue = backlog < somax ? backlog : somax;
-	long cap = queue / 2 / (o->clients * n);
 
 	m->nslot = (int)share_of(o->concurrency, n, i);
-	m->first_cap = cap < 1 ? 1 : cap > m->nslot ? m->nslot : (int)cap;
+	m->first_cap = crr_first_cap(o->backlog, read_somaxconn(), o->clients, n, m->nslot);
 	m->slot = xcalloc((size_t)m->nslot, sizeof(*m->slot));
 	m->free_idx = xcalloc((size_t)m->nslot, sizeof(int));
 	for (int s = 0; s < m->nslot; s++)

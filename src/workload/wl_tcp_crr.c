@@ -67,13 +67,18 @@ static long local_ports(void)
 /* Source addresses on loopback for the need: the connections in flight on 90% of one address's
  * ports each, and with --close client 15 more for the TIME_WAIT it leaves (today's 16 when one
  * address holds the connections in flight). */
-static long crr_src_addrs(const struct opts *o)
+long crr_src_addrs_for(long need, long ports, bool close_client)
 {
-	long usable = local_ports() * 9 / 10, need = o->clients * o->concurrency;
+	long usable = ports * 9 / 10;
 	long n = (need + usable - 1) / (usable > 0 ? usable : 1);
 
-	n += o->close == CLOSE_CLIENT ? 15 : 0;
-	return n > 254 ? 254 : n;
+	n += close_client ? 15 : 0;
+	return n < 1 ? 1 : n > 254 ? 254 : n;
+}
+
+static long crr_src_addrs(const struct opts *o)
+{
+	return crr_src_addrs_for(o->clients * o->concurrency, local_ports(), o->close == CLOSE_CLIENT);
 }
 
 /* Above CRR_MANY_ABOVE in flight: the options the epoll client does not take, and the open
