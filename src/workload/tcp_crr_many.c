@@ -140,8 +140,7 @@ static void slot_start(struct client_thread *t, struct many_thread *m, bool meas
 		goto fail;
 	t->cnt.syscalls += measuring ? calls : 0;
 	return;
-fail_nofd:
-	calls = 0;
+fail_nofd: /* the failed socket() is a call too */
 	k->fd = -1;
 fail:;
 	int e = errno;
