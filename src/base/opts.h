@@ -93,8 +93,9 @@ struct cJSON;
 	  "SO_BUSY_POLL on every socket: spin this long in the driver before sleeping")
 
 #define UDP_RR_OPTS(X)                                                                             \
-	X(INT, peers, 0, 0, "peers", 0, 10000, "N",                                              \
-	  "client sockets in all, spread over the clients (0: one per client)")                    \
+	X(INT, peers, 0, 0, "peers", 0, 100000, "N",                                               \
+	  "client sockets in all, spread over the clients (0: one per client; above 64 a client, " \
+	  "--wait auto is epoll, receiving only from the sockets it finds ready)")                 \
 	X(BOOL, no_check, false, 0, "no-check", 0, 1, "",                                          \
 	  "turn UDP checksums off on every socket (SO_NO_CHECK)")                                  \
 	X(ENUM, wait, "auto", 0, "wait", 0, 0, "auto|poll|epoll|busy|block",                       \
@@ -131,13 +132,16 @@ struct cJSON;
 	  "connections in the measured window (a count-based run; --duration makes it time-based)") \
 	X(INT, warmup_conns, 1000, 0, "warmup-conns", 0, 100000000, "N",                           \
 	  "connections before the window, not counted")                                            \
-	X(INT, concurrency, 1, 0, "concurrency", 1, 256, "N", "connections in flight per client") \
+	X(INT, concurrency, 1, 0, "concurrency", 1, 100000, "N",                                  \
+	  "connections in flight per client (above 64: a few epoll threads drive them)") \
 	X(INT, msgs, 2, 'k', "msgs", 1, 1000000, "K", "messages the server sends on each connection") \
 	X(ENUM, close, "server", 0, "close", 0, 0, "server|client|reset",                          \
 	  "who closes first (TIME_WAIT lands there); reset: the client aborts with SO_LINGER {1,0}") \
 	X(INT, src_addrs, 0, 0, "src-addrs", 0, 254, "N",                                          \
-	  "spread client source addresses over 127.0.0.1..N (0: 1, or 16 with --close client)")    \
-	X(INT, backlog, 1024, 0, "backlog", 1, 65535, "N", "server listen() backlog")              \
+	  "spread client source addresses over 127.0.0.1..N (0: from the need, see docs)")    \
+	X(INT, backlog, 1024, 0, "backlog", 1, 65535, "N",                                         \
+	  "server listen() backlog (unset: 1024, or --clients x --concurrency if more; the "      \
+	  "kernel caps it at net.core.somaxconn)")                                                 \
 	X(DBL, time_limit, 600, 0, "time-limit", 1, 86400, "S",                                    \
 	  "stop a count-based window after this long, marked partial")                             \
 	X(ENUM, server_fault, "none", 0, "server-fault", 0, 0, "none|short|reset",                 \
@@ -190,7 +194,7 @@ struct cJSON;
 	  "address to accept controllers on (loopback unless you say otherwise)")                  \
 	X(DBL, max_duration, 3600, 0, "max-duration", 1, 86400, "S",                               \
 	  "refuse tests whose warm-up and window (or --time-limit) are longer")                    \
-	X(INT, max_flows, 1024, 0, "max-flows", 1, 65536, "N",                                     \
+	X(INT, max_flows, 1024, 0, "max-flows", 1, 1000000, "N",                                     \
 	  "refuse tests with more sockets or threads on the server side")                          \
 	X(INT, max_conns, 10000000, 0, "max-conns", 1, 1000000000, "N",                            \
 	  "refuse tcp-crr tests of more connections")                                              \

@@ -56,6 +56,7 @@ struct side_counters {
 	uint64_t jitter_flows; /* ... and how many flows that is (two datagrams or more) */
 	uint64_t refused;      /* server: connections it had no slot or memory for, closed at once */
 	uint64_t listen_drops; /* server: connections its own listener dropped (SO_MEMINFO) */
+	uint64_t unfinished;   /* client: connections of the window still in flight at its end */
 	uint64_t scheduled;    /* open loop (--rate): requests the schedule put in the window */
 	uint64_t issued;       /* ... of which the generator had taken by the window's end */
 	uint64_t gen_dropped;  /* ... of which it dropped: its in-flight limit was full */

@@ -42,6 +42,8 @@ static void table_sides(const struct result *r, FILE *f)
 		snprintf(label, sizeof(label), "  %s", err_kind_names[k]);
 		out_side_row(f, label, r, 0, (double)c->c.err[k], (double)s->c.err[k]);
 	}
+	if (c->c.unfinished)
+		out_side_row(f, "unfinished (in flight at the end)", r, 0, (double)c->c.unfinished, 0.0);
 	if (s->c.refused)
 		out_side_row(f, "refused (no slot or memory)", r, 0, 0.0, (double)s->c.refused);
 	if (s->c.listen_drops)

@@ -52,6 +52,8 @@ int spawn_local_agent(struct run *r)
 			_exit(127);
 		char *argv[] = {"sockbench", "serve", "--listen", r->o->ipv6 ? "::1" : "127.0.0.1",
 				"--port", "0", "--once", "--ready-fd", "3",
+				/* the user's own host: --max-flows guards an agent from others */
+				"--max-flows", "1000000",
 				knobs.n ? "--allow-sysctl" : NULL, allow, NULL};
 
 		execv("/proc/self/exe", argv);

@@ -42,6 +42,10 @@ struct io_ctx {
 	uint64_t syscalls; /* every system call made, for syscalls per transaction */
 	uint64_t send_failed; /* sends a back end took, then learnt had failed (io_uring) */
 	int next;	   /* the socket to read first next time (fairness) */
+	/* Above IO_READY_ABOVE sockets waiting in epoll: the sockets its last wait found ready,
+	 * the only ones a receive visits (never every socket per receive). */
+	bool ready_only;
+	int ready[64], rhead, nready;
 	void *priv;	   /* the back end's */
 	void *waiter;	   /* the wait strategy's */
 };
@@ -78,11 +82,27 @@ const struct io_ops *io_find(const struct opts *o);
 /* The --wait strategy for one side ("auto": the client polls, the server blocks). */
 enum io_wait io_wait_of(const struct opts *o, bool server);
 
+/* Sockets up to which a receive visits each in turn (an empty one costs a call); above, with
+ * epoll, only the ones epoll_wait found ready. A client's --wait auto is epoll above it. */
+#define IO_READY_ABOVE 64
+/* The --wait strategy of a client of nsock sockets. */
+enum io_wait io_client_wait(const struct opts *o, int nsock);
+/* ready_only: the socket to receive from next (-1: none ready), and that it is empty now. */
+static inline int io_ready_peek(const struct io_ctx *c)
+{
+	return c->rhead < c->nready ? c->ready[c->rhead] : -1;
+}
+static inline void io_ready_drop(struct io_ctx *c)
+{
+	c->rhead++;
+}
+
 /* Shared by the syscall back ends: make sockets fit the wait strategy (blocking with a receive
  * timeout of block_ms for IO_WAIT_BLOCK, else non-blocking) and set up the waiter. */
 int io_waiter_open(struct io_ctx *c, int block_ms);
 int io_waiter_wait(struct io_ctx *c, int timeout_ms);
-/* The same to the nanosecond: ppoll() for poll; epoll_wait() cannot, so whole ms, rounded down. */
+/* The same to the nanosecond: ppoll() for poll, epoll_pwait2() for a many-socket epoll (where
+ * the kernel has it); else epoll_wait(), whole ms, rounded down. */
 int io_waiter_wait_ns(struct io_ctx *c, uint64_t timeout_ns);
 void io_waiter_close(struct io_ctx *c);
 

@@ -55,6 +55,23 @@ static int mmsg_recv_sock(struct io_ctx *c, int k, struct io_msg *m, int n, int 
 	}
 }
 
+/* Many sockets: only those the last epoll_wait found ready; a short batch means empty. */
+static int mmsg_recv_ready(struct io_ctx *c, struct io_msg *m, int n)
+{
+	int got = 0, k;
+
+	while (got < n && (k = io_ready_peek(c)) >= 0) {
+		int r = mmsg_recv_sock(c, k, m + got, n - got, MSG_DONTWAIT);
+
+		if (r < 0)
+			return got ? got : r;
+		got += r;
+		if (got < n)
+			io_ready_drop(c);
+	}
+	return got;
+}
+
 static int mmsg_recv(struct io_ctx *c, struct io_msg *m, int n)
 {
 	int got = 0, misses = 0;
@@ -63,6 +80,8 @@ static int mmsg_recv(struct io_ctx *c, struct io_msg *m, int n)
 
 	if (n > c->batch)
 		n = c->batch;
+	if (c->ready_only)
+		return mmsg_recv_ready(c, m, n);
 	while (got < n && misses < c->nsock) {
 		int k = c->next, r = mmsg_recv_sock(c, k, m + got, n - got, flags);
 

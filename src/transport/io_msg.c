@@ -38,9 +38,29 @@ static int recv_one(struct io_ctx *c, int k, struct io_msg *m, int flags)
 	}
 }
 
+/* Many sockets: only those the last epoll_wait found ready, each until it is empty. */
+static int msg_recv_ready(struct io_ctx *c, struct io_msg *m, int n)
+{
+	int got = 0, k;
+
+	while (got < n && (k = io_ready_peek(c)) >= 0) {
+		int r = recv_one(c, k, &m[got], MSG_DONTWAIT);
+
+		if (r < 0)
+			return got ? got : r;
+		if (r == 0)
+			io_ready_drop(c);
+		got += r;
+	}
+	return got;
+}
+
 static int msg_recv(struct io_ctx *c, struct io_msg *m, int n)
 {
 	int got = 0, flags = 0, misses = 0;
+
+	if (c->ready_only)
+		return msg_recv_ready(c, m, n);
 
 	/* Visit the sockets in turn, from where the last call stopped, until n arrived or every
 	 * socket would block. With IO_WAIT_BLOCK only the first call may sleep. */

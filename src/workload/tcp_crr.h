@@ -3,6 +3,8 @@
 #ifndef SB_TCP_CRR_H
 #define SB_TCP_CRR_H
 
+#include <stdbool.h>
+
 #include "base/opts.h"
 #include "measure/side.h"
 
@@ -10,5 +12,21 @@ int crr_server_open(struct server_ctx *s, char *err, size_t errlen);
 /* The most bytes of buffers the server side takes (serve --max-memory). */
 double crr_server_bytes(const struct opts *o);
 void crr_server_loop(struct server_ctx *s);
+
+/* Connections in flight per client (server: in all) up to which a thread each serves them one
+ * after the other; above, a few epoll threads drive them all (tcp_crr_many.c). */
+#define CRR_MANY_ABOVE 64
+/* The client above CRR_MANY_ABOVE: a few threads, an epoll loop each. 0 or -errno. */
+struct client_ctx;
+int crr_many_client(struct client_ctx *c);
+/* How many threads it runs: the online CPUs, 1 to 8, at most --concurrency. */
+int crr_many_threads(const struct opts *o);
+/* A thread's pacing: the most of its nslot connections waiting for their first byte (in the
+ * accept queue, most of them): its part of half the queue (the smaller of backlog and
+ * somaxconn) among clients x threads, 1 to nslot. */
+int crr_first_cap(long backlog, long somaxconn, long clients, int threads, int nslot);
+/* Loopback source addresses for need connections in flight: 90% of ports each, 15 more for
+ * the TIME_WAIT of --close client; 1 to 254. */
+long crr_src_addrs_for(long need, long ports, bool close_client);
 
 #endif

@@ -232,7 +232,7 @@ static void alloc_client(struct uo_client *u, struct client_ctx *c)
 	u->timeout_ns = (uint64_t)o->timeout * 1000000;
 	u->limit = (int)(o->batch > 1 ? o->batch : UDP_RX_BURST);
 	u->io = (struct io_ctx){.o = o, .nsock = c->nsock, .connected = o->connected,
-				.wait = io_wait_of(o, false), .batch = (int)o->batch,
+				.wait = io_client_wait(o, c->nsock), .batch = (int)o->batch,
 				.depth = OL_INFLIGHT_MAX, .cap = u->size};
 	u->io.fds = xcalloc((size_t)c->nsock, sizeof(int));
 	for (int k = 0; k < c->nsock; k++)

@@ -7,8 +7,12 @@
  *
  * TIME_WAIT lands on the side that closes first. The default, --close server, keeps it off the
  * client's ephemeral ports, so 100,000 connections in a row do not run out of them; --close
- * client spreads the client over 16 source addresses on loopback; if connect() still fails
- * with EADDRNOTAVAIL the run stops and says so (never a silent short count).
+ * client spreads the client over 16 source addresses on loopback (more when the connections in
+ * flight need them: crr_src_addrs); if connect() still fails with EADDRNOTAVAIL the run stops
+ * and says so (never a silent short count).
+ *
+ * Up to CRR_MANY_ABOVE connections in flight per client, a thread each runs them one after the
+ * other with blocking calls (below); above, tcp_crr_many.c drives them from a few epoll threads.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/nofile.h"
 #include "measure/result.h"
 #include "transport/tcp.h"
 #include "base/util.h"
@@ -48,6 +53,58 @@ static bool server_is_loopback(const struct opts *o)
 	return !o->server || !strncmp(o->server, "127.", 4) || !strncmp(o->server, "localhost", 9);
 }
 
+/* Ports connect() may pick from one source address (net.ipv4.ip_local_port_range). */
+static long local_ports(void)
+{
+	long lo = 32768, hi = 60999;
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &lo, &hi) != 2 || hi < lo)
+			lo = 32768, hi = 60999;
+		fclose(f);
+	}
+	return hi - lo + 1;
+}
+
+/* Source addresses on loopback for the need: the connections in flight on 90% of one address's
+ * ports each, and with --close client 15 more for the TIME_WAIT it leaves (today's 16 when one
+ * address holds the connections in flight). */
+long crr_src_addrs_for(long need, long ports, bool close_client)
+{
+	long usable = ports * 9 / 10;
+	long n = (need + usable - 1) / (usable > 0 ? usable : 1);
+
+	n += close_client ? 15 : 0;
+	return n < 1 ? 1 : n > 254 ? 254 : n;
+}
+
+static long crr_src_addrs(const struct opts *o)
+{
+	return crr_src_addrs_for(o->clients * o->concurrency, local_ports(), o->close == CLOSE_CLIENT);
+}
+
+/* Above CRR_MANY_ABOVE in flight: the options the epoll client does not take, and the open
+ * files (a short limit is a usage error here, before anything starts). */
+static int crr_check_many(struct opts *o, char *err, size_t errlen)
+{
+	char what[64];
+	long need = o->concurrency;
+
+	if (o->concurrency > CRR_MANY_ABOVE && (o->rate || o->recv != RECV_RECV || o->quickack)) {
+		snprintf(err, errlen, "--concurrency above %d runs from epoll threads with recv(): "
+			 "--rate, --recv %s and --quickack take at most --concurrency %d",
+			 CRR_MANY_ABOVE, o->recv != RECV_RECV ? OPT_WORD(o, recv) : "other than recv",
+			 CRR_MANY_ABOVE);
+		return -EINVAL;
+	}
+	if (!o->server) /* the server side runs here too */
+		need = o->clients * o->concurrency > need ? o->clients * o->concurrency : need;
+	snprintf(what, sizeof(what), "--concurrency %ld%s", o->concurrency,
+		 o->clients > 1 ? " x --clients" : "");
+	return nofile_ensure(need, what, err, errlen) ? -EINVAL : 0;
+}
+
 static int crr_check(struct opts *o, char *err, size_t errlen)
 {
 	/* --duration or --rate without --conns: a time-based window. (By value after this: an
@@ -70,12 +127,14 @@ static int crr_check(struct opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (!o->src_addrs)
-		o->src_addrs = o->close == CLOSE_CLIENT && server_is_loopback(o) ? 16 : 1;
+		o->src_addrs = server_is_loopback(o) ? crr_src_addrs(o) : 1;
+	if (!OPT_IS_SET(o, backlog) && o->clients * o->concurrency > o->backlog)
+		o->backlog = o->clients * o->concurrency > 65535 ? 65535 : o->clients * o->concurrency;
 	if ((double)o->msgs * (double)o->size > 1e12) {
 		snprintf(err, errlen, "--msgs x --size is over 1 TB per connection");
 		return -EINVAL;
 	}
-	return 0;
+	return crr_check_many(o, err, errlen);
 }
 
 static void crr_describe(const struct opts *o, char *buf, size_t len)
@@ -91,10 +150,12 @@ static void crr_describe(const struct opts *o, char *buf, size_t len)
 	else
 		snprintf(what, sizeof(what), "connections for %.1f s", o->duration);
 	snprintf(buf, len,
-		 "%s, %ld client%s x %ld in flight; server sends %ld x %ld bytes%s; client %s, "
-		 "close: %s",
-		 what, o->clients, o->clients > 1 ? "s" : "", o->concurrency, o->msgs, o->size,
-		 o->request ? " after a request" : "", OPT_WORD(o, recv), OPT_WORD(o, close));
+		 "%s, %ld client%s x %ld in flight%s; server sends %ld x %ld bytes%s; client %s, "
+		 "close: %s; %ld source address%s, backlog %ld",
+		 what, o->clients, o->clients > 1 ? "s" : "", o->concurrency,
+		 o->concurrency > CRR_MANY_ABOVE ? " (epoll threads)" : "", o->msgs, o->size,
+		 o->request ? " after a request" : "", OPT_WORD(o, recv), OPT_WORD(o, close),
+		 o->src_addrs, o->src_addrs > 1 ? "es" : "", o->backlog);
 }
 
 /* ActiveOpens counts each connect() that sent a SYN; PassiveOpens each connection the server
@@ -344,6 +405,11 @@ static int crr_client(struct client_ctx *c)
 	struct crr_thread *x = xcalloc_lines((size_t)n, sizeof(*x));
 	size_t chunk = o->read_size ? (size_t)o->read_size : (size_t)o->size;
 
+	if (o->concurrency > CRR_MANY_ABOVE) {
+		free(x);
+		free(t);
+		return crr_many_client(c);
+	}
 	for (int i = 0; i < n; i++) {
 		x[i].buf = xmalloc(chunk);
 		x[i].req = xcalloc(1, (size_t)o->request + 1);

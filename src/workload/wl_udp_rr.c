@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/nofile.h"
 #include "transport/io.h"
 #include "transport/udp.h"
 #include "measure/result.h"
@@ -72,7 +73,12 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 			 "slots and the generation of each)", o->window);
 		return -EINVAL;
 	}
-	return 0;
+	/* A socket a peer in each client process (a short limit: a usage error, before anything
+	 * starts). */
+	char what[64];
+
+	snprintf(what, sizeof(what), "--peers %ld%s", o->peers, o->clients > 1 ? " / --clients" : "");
+	return nofile_ensure((o->peers + o->clients - 1) / o->clients, what, err, errlen) ? -EINVAL : 0;
 }
 
 static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
@@ -85,10 +91,12 @@ static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
 		snprintf(load, sizeof(load), "%ld outstanding", o->window);
 	snprintf(buf, len,
 		 "%ld client%s x %s, %ld-byte packets, %ld peer%s, %s, io %s, batch %ld, "
-		 "wait %s, %ld server thread%s, checksums %s%s%s",
+		 "wait %s%s, %ld server thread%s, checksums %s%s%s",
 		 o->clients, o->clients > 1 ? "s" : "", load, o->size, o->peers,
 		 o->peers > 1 ? "s" : "", o->connected ? "connected" : "unconnected",
-		 io_find(o)->name, o->batch, OPT_WORD(o, wait), o->server_threads,
+		 io_find(o)->name, o->batch, OPT_WORD(o, wait),
+		 o->wait == WAIT_AUTO && o->peers / o->clients > IO_READY_ABOVE ? " (epoll)" : "",
+		 o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->no_check ? "off" : "on", o->pin ? ", pinned" : "",
 		 o->busy_poll ? ", busy poll" : "");
 }
@@ -288,7 +296,7 @@ static int client_open(struct udp_client *u, struct client_ctx *c)
 	if ((uint32_t)u->limit > u->window)
 		u->limit = (int)u->window;
 	u->io = (struct io_ctx){.o = o, .nsock = c->nsock, .connected = o->connected,
-				.wait = io_wait_of(o, false), .batch = (int)o->batch,
+				.wait = io_client_wait(o, c->nsock), .batch = (int)o->batch,
 				.depth = (int)o->window, .cap = u->size};
 	u->io.fds = xcalloc((size_t)c->nsock, sizeof(int));
 	for (int k = 0; k < c->nsock; k++)

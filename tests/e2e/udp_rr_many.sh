@@ -1,0 +1,41 @@
+# udp-rr with many peer sockets in a client: 20,000 of them, open loop (a closed loop would need
+# a window of 20,000 requests in one burst, beyond what one server socket's buffer holds): every
+# datagram equal to the kernel's Udp counters; the client waits in epoll and receives only from
+# the sockets it found ready, so its system calls per transaction are those of 100 peers (a
+# client that visited every peer per receive would make thousands); a too-low open-file limit
+# is a usage error.
+. "$(dirname "$0")/lib.sh"
+need jq
+run() { "$SB" udp-rr --json "$@" >"$TMP/r.json" 2>"$TMP/err" || fail "udp-rr $* failed: $(cat "$TMP/err")"; }
+
+hard=$(ulimit -Hn)
+P=20000
+if [ "$hard" != unlimited ] && [ "$hard" -lt $((P + 64)) ] && ! ulimit -Hn $((P + 64)) 2>/dev/null; then
+	P=$(((hard - 64) / 100 * 100))
+	echo "open-file hard limit $hard: $P peers, not 20000"
+fi
+[ $P -ge 1000 ] || skip "an open-file limit of $hard is too low for this test"
+
+args=(--clients 1 --rate 10000 --duration 1.5 --warmup 0.3)
+run "${args[@]}" --peers 100
+cp "$TMP/r.json" "$TMP/few.json"
+run "${args[@]}" --peers $P
+f=$TMP/r.json
+jassert "$f" ".partial == false and .config.peers == $P and .errors == 0 and .transactions > 5000" '{transactions, errors, partial}'
+# The kernel saw what we counted, in and out (both ends on this host), within the window's
+# edges (kall: lib.sh).
+jq -e "$KOK kall" "$f" >/dev/null || fail "kernel counters: $(jq -c .kernel_check "$f")"
+few=$(jget "$TMP/few.json" .sides.client.syscalls_per_unit) many=$(jget "$f" .sides.client.syscalls_per_unit)
+echo "syscalls per transaction: $few with 100 peers, $many with $P; $(jget "$f" .transactions_per_s)/s"
+# The same calls a transaction, within a quarter (the schedule's waits vary with the machine).
+jq -ne "$many <= 1.25 * $few + 0.5" >/dev/null || fail "$many syscalls a transaction with $P peers, $few with 100"
+
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "ulimit -n 1024; ulimit -Hn 1024; \"$SB\" udp-rr --clients 1 --peers 2000 --window 2000 --duration 1" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 2 ] || fail "open-file limit 1024, --peers 2000: exit $rc, not 2: $(cat "$TMP/err")"
+	grep -qF -- "--peers 2000 needs 2064 open files" "$TMP/err" && grep -qF "ulimit -n 2064" "$TMP/err" ||
+		fail "message: $(cat "$TMP/err")"
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "not one line: $(cat "$TMP/err")"
+fi
+echo ok
