@@ -20,7 +20,7 @@ grep -v '^| `--rcvlowat BYTES` | 0 |' docs/workloads.md >"$TMP/row.md"
 $CHK "$TMP/row.md" docs/sockbench.1 >"$TMP/out" && fail "a missing --rcvlowat row passed"
 grep -q "tcp-crr: no row for --rcvlowat" "$TMP/out" || fail "not named: $(cat "$TMP/out")"
 
-sed 's/server listen() backlog (default: 1024)/server listen() backlog (default: 512)/' docs/sockbench.1 >"$TMP/page"
+sed '/^server listen() backlog/s/(default: 1024)/(default: 512)/' docs/sockbench.1 >"$TMP/page"
 cmp -s docs/sockbench.1 "$TMP/page" && fail "the planted man page default did not change anything"
 $CHK docs/workloads.md "$TMP/page" >"$TMP/out" && fail "a wrong man page default passed"
 grep -q "man page tcp-crr: --backlog" "$TMP/out" || fail "not named: $(cat "$TMP/out")"
