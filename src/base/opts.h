@@ -112,6 +112,20 @@ struct cJSON;
 	X(INT, rcvlowat, 0, 0, "rcvlowat", 0, 1 << 30, "BYTES",                                    \
 	  "SO_RCVLOWAT on every socket: a receive call wakes only once this much has arrived")
 
+/* Socket knobs (transport/knobs.c), each read back from a socket of each side. */
+#define TCP_KNOB_OPTS(X)                                                                           \
+	X(STR, cc, NULL, 0, "cc", 0, 0, "NAME",                                                    \
+	  "congestion control on both sides' sockets (TCP_CONGESTION; one of "                     \
+	  "net.ipv4.tcp_available_congestion_control; default: the kernel's)")                      \
+	X(INT, mss, 0, 0, "mss", 0, 32767, "BYTES",                                                \
+	  "largest segment both sides send and announce (TCP_MAXSEG, 88 or more; 0: the route's)")
+#define IP_KNOB_OPTS(X)                                                                            \
+	X(INT, tos, -1, 0, "tos", -1, 255, "N",                                                    \
+	  "IP_TOS (IPv6: IPV6_TCLASS) on both sides' sockets: DSCP << 2 | ECN (-1: the kernel's)")  \
+	X(STR, bind, NULL, 0, "bind", 0, 0, "ADDR[%IF]",                                           \
+	  "the client sockets' local address (port: the kernel's) and, with %IF, their device "    \
+	  "(SO_BINDTODEVICE)")
+
 #define TCP_CRR_OPTS(X)                                                                            \
 	X(INT, conns, 100000, 'n', "conns", 0, 100000000, "N",                                     \
 	  "connections in the measured window (a count-based run; --duration makes it time-based)") \
@@ -204,6 +218,8 @@ struct cJSON;
 	REQUEST_OPT(X)                                                                             \
 	UDP_RR_OPTS(X)                                                                             \
 	TCP_OPTS(X)                                                                                \
+	TCP_KNOB_OPTS(X)                                                                           \
+	IP_KNOB_OPTS(X)                                                                            \
 	TCP_CRR_OPTS(X)                                                                            \
 	FLOWS_OPT(X)                                                                               \
 	TCP_RR_OPTS(X)                                                                             \

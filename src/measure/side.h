@@ -14,6 +14,7 @@
 
 #include "base/opts.h"
 #include "measure/hist.h"
+#include "measure/knobs_seen.h"
 #include "measure/rusage.h"
 
 /* Phases of a run; both sides count only in PH_MEASURE. */
@@ -127,6 +128,7 @@ struct client_report {
 	struct side_counters c;
 	struct hist lat;  /* per unit: round trip, or connect start to last byte; ns */
 	struct hist lat2; /* connect() alone, where the workload connects; ns */
+	struct knobs_seen sock; /* the socket knobs in force, from one of its sockets */
 };
 
 struct client_ctx {
@@ -157,6 +159,7 @@ struct server_ctx {
 	_Atomic long mem_left; /* bytes of buffers the test may still take (serve --max-memory) */
 	_Atomic int phase; /* written by the agent's control thread */
 	struct side_counters c;
+	struct knobs_seen sock; /* the socket knobs in force, from one of its sockets */
 	void *priv;
 };
 

@@ -40,6 +40,7 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	double u = s == &r->server ? result_server_units(r) : result_units(r);
 
 	cJSON_AddNumberToObject(j, "processes", s->processes);
+	cJSON_AddItemToObject(j, "socket", knobs_seen_to_json(&s->sock));
 	if (isnan(u)) /* the per-unit figures below are null, and this is why */
 		cJSON_AddStringToObject(j, "per_unit_withheld", r->server_units_withheld);
 	cJSON_AddNumberToObject(j, "real_s", r6(r->duration_s));
@@ -366,6 +367,7 @@ struct cJSON *out_result_json(const struct result *r)
 	cJSON_AddStringToObject(j, "version", SB_VERSION);
 	cJSON_AddStringToObject(j, "workload", r->wl->name);
 	cJSON_AddItemToObject(j, "config", opts_to_json(r->wl->opts, r->cfg));
+	knobs_seen_config(cJSON_GetObjectItemCaseSensitive(j, "config"), &r->client.sock);
 	cJSON_AddBoolToObject(j, "partial", r->partial);
 	if (r->partial)
 		cJSON_AddStringToObject(j, "partial_reason", r->partial_reason);

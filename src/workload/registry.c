@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "transport/knobs.h"
 #include "workload/workload.h"
 
 const struct workload *const workloads[] = {
@@ -96,7 +97,8 @@ void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, st
 		other_workloads_flag(wl, argc, argv, err, sizeof(err));
 	if (!ret && o->ipv4 && o->ipv6)
 		die_usage("%s: -4 and -6 ask for both families: give one", wl->name);
-	if (ret || wl->check(o, err, sizeof(err)))
+	if (ret || wl->check(o, err, sizeof(err)) ||
+	    knobs_check(o, !strcmp(wl->snmp_proto, "Tcp"), err, sizeof(err)))
 		die_usage("%s: %s", wl->name, err);
 	if (OPT_IS_SET(o, interval))
 		interval_check(wl, o);

@@ -18,6 +18,7 @@
 
 #include "measure/result.h"
 #include "transport/tcp.h"
+#include "transport/knobs.h"
 #include "base/util.h"
 #include "workload/openloop.h"
 #include "workload/tcp_crr.h"
@@ -67,7 +68,7 @@ static int crr_check(struct opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (!o->src_addrs)
-		o->src_addrs = o->close == CLOSE_CLIENT && server_is_loopback(o) ? 16 : 1;
+		o->src_addrs = o->close == CLOSE_CLIENT && server_is_loopback(o) && !o->bind ? 16 : 1;
 	if ((double)o->msgs * (double)o->size > 1e12) {
 		snprintf(err, errlen, "--msgs x --size is over 1 TB per connection");
 		return -EINVAL;
@@ -147,7 +148,7 @@ static int crr_socket(struct client_thread *t, struct crr_thread *x, uint64_t *c
 	 * the small request never fills a send buffer. */
 	struct timeval tv = {.tv_usec = POLL_NS / 1000};
 
-	if (tcp_sockopts_counted(fd, o, calls) ||
+	if (tcp_sockopts_counted(fd, o, calls) || knobs_client(fd, o, NULL, calls) ||
 	    (++*calls, setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))))
 		goto fail;
 	if (o->src_addrs > 1 && t->c->server.ss_family == AF_INET) {
@@ -234,6 +235,7 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 		return;
 	}
 	t1 = now_ns();
+	knobs_read(fd, &t->c->rep->sock);
 	c->connects += measuring;
 	x->io.rx_calls = x->io.tx_calls = x->io.syscalls = x->io.rx_bytes = x->io.tx_bytes = 0;
 	int r = 0;

@@ -19,6 +19,7 @@
 
 #include "measure/result.h"
 #include "transport/tcp.h"
+#include "transport/knobs.h"
 #include "base/util.h"
 #include "workload/workload.h"
 
@@ -175,10 +176,12 @@ static void *client_conn_main(void *arg)
 static int client_connect(struct client_ctx *c, struct stream_conn *k)
 {
 	k->fd = socket(c->server.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (k->fd < 0 || tcp_sockopts(k->fd, c->o) || tcp_timeouts(k->fd, POLL_NS) ||
+	if (k->fd < 0 || tcp_sockopts(k->fd, c->o) || knobs_client(k->fd, c->o, NULL, NULL) ||
+	    tcp_timeouts(k->fd, POLL_NS) ||
 	    connect(k->fd, (struct sockaddr *)&c->server, c->server_len) < 0 ||
 	    send(k->fd, &k->dir, 1, MSG_NOSIGNAL) != 1)
 		return -errno;
+	knobs_read(k->fd, &c->rep->sock);
 	return 0;
 }
 

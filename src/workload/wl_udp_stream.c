@@ -22,6 +22,7 @@
 #include "base/util.h"
 #include "workload/workload.h"
 
+#include "transport/knobs.h"
 #include "workload/udp_stream.h"
 #include "workload/udp_stream_server.h"
 
@@ -234,11 +235,13 @@ static int client_open(struct client *x, struct client_ctx *c)
 			snprintf(c->rep->msg, sizeof(c->rep->msg), "client socket: %s", why);
 			return ret;
 		}
-		if (bind(fd, (struct sockaddr *)&any, c->server_len) < 0 ||
+		if ((errno = -knobs_client(fd, o, &any, NULL)) ||
+		    bind(fd, (struct sockaddr *)&any, c->server_len) < 0 ||
 		    (o->connected && connect(fd, (struct sockaddr *)&c->server, c->server_len) < 0)) {
 			snprintf(c->rep->msg, sizeof(c->rep->msg), "client socket: %s", strerror(errno));
 			return -errno;
 		}
+		knobs_read(fd, &c->rep->sock);
 	}
 	ret = x->ops->open(&x->io, why, sizeof(why));
 	if (ret)
