@@ -75,6 +75,9 @@ struct cJSON;
 	X(BOOL, pin, false, 0, "pin", 0, 1, "",                                                    \
 	  "pin client processes (or threads) to CPUs from the first, server threads from the last " \
 	  "(and set SO_INCOMING_CPU on their sockets)")                                            \
+	X(STR, cpus, NULL, 0, "cpus", 0, 0, "client=LIST,server=LIST",                             \
+	  "pin client processes (or threads) round-robin over the client's CPUs, server threads "  \
+	  "over the server's (taskset lists: 0-3,8; SO_INCOMING_CPU as with --pin)")               \
 	X(INT, busy_poll, 0, 0, "busy-poll", 0, 1000000, "USEC",                                   \
 	  "SO_BUSY_POLL on every socket: spin this long in the driver before sleeping")
 

@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/util.h"
 #include "transport/knobs.h"
 
@@ -21,7 +22,7 @@
 
 void tcp_pin_server(const struct opts *o, int n, int fd)
 {
-	int cpu = o->pin ? pin_self(n, true) : -1;
+	int cpu = cpus_pin(o, n, true);
 
 	if (cpu >= 0 && fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, sizeof(cpu));

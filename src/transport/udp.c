@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/util.h"
 #include "transport/knobs.h"
 
@@ -171,8 +172,8 @@ static void *server_thread(void *arg)
 			    .batch = a->batch, .depth = a->depth, .cap = a->cap};
 	char err[200];
 
-	if (o->pin) {
-		int cpu = pin_self(t->index, true);
+	{
+		int cpu = cpus_pin(o, t->index, true);
 
 		if (cpu >= 0)
 			setsockopt(t->fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, sizeof(cpu));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cpus.h"
 #include "base/util.h"
 #include "transport/knobs.h"
 #include "workload/workload.h"
@@ -98,7 +99,8 @@ void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, st
 	if (!ret && o->ipv4 && o->ipv6)
 		die_usage("%s: -4 and -6 ask for both families: give one", wl->name);
 	if (ret || wl->check(o, err, sizeof(err)) ||
-	    knobs_check(o, !strcmp(wl->snmp_proto, "Tcp"), err, sizeof(err)))
+	    knobs_check(o, !strcmp(wl->snmp_proto, "Tcp"), err, sizeof(err)) ||
+	    cpus_check(o, err, sizeof(err)))
 		die_usage("%s: %s", wl->name, err);
 	if (OPT_IS_SET(o, interval))
 		interval_check(wl, o);

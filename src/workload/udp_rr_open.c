@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/util.h"
 #include "transport/io.h"
 #include "transport/udp.h"
@@ -258,8 +259,7 @@ int udp_rr_open_io(const struct io_ops *ops, struct io_ctx *io, struct client_ct
 	char why[200] = "";
 	int ret;
 
-	if (c->o->pin)
-		pin_self(c->index, false);
+	cpus_pin(c->o, c->index, false);
 	ret = udp_rr_open_sockets(io, c);
 	if (ret) {
 		snprintf(c->rep->msg, sizeof(c->rep->msg), "client sockets: %s", strerror(-ret));

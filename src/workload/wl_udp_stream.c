@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "measure/result.h"
+#include "base/cpus.h"
 #include "base/util.h"
 #include "workload/workload.h"
 
@@ -222,8 +223,7 @@ static int client_open(struct client *x, struct client_ctx *c)
 	x->io.fds = xcalloc((size_t)c->nsock, sizeof(int));
 	for (int k = 0; k < c->nsock; k++)
 		x->io.fds[k] = -1;
-	if (o->pin)
-		pin_self(c->index, false);
+	cpus_pin(o, c->index, false);
 	for (int k = 0; k < c->nsock; k++) {
 		int fd = udp_socket(c->server.ss_family, o);
 
