@@ -63,6 +63,13 @@ struct side_counters {
 	/* Open loop: how far sends fell behind their scheduled times (ns). Added up as the
 	 * largest of the parts: a process's own p99, and the largest p99 of the processes. */
 	uint64_t lag_p99_ns, lag_max_ns;
+	/* TCP_INFO of each connection, read once at the end of the window (persistent
+	 * connections) or before its close (tcp-crr: a sample), summed over them: how many,
+	 * rtt, rttvar, min_rtt (us), snd_cwnd (segments), delivery rate (bytes/s), and
+	 * tcpi_total_retrans over each connection's life; with the smallest and the largest. */
+	uint64_t ti_conns, ti_rtt_sum, ti_rtt_min, ti_rtt_max, ti_rttvar_sum, ti_minrtt_sum,
+		ti_minrtt_min, ti_cwnd_sum, ti_cwnd_min, ti_cwnd_max, ti_rate_sum, ti_rate_max,
+		ti_retrans;
 	uint64_t errors;       /* sum of err[] */
 	uint64_t err[ERR_KINDS];
 };

@@ -6,6 +6,7 @@
 
 #include "report/out.h"
 #include "report/out_priv.h"
+#include "measure/tcp_info_sum.h"
 
 #ifndef SB_VERSION
 #define SB_VERSION "unknown"
@@ -89,8 +90,16 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 		cJSON_AddNumberToObject(j, "syscalls_per_transaction",
 					u > 0 || isnan(u) ? r3((double)s->c.syscalls / u) : 0);
 	if (!strcmp(r->wl->snmp_proto, "Tcp")) {
-		cJSON_AddNumberToObject(j, "retransmits", (double)s->c.retrans);
-		cJSON_AddNumberToObject(j, "segments_sent", (double)s->c.segs_out);
+		/* Over the window: tcp-stream reads TCP_INFO at both edges; nothing else does. */
+		bool edges = !strcmp(r->wl->name, "tcp-stream");
+
+		cJSON_AddItemToObject(j, "retransmits", edges ? cJSON_CreateNumber((double)s->c.retrans)
+							      : cJSON_CreateNull());
+		cJSON_AddItemToObject(j, "segments_sent", edges ? cJSON_CreateNumber((double)s->c.segs_out)
+								: cJSON_CreateNull());
+		cJSON_AddItemToObject(j, "tcp_info",
+				      tcp_info_sum_json(&s->c, !strcmp(r->wl->name, "tcp-crr")
+								       ? CRR_TCP_INFO_EVERY : 1));
 	}
 	cJSON_AddNumberToObject(j, "errors", (double)s->c.errors);
 	cJSON_AddItemToObject(j, "errors_by_kind", errors_json(&s->c));
