@@ -36,6 +36,11 @@ static const struct opt_override tcp_stream_overrides[] = {
 	{0},
 };
 
+static bool tcp_stream_count_based(const struct opts *o)
+{
+	return o->bytes > 0;
+}
+
 static int tcp_stream_check(struct opts *o, char *err, size_t errlen)
 {
 	const struct tcp_send_ops *tx = tcp_send_of(o->send);
@@ -56,6 +61,16 @@ static int tcp_stream_check(struct opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--send %s is not applicable: %s", tx->name, tx->unavailable);
 		return -EINVAL;
 	}
+	if (o->bytes && (o->reverse || o->bidir || o->zerocopy)) {
+		snprintf(err, errlen, "-n counts the bytes the clients send: not with --%s (the server "
+			 "sends)", o->reverse ? "reverse" : o->bidir ? "bidir" : "zerocopy");
+		if (o->zerocopy)
+			snprintf(err, errlen, "-n with --zerocopy is not supported: use --duration");
+		return -EINVAL;
+	}
+	/* -n: the coordinator waits for the clients' shares that long at most, each phase. */
+	if (o->bytes)
+		o->time_limit = OPT_IS_SET(o, duration) ? o->duration : 86400;
 	if (o->reverse && o->bidir) {
 		snprintf(err, errlen, "--reverse and --bidir together: choose one (--bidir already "
 			 "sends both ways)");
@@ -165,7 +180,9 @@ static void *client_conn_main(void *arg)
 	/* The client process's CPU marks follow the phase through thread_phase (follow). */
 	k->t = t;
 	thread_wait_phase(t, PH_WARMUP);
-	if (k->sender)
+	if (k->sender && k->o->bytes)
+		run_sender_bytes(k, t);
+	else if (k->sender)
 		run_sender(k);
 	else
 		run_receiver(k);
@@ -204,7 +221,7 @@ static int tcp_stream_client(struct client_ctx *c)
 	}
 	atomic_fetch_add(&c->sh->ready, 1);
 	if (!ret)
-		ret = client_threads_run(c, t, n, 0, 0, client_conn_main);
+		ret = client_threads_run(c, t, n, 0, o->bytes, client_conn_main);
 	for (int i = 0; i < n; i++)
 		conn_free(&k[i]);
 	free(k);
@@ -339,6 +356,7 @@ const struct workload wl_tcp_stream = {
 	.latency_label = "none",
 	.snmp_proto = "Tcp",
 	.check = tcp_stream_check,
+	.count_based = tcp_stream_count_based,
 	.units = tcp_stream_units,
 	.live_units = tcp_stream_live_units,
 	.headline = tcp_stream_headline,
