@@ -89,6 +89,9 @@ struct cJSON;
 	X(BOOL, pin, false, 0, "pin", 0, 1, "",                                                    \
 	  "pin client processes (or threads) to CPUs from the first, server threads from the last " \
 	  "(and set SO_INCOMING_CPU on their sockets)")                                            \
+	X(STR, cpus, NULL, 0, "cpus", 0, 0, "client=LIST,server=LIST",                             \
+	  "pin client processes (or threads) round-robin over the client's CPUs, server threads "  \
+	  "over the server's (taskset lists: 0-3,8; SO_INCOMING_CPU as with --pin)")               \
 	X(INT, busy_poll, 0, 0, "busy-poll", 0, 1000000, "USEC",                                   \
 	  "SO_BUSY_POLL on every socket: spin this long in the driver before sleeping")
 
@@ -127,6 +130,20 @@ struct cJSON;
 	X(INT, rcvlowat, 0, 0, "rcvlowat", 0, 1 << 30, "BYTES",                                    \
 	  "SO_RCVLOWAT on every socket: a receive call wakes only once this much has arrived")
 
+/* Socket knobs (transport/knobs.c), each read back from a socket of each side. */
+#define TCP_KNOB_OPTS(X)                                                                           \
+	X(STR, cc, NULL, 0, "cc", 0, 0, "NAME",                                                    \
+	  "congestion control on both sides' sockets (TCP_CONGESTION; one of "                     \
+	  "net.ipv4.tcp_available_congestion_control; default: the kernel's)")                      \
+	X(INT, mss, 0, 0, "mss", 0, 32767, "BYTES",                                                \
+	  "largest segment both sides send and announce (TCP_MAXSEG, 88 or more; 0: the route's)")
+#define IP_KNOB_OPTS(X)                                                                            \
+	X(INT, tos, -1, 0, "tos", -1, 255, "N",                                                    \
+	  "IP_TOS (IPv6: IPV6_TCLASS) on both sides' sockets: DSCP << 2 | ECN (-1: the kernel's)")  \
+	X(STR, bind, NULL, 0, "bind", 0, 0, "ADDR[%IF]",                                           \
+	  "the client sockets' local address (port: the kernel's) and, with %IF, their device "    \
+	  "(SO_BINDTODEVICE)")
+
 #define TCP_CRR_OPTS(X)                                                                            \
 	X(INT, conns, 100000, 'n', "conns", 0, 100000000, "N",                                     \
 	  "connections in the measured window (a count-based run; --duration makes it time-based)") \
@@ -162,7 +179,10 @@ struct cJSON;
 	  "zero-copy sends: the kernel sends from our pages and reports when it is done with "     \
 	  "them (MSG_ZEROCOPY with --send send or sendmsg, IORING_OP_SEND_ZC with --send uring)")  \
 	X(BOOL, bidir, false, 0, "bidir", 0, 1, "",                                                \
-	  "both ways at once: each flow is a connection each way")
+	  "both ways at once: each flow is a connection each way")                                 \
+	X(INT, bytes, 0, 'n', "bytes", 0, 1e15, "BYTES",                                           \
+	  "end the window when the clients have sent this much (iperf3 -n; then --duration, if "  \
+	  "given, bounds it and a window cut short is partial; 0: time-based)")
 
 #define REVERSE_OPT(X)                                                                             \
 	X(BOOL, reverse, false, 'R', "reverse", 0, 1, "", "the server sends, the client receives")
@@ -223,6 +243,8 @@ struct cJSON;
 	REQUEST_OPT(X)                                                                             \
 	UDP_RR_OPTS(X)                                                                             \
 	TCP_OPTS(X)                                                                                \
+	TCP_KNOB_OPTS(X)                                                                           \
+	IP_KNOB_OPTS(X)                                                                            \
 	TCP_CRR_OPTS(X)                                                                            \
 	FLOWS_OPT(X)                                                                               \
 	TCP_RR_OPTS(X)                                                                             \

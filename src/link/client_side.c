@@ -126,6 +126,7 @@ static void send_result(struct session *ss, struct client_group *g, double windo
 	cJSON_AddNumberToObject(j, "voluntary_switches", s.vcsw);
 	cJSON_AddNumberToObject(j, "involuntary_switches", s.ivcsw);
 	cJSON_AddItemToObject(j, "counters", side_counters_to_json(&s.c));
+	cJSON_AddItemToObject(j, "socket", knobs_seen_to_json(&s.sock));
 	if (k_ok) {
 		struct snmp d;
 

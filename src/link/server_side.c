@@ -220,6 +220,7 @@ static void send_result(struct session *ss)
 	cJSON_AddNumberToObject(j, "voluntary_switches", slept);
 	cJSON_AddNumberToObject(j, "involuntary_switches", preempted);
 	cJSON_AddItemToObject(j, "counters", side_counters_to_json(c));
+	cJSON_AddItemToObject(j, "socket", knobs_seen_to_json(&ss->s.sock));
 	/* A controller on another host records ours beside its own; one that came over
 	 * loopback shares our host, and its own says all. */
 	if (!same_host(&ss->s.peer, &ss->s.local))

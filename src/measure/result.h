@@ -29,6 +29,7 @@ struct side_result {
 	 * window they say how far the side's counts can stray from the kernel's. */
 	double window_min_s, window_max_s;
 	struct side_counters c;
+	struct knobs_seen sock; /* the socket knobs in force (nothing seen: not read) */
 };
 
 /* Take one process's own window into a side's shortest and longest. */

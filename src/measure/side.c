@@ -58,9 +58,14 @@ bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *
 	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
 	X(connects) X(syscalls) X(retrans) X(segs_out) X(zc_done) X(zc_copied) X(zc_unknown)      \
 	X(reordered) X(dups) X(seq_unsure) X(jitter_ns) X(jitter_flows) X(refused) X(listen_drops) X(unfinished) X(errors) \
-	X(scheduled) X(issued) X(gen_dropped) X(lag_p99_ns) X(lag_max_ns)
+	X(scheduled) X(issued) X(gen_dropped) X(lag_p99_ns) X(lag_max_ns)                         \
+	X(ti_conns) X(ti_rtt_sum) X(ti_rtt_min) X(ti_rtt_max) X(ti_rttvar_sum) X(ti_minrtt_sum)    \
+	X(ti_minrtt_min) X(ti_cwnd_sum) X(ti_cwnd_min) X(ti_cwnd_max) X(ti_rate_sum)               \
+	X(ti_rate_max) X(ti_retrans)
 /* The fields that add up as the largest of the parts, not their sum. */
-#define MAX_FIELDS(X) X(lag_p99_ns) X(lag_max_ns)
+#define MAX_FIELDS(X) X(lag_p99_ns) X(lag_max_ns) X(ti_rtt_max) X(ti_cwnd_max) X(ti_rate_max)
+/* ... and as the smallest of the parts that have any (TCP_INFO's connections). */
+#define MIN_FIELDS(X) X(ti_rtt_min) X(ti_minrtt_min) X(ti_cwnd_min)
 
 bool addr_is_this_host(const struct sockaddr_storage *a)
 {
@@ -115,6 +120,9 @@ void side_counters_add(struct side_counters *a, const struct side_counters *b)
 #define MAX_(f) a->f = m.f > b->f ? m.f : b->f;
 	MAX_FIELDS(MAX_)
 #undef MAX_
+#define MIN_(f) a->f = !m.ti_conns ? b->f : !b->ti_conns ? m.f : m.f < b->f ? m.f : b->f;
+	MIN_FIELDS(MIN_)
+#undef MIN_
 	for (int k = 0; k < ERR_KINDS; k++)
 		a->err[k] += b->err[k];
 }

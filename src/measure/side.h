@@ -14,6 +14,7 @@
 
 #include "base/opts.h"
 #include "measure/hist.h"
+#include "measure/knobs_seen.h"
 #include "measure/rusage.h"
 
 /* Phases of a run; both sides count only in PH_MEASURE. */
@@ -63,6 +64,13 @@ struct side_counters {
 	/* Open loop: how far sends fell behind their scheduled times (ns). Added up as the
 	 * largest of the parts: a process's own p99, and the largest p99 of the processes. */
 	uint64_t lag_p99_ns, lag_max_ns;
+	/* TCP_INFO of each connection, read once at the end of the window (persistent
+	 * connections) or before its close (tcp-crr: a sample), summed over them: how many,
+	 * rtt, rttvar, min_rtt (us), snd_cwnd (segments), delivery rate (bytes/s), and
+	 * tcpi_total_retrans over each connection's life; with the smallest and the largest. */
+	uint64_t ti_conns, ti_rtt_sum, ti_rtt_min, ti_rtt_max, ti_rttvar_sum, ti_minrtt_sum,
+		ti_minrtt_min, ti_cwnd_sum, ti_cwnd_min, ti_cwnd_max, ti_rate_sum, ti_rate_max,
+		ti_retrans;
 	uint64_t errors;       /* sum of err[] */
 	uint64_t err[ERR_KINDS];
 };
@@ -128,6 +136,7 @@ struct client_report {
 	struct side_counters c;
 	struct hist lat;  /* per unit: round trip, or connect start to last byte; ns */
 	struct hist lat2; /* connect() alone, where the workload connects; ns */
+	struct knobs_seen sock; /* the socket knobs in force, from one of its sockets */
 };
 
 struct client_ctx {
@@ -158,6 +167,7 @@ struct server_ctx {
 	_Atomic long mem_left; /* bytes of buffers the test may still take (serve --max-memory) */
 	_Atomic int phase; /* written by the agent's control thread */
 	struct side_counters c;
+	struct knobs_seen sock; /* the socket knobs in force, from one of its sockets */
 	void *priv;
 };
 

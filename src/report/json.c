@@ -6,6 +6,7 @@
 
 #include "report/out.h"
 #include "report/out_priv.h"
+#include "measure/tcp_info_sum.h"
 
 #ifndef SB_VERSION
 #define SB_VERSION "unknown"
@@ -40,6 +41,7 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	double u = s == &r->server ? result_server_units(r) : result_units(r);
 
 	cJSON_AddNumberToObject(j, "processes", s->processes);
+	cJSON_AddItemToObject(j, "socket", knobs_seen_to_json(&s->sock));
 	if (isnan(u)) /* the per-unit figures below are null, and this is why */
 		cJSON_AddStringToObject(j, "per_unit_withheld", r->server_units_withheld);
 	cJSON_AddNumberToObject(j, "real_s", r6(r->duration_s));
@@ -88,8 +90,16 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 		cJSON_AddNumberToObject(j, "syscalls_per_transaction",
 					u > 0 || isnan(u) ? r3((double)s->c.syscalls / u) : 0);
 	if (!strcmp(r->wl->snmp_proto, "Tcp")) {
-		cJSON_AddNumberToObject(j, "retransmits", (double)s->c.retrans);
-		cJSON_AddNumberToObject(j, "segments_sent", (double)s->c.segs_out);
+		/* Over the window: tcp-stream reads TCP_INFO at both edges; nothing else does. */
+		bool edges = !strcmp(r->wl->name, "tcp-stream");
+
+		cJSON_AddItemToObject(j, "retransmits", edges ? cJSON_CreateNumber((double)s->c.retrans)
+							      : cJSON_CreateNull());
+		cJSON_AddItemToObject(j, "segments_sent", edges ? cJSON_CreateNumber((double)s->c.segs_out)
+								: cJSON_CreateNull());
+		cJSON_AddItemToObject(j, "tcp_info",
+				      tcp_info_sum_json(&s->c, !strcmp(r->wl->name, "tcp-crr")
+								       ? CRR_TCP_INFO_EVERY : 1));
 	}
 	cJSON_AddNumberToObject(j, "errors", (double)s->c.errors);
 	cJSON_AddItemToObject(j, "errors_by_kind", errors_json(&s->c));
@@ -367,6 +377,7 @@ struct cJSON *out_result_json(const struct result *r)
 	cJSON_AddStringToObject(j, "version", SB_VERSION);
 	cJSON_AddStringToObject(j, "workload", r->wl->name);
 	cJSON_AddItemToObject(j, "config", opts_to_json(r->wl->opts, r->cfg));
+	knobs_seen_config(cJSON_GetObjectItemCaseSensitive(j, "config"), &r->client.sock);
 	cJSON_AddBoolToObject(j, "partial", r->partial);
 	if (r->partial)
 		cJSON_AddStringToObject(j, "partial_reason", r->partial_reason);

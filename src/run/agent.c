@@ -419,7 +419,8 @@ void collect_server(struct run *r)
 	const cJSON *it;
 
 	s->present = j && side_counters_from_json(cJSON_GetObjectItemCaseSensitive(j, "counters"),
-						  &s->c) == 0;
+						  &s->c) == 0 &&
+		     knobs_seen_from_json(cJSON_GetObjectItemCaseSensitive(j, "socket"), &s->sock) == 0;
 	s->processes = 1;
 	if (j && r->o->server)
 		r->res.agent_env = cJSON_DetachItemFromObjectCaseSensitive(j, "environment");

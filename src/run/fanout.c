@@ -54,6 +54,7 @@ static struct opts host_share(const struct opts *o, int n, int i)
 	h.conns = share_of(o->conns, n, i);
 	h.warmup_conns = share_of(o->warmup_conns, n, i);
 	h.rate = share_of(o->rate, n, i);
+	h.bytes = share_of(o->bytes, n, i);
 	return h;
 }
 

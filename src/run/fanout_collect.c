@@ -27,7 +27,9 @@ static bool take_host_result(struct run *r, struct host_result *hr, const char *
 	const cJSON *k, *it;
 	struct hist *lat = xmalloc(sizeof(*lat)), *lat2 = xmalloc(sizeof(*lat2));
 	bool ok = j && side_counters_from_json(cJSON_GetObjectItemCaseSensitive(j, "counters"),
-					       &hr->side.c) == 0;
+					       &hr->side.c) == 0 &&
+		  knobs_seen_from_json(cJSON_GetObjectItemCaseSensitive(j, "socket"),
+				       &hr->side.sock) == 0;
 
 	hist_reset(lat);
 	hist_reset(lat2);
@@ -96,6 +98,7 @@ static void add_side(struct side_result *to, const struct side_result *s)
 		side_window_add(to, s->window_max_s);
 	}
 	side_counters_add(&to->c, &s->c);
+	knobs_seen_merge(&to->sock, &s->sock);
 }
 
 void hosts_collect(struct run *r, const struct side_result *local, const struct hist *lat,

@@ -83,8 +83,8 @@ static const char *watch(struct run *r, double seconds, int counted, int target)
 	if (run_sig)
 		return "interrupted by a signal";
 	if (counted && clients_done(r, counted == 1) < target) {
-		snprintf(why, sizeof(why), "--time-limit %.0f s reached before every %s was done",
-			 seconds, r->wl->unit);
+		snprintf(why, sizeof(why), "%s %.1f s reached before every %s was done",
+			 r->o->bytes ? "the limit of --duration" : "--time-limit", seconds, r->wl->unit);
 		return why;
 	}
 	return NULL;
@@ -177,8 +177,8 @@ static void run_window(struct run *r)
 	double limit = r->o->time_limit;
 
 	set_phase(r, PH_WARMUP);
-	if (r->count_based)
-		why = watch(r, limit, 1, (int)r->o->clients);
+	if (r->count_based) /* a stream's -n: its warm-up is --warmup seconds on top */
+		why = watch(r, limit + (r->o->bytes ? r->o->warmup : 0), 1, (int)r->o->clients);
 	else
 		why = watch(r, r->o->warmup, 0, 0);
 	if (why) {

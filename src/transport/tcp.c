@@ -14,13 +14,15 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/util.h"
+#include "transport/knobs.h"
 
 #define LISTEN_POLL_NS (50 * 1000000ULL)
 
 void tcp_pin_server(const struct opts *o, int n, int fd)
 {
-	int cpu = o->pin ? pin_self(n, true) : -1;
+	int cpu = cpus_pin(o, n, true);
 
 	if (cpu >= 0 && fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, sizeof(cpu));
@@ -49,6 +51,8 @@ int tcp_sockopts_counted(int fd, const struct opts *o, uint64_t *calls)
 		r = sockopt(fd, SOL_SOCKET, SO_BUSY_POLL, o->busy_poll, calls);
 	if (!r && o->rcvlowat)
 		r = sockopt(fd, SOL_SOCKET, SO_RCVLOWAT, o->rcvlowat, calls);
+	if (!r)
+		r = knobs_set(fd, 0, o, calls);
 	return r;
 }
 
@@ -198,6 +202,12 @@ int tcp_listen(struct server_ctx *s, int backlog, char *err, size_t errlen)
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	((struct sockaddr_in *)&a)->sin_port = htons((uint16_t)s->o->port);
+	/* On the listener too: its connections take them from it, the MSS in the SYN-ACK too. */
+	if ((errno = -knobs_set(fd, a.ss_family, s->o, NULL))) {
+		snprintf(err, errlen, "server socket: --cc, --mss or --tos: %s", strerror(errno));
+		close(fd);
+		return -EINVAL;
+	}
 	if (bind(fd, (struct sockaddr *)&a, alen) < 0 || listen(fd, backlog) < 0 ||
 	    tcp_timeouts(fd, LISTEN_POLL_NS) < 0) {
 		int e = errno;
@@ -238,6 +248,7 @@ int tcp_accept(struct server_ctx *s, int lfd, struct side_counters *c, bool room
 		errno = EAGAIN;
 		return -1;
 	}
+	knobs_read(fd, &s->sock);
 	return fd;
 }
 

@@ -15,6 +15,7 @@
 
 #include "base/opts.h"
 #include "measure/side.h"
+#include "measure/tcp_info_sum.h"
 
 struct tcp_io;
 
@@ -74,6 +75,9 @@ int tcp_timeouts(int fd, uint64_t ns);
 /* Add (sign 1) or take away (sign -1) the socket's TCP_INFO retransmits and segments sent:
  * called at both edges of the window, it leaves their count over the window. */
 void tcp_info_add(int fd, struct side_counters *c, int sign);
+/* Add the socket's TCP_INFO (rtt, rttvar, min_rtt, cwnd, delivery rate, retransmits) to c's
+ * ti_* sums as one more connection; *calls (may be NULL) counts the getsockopt. */
+void tcp_info_sample(int fd, struct side_counters *c, uint64_t *calls);
 /* The error kind of a failed call's errno. */
 enum err_kind tcp_err_kind(int err);
 

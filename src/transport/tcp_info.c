@@ -2,6 +2,8 @@
  * old struct tcp_info without the segment counts; the kernel's header has them. */
 #include <linux/tcp.h>
 #include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -17,4 +19,37 @@ void tcp_info_add(int fd, struct side_counters *c, int sign)
 		return;
 	c->retrans += (uint64_t)((int64_t)sign * ti.tcpi_total_retrans);
 	c->segs_out += (uint64_t)((int64_t)sign * ti.tcpi_segs_out);
+}
+
+static void lo_hi(uint64_t *lo, uint64_t *hi, uint64_t v, bool first)
+{
+	if (lo && (first || v < *lo))
+		*lo = v;
+	if (hi && (first || v > *hi))
+		*hi = v;
+}
+
+void tcp_info_sample(int fd, struct side_counters *c, uint64_t *calls)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	bool first = !c->ti_conns;
+
+	memset(&ti, 0, sizeof(ti));
+	if (calls)
+		++*calls;
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+	    len < offsetof(struct tcp_info, tcpi_delivery_rate) + sizeof(ti.tcpi_delivery_rate))
+		return; /* a kernel before 4.18 lacks the delivery rate: nothing taken */
+	c->ti_conns++;
+	c->ti_rtt_sum += ti.tcpi_rtt;
+	c->ti_rttvar_sum += ti.tcpi_rttvar;
+	c->ti_minrtt_sum += ti.tcpi_min_rtt;
+	c->ti_cwnd_sum += ti.tcpi_snd_cwnd;
+	c->ti_rate_sum += ti.tcpi_delivery_rate;
+	c->ti_retrans += ti.tcpi_total_retrans;
+	lo_hi(&c->ti_rtt_min, &c->ti_rtt_max, ti.tcpi_rtt, first);
+	lo_hi(&c->ti_minrtt_min, NULL, ti.tcpi_min_rtt, first);
+	lo_hi(&c->ti_cwnd_min, &c->ti_cwnd_max, ti.tcpi_snd_cwnd, first);
+	lo_hi(NULL, &c->ti_rate_max, ti.tcpi_delivery_rate, first);
 }

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/util.h"
+#include "transport/knobs.h"
 
 /* A non-blocking UDP socket of the server's family with the workload's socket options. */
 int udp_io_check(const struct opts *o, char *err, size_t errlen)
@@ -47,7 +49,8 @@ int udp_socket(int family, const struct opts *o)
 	if (fd < 0)
 		return -errno;
 	if ((o->no_check && setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) < 0) ||
-	    (usec && setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usec, sizeof(usec)) < 0)) {
+	    (usec && setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usec, sizeof(usec)) < 0) ||
+	    (errno = -knobs_set(fd, family, o, NULL))) {
 		e = errno;
 		close(fd);
 		return -e;
@@ -141,6 +144,7 @@ int udp_server_open(struct server_ctx *s,
 		if ((prepare && (ret = prepare(t, err, errlen))) ||
 		    (ret = bind_server_socket(s, t->fd, port, err, errlen)))
 			return ret;
+		knobs_read(t->fd, &s->sock);
 		getsockname(t->fd, (struct sockaddr *)&a, &alen);
 		port = ntohs(((struct sockaddr_in *)&a)->sin_port); /* the next ones share it */
 	}
@@ -168,8 +172,8 @@ static void *server_thread(void *arg)
 			    .batch = a->batch, .depth = a->depth, .cap = a->cap};
 	char err[200];
 
-	if (o->pin) {
-		int cpu = pin_self(t->index, true);
+	{
+		int cpu = cpus_pin(o, t->index, true);
 
 		if (cpu >= 0)
 			setsockopt(t->fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, sizeof(cpu));

@@ -270,6 +270,7 @@ static void add_client(struct side_result *s, struct hist *lat, struct hist *lat
 		s->ivcsw += preempted;
 	}
 	side_counters_add(&s->c, &rep->c);
+	knobs_seen_merge(&s->sock, &rep->sock);
 	hist_merge(lat, &rep->lat);
 	hist_merge(lat2, &rep->lat2);
 }

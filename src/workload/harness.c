@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "base/cpus.h"
 #include "base/util.h"
 #include "workload/workload.h"
 
@@ -106,14 +107,13 @@ void thread_done(struct client_thread *t)
 	}
 }
 
-/* A client thread: pinned first with --pin (the process's threads one CPU each, counting on
+/* A client thread: pinned first (--pin, --cpus: the process's threads one CPU each, counting on
  * from the threads of the clients before it), then the workload's function. */
 static void *thread_start(void *arg)
 {
 	struct client_thread *t = arg;
 
-	if (t->c->o->pin)
-		pin_self(t->c->index * t->g->n + t->index, false);
+	cpus_pin(t->c->o, t->c->index * t->g->n + t->index, false);
 	return t->fn(t);
 }
 

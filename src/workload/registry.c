@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cpus.h"
 #include "base/util.h"
+#include "transport/knobs.h"
 #include "workload/workload.h"
 
 const struct workload *const workloads[] = {
@@ -112,7 +114,9 @@ void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, st
 			  OPT_WORD(o, format));
 	if (!ret && (o->json || o->format == FORMAT_JSON))
 		o->json = true, o->format = FORMAT_JSON;
-	if (ret || wl->check(o, err, sizeof(err)))
+	if (ret || wl->check(o, err, sizeof(err)) ||
+	    knobs_check(o, !strcmp(wl->snmp_proto, "Tcp"), err, sizeof(err)) ||
+	    cpus_check(o, err, sizeof(err)))
 		die_usage("%s: %s", wl->name, err);
 	workload_effective(wl, o);
 	if (OPT_IS_SET(o, interval))

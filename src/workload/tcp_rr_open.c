@@ -19,6 +19,7 @@
 
 #include "base/util.h"
 #include "transport/tcp.h"
+#include "transport/knobs.h"
 #include "workload/openloop.h"
 #include "workload/tcp_rr_open.h"
 #include "workload/workload.h"
@@ -45,9 +46,10 @@ struct tro_flow {
 int tcp_rr_connect(struct client_ctx *c, int *fd)
 {
 	*fd = socket(c->server.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (*fd < 0 || tcp_sockopts(*fd, c->o) || tcp_timeouts(*fd, POLL_NS) ||
-	    connect(*fd, (struct sockaddr *)&c->server, c->server_len) < 0)
+	if (*fd < 0 || tcp_sockopts(*fd, c->o) || knobs_client(*fd, c->o, NULL, NULL) ||
+	    tcp_timeouts(*fd, POLL_NS) || connect(*fd, (struct sockaddr *)&c->server, c->server_len) < 0)
 		return -errno;
+	knobs_read(*fd, &c->rep->sock);
 	return 0;
 }
 
@@ -90,6 +92,7 @@ static void *receiver(struct client_thread *t)
 	}
 	if (TCP_FAILED(r))
 		count_err(&t->cnt, f->rio.why, thread_phase(t) == PH_MEASURE);
+	tcp_info_sample(f->fd, &t->cnt, NULL);
 	return NULL;
 }
 

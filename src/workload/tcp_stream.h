@@ -44,6 +44,10 @@ int conn_setup(struct stream_conn *k, const struct opts *o, _Atomic int *phase,
 void conn_free(struct stream_conn *k);
 /* Send, or receive, until the phase is PH_STOP or the connection ends. */
 void run_sender(struct stream_conn *k);
+/* -n: send for --warmup by this thread's clock, then t->share bytes in the window, each part
+ * ended when the kernel has every byte acknowledged (the send queue empty: nothing of it left
+ * to cross a window's edge), then wait for the end of the test. */
+void run_sender_bytes(struct stream_conn *k, struct client_thread *t);
 void run_receiver(struct stream_conn *k);
 
 #endif

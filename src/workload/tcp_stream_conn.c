@@ -2,7 +2,10 @@
  * sender (the --send call, zero-copy completions counted over the window) and the receiver
  * (the --recv call); each follows the phase and reads TCP_INFO at the window's edges. */
 #include <netinet/tcp.h>
+#include <linux/sockios.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -42,6 +45,7 @@ static void window_close(struct stream_conn *k)
 	if (!k->saw_measure || k->zc_window_closed)
 		return;
 	tcp_info_add(k->fd, &k->cnt, 1);
+	tcp_info_sample(k->fd, &k->cnt, NULL);
 	k->zc_hi = k->io.zc_id;
 	k->zc_window_closed = true;
 	k->cnt.syscalls = k->io.syscalls;
@@ -113,6 +117,65 @@ void run_sender(struct stream_conn *k)
 		while (k->zc_told < k->io.zc_id && now_ns() - t0 < ZC_DRAIN_NS)
 			k->io.tx->settle(&k->io, k->fd, 10);
 	}
+	shutdown(k->fd, SHUT_WR);
+}
+
+/* Send until want bytes are taken (UINT64_MAX: while the phase is ph and, with a deadline,
+ * until it), counting in the window. false when the connection failed. */
+static bool send_upto(struct stream_conn *k, int ph, uint64_t want, uint64_t deadline)
+{
+	uint64_t since = 0;
+
+	while (want && follow(k) == ph && (!deadline || now_ns() < deadline)) {
+		size_t len = want < k->size ? (size_t)want : k->size;
+		ssize_t w = k->io.tx->send(&k->io, k->fd, k->buf, len);
+
+		if (w > 0) {
+			since = 0;
+			want -= want == UINT64_MAX ? 0 : (uint64_t)w;
+			if (ph == PH_MEASURE) {
+				k->cnt.tx_bytes += (uint64_t)w;
+				k->cnt.tx_packets++;
+			}
+		} else if (w != 0 && w != -EAGAIN && w != -EINTR) {
+			count_err(&k->cnt, ERR_SEND, ph == PH_MEASURE);
+			return false;
+		} else if (!patient(k, &since, ph)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Wait (1 ms naps, up to --timeout) until the kernel has every byte sent acknowledged. */
+static void drain_sendq(struct stream_conn *k)
+{
+	struct timespec ms1 = {0, 1000000};
+	uint64_t t0 = now_ns();
+	int q = 0;
+
+	while (k->io.syscalls++, ioctl(k->fd, SIOCOUTQ, &q) == 0 && q > 0 &&
+	       now_ns() - t0 < (uint64_t)k->o->timeout * 1000000)
+		nanosleep(&ms1, NULL);
+}
+
+void run_sender_bytes(struct stream_conn *k, struct client_thread *t)
+{
+	struct timespec ms1 = {0, 1000000};
+	bool ok = send_upto(k, PH_WARMUP, UINT64_MAX, now_ns() + (uint64_t)(k->o->warmup * 1e9));
+
+	if (ok)
+		drain_sendq(k);
+	thread_warm_done(t);
+	if (ok && thread_wait_phase(t, PH_MEASURE) == PH_MEASURE) {
+		follow(k); /* the window opens for this connection: TCP_INFO, the syscall count */
+		if (send_upto(k, PH_MEASURE, (uint64_t)t->share, 0))
+			drain_sendq(k);
+	}
+	window_close(k);
+	thread_done(t);
+	while (follow(k) != PH_STOP)
+		nanosleep(&ms1, NULL);
 	shutdown(k->fd, SHUT_WR);
 }
 

@@ -15,9 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/util.h"
 #include "transport/io.h"
 #include "transport/udp.h"
+#include "transport/knobs.h"
 #include "workload/openloop.h"
 #include "workload/udp_rr_open.h"
 #include "workload/workload.h"
@@ -213,10 +215,13 @@ int udp_rr_open_sockets(struct io_ctx *io, struct client_ctx *c)
 		if (fd < 0)
 			return fd;
 		io->fds[k] = fd;
-		if (bind(fd, (struct sockaddr *)&any, c->server_len) < 0)
+		if ((fd = knobs_client(fd, c->o, &any, NULL)))
+			return fd;
+		if (bind(io->fds[k], (struct sockaddr *)&any, c->server_len) < 0)
 			return -errno;
-		if (c->o->connected && connect(fd, (struct sockaddr *)&c->server, c->server_len) < 0)
+		if (c->o->connected && connect(io->fds[k], (struct sockaddr *)&c->server, c->server_len) < 0)
 			return -errno;
+		knobs_read(io->fds[k], &c->rep->sock);
 	}
 	return 0;
 }
@@ -254,8 +259,7 @@ int udp_rr_open_io(const struct io_ops *ops, struct io_ctx *io, struct client_ct
 	char why[200] = "";
 	int ret;
 
-	if (c->o->pin)
-		pin_self(c->index, false);
+	cpus_pin(c->o, c->index, false);
 	ret = udp_rr_open_sockets(io, c);
 	if (ret) {
 		snprintf(c->rep->msg, sizeof(c->rep->msg), "client sockets: %s", strerror(-ret));

@@ -23,6 +23,7 @@
 #include "base/nofile.h"
 #include "measure/result.h"
 #include "transport/tcp.h"
+#include "transport/knobs.h"
 #include "base/util.h"
 #include "workload/openloop.h"
 #include "workload/tcp_crr.h"
@@ -127,7 +128,7 @@ static int crr_check(struct opts *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (!o->src_addrs)
-		o->src_addrs = server_is_loopback(o) ? crr_src_addrs(o) : 1;
+		o->src_addrs = server_is_loopback(o) && !o->bind ? crr_src_addrs(o) : 1;
 	if (!OPT_IS_SET(o, backlog) && o->clients * o->concurrency > o->backlog)
 		o->backlog = o->clients * o->concurrency > 65535 ? 65535 : o->clients * o->concurrency;
 	if ((double)o->msgs * (double)o->size > 1e12) {
@@ -211,7 +212,7 @@ static int crr_socket(struct client_thread *t, struct crr_thread *x, uint64_t *c
 	 * the small request never fills a send buffer. */
 	struct timeval tv = {.tv_usec = POLL_NS / 1000};
 
-	if (tcp_sockopts_counted(fd, o, calls) ||
+	if (tcp_sockopts_counted(fd, o, calls) || knobs_client(fd, o, NULL, calls) ||
 	    (++*calls, setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))))
 		goto fail;
 	if (o->src_addrs > 1 && t->c->server.ss_family == AF_INET) {
@@ -298,6 +299,7 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 		return;
 	}
 	t1 = now_ns();
+	knobs_read(fd, &t->c->rep->sock);
 	c->connects += measuring;
 	x->io.rx_calls = x->io.tx_calls = x->io.syscalls = x->io.rx_bytes = x->io.tx_bytes = 0;
 	int r = 0;
@@ -308,6 +310,8 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 	if (!r)
 		r = tcp_recv_n(&x->io, fd, x->buf, total);
 	t2 = now_ns();
+	if (!r && measuring && c->transactions % CRR_TCP_INFO_EVERY == 0) /* a sample: see tcp.h */
+		tcp_info_sample(fd, c, &calls);
 	/* --close server: closed once the server's FIN is in, after the next connections (see
 	 * CLOSING_MAX); closing as soon as the bytes are in would race the server's close, and the
 	 * client would then get TIME_WAIT. */

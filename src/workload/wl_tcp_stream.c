@@ -19,6 +19,7 @@
 
 #include "measure/result.h"
 #include "transport/tcp.h"
+#include "transport/knobs.h"
 #include "base/util.h"
 #include "workload/workload.h"
 
@@ -35,6 +36,11 @@ static const struct opt_override tcp_stream_overrides[] = {
 	{.field = "read_size", .help = "bytes asked of each receive call (0: --size)"},
 	{0},
 };
+
+static bool tcp_stream_count_based(const struct opts *o)
+{
+	return o->bytes > 0;
+}
 
 static int tcp_stream_check(struct opts *o, char *err, size_t errlen)
 {
@@ -56,6 +62,16 @@ static int tcp_stream_check(struct opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--send %s is not applicable: %s", tx->name, tx->unavailable);
 		return -EINVAL;
 	}
+	if (o->bytes && (o->reverse || o->bidir || o->zerocopy)) {
+		snprintf(err, errlen, "-n counts the bytes the clients send: not with --%s (the server "
+			 "sends)", o->reverse ? "reverse" : o->bidir ? "bidir" : "zerocopy");
+		if (o->zerocopy)
+			snprintf(err, errlen, "-n with --zerocopy is not supported: use --duration");
+		return -EINVAL;
+	}
+	/* -n: the coordinator waits for the clients' shares that long at most, each phase. */
+	if (o->bytes)
+		o->time_limit = OPT_IS_SET(o, duration) ? o->duration : 86400;
 	if (o->reverse && o->bidir) {
 		snprintf(err, errlen, "--reverse and --bidir together: choose one (--bidir already "
 			 "sends both ways)");
@@ -164,7 +180,9 @@ static void *client_conn_main(void *arg)
 	/* The client process's CPU marks follow the phase through thread_phase (follow). */
 	k->t = t;
 	thread_wait_phase(t, PH_WARMUP);
-	if (k->sender)
+	if (k->sender && k->o->bytes)
+		run_sender_bytes(k, t);
+	else if (k->sender)
 		run_sender(k);
 	else
 		run_receiver(k);
@@ -175,10 +193,12 @@ static void *client_conn_main(void *arg)
 static int client_connect(struct client_ctx *c, struct stream_conn *k)
 {
 	k->fd = socket(c->server.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (k->fd < 0 || tcp_sockopts(k->fd, c->o) || tcp_timeouts(k->fd, POLL_NS) ||
+	if (k->fd < 0 || tcp_sockopts(k->fd, c->o) || knobs_client(k->fd, c->o, NULL, NULL) ||
+	    tcp_timeouts(k->fd, POLL_NS) ||
 	    connect(k->fd, (struct sockaddr *)&c->server, c->server_len) < 0 ||
 	    send(k->fd, &k->dir, 1, MSG_NOSIGNAL) != 1)
 		return -errno;
+	knobs_read(k->fd, &c->rep->sock);
 	return 0;
 }
 
@@ -201,7 +221,7 @@ static int tcp_stream_client(struct client_ctx *c)
 	}
 	atomic_fetch_add(&c->sh->ready, 1);
 	if (!ret)
-		ret = client_threads_run(c, t, n, 0, 0, client_conn_main);
+		ret = client_threads_run(c, t, n, 0, o->bytes, client_conn_main);
 	for (int i = 0; i < n; i++)
 		conn_free(&k[i]);
 	free(k);
@@ -336,6 +356,7 @@ const struct workload wl_tcp_stream = {
 	.latency_label = "none",
 	.snmp_proto = "Tcp",
 	.check = tcp_stream_check,
+	.count_based = tcp_stream_count_based,
 	.units = tcp_stream_units,
 	.live_units = tcp_stream_live_units,
 	.headline = tcp_stream_headline,

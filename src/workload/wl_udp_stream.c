@@ -19,9 +19,11 @@
 #include <unistd.h>
 
 #include "measure/result.h"
+#include "base/cpus.h"
 #include "base/util.h"
 #include "workload/workload.h"
 
+#include "transport/knobs.h"
 #include "workload/udp_stream.h"
 #include "workload/udp_stream_server.h"
 
@@ -217,8 +219,7 @@ static int client_open(struct client *x, struct client_ctx *c)
 	x->io.fds = xcalloc((size_t)c->nsock, sizeof(int));
 	for (int k = 0; k < c->nsock; k++)
 		x->io.fds[k] = -1;
-	if (o->pin)
-		pin_self(c->index, false);
+	cpus_pin(o, c->index, false);
 	for (int k = 0; k < c->nsock; k++) {
 		int fd = udp_socket(c->server.ss_family, o);
 
@@ -230,11 +231,13 @@ static int client_open(struct client *x, struct client_ctx *c)
 			snprintf(c->rep->msg, sizeof(c->rep->msg), "client socket: %s", why);
 			return ret;
 		}
-		if (bind(fd, (struct sockaddr *)&any, c->server_len) < 0 ||
+		if ((errno = -knobs_client(fd, o, &any, NULL)) ||
+		    bind(fd, (struct sockaddr *)&any, c->server_len) < 0 ||
 		    (o->connected && connect(fd, (struct sockaddr *)&c->server, c->server_len) < 0)) {
 			snprintf(c->rep->msg, sizeof(c->rep->msg), "client socket: %s", strerror(errno));
 			return -errno;
 		}
+		knobs_read(fd, &c->rep->sock);
 	}
 	ret = x->ops->open(&x->io, why, sizeof(why));
 	if (ret)

@@ -76,6 +76,10 @@ ctl tcp-stream --clients 3 --clients-on "$hosts" --duration 3 --warmup 0.3 --jso
 jassert "$TMP/s.json" '.partial == false and all(.hosts[]; .present and .units > 0)' '.hosts'
 jassert "$TMP/s.json" '([.hosts[].counters.tx_bytes] | add) as $sent | (.environment.sysctl | [.["net.ipv4.tcp_wmem"], .["net.ipv4.tcp_rmem"]] | map(split(" ")[2] | tonumber) | add) as $buf | ($sent - .sides.server.bytes_received) <= .config.clients * $buf + $sent * (.window_skew_ms.close + 2 * .window_skew_ms.uncertainty) / 1e3 / .duration_s' '{s: .sides.server.bytes_received, sent: [.hosts[].counters.tx_bytes], skew: .window_skew_ms, d: .duration_s}'
 jassert "$TMP/s.json" 'all(.hosts[]; (.kernel_check.OutSegs.diff_pct | fabs) < 5)' '[.hosts[].kernel_check]'
+# -n across hosts: the bytes are split over them as the clients are, and add up to -n exactly.
+ctl tcp-stream --clients 3 --clients-on "$hosts" -n 300000001 --warmup 0.3 --json >"$TMP/n.json" ||
+	fail "tcp-stream -n across 3 client hosts"
+jassert "$TMP/n.json" '.partial == false and .sides.client.bytes_sent == 300000001 and ([.hosts[].counters.tx_bytes] | add) == 300000001 and all(.hosts[]; .counters.tx_bytes > 0)' '[.partial_reason, .sides.client.bytes_sent, [.hosts[].counters.tx_bytes]]'
 
 # --runs and sweep take a fanned-out run as any other: sweep --client-hosts sweeps the number
 # of client hosts (1 and 2 here, 2 clients in all).

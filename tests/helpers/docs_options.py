@@ -57,15 +57,28 @@ def same_default(cell, default):
     return cell == default or cell.startswith(default + " (") or cell.startswith(default + ": ")
 
 
+def common_rows(md):
+    """The rows of '## Socket knobs (every workload)': each workload's own where it has the flag
+    (a TCP-only knob is no udp-rr flag, and its row says so)."""
+    m = re.search(r"^## Socket knobs \(every workload\)\n(.*?)(?=^## )", md, re.M | re.S)
+    return m.group(1).splitlines() if m else []
+
+
 def check_md(md, all_opts):
     errs = []
+    common = [r for r in common_rows(md) if r.startswith("| `")]
     for wl in WORKLOADS:
-        opts, rows, seen = all_opts[wl], md_section(md, wl), {}
+        opts, seen = all_opts[wl], {}
+        rows = md_section(md, wl) + [("common", r) for r in common]
         for row in rows:
+            shared = isinstance(row, tuple)
+            row = row[1] if shared else row
             if not row.startswith("| `"):
                 continue
             c = cells(row)
             names = row_flags(c[0], opts)
+            if shared:
+                names = [n for n in names if n in opts]
             as_for = re.match(r"as for ([a-z-]+)", c[2]) if len(c) > 2 else None
             for n in names:
                 if n.startswith("?") or n not in opts:

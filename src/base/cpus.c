@@ -1,0 +1,181 @@
+/* cpus.c: see cpus.h. */
+#include "base/cpus.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+#define ONLINE "/sys/devices/system/cpu/online"
+
+static void list_add(struct cpu_list *l, int cpu)
+{
+	for (int i = 0; i < l->n; i++)
+		if (l->cpu[i] == cpu)
+			return;
+	l->cpu[l->n++] = (short)cpu;
+}
+
+/* A number of the list at *p (advanced past it); -1 when there is none. */
+static long take_num(const char **p, const char *end)
+{
+	char *stop;
+	long v;
+
+	if (*p >= end || **p < '0' || **p > '9')
+		return -1;
+	v = strtol(*p, &stop, 10);
+	if (stop > end || v >= CPUS_MAX)
+		return -1;
+	*p = stop;
+	return v;
+}
+
+int cpus_parse_list(const char *s, size_t len, struct cpu_list *l, char *err, size_t errlen)
+{
+	const char *p = s, *end = s + len;
+
+	l->n = 0;
+	while (p < end) {
+		long a = take_num(&p, end), b, step = 1;
+
+		b = a;
+		if (a >= 0 && p < end && *p == '-') {
+			p++;
+			b = take_num(&p, end);
+			if (b >= 0 && p < end && *p == ':') {
+				p++;
+				step = take_num(&p, end);
+			}
+		}
+		if (a < 0 || b < a || step < 1 || (p < end && *p != ',') || (p + 1 == end)) {
+			snprintf(err, errlen, "'%.*s' is not a CPU list like 0-3,8 or 0-7:2 (CPUs 0 to %d)",
+				 (int)len, s, CPUS_MAX - 1);
+			return -EINVAL;
+		}
+		for (long c = a; c <= b; c += step)
+			list_add(l, (int)c);
+		p += p < end; /* the comma */
+	}
+	if (!l->n) {
+		snprintf(err, errlen, "an empty CPU list");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cpus_parse(const char *spec, struct cpu_list *client, struct cpu_list *server, char *err,
+	       size_t errlen)
+{
+	const char *p = spec;
+
+	client->n = server->n = 0;
+	while (*p) {
+		bool srv = !strncmp(p, "server=", 7);
+		struct cpu_list *l = srv ? server : client;
+
+		if (!srv && strncmp(p, "client=", 7)) {
+			snprintf(err, errlen, "'%s' is not client=LIST,server=LIST (e.g. client=0-3,server=4-7)",
+				 spec);
+			return -EINVAL;
+		}
+		p += 7;
+		/* The list runs to the next side's name (commas separate both). */
+		const char *next = strstr(p, srv ? ",client=" : ",server=");
+		size_t len = next ? (size_t)(next - p) : strlen(p);
+
+		if (l->n) {
+			snprintf(err, errlen, "'%s' names the %s twice", spec, srv ? "server" : "client");
+			return -EINVAL;
+		}
+		if (cpus_parse_list(p, len, l, err, errlen))
+			return -EINVAL;
+		p += len + (next != NULL);
+	}
+	return 0;
+}
+
+/* The first CPU of l not in the online list, or -1. */
+static int first_offline(const struct cpu_list *l, const struct cpu_list *online)
+{
+	for (int i = 0; i < l->n; i++) {
+		int j = 0;
+
+		while (j < online->n && online->cpu[j] != l->cpu[i])
+			j++;
+		if (j == online->n)
+			return l->cpu[i];
+	}
+	return -1;
+}
+
+int cpus_check(const struct opts *o, char *err, size_t errlen)
+{
+	struct cpu_list *c = xmalloc(3 * sizeof(*c)), *s = c + 1, *on = c + 2;
+	char why[200], text[512] = "";
+	int ret = -EINVAL, bad = -1;
+	FILE *f;
+
+	if (!o->cpus) {
+		free(c);
+		return 0;
+	}
+	if (o->pin) {
+		snprintf(err, errlen, "--pin and --cpus both place the threads: give one");
+		goto out;
+	}
+	if (cpus_parse(o->cpus, c, s, why, sizeof(why))) {
+		snprintf(err, errlen, "--cpus %s", why);
+		goto out;
+	}
+	f = fopen(ONLINE, "r");
+	if (f && fgets(text, sizeof(text), f))
+		text[strcspn(text, "\n")] = 0;
+	if (f)
+		fclose(f);
+	if (!*text || cpus_parse_list(text, strlen(text), on, why, sizeof(why))) {
+		ret = 0; /* cannot tell here: an offline CPU is then not pinned */
+		goto out;
+	}
+	if (!o->clients_on)
+		bad = first_offline(c, on);
+	if (bad < 0 && !o->server)
+		bad = first_offline(s, on);
+	if (bad >= 0) {
+		snprintf(err, errlen, "--cpus: CPU %d is not online here; the online CPUs are %s", bad,
+			 text);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(c);
+	return ret;
+}
+
+int cpus_pin(const struct opts *o, int n, bool server)
+{
+	struct cpu_list *c, *s;
+	char err[200];
+	int cpu = -1;
+	cpu_set_t set;
+
+	if (!o->cpus)
+		return o->pin ? pin_self(n, server) : -1;
+	c = xmalloc(2 * sizeof(*c));
+	s = c + 1;
+	if (!cpus_parse(o->cpus, c, s, err, sizeof(err)) && (server ? s : c)->n) {
+		const struct cpu_list *l = server ? s : c;
+
+		cpu = l->cpu[n % l->n];
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+			cpu = -1;
+	}
+	free(c);
+	return cpu;
+}

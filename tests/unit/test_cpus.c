@@ -1,0 +1,90 @@
+/* --cpus: taskset lists, the two sides, and what is refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "base/cpus.h"
+
+static struct cpu_list a, b;
+
+/* The list as "0 1 2 8". */
+static const char *text(const struct cpu_list *l)
+{
+	static char buf[256];
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < l->n && n < sizeof(buf) - 8; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, i ? " %d" : "%d", l->cpu[i]);
+	return buf;
+}
+
+static void test_lists(void **state)
+{
+	char err[200];
+
+	(void)state;
+	assert_int_equal(cpus_parse_list("0-3,8", 5, &a, err, sizeof(err)), 0);
+	assert_string_equal(text(&a), "0 1 2 3 8");
+	assert_int_equal(cpus_parse_list("0-7:3,1,1", 9, &a, err, sizeof(err)), 0);
+	assert_string_equal(text(&a), "0 3 6 1");
+	const char *bad[] = {"", "3-1", "a", "1,", "1-", "0-4:0", "1024", "1 2", "-1"};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		if (!cpus_parse_list(bad[i], strlen(bad[i]), &a, err, sizeof(err)))
+			fail_msg("'%s' taken as %s", bad[i], text(&a));
+}
+
+static void test_sides(void **state)
+{
+	char err[200];
+
+	(void)state;
+	assert_int_equal(cpus_parse("client=0-1,8,server=4-5", &a, &b, err, sizeof(err)), 0);
+	assert_string_equal(text(&a), "0 1 8");
+	assert_string_equal(text(&b), "4 5");
+	assert_int_equal(cpus_parse("server=2,client=3", &a, &b, err, sizeof(err)), 0);
+	assert_string_equal(text(&a), "3");
+	assert_string_equal(text(&b), "2");
+	assert_int_equal(cpus_parse("server=2", &a, &b, err, sizeof(err)), 0);
+	assert_int_equal(a.n, 0);
+	assert_int_equal(cpus_parse("client=1,client=2", &a, &b, err, sizeof(err)), -EINVAL);
+	assert_int_equal(cpus_parse("0-3", &a, &b, err, sizeof(err)), -EINVAL);
+	assert_int_equal(cpus_parse("client=", &a, &b, err, sizeof(err)), -EINVAL);
+	assert_int_equal(cpus_parse("client=1,servr=2", &a, &b, err, sizeof(err)), -EINVAL);
+}
+
+static void test_check(void **state)
+{
+	struct opts o;
+	char err[256];
+
+	(void)state;
+	opts_defaults(&o, NULL);
+	o.cpus = strdup("client=0");
+	assert_int_equal(cpus_check(&o, err, sizeof(err)), 0); /* CPU 0 is always online */
+	o.pin = true;
+	assert_int_equal(cpus_check(&o, err, sizeof(err)), -EINVAL);
+	o.pin = false;
+	free(o.cpus);
+	o.cpus = strdup("client=0,server=1023");
+	assert_int_equal(cpus_check(&o, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "online CPUs are"));
+	opts_free(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_sides),
+		cmocka_unit_test(test_check),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
