@@ -112,6 +112,10 @@ struct cJSON;
 	X(INT, rcvlowat, 0, 0, "rcvlowat", 0, 1 << 30, "BYTES",                                    \
 	  "SO_RCVLOWAT on every socket: a receive call wakes only once this much has arrived")
 
+#define SRC_ADDRS_OPT(X)                                                                           \
+	X(INT, src_addrs, 0, 0, "src-addrs", 0, 254, "N",                                          \
+	  "spread client source addresses over 127.0.0.1..N (0: 1, or 16 with --close client)")
+
 #define TCP_CRR_OPTS(X)                                                                            \
 	X(INT, conns, 100000, 'n', "conns", 0, 100000000, "N",                                     \
 	  "connections in the measured window (a count-based run; --duration makes it time-based)") \
@@ -121,8 +125,7 @@ struct cJSON;
 	X(INT, msgs, 2, 'k', "msgs", 1, 1000000, "K", "messages the server sends on each connection") \
 	X(ENUM, close, "server", 0, "close", 0, 0, "server|client|reset",                          \
 	  "who closes first (TIME_WAIT lands there); reset: the client aborts with SO_LINGER {1,0}") \
-	X(INT, src_addrs, 0, 0, "src-addrs", 0, 254, "N",                                          \
-	  "spread client source addresses over 127.0.0.1..N (0: 1, or 16 with --close client)")    \
+	SRC_ADDRS_OPT(X)                                                                           \
 	X(INT, backlog, 1024, 0, "backlog", 1, 65535, "N", "server listen() backlog")              \
 	X(DBL, time_limit, 600, 0, "time-limit", 1, 86400, "S",                                    \
 	  "stop a count-based window after this long, marked partial")                             \
@@ -176,7 +179,7 @@ struct cJSON;
 	  "address to accept controllers on (loopback unless you say otherwise)")                  \
 	X(DBL, max_duration, 3600, 0, "max-duration", 1, 86400, "S",                               \
 	  "refuse tests whose warm-up and window (or --time-limit) are longer")                    \
-	X(INT, max_flows, 1024, 0, "max-flows", 1, 65536, "N",                                     \
+	X(INT, max_flows, 100000, 0, "max-flows", 1, 1000000, "N",                                 \
 	  "refuse tests with more sockets or threads on the server side")                          \
 	X(INT, max_conns, 10000000, 0, "max-conns", 1, 1000000000, "N",                            \
 	  "refuse tcp-crr tests of more connections")                                              \

@@ -247,7 +247,7 @@ void client_side_run(struct session *ss)
 		return;
 	}
 	if ((ret = group_start(&g, (int)ss->o.clients, ss->fd, err, sizeof(err))) ||
-	    (ret = group_wait_ready(&g, READY_MS, NULL, err, sizeof(err)))) {
+	    (ret = group_wait_ready(&g, group_ready_ms(&ss->o, READY_MS), NULL, err, sizeof(err)))) {
 		session_error(ss, err, -ret, false);
 		group_free(&g);
 		return;

@@ -55,6 +55,7 @@ struct side_counters {
 	uint64_t jitter_ns;    /* udp-stream's receiver: its flows' jitter at the end, added */
 	uint64_t jitter_flows; /* ... and how many flows that is (two datagrams or more) */
 	uint64_t refused;      /* server: connections it had no slot or memory for, closed at once */
+	uint64_t idle_flows;   /* client, many flows: flows that completed nothing in the window */
 	uint64_t listen_drops; /* server: connections its own listener dropped (SO_MEMINFO) */
 	uint64_t scheduled;    /* open loop (--rate): requests the schedule put in the window */
 	uint64_t issued;       /* ... of which the generator had taken by the window's end */

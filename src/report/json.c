@@ -95,6 +95,8 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	cJSON_AddItemToObject(j, "errors_by_kind", errors_json(&s->c));
 	cJSON_AddNumberToObject(j, "refused", (double)s->c.refused);
 	cJSON_AddNumberToObject(j, "listen_drops", (double)s->c.listen_drops);
+	if (s == &r->client && !strcmp(r->wl->name, "tcp-rr"))
+		cJSON_AddNumberToObject(j, "idle_flows", (double)s->c.idle_flows);
 	return j;
 }
 

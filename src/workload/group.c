@@ -121,6 +121,11 @@ int group_start(struct client_group *g, int n, int close_fd, char *err, size_t e
 	return 0;
 }
 
+int group_ready_ms(const struct opts *o, int base_ms)
+{
+	return base_ms + (int)(o->clients * o->flows / 2);
+}
+
 void group_set_phase(struct client_group *g, int ph)
 {
 	atomic_store_explicit(&g->sh->phase, ph, memory_order_release);
