@@ -126,6 +126,8 @@ struct client_report {
 	bool began, ended; /* saw the window open / close */
 	struct cpu_mark begin, end;
 	struct side_counters c;
+	/* Memory before the workload opened anything, and at the end of the window. */
+	struct mem_use mem_before, mem_end;
 	struct hist lat;  /* per unit: round trip, or connect start to last byte; ns */
 	struct hist lat2; /* connect() alone, where the workload connects; ns */
 };

@@ -40,7 +40,11 @@ static void run_client(struct client_group *g, int i, int fd)
 
 	hist_reset(&rep->lat);
 	hist_reset(&rep->lat2);
+	mem_use_read(0, &rep->mem_before);
 	int ret = g->wl->client(&c);
+
+	if (!rep->mem_end.hwm_kb) /* a threaded client read it at its window's end */
+		mem_use_read(0, &rep->mem_end);
 
 	rep->err = -ret;
 	write_full(fd, rep, sizeof(*rep)); /* from the shared memory too: one way of reporting */
@@ -274,6 +278,9 @@ static void add_client(struct side_result *s, struct hist *lat, struct hist *lat
 		s->vcsw += slept;
 		s->ivcsw += preempted;
 	}
+	s->mem_before_kb += rep->mem_before.rss_kb;
+	s->vm_hwm_kb += rep->mem_end.hwm_kb;
+	s->vm_rss_kb += rep->mem_end.rss_kb;
 	side_counters_add(&s->c, &rep->c);
 	hist_merge(lat, &rep->lat);
 	hist_merge(lat2, &rep->lat2);
