@@ -51,11 +51,6 @@ struct mf_thread {
 	struct epoll_event ev[EVENTS];
 };
 
-size_t tcp_rr_many_flow_bytes(const struct opts *o)
-{
-	return sizeof(struct mf_flow) + (size_t)o->window * sizeof(uint64_t);
-}
-
 static void flow_fail(struct client_thread *t, struct mf_thread *m, struct mf_flow *f,
 		      enum err_kind why, bool measuring)
 {

@@ -25,8 +25,5 @@ int tcp_rr_many_server_open(struct server_ctx *s, char *err, size_t errlen);
 void tcp_rr_many_server_loop(struct server_ctx *s);
 /* The user-space bytes the many-flow server takes for this config, at most. */
 double tcp_rr_many_server_bytes(const struct opts *o);
-/* The client's bytes of state per flow (its share of the thread's arrays), for the docs and
- * the memory bound the tests check. */
-size_t tcp_rr_many_flow_bytes(const struct opts *o);
 
 #endif
