@@ -143,6 +143,9 @@ struct cJSON;
 	X(STR, bind, NULL, 0, "bind", 0, 0, "ADDR[%IF]",                                           \
 	  "the client sockets' local address (port: the kernel's) and, with %IF, their device "    \
 	  "(SO_BINDTODEVICE)")
+#define SRC_ADDRS_OPT(X)                                                                           \
+	X(INT, src_addrs, 0, 0, "src-addrs", 0, 254, "N",                                          \
+	  "spread client source addresses over 127.0.0.1..N (0: from the need, see docs)")
 
 #define TCP_CRR_OPTS(X)                                                                            \
 	X(INT, conns, 100000, 'n', "conns", 0, 100000000, "N",                                     \
@@ -154,8 +157,7 @@ struct cJSON;
 	X(INT, msgs, 2, 'k', "msgs", 1, 1000000, "K", "messages the server sends on each connection") \
 	X(ENUM, close, "server", 0, "close", 0, 0, "server|client|reset",                          \
 	  "who closes first (TIME_WAIT lands there); reset: the client aborts with SO_LINGER {1,0}") \
-	X(INT, src_addrs, 0, 0, "src-addrs", 0, 254, "N",                                          \
-	  "spread client source addresses over 127.0.0.1..N (0: from the need, see docs)")    \
+	SRC_ADDRS_OPT(X)                                                                           \
 	X(INT, backlog, 1024, 0, "backlog", 1, 65535, "N",                                         \
 	  "server listen() backlog (unset: 1024, or --clients x --concurrency if more; the "      \
 	  "kernel caps it at net.core.somaxconn)")                                                 \
@@ -214,7 +216,7 @@ struct cJSON;
 	  "address to accept controllers on (loopback unless you say otherwise)")                  \
 	X(DBL, max_duration, 3600, 0, "max-duration", 1, 86400, "S",                               \
 	  "refuse tests whose warm-up and window (or --time-limit) are longer")                    \
-	X(INT, max_flows, 1024, 0, "max-flows", 1, 1000000, "N",                                     \
+	X(INT, max_flows, 100000, 0, "max-flows", 1, 1000000, "N",                                 \
 	  "refuse tests with more sockets or threads on the server side")                          \
 	X(INT, max_conns, 10000000, 0, "max-conns", 1, 1000000000, "N",                            \
 	  "refuse tcp-crr tests of more connections")                                              \

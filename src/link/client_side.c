@@ -125,6 +125,9 @@ static void send_result(struct session *ss, struct client_group *g, double windo
 	cJSON_AddNumberToObject(j, "sys_s", s.sys_s);
 	cJSON_AddNumberToObject(j, "voluntary_switches", s.vcsw);
 	cJSON_AddNumberToObject(j, "involuntary_switches", s.ivcsw);
+	cJSON_AddNumberToObject(j, "memory_before_kb", s.mem_before_kb);
+	cJSON_AddNumberToObject(j, "vm_hwm_kb", s.vm_hwm_kb);
+	cJSON_AddNumberToObject(j, "vm_rss_kb", s.vm_rss_kb);
 	cJSON_AddItemToObject(j, "counters", side_counters_to_json(&s.c));
 	cJSON_AddItemToObject(j, "socket", knobs_seen_to_json(&s.sock));
 	if (k_ok) {
@@ -248,7 +251,7 @@ void client_side_run(struct session *ss)
 		return;
 	}
 	if ((ret = group_start(&g, (int)ss->o.clients, ss->fd, err, sizeof(err))) ||
-	    (ret = group_wait_ready(&g, READY_MS, NULL, err, sizeof(err)))) {
+	    (ret = group_wait_ready(&g, group_ready_ms(&ss->o, READY_MS), NULL, err, sizeof(err)))) {
 		session_error(ss, err, -ret, false);
 		group_free(&g);
 		return;

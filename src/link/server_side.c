@@ -184,6 +184,7 @@ static int do_setup(struct session *ss, const char *payload)
 		session_error(ss, strerror(errno), errno, false);
 		goto out;
 	}
+	mem_use_read(0, &ss->mem_before);
 	ret = ss->wl->server_open(&ss->s, err, sizeof(err));
 	if (ret) {
 		session_error(ss, err, -ret, ret == -EADDRINUSE || ret == -EACCES);
@@ -219,6 +220,9 @@ static void send_result(struct session *ss)
 	cpu_mark_switches(&ss->begin, &ss->end, &slept, &preempted);
 	cJSON_AddNumberToObject(j, "voluntary_switches", slept);
 	cJSON_AddNumberToObject(j, "involuntary_switches", preempted);
+	cJSON_AddNumberToObject(j, "memory_before_kb", ss->mem_before.rss_kb);
+	cJSON_AddNumberToObject(j, "vm_hwm_kb", ss->mem_end.hwm_kb);
+	cJSON_AddNumberToObject(j, "vm_rss_kb", ss->mem_end.rss_kb);
 	cJSON_AddItemToObject(j, "counters", side_counters_to_json(c));
 	cJSON_AddItemToObject(j, "socket", knobs_seen_to_json(&ss->s.sock));
 	/* A controller on another host records ours beside its own; one that came over
@@ -318,6 +322,7 @@ static int run_window(struct session *ss)
 			if (!ss->began)
 				ss->begin = ss->end;
 			ss->s.c.listen_drops = ss->began ? listen_drops(ss) - ss->drops0 : 0;
+			mem_use_read(0, &ss->mem_end);
 			stop_data(ss);
 			send_result(ss);
 			return 0;

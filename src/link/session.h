@@ -29,6 +29,7 @@ struct session {
 	const struct workload *wl;
 	struct opts o;
 	struct server_ctx s;
+	struct mem_use mem_before, mem_end; /* the agent's, before server_open, at END */
 	pthread_t thread;
 	bool running;
 	struct cpu_mark begin, end;

@@ -28,6 +28,9 @@ struct side_result {
 	 * saw it close: the shortest and the longest (0: none timed). Beside the coordinator's
 	 * window they say how far the side's counts can stray from the kernel's. */
 	double window_min_s, window_max_s;
+	/* User-space memory of its processes, summed (kB; 0: not measured): resident before the
+	 * workload opened its flows, and peak (VmHWM) and resident (VmRSS) at the window's end. */
+	double mem_before_kb, vm_hwm_kb, vm_rss_kb;
 	struct side_counters c;
 	struct knobs_seen sock; /* the socket knobs in force (nothing seen: not read) */
 };

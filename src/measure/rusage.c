@@ -1,6 +1,10 @@
 /* rusage.c: see rusage.h. */
 #include "measure/rusage.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include "base/util.h"
@@ -35,4 +39,25 @@ void cpu_mark_delta(const struct cpu_mark *a, const struct cpu_mark *b, double *
 	*user_s = b->user_s - a->user_s;
 	*sys_s = b->sys_s - a->sys_s;
 	*wall_s = ns_to_s(b->ns - a->ns);
+}
+
+int mem_use_read(int pid, struct mem_use *m)
+{
+	char path[64], line[128];
+	FILE *f;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "VmRSS:", 6))
+			m->rss_kb = strtod(line + 6, NULL);
+		else if (!strncmp(line, "VmHWM:", 6))
+			m->hwm_kb = strtod(line + 6, NULL);
+	}
+	fclose(f);
+	return 0;
 }

@@ -19,6 +19,13 @@ void cpu_mark_take(struct cpu_mark *m);
 void cpu_mark_delta(const struct cpu_mark *a, const struct cpu_mark *b, double *user_s,
 		    double *sys_s, double *wall_s);
 
+/* A process's user-space memory, from /proc/PID/status: resident now and its peak. */
+struct mem_use {
+	double rss_kb, hwm_kb; /* VmRSS, VmHWM; 0: not read */
+};
+/* Read pid's (0: this process's) VmRSS and VmHWM. 0 or -errno. */
+int mem_use_read(int pid, struct mem_use *m);
+
 /* Context switches between two marks: voluntary, involuntary. */
 void cpu_mark_switches(const struct cpu_mark *a, const struct cpu_mark *b, double *vcsw,
 		       double *ivcsw);

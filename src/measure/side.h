@@ -56,6 +56,7 @@ struct side_counters {
 	uint64_t jitter_ns;    /* udp-stream's receiver: its flows' jitter at the end, added */
 	uint64_t jitter_flows; /* ... and how many flows that is (two datagrams or more) */
 	uint64_t refused;      /* server: connections it had no slot or memory for, closed at once */
+	uint64_t idle_flows;   /* client, many flows: flows that completed nothing in the window */
 	uint64_t listen_drops; /* server: connections its own listener dropped (SO_MEMINFO) */
 	uint64_t unfinished;   /* client: connections of the window still in flight at its end */
 	uint64_t scheduled;    /* open loop (--rate): requests the schedule put in the window */
@@ -134,6 +135,8 @@ struct client_report {
 	bool began, ended; /* saw the window open / close */
 	struct cpu_mark begin, end;
 	struct side_counters c;
+	/* Memory before the workload opened anything, and at the end of the window. */
+	struct mem_use mem_before, mem_end;
 	struct hist lat;  /* per unit: round trip, or connect start to last byte; ns */
 	struct hist lat2; /* connect() alone, where the workload connects; ns */
 	struct knobs_seen sock; /* the socket knobs in force, from one of its sockets */

@@ -18,7 +18,8 @@ static int sweep_keys(const struct sweep *s, const char **keys)
 {
 	static const char *const cand[] = {"gbit_per_s", "packets_sent_per_s", "loss_pct",
 					   "latency_p50_us", "latency_p99_us", "retransmits",
-					   "client_cpu_us", "server_cpu_us"};
+					   "client_cpu_us", "server_cpu_us", "client_mem_per_flow",
+					   "server_mem_per_flow"};
 	const cJSON *sum = NULL;
 	int n = 0;
 

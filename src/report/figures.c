@@ -45,6 +45,8 @@ const struct figure_def figures[NFIGURES] = {
 	[FIG_SERVER_IVCSW] = {"server_preempted", "server preempted/%s", "sides.server.involuntary_switches_per_unit", NULL, false},
 	[FIG_SOFTIRQ_INLINE] = {"softirq_inline_us", "softirq inline us/%s", "softirq.inline_us_per_unit", NULL, false},
 	[FIG_SOFTIRQ_KSOFTIRQD] = {"softirq_ksoftirqd_us", "softirq in ksoftirqd us/%s", "softirq.ksoftirqd_us_per_unit", NULL, false},
+	[FIG_CLIENT_MEM_PER_FLOW] = {"client_mem_per_flow", "client memory/flow (B)", "sides.client.memory_per_flow", NULL, false},
+	[FIG_SERVER_MEM_PER_FLOW] = {"server_mem_per_flow", "server memory/flow (B)", "sides.server.memory_per_flow", NULL, false},
 };
 const int nfigures = NFIGURES;
 

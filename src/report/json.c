@@ -32,6 +32,22 @@ static cJSON *errors_json(const struct side_counters *c)
 	return j;
 }
 
+/* The side's user-space memory, where its processes read it: peak and resident at the end of
+ * the window, resident before the flows were opened, and (tcp-rr) what the flows took each:
+ * (peak - before) / flows, in bytes. */
+static void add_memory(cJSON *j, const struct side_result *s, const struct result *r)
+{
+	if (s->vm_hwm_kb <= 0)
+		return;
+	cJSON_AddNumberToObject(j, "vm_hwm_kb", s->vm_hwm_kb);
+	cJSON_AddNumberToObject(j, "vm_rss_kb", s->vm_rss_kb);
+	cJSON_AddNumberToObject(j, "memory_before_kb", s->mem_before_kb);
+	if (r->cfg && !strcmp(r->wl->name, "tcp-rr"))
+		cJSON_AddNumberToObject(j, "memory_per_flow",
+					r3((s->vm_hwm_kb - s->mem_before_kb) * 1024 /
+					   (double)(r->cfg->clients * r->cfg->flows)));
+}
+
 static cJSON *side_json(const struct side_result *s, const struct result *r)
 {
 	if (!s->present)
@@ -106,6 +122,9 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	cJSON_AddNumberToObject(j, "refused", (double)s->c.refused);
 	cJSON_AddNumberToObject(j, "listen_drops", (double)s->c.listen_drops);
 	cJSON_AddNumberToObject(j, "unfinished", (double)s->c.unfinished);
+	if (s == &r->client && !strcmp(r->wl->name, "tcp-rr"))
+		cJSON_AddNumberToObject(j, "idle_flows", (double)s->c.idle_flows);
+	add_memory(j, s, r);
 	return j;
 }
 

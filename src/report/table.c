@@ -6,6 +6,8 @@
 #include "report/out.h"
 #include "report/out_priv.h"
 
+static void table_memory(const struct result *r, FILE *f);
+
 static void table_sides(const struct result *r, FILE *f)
 {
 	const struct side_result *c = &r->client, *s = &r->server;
@@ -48,6 +50,25 @@ static void table_sides(const struct result *r, FILE *f)
 		out_side_row(f, "refused (no slot or memory)", r, 0, 0.0, (double)s->c.refused);
 	if (s->c.listen_drops)
 		out_side_row(f, "listener drops", r, 0, 0.0, (double)s->c.listen_drops);
+	if (c->c.idle_flows)
+		out_side_row(f, "idle flows (none in window)", r, 0, (double)c->c.idle_flows, 0.0);
+	table_memory(r, f);
+}
+
+/* User-space memory of each side's processes (VmHWM), and what each flow took of it. */
+static void table_memory(const struct result *r, FILE *f)
+{
+	const struct side_result *c = &r->client, *s = &r->server;
+	double flows = r->cfg ? (double)(r->cfg->clients * r->cfg->flows) : 0;
+
+	if (c->vm_hwm_kb <= 0 && s->vm_hwm_kb <= 0)
+		return;
+	out_side_row(f, "memory peak, VmHWM (MB)", r, 1, c->vm_hwm_kb / 1024, s->vm_hwm_kb / 1024);
+	if (strcmp(r->wl->name, "tcp-rr") || flows <= 0)
+		return;
+	out_side_row(f, "memory per flow (bytes)", r, 0,
+		 (c->vm_hwm_kb - c->mem_before_kb) * 1024 / flows,
+		 (s->vm_hwm_kb - s->mem_before_kb) * 1024 / flows);
 }
 
 static void table_kernel(const struct result *r, FILE *f)

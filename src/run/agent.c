@@ -435,6 +435,12 @@ void collect_server(struct run *r)
 	s->vcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
 	it = cJSON_GetObjectItemCaseSensitive(j, "involuntary_switches");
 	s->ivcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	it = cJSON_GetObjectItemCaseSensitive(j, "memory_before_kb");
+	s->mem_before_kb = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	it = cJSON_GetObjectItemCaseSensitive(j, "vm_hwm_kb");
+	s->vm_hwm_kb = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	it = cJSON_GetObjectItemCaseSensitive(j, "vm_rss_kb");
+	s->vm_rss_kb = cJSON_IsNumber(it) ? it->valuedouble : 0;
 	/* The agent could not put its --sysctl settings back: its host stays changed. */
 	it = cJSON_GetObjectItemCaseSensitive(j, "sysctl_restore_error");
 	if (cJSON_IsString(it)) {

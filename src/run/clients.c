@@ -37,7 +37,7 @@ int dead_client(struct run *r)
 int wait_ready(struct run *r)
 {
 	char err[300];
-	int ret = group_wait_ready(&r->local, START_MS, &run_sig, err, sizeof(err));
+	int ret = group_wait_ready(&r->local, group_ready_ms(r->o, START_MS), &run_sig, err, sizeof(err));
 
 	return ret ? run_fail(r, -ret, false, "%s", err) : 0;
 }

@@ -49,6 +49,9 @@ static bool take_host_result(struct run *r, struct host_result *hr, const char *
 		hr->side.sys_s = num(j, "sys_s");
 		hr->side.vcsw = num(j, "voluntary_switches");
 		hr->side.ivcsw = num(j, "involuntary_switches");
+		hr->side.mem_before_kb = num(j, "memory_before_kb");
+		hr->side.vm_hwm_kb = num(j, "vm_hwm_kb");
+		hr->side.vm_rss_kb = num(j, "vm_rss_kb");
 		hr->window_s = num(j, "window_s");
 		side_window_add(&hr->side, hr->window_s);
 		hr->p50_ns = hist_percentile(lat, 50);
@@ -93,6 +96,9 @@ static void add_side(struct side_result *to, const struct side_result *s)
 	to->sys_s += s->sys_s;
 	to->vcsw += s->vcsw;
 	to->ivcsw += s->ivcsw;
+	to->mem_before_kb += s->mem_before_kb;
+	to->vm_hwm_kb += s->vm_hwm_kb;
+	to->vm_rss_kb += s->vm_rss_kb;
 	if (s->window_max_s > 0) {
 		side_window_add(to, s->window_min_s);
 		side_window_add(to, s->window_max_s);

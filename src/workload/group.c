@@ -40,7 +40,11 @@ static void run_client(struct client_group *g, int i, int fd)
 
 	hist_reset(&rep->lat);
 	hist_reset(&rep->lat2);
+	mem_use_read(0, &rep->mem_before);
 	int ret = g->wl->client(&c);
+
+	if (!rep->mem_end.hwm_kb) /* a threaded client read it at its window's end */
+		mem_use_read(0, &rep->mem_end);
 
 	rep->err = -ret;
 	write_full(fd, rep, sizeof(*rep)); /* from the shared memory too: one way of reporting */
@@ -119,6 +123,11 @@ int group_start(struct client_group *g, int n, int close_fd, char *err, size_t e
 		g->pipe[i] = p[0];
 	}
 	return 0;
+}
+
+int group_ready_ms(const struct opts *o, int base_ms)
+{
+	return base_ms + (int)(o->clients * o->flows / 2);
 }
 
 void group_set_phase(struct client_group *g, int ph)
@@ -269,6 +278,9 @@ static void add_client(struct side_result *s, struct hist *lat, struct hist *lat
 		s->vcsw += slept;
 		s->ivcsw += preempted;
 	}
+	s->mem_before_kb += rep->mem_before.rss_kb;
+	s->vm_hwm_kb += rep->mem_end.hwm_kb;
+	s->vm_rss_kb += rep->mem_end.rss_kb;
 	side_counters_add(&s->c, &rep->c);
 	knobs_seen_merge(&s->sock, &rep->sock);
 	hist_merge(lat, &rep->lat);

@@ -167,6 +167,8 @@ int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, lon
 		hist_merge(&c->rep->lat, t[i].lat);
 		hist_merge(&c->rep->lat2, &t[i].lat2);
 	}
+	/* The window has closed; the flows are still open (their callers free them). */
+	mem_use_read(0, &c->rep->mem_end);
 	/* Threads that stopped early (a fatal error) still leave a closed window. */
 	if (c->rep->began && !c->rep->ended) {
 		cpu_mark_take(&c->rep->end);

@@ -1,8 +1,10 @@
 /* wl_tcp_rr.c: TCP request/response on persistent connections (netperf TCP_RR, neper tcp_rr).
  *
- * Each client process opens --flows connections, one thread each; a flow keeps --window
- * requests of --request bytes in flight and the server answers each with --response bytes.
- * A transaction's latency runs from the send of its request to the last byte of its answer.
+ * Each client process opens --flows connections; a flow keeps --window requests of --request
+ * bytes in flight and the server answers each with --response bytes. A transaction's latency
+ * runs from the send of its request to the last byte of its answer. Up to
+ * FLOW_PLAN_THREADED_MAX flows a process (and connections on the server), a thread each, here;
+ * beyond, a few epoll threads drive them all (tcp_rr_many.c, tcp_rr_many_srv.c).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -15,11 +17,15 @@
 #include "measure/result.h"
 #include "transport/tcp.h"
 #include "base/util.h"
+#include "base/nofile.h"
+#include "workload/flow_plan.h"
 #include "workload/openloop.h"
+#include "workload/tcp_rr_many.h"
 #include "workload/tcp_rr_open.h"
 #include "workload/workload.h"
 
-#define MAX_FLOWS 4096
+#define MAX_FLOWS 100000
+#define PORT_RANGE "/proc/sys/net/ipv4/ip_local_port_range"
 
 static const struct opt_override rr_overrides[] = {
 	{.field = "clients", .def = "1", .help = NULL},
@@ -30,8 +36,60 @@ static const struct opt_override rr_overrides[] = {
 	{.field = "rate", .help = "open loop: requests per second over all connections, each sent "
 				  "on its schedule whatever the answers do (0: closed loop, --window)"},
 	{.field = "timeout", .def = "5000", .help = "a flow making no progress this long is an error (timeout)"},
+	{.field = "flows", .min = 1, .max = MAX_FLOWS,
+	 .help = "persistent connections per client (above 64, a few epoll threads drive them)"},
+	{.field = "src_addrs", .help = "spread the client's connections over loopback source "
+				       "addresses 127.0.0.1..N (0: as many as the flows need for "
+				       "ephemeral ports, ip_local_port_range)"},
 	{0},
 };
+
+/* The ephemeral ports of one source address (ip_local_port_range), or 28,232 (Linux's
+ * default range) when it cannot be read. */
+static long port_range(void)
+{
+	FILE *f = fopen(PORT_RANGE, "re");
+	long lo = 32768, hi = 60999;
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &lo, &hi) != 2)
+			lo = 32768, hi = 60999;
+		fclose(f);
+	}
+	return flow_plan_ports(lo, hi);
+}
+
+/* Many flows: the calls the epoll threads can make, the source addresses a local run needs,
+ * and the open-file limit (here, before anything starts, so a short one is a usage error;
+ * a local run's server and clients inherit it). */
+static int rr_many_check(struct opts *o, char *err, size_t errlen)
+{
+	bool many = o->flows > FLOW_PLAN_THREADED_MAX || o->clients * o->flows > FLOW_PLAN_THREADED_MAX;
+	long need = o->server ? o->flows : o->clients * o->flows;
+	char what[80];
+
+	if (o->rate && o->flows > 1024) {
+		snprintf(err, errlen, "--rate drives a thread pair per flow: at most 1024 flows a "
+			 "client with --rate (more flows: leave --rate out, or use --clients)");
+		return -EINVAL;
+	}
+	if (many && !o->rate && (o->recv == RECV_EPOLL || o->recv == RECV_URING)) {
+		snprintf(err, errlen, "--recv %s: with more than %d flows, epoll threads drive the "
+			 "flows with recv-like calls; use --recv recv, read, recvmsg, readv or waitall",
+			 OPT_WORD(o, recv), FLOW_PLAN_THREADED_MAX);
+		return -EINVAL;
+	}
+	if (!o->src_addrs)
+		o->src_addrs = o->server || o->ipv6 ? 1
+						    : flow_plan_src_addrs(o->clients * o->flows, port_range());
+	if (o->src_addrs > 1 && (o->server || o->ipv6)) {
+		snprintf(err, errlen, "--src-addrs %ld: loopback IPv4 only (127.0.0.1..N); a remote "
+			 "server's connections spread over its ports", o->src_addrs);
+		return -EINVAL;
+	}
+	snprintf(what, sizeof(what), "--clients x --flows %ld", need);
+	return nofile_ensure(need, what, err, errlen) ? -EINVAL : 0;
+}
 
 static int rr_check(struct opts *o, char *err, size_t errlen)
 {
@@ -61,7 +119,7 @@ static int rr_check(struct opts *o, char *err, size_t errlen)
 			 o->clients * o->flows, MAX_FLOWS);
 		return -EINVAL;
 	}
-	return 0;
+	return rr_many_check(o, err, errlen);
 }
 
 static void rr_describe(const struct opts *o, char *buf, size_t len)
@@ -134,6 +192,7 @@ static void *rr_thread_main(void *arg)
 	if (TCP_FAILED(r))
 		count_err(&t->cnt, f->io.why, thread_phase(t) == PH_MEASURE);
 	tcp_info_sample(f->fd, &t->cnt, NULL);
+	t->cnt.idle_flows += t->saw_measure && !t->cnt.transactions; /* a thread is a flow */
 	return NULL;
 }
 
@@ -141,6 +200,8 @@ static int rr_client(struct client_ctx *c)
 {
 	if (c->o->rate) /* open loop: tcp_rr_open.c */
 		return tcp_rr_open_client(c);
+	if (c->o->flows > FLOW_PLAN_THREADED_MAX)
+		return tcp_rr_many_client(c);
 
 	const struct opts *o = c->o;
 	int n = (int)o->flows, ret = 0;
@@ -227,8 +288,15 @@ static void *rr_serve_conn(void *arg)
 	return NULL;
 }
 
+static bool server_many(const struct opts *o)
+{
+	return o->clients * o->flows > FLOW_PLAN_THREADED_MAX && !o->rate;
+}
+
 static int rr_server_open(struct server_ctx *s, char *err, size_t errlen)
 {
+	if (server_many(s->o))
+		return tcp_rr_many_server_open(s, err, errlen);
 	long max = s->o->clients * s->o->flows;
 	struct rr_server *x = xcalloc_lines(1, sizeof(*x) + (size_t)max * sizeof(x->conn[0]));
 
@@ -242,6 +310,10 @@ static void rr_server_loop(struct server_ctx *s)
 {
 	struct rr_server *x = s->priv;
 
+	if (server_many(s->o)) {
+		tcp_rr_many_server_loop(s);
+		return;
+	}
 	while (atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
 		int fd = tcp_accept(s, x->lfd, &x->strangers, x->n < x->max);
 
@@ -266,9 +338,12 @@ static void rr_server_loop(struct server_ctx *s)
 	side_counters_add(&s->c, &x->strangers);
 }
 
-/* A buffer of the larger message per connection. */
+/* A buffer of the larger message per connection; with many, their state and a buffer per
+ * thread. */
 static double rr_server_bytes(const struct opts *o)
 {
+	if (server_many(o))
+		return tcp_rr_many_server_bytes(o);
 	return (double)(o->clients * o->flows) *
 	       (double)(o->request > o->response ? o->request : o->response);
 }

@@ -264,8 +264,23 @@ static void test_tcp_rr(void **state)
 	expect_error("--request 0: tcp-rr needs requests", parse_wl(&wl_tcp_rr, &o, "--request", "0", NULL), &o);
 	expect_error("--response 0 is out of range", parse_wl(&wl_tcp_rr, &o, "--response", "0", NULL), &o);
 	expect_error("--flows 0 is out of range", parse_wl(&wl_tcp_rr, &o, "--flows", "0", NULL), &o);
-	expect_error("at most 4096 connections",
-		     parse_wl(&wl_tcp_rr, &o, "--clients", "8", "--flows", "1000", NULL), &o);
+	expect_error("at most 100000 connections",
+		     parse_wl(&wl_tcp_rr, &o, "--clients", "8", "--flows", "20000", NULL), &o);
+	expect_error("--flows 100001 is out of range",
+		     parse_wl(&wl_tcp_rr, &o, "--flows", "100001", NULL), &o);
+	expect_error("use --recv recv, read",
+		     parse_wl(&wl_tcp_rr, &o, "--flows", "65", "--recv", "epoll", NULL), &o);
+	expect_error("at most 1024 flows a client with --rate",
+		     parse_wl(&wl_tcp_rr, &o, "--flows", "1025", "--rate", "1000", NULL), &o);
+	expect_error("loopback IPv4 only",
+		     parse_wl(&wl_tcp_rr, &o, "--src-addrs", "4", "--ipv6", NULL), &o);
+	/* a local run spreads over the source addresses its connections need */
+	assert_int_equal(parse_wl(&wl_tcp_rr, &o, "--flows", "64", NULL), 0);
+	assert_int_equal(o.src_addrs, 1);
+	opts_free(&o);
+	assert_int_equal(parse_wl(&wl_tcp_rr, &o, "--flows", "64", "--src-addrs", "3", NULL), 0);
+	assert_int_equal(o.src_addrs, 3);
+	opts_free(&o);
 	expect_error("unknown option '--conns'", parse_wl(&wl_tcp_rr, &o, "--conns", "5", NULL), &o);
 }
 
