@@ -12,30 +12,6 @@
 #include "measure/noise.h"
 #include "report/out.h"
 
-/* A member at a dotted path of the environment as text ("-": null or missing). */
-static const char *env_text(const cJSON *e, const char *path, char *buf, size_t len)
-{
-	char key[64];
-	const cJSON *it = e;
-
-	for (const char *p = path; it && *p;) {
-		size_t k = strcspn(p, ".");
-
-		snprintf(key, sizeof(key), "%.*s", (int)k, p);
-		it = cJSON_GetObjectItemCaseSensitive(it, key);
-		p += k + (p[k] == '.');
-	}
-	if (cJSON_IsString(it))
-		snprintf(buf, len, "%s", it->valuestring);
-	else if (cJSON_IsNumber(it))
-		snprintf(buf, len, "%.0f", it->valuedouble);
-	else if (cJSON_IsBool(it))
-		snprintf(buf, len, "%s", cJSON_IsTrue(it) ? "on" : "off");
-	else
-		snprintf(buf, len, "-");
-	return buf;
-}
-
 /* Socket settings whose upstream default has long been the same: one set otherwise is said. */
 static const struct {
 	const char *key, *def;
@@ -62,7 +38,7 @@ static void line_cmdline(const cJSON *env)
 	char cmd[4096], *save = NULL;
 	int n = 0;
 
-	env_text(env, "kernel.cmdline", cmd, sizeof(cmd));
+	out_env_str(env, "kernel.cmdline", cmd, sizeof(cmd));
 	for (char *w = strtok_r(cmd, " ", &save); w; w = strtok_r(NULL, " ", &save))
 		for (size_t i = 0; i < ARRAY_SIZE(cmdline_words); i++)
 			if (!strncmp(w, cmdline_words[i], strlen(cmdline_words[i])))
@@ -94,22 +70,22 @@ static void check_summary(const cJSON *env, const struct noise *n)
 
 	printf("sockbench check: %s\n", n->n ? "something here would move the figures"
 					       : "quiet: nothing found that would add noise");
-	printf("  kernel:    Linux %s %s\n", env_text(env, "kernel.release", a, sizeof(a)),
-	       env_text(env, "kernel.machine", c, sizeof(c)));
+	printf("  kernel:    Linux %s %s\n", out_env_str(env, "kernel.release", a, sizeof(a)),
+	       out_env_str(env, "kernel.machine", c, sizeof(c)));
 	printf("  CPUs:      %s online (%s), SMT %s, %s NUMA node(s); governor %s, turbo %s\n",
-	       env_text(env, "cpu.online", c, sizeof(c)), env_text(env, "cpu.model", a, sizeof(a)),
-	       env_text(env, "cpu.smt", d, sizeof(d)), env_text(env, "cpu.numa_nodes", e, sizeof(e)),
-	       env_text(env, "cpu.governor", f, sizeof(f)), env_text(env, "cpu.turbo", g, sizeof(g)));
-	printf("  clock:     %s; hypervisor %s\n", env_text(env, "clocksource", c, sizeof(c)),
-	       env_text(env, "virtualization.hypervisor", d, sizeof(d)));
+	       out_env_str(env, "cpu.online", c, sizeof(c)), out_env_str(env, "cpu.model", a, sizeof(a)),
+	       out_env_str(env, "cpu.smt", d, sizeof(d)), out_env_str(env, "cpu.numa_nodes", e, sizeof(e)),
+	       out_env_str(env, "cpu.governor", f, sizeof(f)), out_env_str(env, "cpu.turbo", g, sizeof(g)));
+	printf("  clock:     %s; hypervisor %s\n", out_env_str(env, "clocksource", c, sizeof(c)),
+	       out_env_str(env, "virtualization.hypervisor", d, sizeof(d)));
 	printf("  interface: %s (driver %s, MTU %s, qdisc %s, GRO %s, GSO %s, TSO %s, RPS CPUs %s)\n",
-	       env_text(env, "interface.name", a, sizeof(a)),
-	       env_text(env, "interface.driver", b, sizeof(b)),
-	       env_text(env, "interface.mtu", c, sizeof(c)), env_text(env, "interface.qdisc", d, sizeof(d)),
-	       env_text(env, "interface.offloads.gro", e, sizeof(e)),
-	       env_text(env, "interface.offloads.gso", f, sizeof(f)),
-	       env_text(env, "interface.offloads.tso", g, sizeof(g)),
-	       env_text(env, "interface.rps_cpus", h, sizeof(h)));
+	       out_env_str(env, "interface.name", a, sizeof(a)),
+	       out_env_str(env, "interface.driver", b, sizeof(b)),
+	       out_env_str(env, "interface.mtu", c, sizeof(c)), out_env_str(env, "interface.qdisc", d, sizeof(d)),
+	       out_env_str(env, "interface.offloads.gro", e, sizeof(e)),
+	       out_env_str(env, "interface.offloads.gso", f, sizeof(f)),
+	       out_env_str(env, "interface.offloads.tso", g, sizeof(g)),
+	       out_env_str(env, "interface.rps_cpus", h, sizeof(h)));
 	line_cmdline(env);
 	line_sysctls(env);
 	for (int i = 0; i < n->n; i++)

@@ -99,4 +99,9 @@ void out_intervals_none(const char *why);
  * Returns the number of findings. */
 int out_noise_warnings(FILE *f);
 
+/* The member at a dotted path of a JSON object (the environment: "kernel.release") as text:
+ * a string as it is, a number without decimals, a bool as on/off, "-" for null or missing.
+ * Returns buf. */
+const char *out_env_str(const struct cJSON *e, const char *path, char *buf, size_t len);
+
 #endif

@@ -238,8 +238,7 @@ void out_table_profile(const struct result *r, FILE *f)
 		fprintf(f, "  (the server runs on another host: its samples are not here)\n");
 }
 
-/* A member's text, "-" for null or missing; a.b paths. */
-static const char *env_str(const cJSON *e, const char *path, char *buf, size_t len)
+const char *out_env_str(const cJSON *e, const char *path, char *buf, size_t len)
 {
 	char key[64];
 	const cJSON *it = e;
@@ -270,17 +269,17 @@ static void table_env(FILE *f, const char *label, const cJSON *e)
 	if (!e)
 		return;
 	fprintf(f, "\n  %s: Linux %s, %s CPUs online (%s), hypervisor %s, clocksource %s,\n",
-		label, env_str(e, "kernel.release", a, sizeof(a)), env_str(e, "cpu.online", c, sizeof(c)),
-		env_str(e, "cpu.model", b, sizeof(b)), env_str(e, "virtualization.hypervisor", d, sizeof(d)),
-		env_str(e, "clocksource", g, sizeof(g)));
-	fprintf(f, "    governor %s, turbo %s; ", env_str(e, "cpu.governor", a, sizeof(a)),
-		env_str(e, "cpu.turbo", c, sizeof(c)));
+		label, out_env_str(e, "kernel.release", a, sizeof(a)), out_env_str(e, "cpu.online", c, sizeof(c)),
+		out_env_str(e, "cpu.model", b, sizeof(b)), out_env_str(e, "virtualization.hypervisor", d, sizeof(d)),
+		out_env_str(e, "clocksource", g, sizeof(g)));
+	fprintf(f, "    governor %s, turbo %s; ", out_env_str(e, "cpu.governor", a, sizeof(a)),
+		out_env_str(e, "cpu.turbo", c, sizeof(c)));
 	fprintf(f, "interface %s (driver %s, MTU %s, qdisc %s, GRO %s, GSO %s, TSO %s)\n",
-		env_str(e, "interface.name", b, sizeof(b)), env_str(e, "interface.driver", d, sizeof(d)),
-		env_str(e, "interface.mtu", g, sizeof(g)), env_str(e, "interface.qdisc", h, sizeof(h)),
-		env_str(e, "interface.offloads.gro", k, sizeof(k)),
-		env_str(e, "interface.offloads.gso", a, sizeof(a)),
-		env_str(e, "interface.offloads.tso", c, sizeof(c)));
+		out_env_str(e, "interface.name", b, sizeof(b)), out_env_str(e, "interface.driver", d, sizeof(d)),
+		out_env_str(e, "interface.mtu", g, sizeof(g)), out_env_str(e, "interface.qdisc", h, sizeof(h)),
+		out_env_str(e, "interface.offloads.gro", k, sizeof(k)),
+		out_env_str(e, "interface.offloads.gso", a, sizeof(a)),
+		out_env_str(e, "interface.offloads.tso", c, sizeof(c)));
 }
 
 void out_table_full(const struct result *r, FILE *f)

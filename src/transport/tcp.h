@@ -78,6 +78,8 @@ void tcp_info_add(int fd, struct side_counters *c, int sign);
 /* Add the socket's TCP_INFO (rtt, rttvar, min_rtt, cwnd, delivery rate, retransmits) to c's
  * ti_* sums as one more connection; *calls (may be NULL) counts the getsockopt. */
 void tcp_info_sample(int fd, struct side_counters *c, uint64_t *calls);
+/* What io counted (bytes, calls, system calls) added to c. */
+void tcp_io_count(struct side_counters *c, const struct tcp_io *io);
 /* The error kind of a failed call's errno. */
 enum err_kind tcp_err_kind(int err);
 

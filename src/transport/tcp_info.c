@@ -53,3 +53,12 @@ void tcp_info_sample(int fd, struct side_counters *c, uint64_t *calls)
 	lo_hi(&c->ti_cwnd_min, &c->ti_cwnd_max, ti.tcpi_snd_cwnd, first);
 	lo_hi(NULL, &c->ti_rate_max, ti.tcpi_delivery_rate, first);
 }
+
+void tcp_io_count(struct side_counters *c, const struct tcp_io *io)
+{
+	c->rx_bytes += io->rx_bytes;
+	c->tx_bytes += io->tx_bytes;
+	c->rx_packets += io->rx_calls;
+	c->tx_packets += io->tx_calls;
+	c->syscalls += io->syscalls;
+}

@@ -147,11 +147,7 @@ static void on_readable(struct client_thread *t, struct mf_thread *m, struct mf_
 
 static void count_io(struct side_counters *c, struct tcp_io *io)
 {
-	c->rx_bytes += io->rx_bytes;
-	c->tx_bytes += io->tx_bytes;
-	c->rx_packets += io->rx_calls;
-	c->tx_packets += io->tx_calls;
-	c->syscalls += io->syscalls;
+	tcp_io_count(c, io);
 	io->rx_calls = io->tx_calls = io->syscalls = io->rx_bytes = io->tx_bytes = 0;
 }
 

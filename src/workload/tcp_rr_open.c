@@ -53,14 +53,6 @@ int tcp_rr_connect(struct client_ctx *c, int *fd)
 	return 0;
 }
 
-static void count_io(struct side_counters *c, struct tcp_io *io)
-{
-	c->rx_bytes += io->rx_bytes;
-	c->tx_bytes += io->tx_bytes;
-	c->rx_packets += io->rx_calls;
-	c->tx_packets += io->tx_calls;
-	c->syscalls += io->syscalls;
-}
 
 static void *receiver(struct client_thread *t)
 {
@@ -87,7 +79,7 @@ static void *receiver(struct client_thread *t)
 		if (measuring) {
 			ol_record(t->lat, &t->lat2, e.due, e.sent, now);
 			t->cnt.transactions++;
-			count_io(&t->cnt, &f->rio);
+			tcp_io_count(&t->cnt, &f->rio);
 		}
 	}
 	if (TCP_FAILED(r))
@@ -120,7 +112,7 @@ static int send_one(struct client_thread *t, struct tro_flow *f, bool measuring,
 
 	if (measuring) {
 		ol_lag_note(&f->gen.lag, due, now);
-		count_io(&t->cnt, &f->tio);
+		tcp_io_count(&t->cnt, &f->tio);
 	}
 	return r;
 }
