@@ -83,7 +83,7 @@ static const char *watch(struct run *r, double seconds, int counted, int target)
 	if (run_sig)
 		return "interrupted by a signal";
 	if (counted && clients_done(r, counted == 1) < target) {
-		snprintf(why, sizeof(why), "%s %.1f s reached before every %s was done",
+		snprintf(why, sizeof(why), "%s %g s reached before every %s was done",
 			 r->o->bytes ? "the limit of --duration" : "--time-limit", seconds, r->wl->unit);
 		return why;
 	}
