@@ -180,14 +180,14 @@ struct cJSON;
 	X(BOOL, zerocopy, false, 'Z', "zerocopy", 0, 1, "",                                        \
 	  "zero-copy sends: the kernel sends from our pages and reports when it is done with "     \
 	  "them (MSG_ZEROCOPY with --send send or sendmsg, IORING_OP_SEND_ZC with --send uring)")  \
-	X(BOOL, bidir, false, 0, "bidir", 0, 1, "",                                                \
-	  "both ways at once: each flow is a connection each way")                                 \
 	X(INT, bytes, 0, 'n', "bytes", 0, 1e15, "BYTES",                                           \
 	  "end the window when the clients have sent this much (iperf3 -n; then --duration, if "  \
 	  "given, bounds it and a window cut short is partial; 0: time-based)")
 
 #define REVERSE_OPT(X)                                                                             \
-	X(BOOL, reverse, false, 'R', "reverse", 0, 1, "", "the server sends, the client receives")
+	X(BOOL, reverse, false, 'R', "reverse", 0, 1, "", "the server sends, the client receives") \
+	X(BOOL, bidir, false, 0, "bidir", 0, 1, "",                                                \
+	  "both ways at once: each flow is a connection each way")
 
 /* --rate: what it counts is the workload's (its help is overridden where it differs). */
 #define RATE_OPT(X)                                                                                \

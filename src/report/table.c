@@ -8,6 +8,39 @@
 
 static void table_memory(const struct result *r, FILE *f);
 
+/* One side's socket knobs as read back from its socket (cc, mss, tos, local address, device). */
+static void knobs_line(FILE *f, const char *side, const struct knobs_seen *k)
+{
+	char mss[16] = "-";
+
+	if (!k->seen)
+		return;
+	if (k->tcp)
+		snprintf(mss, sizeof(mss), "%d", k->mss);
+	fprintf(f, "  %-28s %-6s %s%s%smss %s, tos 0x%02x, local %s%s%s\n", "socket (read back)", side,
+		k->tcp ? "cc " : "", k->tcp ? k->cc : "", k->tcp ? ", " : "", mss, k->tos,
+		*k->local ? k->local : "-", *k->dev ? ", device " : "", k->dev);
+}
+
+/* TCP_INFO per side, where a side read it: connections read, rtt, min_rtt, cwnd. */
+static void table_tcp_info(const struct result *r, FILE *f)
+{
+	const struct side_counters *c = &r->client.c, *s = &r->server.c;
+	double cn = (double)c->ti_conns, sn = (double)s->ti_conns;
+
+	if (!c->ti_conns && !s->ti_conns)
+		return;
+	out_side_row(f, "TCP_INFO connections read", r, 0, cn, sn);
+	out_side_row(f, "  rtt mean (us)", r, 1, cn ? (double)c->ti_rtt_sum / cn : NAN,
+		     sn ? (double)s->ti_rtt_sum / sn : NAN);
+	out_side_row(f, "  rtt max (us)", r, 0, cn ? (double)c->ti_rtt_max : NAN,
+		     sn ? (double)s->ti_rtt_max : NAN);
+	out_side_row(f, "  min_rtt, least (us)", r, 0, cn ? (double)c->ti_minrtt_min : NAN,
+		     sn ? (double)s->ti_minrtt_min : NAN);
+	out_side_row(f, "  cwnd mean (segments)", r, 1, cn ? (double)c->ti_cwnd_sum / cn : NAN,
+		     sn ? (double)s->ti_cwnd_sum / sn : NAN);
+}
+
 static void table_sides(const struct result *r, FILE *f)
 {
 	const struct side_result *c = &r->client, *s = &r->server;
@@ -37,6 +70,7 @@ static void table_sides(const struct result *r, FILE *f)
 		out_side_row(f, "segments sent (TCP_INFO)", r, 0, (double)c->c.segs_out,
 			     (double)s->c.segs_out);
 	}
+	table_tcp_info(r, f);
 	out_side_row(f, "errors", r, 0, (double)c->c.errors, (double)s->c.errors);
 	for (int k = 0; k < ERR_KINDS; k++) {
 		if (!c->c.err[k] && !s->c.err[k])
@@ -53,6 +87,10 @@ static void table_sides(const struct result *r, FILE *f)
 	if (c->c.idle_flows)
 		out_side_row(f, "idle flows (none in window)", r, 0, (double)c->c.idle_flows, 0.0);
 	table_memory(r, f);
+	if (c->sock.seen || s->sock.seen)
+		fputc('\n', f);
+	knobs_line(f, "client", &c->sock);
+	knobs_line(f, "server", &s->sock);
 }
 
 /* User-space memory of each side's processes (VmHWM), and what each flow took of it. */

@@ -1,6 +1,6 @@
 /* udp_stream_server.c: udp-stream's server side (wl_udp_stream.c has the workload and its
  * client): it receives every flow and counts it, or with --reverse takes the clients' hellos
- * and sends to each flow. Both through udp_stream_flow.c's receiver and sender. */
+ * and sends to each flow, or with --bidir both at once. All through udp_stream_flow.c's receiver and sender. */
 #include "base/util.h"
 #include "measure/result.h"
 #include "workload/udp_stream.h"
@@ -45,34 +45,47 @@ static void receive_loop(struct udp_srv_thread *t, const struct io_ops *ops, str
 	receiver_end(&rx);
 }
 
-/* --reverse: take the clients' hellos; each new flow becomes a target, sent to only on the
- * controller's host (an agent is no reflector). */
-static void take_hellos(struct udp_srv_thread *t, struct sender *x, struct io_msg *m, int n)
+/* --reverse, --bidir: a client's hello (a header alone, HELLO magic)? */
+static bool is_hello(const struct io_msg *m)
+{
+	struct seq_hdr h = {0};
+
+	if (m->len != HDR_LEN)
+		return false;
+	seq_hdr_get(m->buf, m->len, &h);
+	return h.magic == HDR_MAGIC_HELLO;
+}
+
+/* A client's hello: a new flow becomes a target, sent to only on the controller's host (an
+ * agent is no reflector). */
+static void hello_take(struct udp_srv_thread *t, struct sender *x, const struct io_msg *m)
 {
 	const struct opts *o = t->s->o;
+	struct seq_hdr h = {0};
+	uint32_t flow;
+
+	seq_hdr_get(m->buf, m->len, &h);
+	flow = h.flow;
+	if (!peer_allowed(t->s, &m->addr) || m->len != HDR_LEN || h.magic != HDR_MAGIC_HELLO ||
+	    h.token != t->s->token || flow >= (uint32_t)o->peers) {
+		count_err(&t->c, ERR_FOREIGN, true);
+		return;
+	}
+	for (int k = 0; k < x->ntg; k++)
+		if (x->tg[k].flow == flow)
+			return;
+	x->tg[x->ntg++] = (struct target){.flow = flow, .addr = m->addr, .addrlen = m->addrlen};
+	/* Each flow gets its share of --rate. */
+	sender_rate(x, (double)o->rate * x->ntg / (double)o->peers);
+}
+
+/* --reverse: take the clients' hellos. */
+static void take_hellos(struct udp_srv_thread *t, struct sender *x, struct io_msg *m, int n)
+{
 	int got = x->ops->recv(x->io, m, n);
 
-	for (int i = 0; i < got; i++) {
-		struct seq_hdr h = {0};
-		bool known = false;
-		uint32_t flow;
-
-		seq_hdr_get(m[i].buf, m[i].len, &h);
-		flow = h.flow;
-		if (!peer_allowed(t->s, &m[i].addr) || m[i].len != HDR_LEN ||
-		    h.magic != HDR_MAGIC_HELLO || h.token != t->s->token || flow >= (uint32_t)o->peers) {
-			count_err(&t->c, ERR_FOREIGN, true);
-			continue;
-		}
-		for (int k = 0; k < x->ntg && !known; k++)
-			known = x->tg[k].flow == flow;
-		if (known)
-			continue;
-		x->tg[x->ntg++] = (struct target){.flow = flow, .addr = m[i].addr,
-						  .addrlen = m[i].addrlen};
-		/* Each flow gets its share of --rate. */
-		sender_rate(x, (double)o->rate * x->ntg / (double)o->peers);
-	}
+	for (int i = 0; i < got; i++)
+		hello_take(t, x, &m[i]);
 }
 
 static void send_loop(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io)
@@ -100,13 +113,51 @@ static void send_loop(struct udp_srv_thread *t, const struct io_ops *ops, struct
 	msgs_free(in, UDP_RX_BURST);
 }
 
-/* Before each server socket's bind: its flows, and the options of its side. */
+/* --bidir: receive every flow the clients send and send to every flow that said hello, in
+ * one loop on one socket: nothing waits while there is something to send. No drain after the
+ * window (see DRAIN_*): a datagram reordered past its end counts as lost. */
+static void bidir_loop(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io)
+{
+	const struct opts *o = t->s->o;
+	int burst = io->batch;
+	struct io_msg *m = msgs_alloc(burst, io->cap);
+	struct receiver rx = {.o = o, .cnt = &t->c, .flows = t->priv, .token = t->s->token};
+	struct sender x;
+	int ph;
+
+	sender_init(&x, o, ops, io, &t->c, &t->win, (int)o->peers, t->s->token);
+	while ((ph = udp_server_phase(t, io)) != PH_STOP) {
+		int n = ops->recv(io, m, burst);
+
+		if (n < 0)
+			count_err(&t->c, ERR_RECV, t->win.measuring);
+		for (int i = 0; i < n; i++) {
+			if (is_hello(&m[i]))
+				hello_take(t, &x, &m[i]);
+			else if (!peer_allowed(t->s, &m[i].addr))
+				count_err(&t->c, ERR_FOREIGN, true);
+			else
+				receiver_take(&rx, &m[i], ph == PH_MEASURE);
+		}
+		if (x.ntg)
+			sender_step(&x, 1000000ULL); /* paced: sleep 1 ms at most, then receive */
+		else if (n <= 0)
+			ops->wait(io, UDP_SERVER_WAIT_MS);
+	}
+	receiver_end(&rx);
+	sender_free(&x);
+	msgs_free(m, burst);
+}
+
+/* Before each server socket's bind: its flows, and the options of its side (both: --bidir). */
 static int prepare_server(struct udp_srv_thread *t, char *err, size_t errlen)
 {
 	const struct opts *o = t->s->o;
+	int ret;
 
-	if (o->reverse)
-		return sender_sockopts(t->fd, o, err, errlen);
+	if (o->reverse || o->bidir)
+		if ((ret = sender_sockopts(t->fd, o, err, errlen)) || o->reverse)
+			return ret;
 	t->priv = xcalloc((size_t)o->peers, sizeof(struct seq_flow));
 	return receiver_sockopts(t->fd, o, err, errlen);
 }
@@ -120,7 +171,14 @@ void udp_stream_server_loop(struct server_ctx *s)
 {
 	const struct opts *o = s->o;
 
-	if (o->reverse)
+	size_t tx_cap = (size_t)o->size * (size_t)(o->gso ? o->gso : 1);
+	size_t rx_cap = o->gro ? GRO_CAP : (size_t)o->size;
+	int rx_batch = (int)(o->batch > 1 ? o->batch : UDP_RX_BURST);
+
+	if (o->bidir)
+		udp_server_run(s, tx_cap > rx_cap ? tx_cap : rx_cap, rx_batch, rx_batch, true,
+			       bidir_loop);
+	else if (o->reverse)
 		udp_server_run(s, (size_t)o->size * (size_t)(o->gso ? o->gso : 1), (int)o->batch,
 			       (int)o->batch, true, send_loop);
 	else

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,6 +40,8 @@ static const struct opt_override udp_stream_overrides[] = {
 				   "(0: one per client)"},
 	{.field = "reverse", .def = NULL, .help = "the server sends, the clients receive and count "
 						   "(each client socket is a flow)"},
+	{.field = "bidir", .def = NULL, .help = "both ways at once: each flow a sender each way (a "
+						 "client socket sends, another receives)"},
 	{0},
 };
 
@@ -49,6 +52,11 @@ static int udp_stream_check(struct opts *o, char *err, size_t errlen)
 	if (o->peers < o->clients) {
 		snprintf(err, errlen, "--peers %ld is fewer than --clients %ld: each client needs a socket",
 			 o->peers, o->clients);
+		return -EINVAL;
+	}
+	if (o->reverse && o->bidir) {
+		snprintf(err, errlen, "--reverse and --bidir together: choose one (--bidir already "
+			 "sends both ways)");
 		return -EINVAL;
 	}
 	if (udp_io_check(o, err, errlen))
@@ -82,124 +90,25 @@ static void udp_stream_describe(const struct opts *o, char *buf, size_t len)
 		 "%ld client%s, %ld flow%s%s, %ld-byte datagrams at %s, io %s, batch %ld, gso %ld, "
 		 "gro %s, %s, %ld server thread%s%s",
 		 o->clients, o->clients > 1 ? "s" : "", o->peers, o->peers > 1 ? "s" : "",
-		 o->reverse ? " server to client" : "", o->size,
+		 o->bidir ? " both ways" : o->reverse ? " server to client" : "", o->size,
 		 rate, io_find(o)->name, o->batch, o->gso, o->gro ? "on" : "off",
 		 o->connected ? "connected" : "unconnected", o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->rcvbuf ? ", receive buffer set" : "");
-}
-
-/* The sending and the receiving side, and their names. */
-static const struct side_result *tx_side(const struct result *r, const char **name)
-{
-	*name = r->cfg->reverse ? "server" : "client";
-	return r->cfg->reverse ? &r->server : &r->client;
-}
-
-static const struct side_result *rx_side(const struct result *r, const char **name)
-{
-	*name = r->cfg->reverse ? "client" : "server";
-	return r->cfg->reverse ? &r->client : &r->server;
-}
-
-/* Packets the receiver received in its window. */
-/* During the window only the clients' payload bytes are seen: each datagram carries --size. */
-static double udp_stream_live_units(const struct opts *o, uint64_t transactions, uint64_t bytes)
-{
-	(void)transactions;
-	return o->size > 0 ? (double)bytes / (double)o->size : 0;
-}
-
-static double udp_stream_units(const struct result *r)
-{
-	const char *name;
-
-	return (double)rx_side(r, &name)->c.rx_packets;
-}
-
-/* The kernel counts a datagram sent with GSO once per send, and one read coalesced by GRO once
- * per read; we count those too (syscalls aside): tx_packets / gso, and transactions (reads).
- * Only the sides on this machine count (the client always is; the server when local). */
-static int udp_stream_kernel_pairs(const struct result *r, struct kernel_pair *out)
-{
-	const char *name;
-	const struct side_result *tx = tx_side(r, &name), *rx = rx_side(r, &name);
-	bool server_here = r->server_local && r->server.present;
-	uint64_t segs = r->cfg->gso ? (uint64_t)r->cfg->gso : 1;
-	uint64_t in = r->cfg->gro ? rx->c.transactions : rx->c.rx_packets;
-	int n = 0;
-
-	/* Loopback: a GSO send that reaches a socket without GRO is cut up on the way in. */
-	if (r->cfg->gso && !r->cfg->gro)
-		in = rx->c.rx_packets;
-	if (r->cfg->reverse || server_here)
-		out[n++] = (struct kernel_pair){"InDatagrams", in};
-	if (!r->cfg->reverse || server_here)
-		out[n++] = (struct kernel_pair){"OutDatagrams", tx->c.tx_packets / segs};
-	/* Drops: one per datagram, but one per coalesced packet with GRO, which we cannot see. */
-	if (!r->cfg->gro && (r->cfg->reverse || server_here))
-		out[n++] = (struct kernel_pair){"RcvbufErrors", rx->c.lost};
-	return n;
-}
-
-static void udp_stream_headline(const struct result *r, struct headline *h)
-{
-	const char *name; /* the per-side table prints each side's CPU per packet it moved */
-	const struct side_result *c = tx_side(r, &name), *s = rx_side(r, &name);
-	double d = r->duration_s;
-	uint64_t rx = s->c.rx_packets, tx = c->c.tx_packets, lost = s->c.lost;
-	double loss_pct = rx + lost ? 100.0 * (double)lost / (double)(rx + lost) : 0;
-	double cpu_tx = result_cpu_us_per(c->user_s, c->sys_s, (double)tx);
-	double cpu_rx = result_cpu_us_per(s->user_s, s->sys_s, (double)rx);
-	double gb = d > 0 ? (double)s->c.rx_bytes * 8 / d / 1e9 : 0;
-	/* The keys name the sides: "client_per_sent", "server_per_received" (or reversed). */
-	static const char *const per_sent[] = {"cpu_us_per_packet.client_per_sent",
-					       "cpu_us_per_packet.server_per_sent"};
-	static const char *const per_received[] = {"cpu_us_per_packet.server_per_received",
-						   "cpu_us_per_packet.client_per_received"};
-	int rev = r->cfg->reverse ? 1 : 0;
-
-	headline_row(h, "packets received/s", result_per_s(rx, d), 0, "sent %.0f/s",
-		     result_per_s(tx, d));
-	/* Too late to tell from a duplicate (seq.h): counted as neither, the loss an upper bound. */
-	headline_row(h, "lost (gaps in sequence)", (double)lost, 0, "(%.3f%%)  reordered %llu, "
-		     "duplicates %llu, too late to tell %llu", loss_pct,
-		     (unsigned long long)s->c.reordered, (unsigned long long)s->c.dups,
-		     (unsigned long long)s->c.seq_unsure);
-	headline_row(h, "payload Gbit/s received", gb, 3, NULL);
-	/* Jitter: the mean of the receiving flows' (iperf3 averages its streams' the same way). */
-	double jit = s->c.jitter_flows ? (double)s->c.jitter_ns / (double)s->c.jitter_flows / 1e6 : NAN;
-
-	if (isnan(jit))
-		headline_row(h, "jitter (ms)", NAN, 0, "- (no flow received two datagrams in the window)");
-	else
-		headline_row(h, "jitter (ms)", jit, 3, "RFC 3550, as iperf3's; mean of %llu flow%s",
-			     (unsigned long long)s->c.jitter_flows, s->c.jitter_flows == 1 ? "" : "s");
-	headline_key(h, per_sent[rev], cpu_tx, 4);
-	headline_key(h, per_received[rev], cpu_rx, 4);
-	headline_key(h, "packets_sent", (double)tx, -1);
-	headline_key(h, "packets_received", (double)rx, -1);
-	headline_key(h, "packets_sent_per_s", result_per_s(tx, d), 3);
-	headline_key(h, "packets_per_s", result_per_s(rx, d), 3);
-	headline_key(h, "loss", (double)lost, -1);
-	headline_key(h, "loss_pct", loss_pct, 4);
-	headline_key(h, "reordered", (double)s->c.reordered, -1);
-	headline_key(h, "duplicates", (double)s->c.dups, -1);
-	headline_key(h, "too_late_to_tell", (double)s->c.seq_unsure, -1);
-	headline_key(h, "gbit_per_s", gb, 4);
-	headline_key(h, "jitter_ms", jit, 6);
 }
 
 /* ---- client ---- */
 
 struct client {
 	struct client_ctx *c;
+	struct side_counters *cnt; /* the client's report, or the receiving half's own (--bidir) */
+	bool receives;
 	const struct io_ops *ops;
 	struct io_ctx io;
 	struct udp_window win;
 	uint32_t flow0; /* the number of this client's first socket */
 };
 
-static int client_open(struct client *x, struct client_ctx *c)
+static int client_open(struct client *x, struct client_ctx *c, bool receives)
 {
 	const struct opts *o = c->o;
 	struct sockaddr_storage any = {.ss_family = c->server.ss_family};
@@ -208,13 +117,15 @@ static int client_open(struct client *x, struct client_ctx *c)
 	int ret;
 
 	x->c = c;
+	x->receives = receives;
+	x->cnt = x->cnt ? x->cnt : &c->rep->c;
 	x->ops = io_find(o);
 	for (int i = 0; i < c->index; i++)
 		x->flow0 += (uint32_t)share_of(o->peers, (int)o->clients, i);
-	if (o->reverse)
+	if (receives)
 		cap = o->gro ? GRO_CAP : (size_t)o->size;
 	x->io = (struct io_ctx){.o = o, .nsock = c->nsock, .connected = o->connected,
-				.wait = io_wait_of(o, o->reverse), .batch = (int)o->batch,
+				.wait = io_wait_of(o, receives), .batch = (int)o->batch,
 				.depth = (int)o->batch, .cap = cap};
 	x->io.fds = xcalloc((size_t)c->nsock, sizeof(int));
 	for (int k = 0; k < c->nsock; k++)
@@ -226,7 +137,7 @@ static int client_open(struct client *x, struct client_ctx *c)
 		if (fd < 0)
 			return fd;
 		x->io.fds[k] = fd;
-		if ((ret = o->reverse ? receiver_sockopts(fd, o, why, sizeof(why))
+		if ((ret = receives ? receiver_sockopts(fd, o, why, sizeof(why))
 				      : sender_sockopts(fd, o, why, sizeof(why)))) {
 			snprintf(c->rep->msg, sizeof(c->rep->msg), "client socket: %s", why);
 			return ret;
@@ -257,7 +168,11 @@ static void client_close(struct client *x)
 
 static int client_phase(struct client *x)
 {
-	return udp_window_follow(&x->win, client_follow_phase(x->c), &x->io, &x->c->rep->c);
+	/* The receiving half of --bidir reads the phase only: the client's marks are the other's. */
+	int ph = x->cnt == &x->c->rep->c ? client_follow_phase(x->c)
+					 : atomic_load_explicit(&x->c->sh->phase, memory_order_acquire);
+
+	return udp_window_follow(&x->win, ph, &x->io, x->cnt);
 }
 
 /* Send datagrams to the server from every socket, each its own flow. */
@@ -266,7 +181,7 @@ static void client_send(struct client *x)
 	const struct opts *o = x->c->o;
 	struct sender tx;
 
-	sender_init(&tx, o, x->ops, &x->io, &x->c->rep->c, &x->win, x->c->nsock, x->c->token);
+	sender_init(&tx, o, x->ops, &x->io, x->cnt, &x->win, x->c->nsock, x->c->token);
 	for (int k = 0; k < x->c->nsock; k++)
 		tx.tg[tx.ntg++] = (struct target){.sock = k, .flow = x->flow0 + (uint32_t)k,
 						  .addr = x->c->server, .addrlen = x->c->server_len};
@@ -303,7 +218,7 @@ static void client_receive(struct client *x)
 	int burst = o->batch > 1 ? (int)o->batch : UDP_RX_BURST;
 	struct io_msg *m = msgs_alloc(burst, x->io.cap);
 	bool *heard = xcalloc((size_t)x->c->nsock, sizeof(bool));
-	struct receiver rx = {.o = o, .cnt = &x->c->rep->c, .token = x->c->token,
+	struct receiver rx = {.o = o, .cnt = x->cnt, .token = x->c->token,
 			      .flows = xcalloc((size_t)o->peers, sizeof(struct seq_flow))};
 	int unheard = x->c->nsock, ph;
 	uint64_t said = 0, closed = 0, filled = 0; /* after the window: the drain (DRAIN_*) */
@@ -344,11 +259,44 @@ static void client_receive(struct client *x)
 	msgs_free(m, burst);
 }
 
+static void *receive_main(void *arg)
+{
+	client_receive(arg);
+	return NULL;
+}
+
+/* --bidir: a sending half on this thread, a receiving half on another with its own sockets
+ * and counters, added to the client's at the end. */
+static int bidir_client(struct client_ctx *c)
+{
+	struct side_counters rcnt = {0};
+	struct client tx = {0}, rx = {.cnt = &rcnt};
+	int ret = client_open(&tx, c, false);
+	pthread_t tid;
+
+	if (!ret)
+		ret = client_open(&rx, c, true);
+	atomic_fetch_add(&c->sh->ready, 1);
+	if (!ret && (ret = -pthread_create(&tid, NULL, receive_main, &rx)))
+		snprintf(c->rep->msg, sizeof(c->rep->msg), "client thread: %s", strerror(-ret));
+	if (!ret) {
+		client_send(&tx);
+		pthread_join(tid, NULL);
+		side_counters_add(&c->rep->c, &rcnt);
+	}
+	client_close(&rx);
+	client_close(&tx);
+	return ret;
+}
+
 static int udp_stream_client(struct client_ctx *c)
 {
 	struct client x = {0};
-	int ret = client_open(&x, c);
+	int ret;
 
+	if (c->o->bidir)
+		return bidir_client(c);
+	ret = client_open(&x, c, c->o->reverse);
 	atomic_fetch_add(&c->sh->ready, 1);
 	if (!ret && c->o->reverse)
 		client_receive(&x);

@@ -1,6 +1,7 @@
 # udp-stream: 2-second runs whose datagram counts agree with the kernel's; our loss (gaps in
 # the sequence numbers) against RcvbufErrors; --rate 10000 delivers 10,000 +- 2% a second
-# (plus the edges' delays) without loss the kernel did not see; GSO and GRO; batching; bad flags.
+# (plus the edges' delays) without loss the kernel did not see; GSO and GRO; --reverse, --bidir;
+# batching; bad flags.
 . "$(dirname "$0")/lib.sh"
 need jq
 
@@ -58,6 +59,18 @@ jassert "$TMP/vr.json" "$KOK"' paced(.packets_per_s; 10000) and drops_seen and .
 jassert "$TMP/vg.json" '.errors == 0 and .packets_per_s > 1000 and .sides.server.syscalls_per_unit < 0.5' '{errors, packets_per_s, s: .sides.server.syscalls_per_unit}'
 agrees "$TMP/vg.json" OutDatagrams
 
+# --bidir: a sender each way per flow, two clients; both ways' rates are each receiver's own
+# count, both sides' sends and receives stand beside the kernel's Udp counters.
+"$SB" udp-stream --bidir --clients 2 --duration 2 --warmup 0.3 --json >"$TMP/bi.json" || fail "--bidir failed"
+jassert "$TMP/bi.json" '.partial == false and .errors == 0 and .sides.client.packets_sent > 0 and .sides.server.packets_sent > 0 and .packets_received == .sides.client.packets_received + .sides.server.packets_received and .packets_sent == .sides.client.packets_sent + .sides.server.packets_sent' '{errors, packets_received, packets_sent, sides}'
+jassert "$TMP/bi.json" '.duration_s as $d | .packets_per_s_by_direction | .client_to_server > 1000 and .server_to_client > 1000' '{packets_per_s_by_direction, sides}'
+jassert "$TMP/bi.json" '.duration_s as $d | (.packets_per_s_by_direction.client_to_server * $d - .sides.server.packets_received | fabs) < 1 and (.packets_per_s_by_direction.server_to_client * $d - .sides.client.packets_received | fabs) < 1' '{duration_s, packets_per_s_by_direction, sides}'
+jassert "$TMP/bi.json" '.cpu_us_per_packet | .client_per_sent_and_received > 0 and .server_per_sent_and_received > 0' '.cpu_us_per_packet'
+agrees "$TMP/bi.json" InDatagrams
+agrees "$TMP/bi.json" OutDatagrams
+"$SB" udp-stream --bidir --rate 10000 --rcvbuf 2097152 --peers 2 --duration 1 --warmup 0.3 >"$TMP/bi.txt" || fail "--bidir text failed"
+grep -q "client to server (packets/s)" "$TMP/bi.txt" || fail "--bidir: no line for each way: $(cat "$TMP/bi.txt")"
+
 for io in $("$SB" list-io); do
 	"$SB" udp-stream --io $io --batch 16 --duration 0.6 --warmup 0.2 --json >"$TMP/b.json" 2>"$TMP/err"
 	rc=$?
@@ -76,5 +89,6 @@ expect_usage "--rate" udp-stream --rate -5
 # A flag of another workload: not applicable here, and where it is.
 expect_usage "a flag of udp-stream" udp-rr --gso 4
 expect_usage "not applicable" udp-stream --window 5
-expect_usage "a flag of tcp-stream" udp-stream --bidir
+expect_usage "a flag of tcp-stream" udp-stream --zerocopy
+expect_usage "choose one" udp-stream --bidir --reverse
 echo ok
