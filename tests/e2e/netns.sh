@@ -32,8 +32,17 @@ jassert "$TMP/s.json" '.transactions > 0'
 SOCKBENCH_PROGRESS=1 inA "$SB" udp-rr --server $srv --port 30999 --duration 3 --warmup 0 --json >"$TMP/f.json" 2>"$TMP/f.err" &
 run=$!
 wait_window $run "$TMP/f.err"
-inA "$UDP_PROBE" 198.18.0.3 198.18.0.2 30999 100 && fail "the agent answered a stranger"
-inA "$UDP_PROBE" 198.18.0.1 198.18.0.2 30999 100 >/dev/null || fail "the agent did not answer its controller's host"
+# Five probes each: the server's receive buffer, full under the clients' 200 outstanding
+# requests (RcvbufErrors, more so under ASan), may drop one; the stranger must get no answer to
+# any, the controller's host an answer to at least one.
+for i in 1 2 3 4 5; do
+	inA "$UDP_PROBE" 198.18.0.3 198.18.0.2 30999 100 && fail "the agent answered a stranger (probe $i)"
+done
+answered=0
+for i in 1 2 3 4 5; do
+	inA "$UDP_PROBE" 198.18.0.1 198.18.0.2 30999 100 >/dev/null && { answered=1; break; }
+done
+[ $answered = 1 ] || fail "the agent did not answer its controller's host (5 probes)"
 wait $run || fail "run with the stranger failed"
 jassert "$TMP/f.json" '.sides.server.errors_by_kind.foreign >= 1' '.sides.server.errors_by_kind'
 # udp-stream --reverse: the agent sends only to its controller's host. A stranger's hello (flow
