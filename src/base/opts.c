@@ -397,6 +397,42 @@ static void unknown_long(const struct opt_def *defs, const char *bad, char *err,
 	free(names);
 }
 
+/* Every long option spelled whole: getopt_long takes any unambiguous prefix, and a prefix
+ * can mean something else to a user of another tool (iperf3's --time would be our --timeout,
+ * in milliseconds). A value given apart (--size 64) is skipped. 0, or -EINVAL with err. */
+static int whole_long_names(const struct opt_def *defs, int argc, char **argv, char *err,
+			    size_t errlen)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		size_t len = strcspn(a + 2, "=");
+		const struct opt_def *d = NULL;
+
+		if (!strcmp(a, "--"))
+			return 0;
+		if (strncmp(a, "--", 2))
+			continue;
+		for (const struct opt_def *e = defs; e->name && !d; e++)
+			if (strlen(e->name) == len && !strncmp(e->name, a + 2, len))
+				d = e;
+		if (!d && len == 4 && !strncmp(a + 2, "help", 4))
+			continue;
+		if (!d && len == 4 && !strncmp(a + 2, "time", 4)) {
+			snprintf(err, errlen, "unknown option '--time': the run's length is -l/--duration "
+				 "(or -t with a unit, -t 10s, as iperf3's --time); --timeout is how long "
+				 "a request may go unanswered");
+			return -EINVAL;
+		}
+		if (!d) {
+			unknown_long(defs, a, err, errlen);
+			return -EINVAL;
+		}
+		if (d->type != OPT_BOOL && !a[2 + len])
+			i++; /* its value */
+	}
+	return 0;
+}
+
 int opts_parse(const struct opt_def *table, const struct opt_override *ov, int argc, char **argv,
 	       struct opts *o, char *err, size_t errlen)
 {
@@ -409,6 +445,7 @@ int opts_parse(const struct opt_def *table, const struct opt_override *ov, int a
 	build_getopt(defs, lo, shorts);
 	optind = 0; /* GNU: full reset, so tests may parse many times */
 	opterr = 0;
+	ret = whole_long_names(defs, argc, argv, err, errlen);
 	while (!ret && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		const char *bad = argv[optind - 1];
 

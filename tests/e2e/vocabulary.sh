@@ -1,7 +1,8 @@
 # The flag vocabulary (docs/workloads.md, "One vocabulary"): each habit of an iperf3 or netperf
 # user either means what it means there (checked in the run's JSON config) or is a one-line
 # usage error, exit 2, that names the new spelling. Never a silent change of meaning: each row
-# fails if the flag were still read the old way (-t 10 as 10 ms, -R 2 as two runs, ...).
+# fails if the flag were still read the old way (-t 10 as 10 ms, -R 2 as two runs, ...), and a
+# long option is taken only whole (getopt's prefixes made iperf3's --time our --timeout).
 . "$(dirname "$0")/lib.sh"
 need jq
 
@@ -29,6 +30,10 @@ unknown unit Q; use K, M, G, KiB, MiB or GiB|tcp-stream -m 64Q
 --timeout is not applicable to udp-stream|udp-stream --timeout 5
 did you mean 'tcp-stream'|tcp-strem
 did you mean '--flows'|tcp-rr --flwos 2
+unknown option '--time': the run's length is -l/--duration|tcp-stream --time 10
+unknown option '--time'|tcp-rr --time 10
+did you mean '--flows'|tcp-rr --flow 3
+unknown option '--w'|udp-rr --w 1
 ROWS
 
 # Common meanings, read back from the config of a short real run: jq test on config.
