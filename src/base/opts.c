@@ -405,13 +405,14 @@ static int whole_long_names(const struct opt_def *defs, int argc, char **argv, c
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		size_t len = strcspn(a + 2, "=");
 		const struct opt_def *d = NULL;
+		size_t len;
 
 		if (!strcmp(a, "--"))
 			return 0;
 		if (strncmp(a, "--", 2))
 			continue;
+		len = strcspn(a + 2, "=");
 		for (const struct opt_def *e = defs; e->name && !d; e++)
 			if (strlen(e->name) == len && !strncmp(e->name, a + 2, len))
 				d = e;
