@@ -49,6 +49,9 @@ static cJSON *step_json(const struct search_step *st, int k)
 	cJSON_AddNumberToObject(j, "step", k);
 	cJSON_AddNumberToObject(j, "alpha", st->alpha);
 	cJSON_AddNumberToObject(j, "selection_rounds", st->sel_rounds);
+	cJSON_AddItemToObject(j, "runner_up_of", st->runner_up_of
+						     ? cJSON_CreateNumber(st->runner_up_of)
+						     : cJSON_CreateNull());
 	cJSON_AddNumberToObject(j, "confirmation_rounds", st->conf ? st->conf_rounds : 0);
 	for (int i = 1; i <= st->ncand; i++)
 		if (st->sel[i].analysed) /* not when the budget or Ctrl-C cut the selection */
@@ -170,6 +173,11 @@ static void print_selection(const struct search_step *st)
 	for (int i = 0; i < st->ncand; i++)
 		g[i] = st->sel[i + 1].analysed ? st->sel[i + 1].e.ratio : 0;
 	explore_rank(g, st->ncand, order);
+	if (st->runner_up_of) {
+		printf("         the runner-up of step %d's selection (its leader was not kept)\n",
+		       st->runner_up_of);
+		return;
+	}
 	if (!st->sel_rounds) {
 		printf("         one candidate: no selection rounds\n");
 		return;

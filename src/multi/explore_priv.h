@@ -102,6 +102,9 @@ struct search_step {
 	bool kept;	     /* the leader helped (KEEP_LEVEL): the path goes on from it */
 	bool confirmed;	     /* and the confirmation's verdict at the step's level is "faster" */
 	struct paired keep;  /* the confirmation at KEEP_LEVEL, which decided */
+	int runner_up_of;    /* > 0: this step confirms the runner-up of that step's selection
+			      * (whose leader was not kept); no selection rounds of its own */
+	const struct config *plan_from; /* the runner-up as that selection saw it (its plan) */
 	char flags[400];     /* the configuration after the step (the current best's if not kept) */
 	char names[400];
 };
@@ -114,6 +117,8 @@ struct search {
 	int nstrategies;	    /* in it */
 	const char *groups[MAX_CONFIGS];
 	char stopped[300]; /* why it stopped */
+	int runner_up;	   /* > 0: the next step confirms this candidate of the last step's
+			    * selection, whose leader was not kept */
 };
 
 /* Where the budget went: each phase run, and each one skipped with the budget it needed. */

@@ -13,7 +13,10 @@
  * Selection and confirmation use different runs, so the one test a step makes is as good as its
  * level, and the steps together stay within SEARCH_ALPHA. The step keeps the leader when the
  * confirmation shows a gain at KEEP_LEVEL, confirmed or not: the search goes where the evidence
- * points, and says which steps were confirmed; the final comparison makes the claim. A strategy that
+ * points, and says which steps were confirmed; the final comparison makes the claim. When the
+ * leader is not kept, the selection's runner-up (if it too gained MIN_GAIN there) gets a
+ * confirmation of its own as the next step, at that step's share: an expert whose first guess
+ * did not hold tries the second before giving up (one runner-up per selection). A strategy that
  * made no difference alone is a candidate like any other: an interaction (zero alone, a gain on top
  * of another) is found here. Runs go through explore.c (explore_rounds), time through its
  * budget (explore_room); this file touches nothing else.
@@ -105,6 +108,43 @@ static int leader(struct search_step *st)
 	return best;
 }
 
+/* The candidate second to the leader in the selection rounds, if it gained MIN_GAIN too: its
+ * index, or -1 (leader() analysed them all). */
+static int runner_up(const struct search_step *st)
+{
+	int best = -1;
+
+	for (int i = 1; i <= st->ncand; i++) {
+		const struct config *c = &st->sel[i];
+
+		if (i == st->leader || !c->analysed || c->e.ratio < 1 + MIN_GAIN)
+			continue;
+		if (best < 0 || c->e.ratio > st->sel[best].e.ratio)
+			best = i;
+	}
+	return best;
+}
+
+/* A step of one candidate, the runner-up (index r) of step prev's selection, on top of the same
+ * current best (prev's leader was not kept, so the best did not move). */
+static void gather_runner_up(struct explore *x, char **user, int nuser, struct search_step *st,
+			     const struct search_step *prev, int k_prev, int r)
+{
+	const struct config *c = &prev->sel[r];
+
+	st->sel = xcalloc(2, sizeof(*st->sel));
+	step_config(x, user, nuser, NULL, &st->sel[0]);
+	st->sel[0].name = "current best";
+	st->runner_up_of = k_prev;
+	if (step_config(x, user, nuser, c->added, &st->sel[1]))
+		return;
+	st->sel[1].name = c->name;
+	st->sel[1].group = c->group;
+	st->sel[1].added = c->added;
+	st->plan_from = c;
+	st->ncand = 1;
+}
+
 /* The confirmation's rounds, from what the selection rounds showed of the leader (they are
  * not its evidence, only its plan, so its test keeps its level): enough to find a gain like the
  * one they showed at the step's level with STATS_POWER, planned on the upper bound of their
@@ -113,10 +153,10 @@ static int leader(struct search_step *st)
  * (no selection rounds) gets the screen's. */
 static void plan_confirmation(struct explore *x, struct search_step *st, int next)
 {
-	const struct config *l = &st->sel[st->leader];
+	const struct config *l = st->plan_from ? st->plan_from : &st->sel[st->leader];
 	int want = (int)x->rounds, n;
 
-	if (st->sel_rounds && l->analysed && !l->few && !l->e.exact) {
+	if ((st->sel_rounds || st->plan_from) && l->analysed && !l->few && !l->e.exact) {
 		n = stats_runs_needed(&l->e, 1 - st->alpha, STATS_POWER, MAX_ROUNDS);
 		want = n < 0 ? MAX_ROUNDS : n > want ? n : want;
 	}
@@ -172,6 +212,7 @@ static void keep(struct explore *x, struct search_step *st)
 	size_t n = strlen(s->names);
 
 	st->kept = true;
+	s->stopped[0] = '\0'; /* a runner-up's step kept: the leader's "not clearly" is past */
 	snprintf(s->flags, sizeof(s->flags), "%s", c->flags);
 	snprintf(s->names + n, sizeof(s->names) - n, "%s%s", n ? " + " : "", c->name);
 	s->groups[s->nstrategies++] = c->group;
@@ -194,7 +235,11 @@ static bool step(struct explore *x, char **user, int nuser)
 	st->conf_rounds = (int)x->rounds;
 	snprintf(st->flags, sizeof(st->flags), "%s", s->flags); /* until a strategy is kept */
 	snprintf(st->names, sizeof(st->names), "%s", s->names);
-	gather(x, user, nuser, st);
+	if (s->runner_up > 0)
+		gather_runner_up(x, user, nuser, st, &s->step[s->nsteps - 1], s->nsteps, s->runner_up);
+	else
+		gather(x, user, nuser, st);
+	s->runner_up = 0;
 	s->nsteps++;
 	if (st->ncand == 1)
 		st->sel_rounds = 0;
@@ -213,10 +258,14 @@ static bool step(struct explore *x, char **user, int nuser)
 	}
 	if (needs > 0) {
 		explore_phase(x, phase, 0, 0, needs);
-		snprintf(
-		    s->stopped, sizeof(s->stopped),
-		    "the budget had no room for step %d (%d candidates): it needed %.0f s more", k,
-		    st->ncand, needs);
+		if (st->runner_up_of)
+			snprintf(s->stopped, sizeof(s->stopped),
+				 "the budget had no room for step %d (%s, the runner-up of step %d): "
+				 "it needed %.0f s more", k, st->sel[1].name, st->runner_up_of, needs);
+		else
+			snprintf(s->stopped, sizeof(s->stopped),
+				 "the budget had no room for step %d (%d candidates): it needed %.0f "
+				 "s more", k, st->ncand, needs);
 		return false;
 	}
 	st->ran = true;
@@ -248,11 +297,15 @@ static bool step(struct explore *x, char **user, int nuser)
 		return false;
 	}
 	if (!helps(st)) {
+		int r = st->runner_up_of ? -1 : runner_up(st);
+
 		snprintf(s->stopped, sizeof(s->stopped),
-			 "the leader (%s) gained %.2fx in its confirmation, %.2f-%.2f at %.0f%%: "
-			 "not clearly a gain", st->conf[1].name, st->keep.ratio, st->keep.lo,
-			 st->keep.hi, 100 * KEEP_LEVEL);
-		return false;
+			 "the %s (%s) gained %.2fx in its confirmation, %.2f-%.2f at %.0f%%: "
+			 "not clearly a gain", st->runner_up_of ? "runner-up" : "leader",
+			 st->conf[1].name, st->keep.ratio, st->keep.lo, st->keep.hi,
+			 100 * KEEP_LEVEL);
+		s->runner_up = r;
+		return r > 0; /* the runner-up's confirmation is the next step */
 	}
 	keep(x, st);
 	snprintf(st->flags, sizeof(st->flags), "%s", s->flags);

@@ -44,8 +44,9 @@ static void explore_path_section(FILE *f, const cJSON *d)
 	if (!cJSON_IsArray(path))
 		return; /* a document from before the search */
 	html_printf(f, "<table class=\"grid\"><caption>the search: each step tries every strategy "
-		    "of another group on top of the configuration before it and keeps the one "
-		    "confirmed faster in fresh runs (step k at %.3g/2<sup>k</sup>)</caption><tr><th>"
+		    "of another group on top of the configuration before it and keeps the leader "
+		    "when fresh runs show it more likely than not helps, else tries the runner-up; "
+		    "the verdict: step k at %.3g/2<sup>k</sup>)</caption><tr><th>"
 		    "step</th><th>configuration</th><th>flags</th><th>gain over the step before</th>"
 		    "<th>interval</th><th>at</th><th>pairs</th><th>verdict</th></tr>\n",
 		    html_jnum(d, "error_budget.search"));
