@@ -34,8 +34,8 @@ cc -O2 -std=c11 -o "$tmp/minimal" bench/minimal.c
 # (3 s each, first in odd rounds and last in even ones, so that the machine's drift between
 # explore's minutes and these cancels in the ratio: this shared machine's rates moved by half
 # between two runs of this script). Five rounds: the hand-written best is the highest of three
-# medians, which noise lifts above the variants' true rates (by about 4% at 3 rounds here, the
-# spread of a 3 s run being 5-7%); more rounds shrink that bias and the final's own noise.
+# medians, which noise lifts above the variants' true rates when they are close (the highest of
+# three equal ones by 0.85 of a median's spread); more rounds shrink that spread and the final's.
 hand_rounds=5
 final_again() {
 	# shellcheck disable=SC2086
