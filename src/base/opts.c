@@ -120,14 +120,60 @@ void opts_free(struct opts *o)
 	ALL_OPTS(OPT_FREE_STR_)
 }
 
-static int range_err(const struct opt_def *d, const char *val, char *err, size_t errlen)
+/* v with thousands separators where whole ("65,507"), else as %g ("0.1"). */
+static const char *grouped(double v, char *buf, size_t n)
 {
-	if (d->type == OPT_INT)
-		snprintf(err, errlen, "--%s %s is out of range: use %.0f to %.0f", d->name, val,
-			 d->min, d->max);
+	char digits[32];
+	size_t len, k = 0;
+
+	if (v != floor(v) || fabs(v) >= 1e18) {
+		snprintf(buf, n, "%g", v);
+		return buf;
+	}
+	len = (size_t)snprintf(digits, sizeof(digits), "%.0f", fabs(v));
+	if (v < 0 && k + 1 < n)
+		buf[k++] = '-';
+	for (size_t i = 0; i < len && k + 2 < n; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = digits[i];
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* What the option's number counts, for a range: its unit, or for a plain count the first
+ * clause of its help ("requests outstanding per client"). */
+static void count_words(const struct opt_def *d, char *buf, size_t n)
+{
+	static const char *const unit_words[] = {
+		[UNIT_BYTES] = "bytes", [UNIT_S] = "seconds", [UNIT_MS] = "milliseconds",
+		[UNIT_US] = "microseconds",
+	};
+	enum opt_unit u = opts_unit_of(d);
+
+	if (u != UNIT_NONE)
+		snprintf(buf, n, " %s", unit_words[u]);
+	else if (d->help && *d->help)
+		snprintf(buf, n, " (%.*s)", (int)strcspn(d->help, "(:;"), d->help);
 	else
-		snprintf(err, errlen, "--%s %s is out of range: use %g to %g", d->name, val, d->min,
-			 d->max);
+		buf[0] = '\0';
+	for (size_t k = strlen(buf); k > 1 && buf[k - 2] == ' ' && buf[k - 1] == ')'; k--)
+		memmove(buf + k - 2, buf + k - 1, 2); /* "(client processes )" */
+}
+
+/* "--size 70K (71,680 bytes) is out of range: use 1 to 65,507 bytes". */
+static int range_err(const struct opt_def *d, const char *val, double v, char *err, size_t errlen)
+{
+	char lo[32], hi[32], got[48] = "", words[120];
+
+	count_words(d, words, sizeof(words));
+	if (opts_has_unit(val))
+		snprintf(got, sizeof(got), " (%s%s)", grouped(v, lo, sizeof(lo)),
+			 opts_unit_of(d) == UNIT_BYTES ? " bytes" : words);
+	snprintf(err, errlen, "--%s %.*s%s%s is out of range: use %s to %s%s", d->name,
+		 OPTS_VAL(val), got, grouped(d->min, lo, sizeof(lo)), grouped(d->max, hi, sizeof(hi)),
+		 words);
 	return -EINVAL;
 }
 
@@ -167,7 +213,7 @@ static int set_with_unit(const struct opt_def *d, const char *val, struct opts *
 	if (opts_unit_value(d, val, &v, err, errlen))
 		return -EINVAL;
 	if (v < d->min || v > d->max)
-		return range_err(d, val, err, errlen);
+		return range_err(d, val, v, err, errlen);
 	if (d->type == OPT_DBL) {
 		*(double *)field(o, d) = v;
 		return 0;
@@ -175,7 +221,7 @@ static int set_with_unit(const struct opt_def *d, const char *val, struct opts *
 	if (fabs(v - round(v)) < 1e-9 * fmax(1.0, fabs(v))) /* 1ms in USEC: 999.99999... */
 		v = round(v);
 	if (v != floor(v)) {
-		snprintf(err, errlen, "--%s %s is not a whole number of %s", d->name, val,
+		snprintf(err, errlen, "--%s %.*s%s is not a whole number of %s", d->name, OPTS_VAL(val),
 			 opts_unit_of(d) == UNIT_BYTES ? "bytes"
 			 : opts_unit_of(d) == UNIT_MS ? "milliseconds" : "microseconds");
 		return -EINVAL;
@@ -198,7 +244,8 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		int k = choice_index(d->metavar, val);
 
 		if (k < 0) {
-			snprintf(err, errlen, "--%s %s is not one of %s", d->name, val, d->metavar);
+			snprintf(err, errlen, "--%s %.*s%s is not one of %s", d->name, OPTS_VAL(val),
+				 d->metavar);
 			return -EINVAL;
 		}
 		*(int *)field(o, d) = k;
@@ -232,8 +279,8 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		unsigned long long v = strtoull(val, &end, 10);
 
 		if (errno || end == val || *end || *val == '-' || (double)v < d->min) {
-			snprintf(err, errlen, "--%s %s: give a whole number of %.0f or more", d->name,
-				 val, d->min);
+			snprintf(err, errlen, "--%s %.*s%s: give a whole number of %.0f or more",
+				 d->name, OPTS_VAL(val), d->min);
 			return -EINVAL;
 		}
 		*(uint64_t *)field(o, d) = v;
@@ -246,11 +293,12 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		long v = strtol(val, &end, 10);
 
 		if (errno || end == val || *end) {
-			snprintf(err, errlen, "--%s '%s' is not a whole number", d->name, val);
+			snprintf(err, errlen, "--%s '%.*s%s' is not a whole number", d->name,
+				 OPTS_VAL(val));
 			return -EINVAL;
 		}
 		if (v < d->min || v > d->max)
-			return range_err(d, val, err, errlen);
+			return range_err(d, val, (double)v, err, errlen);
 		*(long *)field(o, d) = v;
 		return 0;
 	}
@@ -261,11 +309,11 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		double v = strtod(val, &end);
 
 		if (errno || end == val || *end || !isfinite(v)) {
-			snprintf(err, errlen, "--%s '%s' is not a number", d->name, val);
+			snprintf(err, errlen, "--%s '%.*s%s' is not a number", d->name, OPTS_VAL(val));
 			return -EINVAL;
 		}
 		if (v < d->min || v > d->max)
-			return range_err(d, val, err, errlen);
+			return range_err(d, val, (double)v, err, errlen);
 		*(double *)field(o, d) = v;
 		return 0;
 	}
@@ -291,6 +339,10 @@ int opts_take(const struct opt_def *defs, void *base, int argc, char **argv, cha
 		}
 		const char *val = eq ? eq + 1 : NULL;
 
+		if (d->type == OPT_BOOL && val) {
+			opts_flag_value_err(d, val, err, errlen);
+			return -EINVAL;
+		}
 		if (d->type != OPT_BOOL && !val) {
 			if (i + 1 >= argc) {
 				snprintf(err, errlen, "--%s needs a value", d->name);

@@ -94,11 +94,14 @@ static void unknown_long(const struct opt_def *defs, const char *bad, char *err,
 
 	snprintf(word, sizeof(word), "%.*s", (int)(len - dashes), bad + dashes);
 	near = suggest_nearest(word, names, n + 1);
+	const char *more = len > OPTS_SHOWN ? "..." : "";
+
+	len = len > OPTS_SHOWN ? OPTS_SHOWN : len;
 	if (near)
-		snprintf(err, errlen, "unknown option '%.*s'; did you mean '--%s'? (see '--help')",
-			 (int)len, bad, near);
+		snprintf(err, errlen, "unknown option '%.*s%s'; did you mean '--%s'? (see '--help')",
+			 (int)len, bad, more, near);
 	else
-		snprintf(err, errlen, "unknown option '%.*s' (see '--help')", (int)len, bad);
+		snprintf(err, errlen, "unknown option '%.*s%s' (see '--help')", (int)len, bad, more);
 	free(names);
 }
 
@@ -160,11 +163,14 @@ int opts_parse(const struct opt_def *table, const struct opt_override *ov, int a
 		} else if (c == '?') {
 			if (optopt && optopt < 256)
 				snprintf(err, errlen, "unknown option '-%c' (see '--help')", optopt);
+			else if (optopt >= 256 && strchr(bad, '=')) /* --reverse=2 */
+				opts_flag_value_err(&defs[optopt - 256], strchr(bad, '=') + 1, err,
+						    errlen);
 			else
 				unknown_long(defs, bad, err, errlen);
 			ret = -EINVAL;
 		} else if (c == ':') {
-			snprintf(err, errlen, "option '%s' needs a value", bad);
+			snprintf(err, errlen, "option '%.*s%s' needs a value", OPTS_VAL(bad));
 			ret = -EINVAL;
 		} else {
 			const struct opt_def *d = c >= 256 ? &defs[c - 256] : find_short(defs, c);
@@ -181,7 +187,8 @@ int opts_parse(const struct opt_def *table, const struct opt_override *ov, int a
 		}
 	}
 	if (!ret && optind < argc) {
-		snprintf(err, errlen, "unexpected argument '%s' (see '--help')", argv[optind]);
+		snprintf(err, errlen, "unexpected argument '%.*s%s' (see '--help')",
+			 OPTS_VAL(argv[optind]));
 		ret = -EINVAL;
 	}
 	free(lo);
