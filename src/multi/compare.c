@@ -13,6 +13,7 @@
  * work in each syscall of each side and in each kernel function, A against B.
  */
 #include "multi/compare_priv.h"
+#include "multi/wl_help.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -184,6 +185,11 @@ int cmd_compare(int argc, char **argv)
 		       STATS_DEFAULT_RUNS);
 		return 0;
 	}
+	/* 'tcp-rr --help' (quoted, as a configuration) or tcp-rr --help: tcp-rr's flags. */
+	for (int i = 1; i < argc; i++)
+		wl_help_quoted_or_return("compare", argv[i]);
+	if (argc > 2 && workload_find(argv[1]))
+		wl_help_or_return("compare", workload_find(argv[1]), argc - 2, argv + 2);
 	a = xcalloc(1, sizeof(*a));
 	b = xcalloc(1, sizeof(*b));
 	if (argc > 16 || opts_take(compare_flags, &f, argc - 1, argv + 1, rest, &nrest, err,

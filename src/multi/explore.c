@@ -28,6 +28,7 @@
 #include "base/util.h"
 
 #include "multi/explore_priv.h"
+#include "multi/wl_help.h"
 
 /* One run, in a child process of its own (run_isolated); false when Ctrl-C cut it. */
 static bool isolated_run(struct explore *x, const struct config *c, struct sample *s)
@@ -338,6 +339,7 @@ int cmd_explore(int argc, char **argv)
 	x = xcalloc(1, sizeof(*x));
 	rest = xcalloc((size_t)argc + 1, sizeof(char *));
 	x->wl = workload_or_exit("explore", argv[1]);
+	wl_help_or_return("explore", x->wl, argc - 2, argv + 2);
 	x->budget = DEFAULT_BUDGET;
 	x->rounds = 0; /* given or not: see below */
 	int nrest;

@@ -13,6 +13,7 @@
 #include "multi/repeat.h"
 #include "multi/stats.h"
 #include "multi/sweep_priv.h"
+#include "multi/wl_help.h"
 #include "report/out.h"
 
 static void add_param(struct sweep *s, const char *flag, char *list)
@@ -231,6 +232,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	s = xcalloc(1, sizeof(*s));
 	s->wl = workload_or_exit("sweep", argv[1]);
+	wl_help_or_return("sweep", s->wl, argc - 2, argv + 2);
 	sweep_args(s, argc - 2, argv + 2);
 	char *bcopy = s->compare ? xstrdup(s->compare) : NULL;
 
