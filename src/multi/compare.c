@@ -162,6 +162,29 @@ static void run_rounds(struct side *a, struct side *b, int runs, uint64_t seed,
 	progress_clear();
 }
 
+/* A live comparison without one pair of whole runs judged nothing: say why on stderr, and
+ * exit 1 (as sweep does for a point whose every round failed), never 0. 0 when pairs ran. */
+static int nothing_compared(const struct side *a, const struct compare_log *lg)
+{
+	int failed = 0, total = 2 * lg->rounds;
+
+	if (a->n)
+		return 0;
+	for (int i = 0; i < lg->nlo; i++)
+		failed += lg->lo[i].status == RUN_FAILED;
+	if (total && failed == total)
+		fprintf(stderr, "sockbench: compare: no run succeeded: all %d failed (first: %s)\n",
+			total, lg->lo[0].why);
+	else if (!total)
+		fprintf(stderr, "sockbench: compare: no run succeeded: interrupted before the first "
+			"round ended\n");
+	else
+		fprintf(stderr, "sockbench: compare: no round had two whole runs (%d of %d runs "
+			"partial or failed; first: %s): nothing compared\n", lg->nlo, total,
+			lg->lo[0].why);
+	return 1;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	/* Static: a usage error (die_usage) exits with them still reachable, not leaked. */
@@ -243,6 +266,9 @@ int cmd_compare(int argc, char **argv)
 	    !(b->n && cJSON_GetObjectItemCaseSensitive(b->docs[0], "profile")))
 		mv_why = NULL;
 	compare_print(a, b, !files, rows, n, &plan, f.json, mv, mv_why, lg);
+	fflush(stdout);
+	int rc = lg ? nothing_compared(a, lg) : 0;
+
 	moved_free(mv);
 	for (int i = 0; !files && i < a->n; i++)
 		cJSON_Delete(a->docs[i]);
@@ -258,5 +284,5 @@ int cmd_compare(int argc, char **argv)
 	free(b);
 	free(lg);
 	free(f.primary);
-	return 0;
+	return rc;
 }

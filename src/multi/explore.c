@@ -311,6 +311,29 @@ void explore_execute(struct explore *x, char **user, int nuser)
 	final_phase(x, user, nuser);
 }
 
+/* No whole run in any configuration: nothing was measured, whatever the report says of the
+ * ranking. Say so on stderr and exit 1 (as sweep and compare do); 0 when a run was whole. */
+static int nothing_ran(const struct explore *x)
+{
+	const char *why = NULL;
+	int runs = 0;
+
+	for (int i = 0; i < x->nconf; i++) {
+		for (int k = 0; k < x->conf[i].nsamples; k++) {
+			const struct sample *sm = &x->conf[i].s[k];
+
+			if (sm->status == RUN_WHOLE)
+				return 0;
+			if (!why && sm->status == RUN_FAILED)
+				why = sm->why;
+			runs++;
+		}
+	}
+	fprintf(stderr, "sockbench: explore: no run succeeded: none of the %d runs was whole%s%s%s\n",
+		runs, why ? " (first failure: " : "", why ? why : "", why ? ")" : "");
+	return 1;
+}
+
 int cmd_explore(int argc, char **argv)
 {
 	struct explore *x;
@@ -373,8 +396,11 @@ int cmd_explore(int argc, char **argv)
 		explore_print_json(x);
 	else
 		explore_print_table(x);
+	fflush(stdout);
+	int rc = nothing_ran(x);
+
 	explore_free(x);
 	free(rest);
 	free(x);
-	return 0;
+	return rc;
 }

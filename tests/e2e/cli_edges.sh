@@ -20,4 +20,22 @@ check_help compare tcp-rr tcp-rr --help
 check_help compare udp-rr "udp-rr --help" udp-rr
 check_help sweep tcp-rr tcp-rr --size 1,2 --help
 check_help knee udp-rr udp-rr -h
+
+# Every run failed (no agent on the port): no verdict and no ranking is a failure, exit 1, and
+# stderr says that no run succeeded; a comparison whose runs were whole still exits 0.
+port=$(free_port)
+bad="udp-rr --server 127.0.0.1:$port -l 0.2 --warmup 0"
+timeout 60 "$SB" compare "$bad" "$bad" --runs 2 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 1 ] || fail "compare of failing runs exited $rc, not 1"
+grep -qF "compare: no run succeeded: all 4 failed (first: cannot reach the serve agent" "$TMP/err" ||
+	fail "compare of failing runs: stderr '$(cat "$TMP/err")'"
+timeout 120 "$SB" explore $bad --budget 30 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 1 ] || fail "explore of failing runs exited $rc, not 1"
+grep -qF "explore: no run succeeded: none of the" "$TMP/err" ||
+	fail "explore of failing runs: stderr '$(cat "$TMP/err")'"
+good="udp-rr -l 0.2 --warmup 0 -c 1"
+timeout 60 "$SB" compare "$good" "$good --window 1" --runs 2 >"$TMP/out" 2>"$TMP/err" ||
+	fail "compare of whole runs exited $? ($(tail -2 "$TMP/err"))"
 echo ok
