@@ -70,7 +70,7 @@ static void csv_args_check(const char *format, const char *fields, const char *o
 	if (format && out)
 		die_usage("report: --format csv writes to standard output: leave out -o (and "
 			  "redirect: > r.csv)");
-	if (fields && out_fields_check(fields, err, sizeof(err)))
+	if (fields && out_fields_check(NULL, fields, err, sizeof(err)))
 		die_usage("report: %s", err);
 }
 

@@ -21,6 +21,14 @@ check_help compare udp-rr "udp-rr --help" udp-rr
 check_help sweep tcp-rr tcp-rr --size 1,2 --help
 check_help knee udp-rr udp-rr -h
 
+# --fields: a name given twice, or a field of another workload, is a usage error that lists the
+# workload's own fields (before any run).
+expect_usage "--fields: rate is given twice" udp-rr --fields rate,latency_us.p99,rate --format csv
+expect_usage "gbit_per_s is not a field of udp-rr; the fields of udp-rr" udp-rr --fields gbit_per_s
+grep -qF "latency_us.p99" "$TMP/err" || fail "the error does not list udp-rr's fields: $(cat "$TMP/err")"
+grep -qF "connect_latency_us" "$TMP/err" && fail "udp-rr's fields list tcp-crr's: $(cat "$TMP/err")"
+expect_usage "latency_us.p99 is not a field of tcp-stream" tcp-stream --fields rate,latency_us.p99
+
 # Every run failed (no agent on the port): no verdict and no ranking is a failure, exit 1, and
 # stderr says that no run succeeded; a comparison whose runs were whole still exits 0.
 port=$(free_port)
