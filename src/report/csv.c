@@ -229,8 +229,46 @@ static int columns(const cJSON *doc, const char *list, char cols[][64])
 	return n;
 }
 
-/* A cell: a number as the JSON prints it, a string quoted where it must be (RFC 4180),
- * true/false, and nothing for null or absent. */
+/* A number as a spreadsheet reads one: -?digits[.digits][e[+-]digits]. "-1" is a number, not
+ * a formula; "-1+2" is not a number. */
+static bool csv_number(const char *s)
+{
+	const char *p = s + (*s == '-');
+	size_t n = strspn(p, "0123456789");
+
+	if (!n)
+		return false;
+	p += n;
+	if (*p == '.' && (n = strspn(p + 1, "0123456789")))
+		p += 1 + n;
+	if ((*p == 'e' || *p == 'E') && (n = strspn(p + 1 + (p[1] == '+' || p[1] == '-'),
+						    "0123456789")))
+		p += 1 + (p[1] == '+' || p[1] == '-') + n;
+	return !*p;
+}
+
+void out_csv_text(FILE *f, const char *text)
+{
+	/* A saved result is untrusted: no control character reaches a terminal. */
+	char *safe = safe_text_dup(text);
+	const char *s = safe;
+	/* OWASP's CSV injection advice: a text cell a spreadsheet would run as a formula (= + - @,
+	 * or a tab or carriage return first) is quoted and starts with ', so it stays text. */
+	bool formula = !csv_number(s) && *s && strchr("=+-@\t\r", *s);
+
+	if (!formula && !s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+	} else {
+		fputs(formula ? "\"'" : "\"", f);
+		for (; *s; s++)
+			fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+		fputc('"', f);
+	}
+	free(safe);
+}
+
+/* A cell: a number as the JSON prints it, a string as out_csv_text writes it, true/false, and
+ * nothing for null or absent. */
 static void cell(FILE *f, const cJSON *it)
 {
 	if (cJSON_IsNumber(it) || cJSON_IsBool(it)) {
@@ -239,19 +277,7 @@ static void cell(FILE *f, const cJSON *it)
 		fputs(s ? s : "", f);
 		free(s);
 	} else if (cJSON_IsString(it)) {
-		/* A saved result is untrusted: no control character reaches a terminal. */
-		char *safe = safe_text_dup(it->valuestring);
-		const char *s = safe;
-
-		if (!s[strcspn(s, ",\"")]) {
-			fputs(s, f);
-		} else {
-			fputc('"', f);
-			for (; *s; s++)
-				fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
-			fputc('"', f);
-		}
-		free(safe);
+		out_csv_text(f, it->valuestring);
 	}
 }
 

@@ -43,6 +43,10 @@ void out_csv_run(const struct cJSON *doc, const char *list, FILE *f);
 /* The same for a --runs document: a row per run (`run` 1..N, first), then a row per statistic
  * of the summary (`run` median, min, max, stddev, ci_low, ci_high; figures only). */
 void out_csv_runs(const struct cJSON *runs, const char *list, FILE *f);
+/* A text cell of CSV: RFC 4180 quoting where needed, control characters as \xNN, and a cell
+ * a spreadsheet would take for a formula (= + - @ first, not a number) quoted and prefixed with
+ * ' (OWASP); a number ("-1", "2.5") as it is. */
+void out_csv_text(FILE *f, const char *text);
 /* The text report of a single run with --fields: a line per field, its name and value. */
 void out_fields_text(const struct cJSON *doc, const char *list, FILE *f);
 

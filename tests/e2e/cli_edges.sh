@@ -29,6 +29,25 @@ grep -qF "latency_us.p99" "$TMP/err" || fail "the error does not list udp-rr's f
 grep -qF "connect_latency_us" "$TMP/err" && fail "udp-rr's fields list tcp-crr's: $(cat "$TMP/err")"
 expect_usage "latency_us.p99 is not a field of tcp-stream" tcp-stream --fields rate,latency_us.p99
 
+# CSV of an untrusted saved result: a text cell that a spreadsheet would run (=, +, -, @ first) is
+# quoted with a ' in front (OWASP), numbers stay numbers, and Python's csv module reads it back.
+need python3
+timeout 60 "$SB" udp-rr -l 0.2 --warmup 0 -c 1 --json >"$TMP/r.json" 2>"$TMP/err" || fail "udp-rr: $(tail -2 "$TMP/err")"
+jq '.unit = "=HYPERLINK(\"http://x\",\"a,b\")" | .workload = "-1+2"' "$TMP/r.json" >"$TMP/evil.json"
+"$SB" report --format csv --fields workload,unit,rate,duration_s "$TMP/evil.json" >"$TMP/evil.csv" ||
+	fail "report --format csv of the edited result"
+python3 - "$TMP/evil.csv" "$TMP/r.json" <<'PY' || fail "CSV cells: $(cat "$TMP/evil.csv")"
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+doc = json.load(open(sys.argv[2]))
+assert rows[0] == ["workload", "unit", "rate", "duration_s"], rows[0]
+assert rows[1][0] == "'-1+2", rows[1]
+assert rows[1][1] == "'=HYPERLINK(\"http://x\",\"a,b\")", rows[1]
+assert float(rows[1][2]) == doc["rate"] and float(rows[1][3]) == doc["duration_s"], rows[1]
+raw = open(sys.argv[1]).read().splitlines()[1]
+assert raw.endswith("," + rows[1][2] + "," + rows[1][3]), raw  # numbers unquoted
+PY
+
 # Every run failed (no agent on the port): no verdict and no ranking is a failure, exit 1, and
 # stderr says that no run succeeded; a comparison whose runs were whole still exits 0.
 port=$(free_port)

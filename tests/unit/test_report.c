@@ -122,6 +122,48 @@ static char *printed(void (*fn)(const cJSON *, const char *, FILE *), const cJSO
 	return buf;
 }
 
+/* CSV injection (OWASP): a text cell starting with = + - @ (or a tab or CR) is quoted and
+ * prefixed with ', so a spreadsheet shows it as text; a number, negative too, stays a number;
+ * quotes and commas are RFC 4180's. */
+static void test_csv_formula(void **state)
+{
+	static const char *const cases[][2] = {
+		{"=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""},
+		{"+1+2", "\"'+1+2\""},
+		{"-1+2", "\"'-1+2\""},
+		{"@SUM(A1)", "\"'@SUM(A1)\""},
+		{"\t=1", "\\x09=1"}, /* the tab is \x09 (safe_text): no longer a formula's start */
+		{"-", "\"'-\""},
+		{"-1", "-1"},
+		{"-2.5", "-2.5"},
+		{"1e3", "1e3"},
+		{"-1.5E-3", "-1.5E-3"},
+		{"udp-rr", "udp-rr"},
+		{"a,b", "\"a,b\""},
+		{"", ""},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		out_csv_text(f, cases[i][0]);
+		fclose(f);
+		if (strcmp(buf, cases[i][1]))
+			fail_msg("cell '%s': wrote %s, not %s", cases[i][0], buf, cases[i][1]);
+		free(buf);
+	}
+	/* The same through a row: text columns neutralised, numbers as numbers. */
+	cJSON *doc = cJSON_Parse("{\"workload\":\"=cmd|' /C calc'!A0\",\"unit\":\"-x\","
+				 "\"rate\":-1.5,\"duration_s\":2}");
+	char *s = printed(out_csv_run, doc, "workload,unit,rate,duration_s");
+
+	assert_string_equal(s, "workload,unit,rate,duration_s\n\"'=cmd|' /C calc'!A0\",\"'-x\",-1.5,2\n");
+	free(s);
+	cJSON_Delete(doc);
+}
+
 static void test_csv_run(void **state)
 {
 	cJSON *doc = cJSON_Parse("{\"workload\":\"udp-rr\",\"partial\":false,\"duration_s\":5.001,"
@@ -176,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_num),
 		cmocka_unit_test(test_fields_check),
 		cmocka_unit_test(test_fields_of_workload),
+		cmocka_unit_test(test_csv_formula),
 		cmocka_unit_test(test_csv_run),
 		cmocka_unit_test(test_csv_runs),
 	};
