@@ -48,6 +48,26 @@ raw = open(sys.argv[1]).read().splitlines()[1]
 assert raw.endswith("," + rows[1][2] + "," + rows[1][3]), raw  # numbers unquoted
 PY
 
+# report --format csv of several results: one table, a `file` column first, the header once (a
+# header again only before a file with other columns, here tcp-stream's).
+cp "$TMP/r.json" "$TMP/r2.json"
+timeout 60 "$SB" tcp-stream -l 0.2 --warmup 0 -c 1 --json >"$TMP/s.json" 2>"$TMP/err" || fail "tcp-stream: $(tail -2 "$TMP/err")"
+"$SB" report --format csv "$TMP/r.json" "$TMP/r2.json" "$TMP/s.json" >"$TMP/many.csv" || fail "report of three files"
+"$SB" report --format csv "$TMP/r.json" >"$TMP/one.csv" || fail "report of one file"
+python3 - "$TMP/many.csv" "$TMP/one.csv" "$TMP" <<'PY' || fail "report of several files: $(cut -c1-80 "$TMP/many.csv")"
+import csv, sys
+many = list(csv.reader(open(sys.argv[1], newline="")))
+one = list(csv.reader(open(sys.argv[2], newline="")))
+t = sys.argv[3]
+assert len(one) == 2 and one[0][0] == "run", one
+assert many[0] == ["file"] + one[0], many[0]           # one header for the two udp-rr files
+assert many[1] == [t + "/r.json"] + one[1], many[1]
+assert many[2] == [t + "/r2.json"] + one[1], many[2]
+assert many[3][0] == "file" and "gbit_per_s" in many[3], many[3]  # tcp-stream's own columns
+assert many[4][0] == t + "/s.json" and len(many[4]) == len(many[3]), many[4]
+assert len(many) == 5, many
+PY
+
 # Every run failed (no agent on the port): no verdict and no ranking is a failure, exit 1, and
 # stderr says that no run succeeded; a comparison whose runs were whole still exits 0.
 port=$(free_port)
