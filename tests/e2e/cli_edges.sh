@@ -68,6 +68,21 @@ assert many[4][0] == t + "/s.json" and len(many[4]) == len(many[3]), many[4]
 assert len(many) == 5, many
 PY
 
+# The open-file limit, checked before the streams open their sockets as tcp-rr checks it: under a
+# hard limit of 100, 200 flows need 200 descriptors + 64 spare (base/nofile.h) and say so, exit
+# 2 (a run with zero throughput and exit 0 before); 10 flows still run.
+for args in "tcp-stream --flows 200 -c 1|--clients x --flows 200 needs 264 open files" \
+	"udp-stream --peers 200 -c 1|--peers 200 needs 264 open files" \
+	"udp-stream --peers 100 -c 1 --bidir|--peers 100 x 2 (--bidir) needs 264 open files"; do
+	# shellcheck disable=SC2086 # the words are split on purpose
+	(ulimit -Sn 100 && ulimit -Hn 100 && expect_usage "${args#*|}" ${args%%|*} -l 0.2 --warmup 0) ||
+		fail "open-file limit: ${args%%|*}"
+	grep -qF 'ulimit -n 264' "$TMP/err" || fail "${args%%|*}: no ulimit hint: $(cat "$TMP/err")"
+done
+(ulimit -Sn 100 && ulimit -Hn 100 && timeout 60 "$SB" tcp-stream --flows 10 -c 1 -l 0.2 --warmup 0 \
+	--json >"$TMP/few.json") || fail "tcp-stream with 10 flows under a limit of 100 failed"
+jassert "$TMP/few.json" '.sides.client.bytes_sent > 0' '.sides.client'
+
 # Every run failed (no agent on the port): no verdict and no ranking is a failure, exit 1, and
 # stderr says that no run succeeded; a comparison whose runs were whole still exits 0.
 port=$(free_port)
