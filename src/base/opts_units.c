@@ -52,8 +52,9 @@ static double base_seconds(enum opt_unit u)
 	return u == UNIT_MS ? 1e-3 : u == UNIT_US ? 1e-6 : 1.0;
 }
 
-/* The length of val's number: an optional minus, digits, then a fraction only as '.' and digits ("0.5"); 0 if val
- * does not start so. strtod alone would take "0x10", "1e3", "inf" and leading blanks. */
+/* The length of val's number: an optional minus, digits, then a fraction only as '.' and
+ * digits ("0.5"); 0 if val does not start so. strtod alone would take "0x10", "1e3", "inf" and
+ * leading blanks. */
 static size_t decimal_len(const char *val)
 {
 	size_t sign = *val == '-' && isdigit((unsigned char)val[1]); /* -5: out of range, below */

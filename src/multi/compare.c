@@ -189,7 +189,7 @@ int cmd_compare(int argc, char **argv)
 {
 	/* Static: a usage error (die_usage) exits with them still reachable, not leaked. */
 	static struct side *a, *b;
-	char *rest[16], err[200];
+	char *rest[16], err[512];
 	struct compare_args f = {.runs = STATS_DEFAULT_RUNS};
 	int nrest = 0;
 	struct compare_log *lg = NULL;

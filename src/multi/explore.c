@@ -212,7 +212,7 @@ out:
 /* The search's final configuration (when it holds a strategy) against the baseline. */
 static void final_phase(struct explore *x, char **user, int nuser)
 {
-	char err[240];
+	char err[512];
 	double t = x->clock(x), needs;
 	int r0 = x->runs_done;
 
@@ -329,8 +329,8 @@ static int nothing_ran(const struct explore *x)
 			runs++;
 		}
 	}
-	fprintf(stderr, "sockbench: explore: no run succeeded: none of the %d runs was whole%s%s%s\n",
-		runs, why ? " (first failure: " : "", why ? why : "", why ? ")" : "");
+	fprintf(stderr, "sockbench: explore: no run succeeded: none of the %d runs was "
+		"whole%s%s%s\n", runs, why ? " (first failure: " : "", why ? why : "", why ? ")" : "");
 	return 1;
 }
 
@@ -366,7 +366,7 @@ int cmd_explore(int argc, char **argv)
 	x->budget = DEFAULT_BUDGET;
 	x->rounds = 0; /* given or not: see below */
 	int nrest;
-	char err[200];
+	char err[512];
 
 	if (opts_take(explore_flags, x, argc - 2, argv + 2, rest, &nrest, err, sizeof(err)))
 		die_usage("explore: %s", err);

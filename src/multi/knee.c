@@ -184,7 +184,7 @@ static int by_offered(const void *a, const void *b)
 int cmd_knee(int argc, char **argv)
 {
 	struct knee *k;
-	char err[200], **rest;
+	char err[512], **rest;
 	int nrest;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

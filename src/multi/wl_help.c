@@ -13,17 +13,17 @@
 static const struct {
 	const char *cmd, *note;
 } notes[] = {
-	{"explore", "These flags set the baseline: the workload as given, which every strategy is "
-		    "measured against (a strategy adds its own flags on top).\nexplore's own flags "
-		    "(--budget, --runs, --seed, --list, --kernel): sockbench explore --help"},
-	{"compare", "Each configuration is the workload and these flags, quoted as one word: "
-		    "sockbench compare 'WORKLOAD [flags]' 'WORKLOAD [flags]'.\ncompare's own flags "
-		    "(--runs, --seed, --primary, --profile, --json): sockbench compare --help"},
-	{"sweep", "Each flag that takes a value may take a comma-separated list of them (--size "
-		  "100,1K); the grid is every combination.\nsweep's own flags (--csv, --plot, "
-		  "--compare, --json, --seed): sockbench sweep --help"},
-	{"knee", "These flags set the workload; knee sweeps its offered load.\nknee's own flags: "
-		 "sockbench knee --help"},
+    {"explore", "These flags set the baseline: the workload as given, which every strategy is "
+		"measured against (a strategy adds its own flags on top).\nexplore's own flags "
+		"(--budget, --runs, --seed, --list, --kernel): sockbench explore --help"},
+    {"compare", "Each configuration is the workload and these flags, quoted as one word: "
+		"sockbench compare 'WORKLOAD [flags]' 'WORKLOAD [flags]'.\ncompare's own flags "
+		"(--runs, --seed, --primary, --profile, --json): sockbench compare --help"},
+    {"sweep", "Each flag that takes a value may take a comma-separated list of them (--size "
+	      "100,1K); the grid is every combination.\nsweep's own flags (--csv, --plot, "
+	      "--compare, --json, --seed): sockbench sweep --help"},
+    {"knee", "These flags set the workload; knee sweeps its offered load.\nknee's own flags: "
+	     "sockbench knee --help"},
 };
 
 static bool is_help(const char *w)

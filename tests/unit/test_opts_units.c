@@ -83,7 +83,8 @@ static void test_sizes(void **state)
 	expect_error("--size 64KB: unknown unit KB", parse_wl(&wl_tcp_stream, &o, "-m", "64KB", NULL), &o);
 	expect_error("--size 1.3K is not a whole number of bytes",
 		     parse_wl(&wl_tcp_stream, &o, "-m", "1.3K", NULL), &o);
-	expect_error("--size 65M (68,157,440 bytes) is out of range: use 1 to 67,108,864 bytes", parse_wl(&wl_tcp_stream, &o, "-m", "65M", NULL), &o);
+	expect_error("--size 65M (68,157,440 bytes) is out of range: use 1 to 67,108,864 bytes",
+		     parse_wl(&wl_tcp_stream, &o, "-m", "65M", NULL), &o);
 }
 
 static void test_times(void **state)
