@@ -53,8 +53,9 @@ int cpus_parse_list(const char *s, size_t len, struct cpu_list *l, char *err, si
 			}
 		}
 		if (a < 0 || b < a || step < 1 || (p < end && *p != ',') || (p + 1 == end)) {
-			snprintf(err, errlen, "'%.*s' is not a CPU list like 0-3,8 or 0-7:2 (CPUs 0 to %d)",
-				 (int)len, s, CPUS_MAX - 1);
+			snprintf(err, errlen, "'%.*s%s' is not a CPU list like 0-3,8 or 0-7:2 (CPUs 0 "
+				 "to %d)", (int)(len > OPTS_SHOWN ? OPTS_SHOWN : len), s,
+				 len > OPTS_SHOWN ? "..." : "", CPUS_MAX - 1);
 			return -EINVAL;
 		}
 		for (long c = a; c <= b; c += step)
@@ -68,6 +69,18 @@ int cpus_parse_list(const char *s, size_t len, struct cpu_list *l, char *err, si
 	return 0;
 }
 
+/* The next ",key=" after p (a side's name: lowercase letters, then '='), or NULL. */
+static const char *next_key(const char *p)
+{
+	for (const char *c = strchr(p, ','); c; c = strchr(c + 1, ',')) {
+		size_t k = strspn(c + 1, "abcdefghijklmnopqrstuvwxyz");
+
+		if (k && c[1 + k] == '=')
+			return c;
+	}
+	return NULL;
+}
+
 int cpus_parse(const char *spec, struct cpu_list *client, struct cpu_list *server, char *err,
 	       size_t errlen)
 {
@@ -79,17 +92,20 @@ int cpus_parse(const char *spec, struct cpu_list *client, struct cpu_list *serve
 		struct cpu_list *l = srv ? server : client;
 
 		if (!srv && strncmp(p, "client=", 7)) {
-			snprintf(err, errlen, "'%s' is not client=LIST,server=LIST (e.g. client=0-3,server=4-7)",
-				 spec);
+			snprintf(err, errlen, "'%.*s%s' is not client=LIST,server=LIST (e.g. "
+				 "client=0-3,server=4-7)", OPTS_VAL(p));
 			return -EINVAL;
 		}
 		p += 7;
-		/* The list runs to the next side's name (commas separate both). */
-		const char *next = strstr(p, srv ? ",client=" : ",server=");
+		/* The list runs to the next key (commas separate both), so that a key given twice
+		 * is seen as one, not read as a CPU of the first. */
+		const char *next = next_key(p);
 		size_t len = next ? (size_t)(next - p) : strlen(p);
 
 		if (l->n) {
-			snprintf(err, errlen, "'%s' names the %s twice", spec, srv ? "server" : "client");
+			snprintf(err, errlen, "'%.*s%s' gives %s= twice: give each side once, its CPUs "
+				 "in one list (%s=0,2-3)", OPTS_VAL(spec), srv ? "server" : "client",
+				 srv ? "server" : "client");
 			return -EINVAL;
 		}
 		if (cpus_parse_list(p, len, l, err, errlen))

@@ -1,10 +1,9 @@
-/* opts.c: see opts.h. */
+/* opts.c: the option tables, their defaults, and one value set from its text (opts.h). */
 #include "base/opts.h"
 #include "base/opts_priv.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/suggest.h"
 #include "base/util.h"
 
 #define OPT_DEF_(t, f, d, s, n, lo, hi, mv, h)                                                     \
@@ -122,14 +120,60 @@ void opts_free(struct opts *o)
 	ALL_OPTS(OPT_FREE_STR_)
 }
 
-static int range_err(const struct opt_def *d, const char *val, char *err, size_t errlen)
+/* v with thousands separators where whole ("65,507"), else as %g ("0.1"). */
+static const char *grouped(double v, char *buf, size_t n)
 {
-	if (d->type == OPT_INT)
-		snprintf(err, errlen, "--%s %s is out of range: use %.0f to %.0f", d->name, val,
-			 d->min, d->max);
+	char digits[32];
+	size_t len, k = 0;
+
+	if (v != floor(v) || fabs(v) >= 1e18) {
+		snprintf(buf, n, "%g", v);
+		return buf;
+	}
+	len = (size_t)snprintf(digits, sizeof(digits), "%.0f", fabs(v));
+	if (v < 0 && k + 1 < n)
+		buf[k++] = '-';
+	for (size_t i = 0; i < len && k + 2 < n; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = digits[i];
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* What the option's number counts, for a range: its unit, or for a plain count the first
+ * clause of its help ("requests outstanding per client"). */
+static void count_words(const struct opt_def *d, char *buf, size_t n)
+{
+	static const char *const unit_words[] = {
+		[UNIT_BYTES] = "bytes", [UNIT_S] = "seconds", [UNIT_MS] = "milliseconds",
+		[UNIT_US] = "microseconds",
+	};
+	enum opt_unit u = opts_unit_of(d);
+
+	if (u != UNIT_NONE)
+		snprintf(buf, n, " %s", unit_words[u]);
+	else if (d->help && *d->help)
+		snprintf(buf, n, " (%.*s)", (int)strcspn(d->help, "(:;"), d->help);
 	else
-		snprintf(err, errlen, "--%s %s is out of range: use %g to %g", d->name, val, d->min,
-			 d->max);
+		buf[0] = '\0';
+	for (size_t k = strlen(buf); k > 1 && buf[k - 2] == ' ' && buf[k - 1] == ')'; k--)
+		memmove(buf + k - 2, buf + k - 1, 2); /* "(client processes )" */
+}
+
+/* "--size 70K (71,680 bytes) is out of range: use 1 to 65,507 bytes". */
+static int range_err(const struct opt_def *d, const char *val, double v, char *err, size_t errlen)
+{
+	char lo[32], hi[32], got[48] = "", words[120];
+
+	count_words(d, words, sizeof(words));
+	if (opts_has_unit(val))
+		snprintf(got, sizeof(got), " (%s%s)", grouped(v, lo, sizeof(lo)),
+			 opts_unit_of(d) == UNIT_BYTES ? " bytes" : words);
+	snprintf(err, errlen, "--%s %.*s%s%s is out of range: use %s to %s%s", d->name,
+		 OPTS_VAL(val), got, grouped(d->min, lo, sizeof(lo)), grouped(d->max, hi, sizeof(hi)),
+		 words);
 	return -EINVAL;
 }
 
@@ -169,7 +213,7 @@ static int set_with_unit(const struct opt_def *d, const char *val, struct opts *
 	if (opts_unit_value(d, val, &v, err, errlen))
 		return -EINVAL;
 	if (v < d->min || v > d->max)
-		return range_err(d, val, err, errlen);
+		return range_err(d, val, v, err, errlen);
 	if (d->type == OPT_DBL) {
 		*(double *)field(o, d) = v;
 		return 0;
@@ -177,7 +221,7 @@ static int set_with_unit(const struct opt_def *d, const char *val, struct opts *
 	if (fabs(v - round(v)) < 1e-9 * fmax(1.0, fabs(v))) /* 1ms in USEC: 999.99999... */
 		v = round(v);
 	if (v != floor(v)) {
-		snprintf(err, errlen, "--%s %s is not a whole number of %s", d->name, val,
+		snprintf(err, errlen, "--%s %.*s%s is not a whole number of %s", d->name, OPTS_VAL(val),
 			 opts_unit_of(d) == UNIT_BYTES ? "bytes"
 			 : opts_unit_of(d) == UNIT_MS ? "milliseconds" : "microseconds");
 		return -EINVAL;
@@ -200,7 +244,8 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		int k = choice_index(d->metavar, val);
 
 		if (k < 0) {
-			snprintf(err, errlen, "--%s %s is not one of %s", d->name, val, d->metavar);
+			snprintf(err, errlen, "--%s %.*s%s is not one of %s", d->name, OPTS_VAL(val),
+				 d->metavar);
 			return -EINVAL;
 		}
 		*(int *)field(o, d) = k;
@@ -234,8 +279,8 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		unsigned long long v = strtoull(val, &end, 10);
 
 		if (errno || end == val || *end || *val == '-' || (double)v < d->min) {
-			snprintf(err, errlen, "--%s %s: give a whole number of %.0f or more", d->name,
-				 val, d->min);
+			snprintf(err, errlen, "--%s %.*s%s: give a whole number of %.0f or more",
+				 d->name, OPTS_VAL(val), d->min);
 			return -EINVAL;
 		}
 		*(uint64_t *)field(o, d) = v;
@@ -248,11 +293,12 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		long v = strtol(val, &end, 10);
 
 		if (errno || end == val || *end) {
-			snprintf(err, errlen, "--%s '%s' is not a whole number", d->name, val);
+			snprintf(err, errlen, "--%s '%.*s%s' is not a whole number", d->name,
+				 OPTS_VAL(val));
 			return -EINVAL;
 		}
 		if (v < d->min || v > d->max)
-			return range_err(d, val, err, errlen);
+			return range_err(d, val, (double)v, err, errlen);
 		*(long *)field(o, d) = v;
 		return 0;
 	}
@@ -263,11 +309,11 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		double v = strtod(val, &end);
 
 		if (errno || end == val || *end || !isfinite(v)) {
-			snprintf(err, errlen, "--%s '%s' is not a number", d->name, val);
+			snprintf(err, errlen, "--%s '%.*s%s' is not a number", d->name, OPTS_VAL(val));
 			return -EINVAL;
 		}
 		if (v < d->min || v > d->max)
-			return range_err(d, val, err, errlen);
+			return range_err(d, val, (double)v, err, errlen);
 		*(double *)field(o, d) = v;
 		return 0;
 	}
@@ -293,6 +339,10 @@ int opts_take(const struct opt_def *defs, void *base, int argc, char **argv, cha
 		}
 		const char *val = eq ? eq + 1 : NULL;
 
+		if (d->type == OPT_BOOL && val) {
+			opts_flag_value_err(d, val, err, errlen);
+			return -EINVAL;
+		}
 		if (d->type != OPT_BOOL && !val) {
 			if (i + 1 >= argc) {
 				snprintf(err, errlen, "--%s needs a value", d->name);
@@ -304,185 +354,6 @@ int opts_take(const struct opt_def *defs, void *base, int argc, char **argv, cha
 			return -EINVAL;
 	}
 	return 0;
-}
-
-static size_t count_defs(const struct opt_def *defs)
-{
-	size_t n = 0;
-
-	while (defs[n].name)
-		n++;
-	return n;
-}
-
-/* getopt_long tables from defs; long options report their index through `val` >= 256. */
-static void build_getopt(const struct opt_def *defs, struct option *lo, char *shorts)
-{
-	size_t n = count_defs(defs), k = 0;
-
-	shorts[k++] = ':'; /* report a missing argument as ':' */
-	shorts[k++] = 'h';
-	for (size_t i = 0; i < n; i++) {
-		lo[i] = (struct option){
-			.name = defs[i].name,
-			.has_arg = defs[i].type == OPT_BOOL ? no_argument : required_argument,
-			.val = 256 + (int)i,
-		};
-		if (defs[i].shortc) {
-			shorts[k++] = (char)defs[i].shortc;
-			if (defs[i].type != OPT_BOOL)
-				shorts[k++] = ':';
-			if (defs[i].shortc == 'R') { /* a value: "-R2", the old --runs 2, is caught */
-				shorts[k++] = ':';
-				shorts[k++] = ':';
-			}
-		}
-	}
-	shorts[k] = '\0';
-	opts_vocab_shorts(defs, shorts);
-	lo[n] = (struct option){.name = "help", .val = 'h'};
-	lo[n + 1] = (struct option){0};
-}
-
-static const struct opt_def *find_short(const struct opt_def *defs, int c)
-{
-	for (; defs->name; defs++)
-		if (defs->shortc == c)
-			return defs;
-	return NULL;
-}
-
-/* defs with a workload's help and ranges applied (caller frees). */
-struct opt_def *opts_effective(const struct opt_def *defs, const struct opt_override *ov)
-{
-	size_t n = count_defs(defs);
-	struct opt_def *e = xcalloc(n + 1, sizeof(*e));
-
-	memcpy(e, defs, n * sizeof(*e));
-	for (; ov && ov->field; ov++) {
-		for (size_t i = 0; i < n; i++) {
-			if (strcmp(e[i].field, ov->field))
-				continue;
-			if (ov->help)
-				e[i].help = ov->help;
-			if (ov->min || ov->max) {
-				e[i].min = ov->min;
-				e[i].max = ov->max;
-			}
-		}
-	}
-	return e;
-}
-
-/* "unknown option '--szie'; did you mean '--size'?" */
-static void unknown_long(const struct opt_def *defs, const char *bad, char *err, size_t errlen)
-{
-	size_t n = count_defs(defs), len = strcspn(bad, "=");
-	const char **names = xcalloc(n + 1, sizeof(*names));
-	char word[80];
-	const char *near;
-
-	for (size_t i = 0; i < n; i++)
-		names[i] = defs[i].name;
-	names[n] = "help";
-	size_t dashes = strspn(bad, "-");
-
-	snprintf(word, sizeof(word), "%.*s", (int)(len - dashes), bad + dashes);
-	near = suggest_nearest(word, names, n + 1);
-	if (near)
-		snprintf(err, errlen, "unknown option '%.*s'; did you mean '--%s'? (see '--help')",
-			 (int)len, bad, near);
-	else
-		snprintf(err, errlen, "unknown option '%.*s' (see '--help')", (int)len, bad);
-	free(names);
-}
-
-/* Every long option spelled whole: getopt_long takes any unambiguous prefix, and a prefix
- * can mean something else to a user of another tool (iperf3's --time would be our --timeout,
- * in milliseconds). A value given apart (--size 64) is skipped. 0, or -EINVAL with err. */
-static int whole_long_names(const struct opt_def *defs, int argc, char **argv, char *err,
-			    size_t errlen)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const struct opt_def *d = NULL;
-		size_t len;
-
-		if (!strcmp(a, "--"))
-			return 0;
-		if (strncmp(a, "--", 2))
-			continue;
-		len = strcspn(a + 2, "=");
-		for (const struct opt_def *e = defs; e->name && !d; e++)
-			if (strlen(e->name) == len && !strncmp(e->name, a + 2, len))
-				d = e;
-		if (!d && len == 4 && !strncmp(a + 2, "help", 4))
-			continue;
-		if (!d && len == 4 && !strncmp(a + 2, "time", 4)) {
-			snprintf(err, errlen, "unknown option '--time': the run's length is -l/--duration "
-				 "(or -t with a unit, -t 10s, as iperf3's --time); --timeout is how long "
-				 "a request may go unanswered");
-			return -EINVAL;
-		}
-		if (!d) {
-			unknown_long(defs, a, err, errlen);
-			return -EINVAL;
-		}
-		if (d->type != OPT_BOOL && !a[2 + len])
-			i++; /* its value */
-	}
-	return 0;
-}
-
-int opts_parse(const struct opt_def *table, const struct opt_override *ov, int argc, char **argv,
-	       struct opts *o, char *err, size_t errlen)
-{
-	struct opt_def *defs = opts_effective(table, ov);
-	size_t n = count_defs(defs);
-	struct option *lo = xcalloc(n + 2, sizeof(*lo));
-	char *shorts = xcalloc(3 * n + 64, 1);
-	int ret = 0, c;
-
-	build_getopt(defs, lo, shorts);
-	optind = 0; /* GNU: full reset, so tests may parse many times */
-	opterr = 0;
-	ret = whole_long_names(defs, argc, argv, err, errlen);
-	while (!ret && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
-		const char *bad = argv[optind - 1];
-
-		if (c == 'h') {
-			ret = 1;
-		} else if (c == '?') {
-			if (optopt && optopt < 256)
-				snprintf(err, errlen, "unknown option '-%c' (see '--help')", optopt);
-			else
-				unknown_long(defs, bad, err, errlen);
-			ret = -EINVAL;
-		} else if (c == ':') {
-			snprintf(err, errlen, "option '%s' needs a value", bad);
-			ret = -EINVAL;
-		} else {
-			const struct opt_def *d = c >= 256 ? &defs[c - 256] : find_short(defs, c);
-
-			if (!d || c == 'R') { /* -R: opts_vocab tells --reverse from the old --runs */
-				ret = opts_vocab(defs, c, optarg, optind < argc ? argv[optind] : NULL,
-						 o, err, errlen);
-				continue;
-			}
-			ret = opts_set_value(d, optarg, o, err, errlen);
-			if (ret)
-				opts_vocab_hint(d, c, optarg, err, errlen);
-			o->set[d->id] = true;
-		}
-	}
-	if (!ret && optind < argc) {
-		snprintf(err, errlen, "unexpected argument '%s' (see '--help')", argv[optind]);
-		ret = -EINVAL;
-	}
-	free(lo);
-	free(shorts);
-	free(defs);
-	return ret;
 }
 
 const struct opt_def *opts_find_field(const struct opt_def *defs, const char *name)

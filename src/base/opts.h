@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 struct cJSON;
 
@@ -282,6 +283,12 @@ enum { CLOSE_SERVER, CLOSE_CLIENT, CLOSE_RESET };
 enum { FAULT_NONE, FAULT_SHORT, FAULT_RESET };
 enum { ARRIVALS_CONSTANT, ARRIVALS_POISSON };
 enum { SEND_SEND, SEND_WRITE, SEND_SENDMSG, SEND_SENDFILE, SEND_SPLICE, SEND_URING };
+
+/* A value as an error message shows it, "%.*s%s": its first OPTS_SHOWN bytes, then "..." where
+ * it is longer, so a long value never pushes the reason out of a bounded message. */
+#define OPTS_SHOWN 40
+#define OPTS_VAL(v)                                                                                \
+	(int)(strlen(v) > OPTS_SHOWN ? OPTS_SHOWN : strlen(v)), (v), strlen(v) > OPTS_SHOWN ? "..." : ""
 
 /* The word of value v of an enum option ("reset" for --close CLOSE_RESET); "?" if none. */
 const char *opts_word(enum opt_id id, int v);

@@ -105,6 +105,8 @@ static int apply_json(const struct opt_def *d, const cJSON *it, struct opts *o, 
 	if (d->type == OPT_INT && it->valuedouble != floor(it->valuedouble))
 		goto bad_type;
 	snprintf(text, sizeof(text), d->type == OPT_INT ? "%.0f" : "%.17g", it->valuedouble);
+	if (strpbrk(text, "eE")) /* the parser takes decimal digits only (opts_units.c) */
+		snprintf(text, sizeof(text), "%.20f", it->valuedouble);
 	return opts_set_value(d, text, o, err, errlen);
 bad_type:
 	snprintf(err, errlen, "config key '%s' has the wrong type", d->field);

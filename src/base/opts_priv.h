@@ -39,6 +39,8 @@ int opts_vocab(const struct opt_def *defs, int c, const char *arg, const char *n
 	       struct opts *o, char *err, size_t errlen);
 /* After d given as short flag c failed on arg: add the peers' meaning of c to err. */
 void opts_vocab_hint(const struct opt_def *d, int c, const char *arg, char *err, size_t errlen);
+/* "--reverse=2": d, a flag, was given a value (the reason, and --runs 2 where that was meant). */
+void opts_flag_value_err(const struct opt_def *d, const char *val, char *err, size_t errlen);
 /* The option of defs whose field is name, or NULL. */
 const struct opt_def *opts_find_field(const struct opt_def *defs, const char *name);
 

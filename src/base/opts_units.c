@@ -1,5 +1,6 @@
 /* opts_units.c: sizes with K/M/G (KiB/MiB/GiB) and times with us/ms/s/m, for every option whose
  * metavar says it is one (BYTES; S, MS, USEC). A bare number keeps the option's own unit. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -51,13 +52,24 @@ static double base_seconds(enum opt_unit u)
 	return u == UNIT_MS ? 1e-3 : u == UNIT_US ? 1e-6 : 1.0;
 }
 
+/* The length of val's number: an optional minus, digits, then a fraction only as '.' and
+ * digits ("0.5"); 0 if val does not start so. strtod alone would take "0x10", "1e3", "inf" and
+ * leading blanks. */
+static size_t decimal_len(const char *val)
+{
+	size_t sign = *val == '-' && isdigit((unsigned char)val[1]); /* -5: out of range, below */
+	size_t n = sign + strspn(val + sign, "0123456789");
+
+	if (n > sign && val[n] == '.' && isdigit((unsigned char)val[n + 1]))
+		n += 1 + strspn(val + n + 1, "0123456789");
+	return n;
+}
+
 bool opts_has_unit(const char *val)
 {
-	char *end;
+	size_t n = decimal_len(val);
 
-	errno = 0;
-	(void)strtod(val, &end);
-	return end != val && *end;
+	return n && val[n];
 }
 
 int opts_unit_value(const struct opt_def *d, const char *val, double *v, char *err, size_t errlen)
@@ -66,10 +78,27 @@ int opts_unit_value(const struct opt_def *d, const char *val, double *v, char *e
 	const struct unit *t = u == UNIT_BYTES ? size_units : time_units;
 	char *end;
 
+	size_t n = decimal_len(val);
+	const char *e = val + n;
+
+	/* 0x10 and 1e3, which strtod takes, are not sizes or times here: say so, not "unit x10". */
+	if (!n || (n == 1 && *val == '0' && (*e == 'x' || *e == 'X')) ||
+	    ((*e == 'e' || *e == 'E') && strchr("0123456789+-", e[1]) && e[1])) {
+		if (u == UNIT_BYTES)
+			snprintf(err, errlen, "--%s '%.*s%s' is not a size: give decimal digits, with a "
+				 "unit if you like (64, 64K, 1.5MiB; not 0x10 or 1e3)", d->name,
+				 OPTS_VAL(val));
+		else
+			snprintf(err, errlen, "--%s '%.*s%s' is not a time: give decimal digits, a "
+				 "fraction and a unit if you like (%s, 500ms, 1.5s; not 0x10 or 1e3)",
+				 d->name, OPTS_VAL(val), u == UNIT_S ? "10" : "200");
+		return -EINVAL;
+	}
 	errno = 0;
-	*v = strtod(val, &end);
-	if (errno || end == val || !isfinite(*v) || *val == ' ') {
-		snprintf(err, errlen, "--%s '%s' is not a number", d->name, val);
+	*v = strtod(val, &end); /* decimal digits only, checked above */
+	end = (char *)val + n;
+	if (errno || !isfinite(*v)) {
+		snprintf(err, errlen, "--%s '%.*s%s' is too large", d->name, OPTS_VAL(val));
 		return -EINVAL;
 	}
 	if (!*end)
@@ -81,11 +110,12 @@ int opts_unit_value(const struct opt_def *d, const char *val, double *v, char *e
 		return 0;
 	}
 	if (u == UNIT_BYTES)
-		snprintf(err, errlen, "--%s %s: unknown unit %s; use K, M, G, KiB, MiB or GiB (1024-based, "
-			 "as iperf3), or a bare number of bytes", d->name, val, end);
+		snprintf(err, errlen, "--%s %.*s%s: unknown unit %.*s%s; use K, M, G, KiB, MiB or GiB "
+			 "(1024-based, as iperf3), or a bare number of bytes", d->name, OPTS_VAL(val),
+			 OPTS_VAL(end));
 	else
-		snprintf(err, errlen, "--%s %s: unknown unit %s; use us, ms, s, m or h, or a bare number "
-			 "(%s)", d->name, val, end,
+		snprintf(err, errlen, "--%s %.*s%s: unknown unit %.*s%s; use us, ms, s, m or h, or a "
+			 "bare number (%s)", d->name, OPTS_VAL(val), OPTS_VAL(end),
 			 u == UNIT_S ? "seconds" : u == UNIT_MS ? "milliseconds" : "microseconds");
 	return -EINVAL;
 }
@@ -99,7 +129,7 @@ int opts_number(const struct opt_def *d, const char *val, double *v, char *err, 
 	errno = 0;
 	*v = strtod(val, &end);
 	if (errno || end == val || *end || !isfinite(*v)) {
-		snprintf(err, errlen, "--%s '%s' is not a number", d->name, val);
+		snprintf(err, errlen, "--%s '%.*s%s' is not a number", d->name, OPTS_VAL(val));
 		return -EINVAL;
 	}
 	return 0;

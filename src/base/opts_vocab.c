@@ -77,13 +77,13 @@ static int vocab_reverse(const struct opt_def *defs, const char *arg, const char
 	const char *n = arg ? arg : is_count(next) ? next : NULL;
 
 	if (arg && !is_count(arg)) {
-		snprintf(err, errlen, "-R%s: -R (--reverse) takes no value; give it alone or last in a "
-			 "group of flags (-jR)", arg);
+		snprintf(err, errlen, "-R%.*s%s: -R (--reverse) takes no value; give it alone or last "
+			 "in a group of flags (-jR)", OPTS_VAL(arg));
 		return -EINVAL;
 	}
 	if (n) {
-		snprintf(err, errlen, "-R %s: the number of runs is --runs %s now (-R alone is "
-			 "--reverse, as iperf3's -R)", n, n);
+		snprintf(err, errlen, "-R %.*s%s: the number of runs is --runs %.*s%s now (-R alone is "
+			 "--reverse, as iperf3's -R)", OPTS_VAL(n), OPTS_VAL(n));
 		return -EINVAL;
 	}
 	if (!rev) {
@@ -104,14 +104,14 @@ static int vocab_time(const struct opt_def *defs, const char *arg, struct opts *
 	const struct opt_def *dur = opts_find_field(defs, "duration");
 
 	if (!opts_has_unit(arg) && opts_find_field(defs, "timeout")) {
-		snprintf(err, errlen, "-t %s: -t is the duration now, as iperf3's -t: give a unit "
-			 "(-t %ss, or -l %s); the stall timeout that -t was is --timeout %s "
-			 "(milliseconds)", arg, arg, arg, arg);
+		snprintf(err, errlen, "-t %.*s%s: -t is the duration now, as iperf3's -t: give a unit "
+			 "(-t %.*s%ss, or -l %.*s%s); the stall timeout that -t was is --timeout %.*s%s "
+			 "(milliseconds)", OPTS_VAL(arg), OPTS_VAL(arg), OPTS_VAL(arg), OPTS_VAL(arg));
 		return -EINVAL;
 	}
 	if (!opts_has_unit(arg)) {
-		snprintf(err, errlen, "-t %s: -t is the duration now, as iperf3's -t: give a unit "
-			 "(-t %ss, or -l %s)", arg, arg, arg);
+		snprintf(err, errlen, "-t %.*s%s: -t is the duration now, as iperf3's -t: give a unit "
+			 "(-t %.*s%ss, or -l %.*s%s)", OPTS_VAL(arg), OPTS_VAL(arg), OPTS_VAL(arg));
 		return -EINVAL;
 	}
 	o->set[dur->id] = true;
@@ -139,4 +139,15 @@ void opts_vocab_hint(const struct opt_def *d, int c, const char *arg, char *err,
 
 	if (c == 'c' && d->id == OPT_ID_clients && !is_count(arg) && n < errlen)
 		snprintf(err + n, errlen - n, " (-c is --clients N; iperf3's -c HOST is --server HOST)");
+}
+
+void opts_flag_value_err(const struct opt_def *d, const char *val, char *err, size_t errlen)
+{
+	int n = snprintf(err, errlen, "--%s takes no value: give --%s alone", d->name, d->name);
+
+	/* -R 2 was --runs 2, and a user who learnt that may spell it --reverse=2. */
+	if (d->id == OPT_ID_reverse && is_count(val) && n > 0 && (size_t)n < errlen)
+		snprintf(err + n, errlen - (size_t)n, "; did you mean --runs %.*s%s?", OPTS_VAL(val));
+	else if (n > 0 && (size_t)n < errlen)
+		snprintf(err + n, errlen - (size_t)n, " (it was given '%.*s%s')", OPTS_VAL(val));
 }

@@ -94,36 +94,55 @@ static void check_summary(const cJSON *env, const struct noise *n)
 	       n->sample_s);
 }
 
+/* check's own flags: --sample takes the time units every other time option takes (opts.h). */
+struct check_flags {
+	long sample; /* ms */
+	bool json;
+};
+
+static const struct opt_def check_defs[] = {
+	OWN_FLAG_UNIT(INT, struct check_flags, sample, "sample", 100, 60000, "MS"),
+	OWN_FLAG(BOOL, struct check_flags, json, "json", 0, 1),
+	{0},
+};
+
+static void check_usage(void)
+{
+	printf("usage: sockbench check [--sample MS] [--json]\n"
+	       "Looks for what would make figures vary (frequency scaling, turbo, busy "
+	       "processes, steal time,\na CPU loaded with interrupts, a slow clock "
+	       "source), sampling /proc for MS milliseconds\n(default 1000; a unit if you like: "
+	       "2s, 500ms), and prints "
+	       "a summary of what is set that shapes results (kernel, CPUs, clock, interface, "
+	       "boot flags,\nsocket sysctls not at the kernel's default), then each finding "
+	       "with what it does and\nhow to fix it; --json: the findings and the whole "
+	       "environment a result records.\nExit 0 when quiet, 1 when something was "
+	       "found.\n");
+}
+
 int cmd_check(int argc, char **argv)
 {
-	int ms = 1000;
-	bool json = false;
+	struct check_flags f = {.sample = 1000};
+	char **rest = xcalloc((size_t)argc + 1, sizeof(*rest)), err[512];
+	int nrest;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--sample") && i + 1 < argc) {
-			char *end;
-			long v = strtol(argv[++i], &end, 10);
-
-			if (*end || v < 100 || v > 60000)
-				die_usage("check: --sample %s: give milliseconds from 100 to 60000", argv[i]);
-			ms = (int)v;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: sockbench check [--sample MS] [--json]\n"
-			       "Looks for what would make figures vary (frequency scaling, turbo, busy "
-			       "processes, steal time,\na CPU loaded with interrupts, a slow clock "
-			       "source), sampling /proc for MS milliseconds\n(default 1000), and prints "
-			       "a summary of what is set that shapes results (kernel, CPUs, clock, interface, "
-			       "boot flags,\nsocket sysctls not at the kernel's default), then each finding "
-			       "with what it does and\nhow to fix it; --json: the findings and the whole "
-			       "environment a result records.\nExit 0 when quiet, 1 when something was "
-			       "found.\n");
+	if (opts_take(check_defs, &f, argc - 1, argv + 1, rest, &nrest, err, sizeof(err)))
+		die_usage("check: %s", err);
+	for (int i = 0; i < nrest; i++) {
+		if (!strcmp(rest[i], "-j")) {
+			f.json = true;
+		} else if (!strcmp(rest[i], "--help") || !strcmp(rest[i], "-h")) {
+			check_usage();
+			free(rest);
 			return 0;
 		} else {
-			die_usage("check: unknown argument '%s' (try sockbench check --help)", argv[i]);
+			die_usage("check: unknown argument '%.*s%s' (try sockbench check --help)",
+				  OPTS_VAL(rest[i]));
 		}
 	}
+	free(rest);
+	int ms = (int)f.sample;
+	bool json = f.json;
 	struct noise n;
 	cJSON *env = env_collect(NULL, 0);
 

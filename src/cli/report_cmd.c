@@ -25,7 +25,8 @@ static void report_usage(FILE *f)
 		   "  -o, --output FILE.html   where to write the page (default: standard output)\n"
 		   "  --format csv             instead of the page, the result as CSV: a header and "
 		   "a row per run (a --runs result: then its summary's rows), as the run's "
-		   "--format csv prints it\n"
+		   "--format csv prints it; several results: one table, a file column first, the "
+		   "header once\n"
 		   "  --fields LIST            with --format csv: the columns (JSON paths, "
 		   "docs/json.md)\n"
 		   "  RESULT.json              a file written by --json (\"-\": standard input)\n");
@@ -70,8 +71,49 @@ static void csv_args_check(const char *format, const char *fields, const char *o
 	if (format && out)
 		die_usage("report: --format csv writes to standard output: leave out -o (and "
 			  "redirect: > r.csv)");
-	if (fields && out_fields_check(fields, err, sizeof(err)))
+	if (fields && out_fields_check(NULL, fields, err, sizeof(err)))
 		die_usage("report: %s", err);
+}
+
+/* One file's CSV on standard output. Several files make one table: a `file` column first
+ * (their rows' `run` numbers restart), and the header once, again only before a file whose
+ * columns differ (another workload's figures); *last: the header printed last. 0 or -1. */
+static int csv_file(const cJSON *doc, const char *file, bool several, const char *fields,
+		    char **last)
+{
+	char *buf = NULL, *body;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return -1;
+	if (cJSON_GetObjectItemCaseSensitive(doc, "kind"))
+		out_csv_runs(doc, fields, m);
+	else
+		out_csv_run(doc, fields, m);
+	if (fclose(m) || !buf)
+		return -1;
+	body = buf + strcspn(buf, "\n");
+	*body = '\0';
+	body += body < buf + len;
+	if (!*last || strcmp(*last, buf)) {
+		printf("%s%s\n", several ? "file," : "", buf);
+		free(*last);
+		*last = xstrdup(buf);
+	}
+	for (char *line = body, *nl; *line; line = nl + 1) {
+		nl = line + strcspn(line, "\n");
+		if (several) {
+			out_csv_text(stdout, file);
+			putchar(',');
+		}
+		fwrite(line, 1, (size_t)(nl - line), stdout);
+		putchar('\n');
+		if (!*nl)
+			break;
+	}
+	free(buf);
+	return 0;
 }
 
 /* --format csv: each saved single run or --runs result as its CSV, on standard output. */
@@ -85,11 +127,16 @@ static int write_csv(cJSON **docs, const char *const *files, int n, const char *
 				"single run or --runs (sweep --csv writes a sweep's)\n", files[i], kind);
 			return 2;
 		}
-		if (kind)
-			out_csv_runs(docs[i], fields, stdout);
-		else
-			out_csv_run(docs[i], fields, stdout);
 	}
+	char *last = NULL;
+
+	for (int i = 0; i < n; i++) {
+		if (csv_file(docs[i], files[i], n > 1, fields, &last)) {
+			free(last);
+			return 1;
+		}
+	}
+	free(last);
 	return 0;
 }
 

@@ -61,7 +61,7 @@ static void format_check(const struct workload *wl, struct opts *o)
 {
 	char err[4400];
 
-	if (o->fields && out_fields_check(o->fields, err, sizeof(err)))
+	if (o->fields && out_fields_check(wl, o->fields, err, sizeof(err)))
 		die_usage("%s: %s", wl->name, err);
 	if (o->fields && o->json)
 		die_usage("%s: --fields chooses the columns of CSV (--format csv) or the lines of the "

@@ -13,6 +13,7 @@
  * work in each syscall of each side and in each kernel function, A against B.
  */
 #include "multi/compare_priv.h"
+#include "multi/wl_help.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -161,11 +162,34 @@ static void run_rounds(struct side *a, struct side *b, int runs, uint64_t seed,
 	progress_clear();
 }
 
+/* A live comparison without one pair of whole runs judged nothing: say why on stderr, and
+ * exit 1 (as sweep does for a point whose every round failed), never 0. 0 when pairs ran. */
+static int nothing_compared(const struct side *a, const struct compare_log *lg)
+{
+	int failed = 0, total = 2 * lg->rounds;
+
+	if (a->n)
+		return 0;
+	for (int i = 0; i < lg->nlo; i++)
+		failed += lg->lo[i].status == RUN_FAILED;
+	if (total && failed == total)
+		fprintf(stderr, "sockbench: compare: no run succeeded: all %d failed (first: %s)\n",
+			total, lg->lo[0].why);
+	else if (!total)
+		fprintf(stderr, "sockbench: compare: no run succeeded: interrupted before the first "
+			"round ended\n");
+	else
+		fprintf(stderr, "sockbench: compare: no round had two whole runs (%d of %d runs "
+			"partial or failed; first: %s): nothing compared\n", lg->nlo, total,
+			lg->lo[0].why);
+	return 1;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	/* Static: a usage error (die_usage) exits with them still reachable, not leaked. */
 	static struct side *a, *b;
-	char *rest[16], err[200];
+	char *rest[16], err[512];
 	struct compare_args f = {.runs = STATS_DEFAULT_RUNS};
 	int nrest = 0;
 	struct compare_log *lg = NULL;
@@ -184,6 +208,11 @@ int cmd_compare(int argc, char **argv)
 		       STATS_DEFAULT_RUNS);
 		return 0;
 	}
+	/* 'tcp-rr --help' (quoted, as a configuration) or tcp-rr --help: tcp-rr's flags. */
+	for (int i = 1; i < argc; i++)
+		wl_help_quoted_or_return("compare", argv[i]);
+	if (argc > 2 && workload_find(argv[1]))
+		wl_help_or_return("compare", workload_find(argv[1]), argc - 2, argv + 2);
 	a = xcalloc(1, sizeof(*a));
 	b = xcalloc(1, sizeof(*b));
 	if (argc > 16 || opts_take(compare_flags, &f, argc - 1, argv + 1, rest, &nrest, err,
@@ -237,6 +266,9 @@ int cmd_compare(int argc, char **argv)
 	    !(b->n && cJSON_GetObjectItemCaseSensitive(b->docs[0], "profile")))
 		mv_why = NULL;
 	compare_print(a, b, !files, rows, n, &plan, f.json, mv, mv_why, lg);
+	fflush(stdout);
+	int rc = lg ? nothing_compared(a, lg) : 0;
+
 	moved_free(mv);
 	for (int i = 0; !files && i < a->n; i++)
 		cJSON_Delete(a->docs[i]);
@@ -252,5 +284,5 @@ int cmd_compare(int argc, char **argv)
 	free(b);
 	free(lg);
 	free(f.primary);
-	return 0;
+	return rc;
 }

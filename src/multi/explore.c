@@ -28,6 +28,7 @@
 #include "base/util.h"
 
 #include "multi/explore_priv.h"
+#include "multi/wl_help.h"
 
 /* One run, in a child process of its own (run_isolated); false when Ctrl-C cut it. */
 static bool isolated_run(struct explore *x, const struct config *c, struct sample *s)
@@ -211,7 +212,7 @@ out:
 /* The search's final configuration (when it holds a strategy) against the baseline. */
 static void final_phase(struct explore *x, char **user, int nuser)
 {
-	char err[240];
+	char err[512];
 	double t = x->clock(x), needs;
 	int r0 = x->runs_done;
 
@@ -310,6 +311,29 @@ void explore_execute(struct explore *x, char **user, int nuser)
 	final_phase(x, user, nuser);
 }
 
+/* No whole run in any configuration: nothing was measured, whatever the report says of the
+ * ranking. Say so on stderr and exit 1 (as sweep and compare do); 0 when a run was whole. */
+static int nothing_ran(const struct explore *x)
+{
+	const char *why = NULL;
+	int runs = 0;
+
+	for (int i = 0; i < x->nconf; i++) {
+		for (int k = 0; k < x->conf[i].nsamples; k++) {
+			const struct sample *sm = &x->conf[i].s[k];
+
+			if (sm->status == RUN_WHOLE)
+				return 0;
+			if (!why && sm->status == RUN_FAILED)
+				why = sm->why;
+			runs++;
+		}
+	}
+	fprintf(stderr, "sockbench: explore: no run succeeded: none of the %d runs was "
+		"whole%s%s%s\n", runs, why ? " (first failure: " : "", why ? why : "", why ? ")" : "");
+	return 1;
+}
+
 int cmd_explore(int argc, char **argv)
 {
 	struct explore *x;
@@ -338,10 +362,11 @@ int cmd_explore(int argc, char **argv)
 	x = xcalloc(1, sizeof(*x));
 	rest = xcalloc((size_t)argc + 1, sizeof(char *));
 	x->wl = workload_or_exit("explore", argv[1]);
+	wl_help_or_return("explore", x->wl, argc - 2, argv + 2);
 	x->budget = DEFAULT_BUDGET;
 	x->rounds = 0; /* given or not: see below */
 	int nrest;
-	char err[200];
+	char err[512];
 
 	if (opts_take(explore_flags, x, argc - 2, argv + 2, rest, &nrest, err, sizeof(err)))
 		die_usage("explore: %s", err);
@@ -371,8 +396,11 @@ int cmd_explore(int argc, char **argv)
 		explore_print_json(x);
 	else
 		explore_print_table(x);
+	fflush(stdout);
+	int rc = nothing_ran(x);
+
 	explore_free(x);
 	free(rest);
 	free(x);
-	return 0;
+	return rc;
 }

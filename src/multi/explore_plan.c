@@ -242,7 +242,7 @@ static bool fit_rounds(struct explore *x, int cand)
 void explore_plan(struct explore *x, char **user, int nuser)
 {
 	const struct workload *wl = x->wl;
-	char err[240];
+	char err[512];
 	struct config *base = &x->conf[0];
 
 	base->name = "baseline (as given)";

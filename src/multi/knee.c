@@ -21,6 +21,7 @@
 #include "multi/knee_priv.h"
 #include "multi/repeat.h"
 #include "multi/stats.h"
+#include "multi/wl_help.h"
 #include "report/out.h"
 
 #define PLANNED_RUNS 14		/* ramp, bisection and repeats of a typical search */
@@ -183,7 +184,7 @@ static int by_offered(const void *a, const void *b)
 int cmd_knee(int argc, char **argv)
 {
 	struct knee *k;
-	char err[200], **rest;
+	char err[512], **rest;
 	int nrest;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -193,6 +194,7 @@ int cmd_knee(int argc, char **argv)
 	k = xcalloc(1, sizeof(*k));
 	rest = xcalloc((size_t)argc + 3, sizeof(char *));
 	k->wl = workload_or_exit("knee", argv[1]);
+	wl_help_or_return("knee", k->wl, argc - 2, argv + 2);
 	k->budget = 60;
 	k->max_rate = 1000000;
 	k->min_rate = 1000;

@@ -13,6 +13,7 @@
 #include "multi/repeat.h"
 #include "multi/stats.h"
 #include "multi/sweep_priv.h"
+#include "multi/wl_help.h"
 #include "report/out.h"
 
 static void add_param(struct sweep *s, const char *flag, char *list)
@@ -26,7 +27,7 @@ static void add_param(struct sweep *s, const char *flag, char *list)
 		die_usage("sweep: at most %d flags with lists of values", MAX_PARAMS);
 	p->flag = flag;
 	for (char *t = strtok(list, ","); t; t = strtok(NULL, ",")) {
-		char err[200];
+		char err[512];
 		double v;
 
 		if (p->n == MAX_VALUES)
@@ -56,7 +57,7 @@ const struct opt_def sweep_flags[] = {
 
 static void sweep_args(struct sweep *s, int argc, char **argv)
 {
-	char **rest = xcalloc((size_t)argc + 1, sizeof(char *)), err[200];
+	char **rest = xcalloc((size_t)argc + 1, sizeof(char *)), err[512];
 	int n;
 
 	if (opts_take(sweep_flags, s, argc, argv, rest, &n, err, sizeof(err)))
@@ -95,7 +96,7 @@ static void sweep_args(struct sweep *s, int argc, char **argv)
 /* Options of one point (and of B with --compare). */
 static void point_opts(struct sweep *s, struct point *pt, bool b, struct opts *o)
 {
-	char *argv[MAX_WORDS * 2 + 8], err[256];
+	char *argv[MAX_WORDS * 2 + 8], err[512];
 	int argc = 0;
 
 	for (int i = 0; i < s->nbase; i++)
@@ -231,6 +232,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	s = xcalloc(1, sizeof(*s));
 	s->wl = workload_or_exit("sweep", argv[1]);
+	wl_help_or_return("sweep", s->wl, argc - 2, argv + 2);
 	sweep_args(s, argc - 2, argv + 2);
 	char *bcopy = s->compare ? xstrdup(s->compare) : NULL;
 

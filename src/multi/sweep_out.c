@@ -64,8 +64,13 @@ static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *se
 		write_header(f, s, sep, keys, nk);
 		return;
 	}
-	for (int k = 0; k < s->np; k++)
-		fprintf(f, "%s%s", pt->v[k], sep);
+	for (int k = 0; k < s->np; k++) {
+		if (human)
+			fprintf(f, "%s", pt->v[k]);
+		else /* a value as typed: text to a spreadsheet, never a formula */
+			out_csv_text(f, pt->v[k]);
+		fputs(sep, f);
+	}
 	if (point_failed(pt)) { /* every column empty ("-" in the table), then why */
 		for (int i = 0; i < ncol; i++)
 			fprintf(f, "%s%s", human ? "-" : "", i + 1 < ncol ? sep : "");

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/opts.h"
 #include "base/safe_text.h"
 #include "base/util.h"
 #include "report/figures.h"
@@ -39,6 +40,58 @@ static int figure_at(const char *p)
 	return -1;
 }
 
+/* The fields only some workloads' documents hold (report/json.c; the rest: every workload's).
+ * A pattern ending in '.' covers its members, one starting with '*' every path ending so. */
+static const struct {
+	const char *pattern, *workloads;
+} only_in[] = {
+	{"gbit_per_s", "tcp-stream udp-stream"},
+	{"packets_sent_per_s", "udp-stream"},
+	{"loss_pct", "udp-stream"},
+	{"packets", "udp-stream"},
+	{"jitter_ms", "udp-stream"},
+	{"megabytes", "tcp-stream"},
+	{"retransmits", "tcp-stream"},
+	{"latency_us.", "udp-rr tcp-rr tcp-crr"},
+	{"transactions", "udp-rr tcp-rr tcp-crr"},
+	{"lost", "udp-rr tcp-rr tcp-crr"},
+	{"late", "udp-rr tcp-rr tcp-crr"},
+	{"connect_latency_us.", "tcp-crr"},
+	{"*_per_connection", "tcp-crr"},
+	{"*.memory_per_flow", "tcp-rr"},
+};
+
+static bool matches(const char *pattern, const char *p, size_t n)
+{
+	size_t k = strlen(pattern);
+
+	if (pattern[0] == '*')
+		return n >= k - 1 && !strncmp(p + n - (k - 1), pattern + 1, k - 1);
+	if (pattern[k - 1] == '.')
+		return n > k && !strncmp(p, pattern, k);
+	return n == k && !strncmp(p, pattern, k);
+}
+
+/* Does workload wl's document hold field p (n bytes)? wl NULL: any workload's may. */
+static bool field_of(const struct workload *wl, const char *p, size_t n)
+{
+	size_t w = wl ? strlen(wl->name) : 0;
+
+	if (!wl)
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(only_in); i++) {
+		const char *ws = only_in[i].workloads;
+
+		if (!matches(only_in[i].pattern, p, n))
+			continue;
+		for (const char *q = strstr(ws, wl->name); q; q = strstr(q + 1, wl->name))
+			if ((q == ws || q[-1] == ' ') && (q[w] == ' ' || !q[w]))
+				return true;
+		return false;
+	}
+	return true;
+}
+
 static bool known(const char *p, size_t n)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(head_fields); i++)
@@ -53,13 +106,15 @@ static bool known(const char *p, size_t n)
 	return false;
 }
 
-/* "a, b, c": every field name, for the error that names a wrong one. */
-static void valid_list(char *buf, size_t len)
+/* "a b c": every field name of wl's documents, for the error that names a wrong one. */
+static void valid_list(const struct workload *wl, char *buf, size_t len)
 {
 	size_t at = 0;
 
 	buf[0] = 0;
-#define ADD(s) at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s", at ? " " : "", s)
+#define ADD(s)                                                                                     \
+	if (field_of(wl, s, strlen(s)))                                                            \
+		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s", at ? " " : "", s)
 	for (size_t i = 0; i < ARRAY_SIZE(head_fields); i++)
 		ADD(head_fields[i]);
 	for (int f = 0; f < nfigures; f++)
@@ -69,19 +124,41 @@ static void valid_list(char *buf, size_t len)
 #undef ADD
 }
 
-int out_fields_check(const char *list, char *err, size_t len)
+/* Is the name at p (n bytes) among the names of list before p? */
+static bool given_before(const char *list, const char *p, size_t n)
+{
+	for (const char *q = list; q < p; q += *q == ',') {
+		size_t k = strcspn(q, ",");
+
+		if (k == n && !strncmp(q, p, n))
+			return true;
+		q += k;
+	}
+	return false;
+}
+
+int out_fields_check(const struct workload *wl, const char *list, char *err, size_t len)
 {
 	char valid[4096];
+	const char *who = wl ? wl->name : "";
 	int n = 0;
 
 	for (const char *p = list; *p; p += *p == ',') {
 		size_t k = strcspn(p, ",");
+		bool other = k && known(p, k) && !field_of(wl, p, k);
 
-		if (!k || !known(p, k)) {
-			valid_list(valid, sizeof(valid));
-			snprintf(err, len, "--fields: %s%.*s%s is not a field; the fields (JSON paths, "
-				 "docs/json.md): %s", k ? "" : "an empty name", (int)k, p, k ? "" : " ",
-				 valid);
+		if (!k || !known(p, k) || other) {
+			valid_list(wl, valid, sizeof(valid));
+			snprintf(err, len, "--fields: %s%.*s%s is not a field%s%s; the fields%s%s (JSON "
+				 "paths, docs/json.md): %s", k ? "" : "an empty name",
+				 (int)(k > OPTS_SHOWN ? OPTS_SHOWN : k), p,
+				 k > OPTS_SHOWN ? "..." : k ? "" : " ", other ? " of " : "",
+				 other ? who : "", wl ? " of " : "", who, valid);
+			return -EINVAL;
+		}
+		if (given_before(list, p, k)) {
+			snprintf(err, len, "--fields: %.*s%s is given twice: name each field once",
+				 (int)(k > OPTS_SHOWN ? OPTS_SHOWN : k), p, k > OPTS_SHOWN ? "..." : "");
 			return -EINVAL;
 		}
 		if (++n > MAX_FIELDS) {
@@ -91,8 +168,9 @@ int out_fields_check(const char *list, char *err, size_t len)
 		p += k;
 	}
 	if (!n) {
-		valid_list(valid, sizeof(valid));
-		snprintf(err, len, "--fields: no field given; the fields: %s", valid);
+		valid_list(wl, valid, sizeof(valid));
+		snprintf(err, len, "--fields: no field given; the fields%s%s: %s", wl ? " of " : "",
+			 who, valid);
 		return -EINVAL;
 	}
 	return 0;
@@ -151,8 +229,46 @@ static int columns(const cJSON *doc, const char *list, char cols[][64])
 	return n;
 }
 
-/* A cell: a number as the JSON prints it, a string quoted where it must be (RFC 4180),
- * true/false, and nothing for null or absent. */
+/* A number as a spreadsheet reads one: -?digits[.digits][e[+-]digits]. "-1" is a number, not
+ * a formula; "-1+2" is not a number. */
+static bool csv_number(const char *s)
+{
+	const char *p = s + (*s == '-');
+	size_t n = strspn(p, "0123456789");
+
+	if (!n)
+		return false;
+	p += n;
+	if (*p == '.' && (n = strspn(p + 1, "0123456789")))
+		p += 1 + n;
+	if ((*p == 'e' || *p == 'E') && (n = strspn(p + 1 + (p[1] == '+' || p[1] == '-'),
+						    "0123456789")))
+		p += 1 + (p[1] == '+' || p[1] == '-') + n;
+	return !*p;
+}
+
+void out_csv_text(FILE *f, const char *text)
+{
+	/* A saved result is untrusted: no control character reaches a terminal. */
+	char *safe = safe_text_dup(text);
+	const char *s = safe;
+	/* OWASP's CSV injection advice: a text cell a spreadsheet would run as a formula (= + - @,
+	 * or a tab or carriage return first) is quoted and starts with ', so it stays text. */
+	bool formula = !csv_number(s) && *s && strchr("=+-@\t\r", *s);
+
+	if (!formula && !s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+	} else {
+		fputs(formula ? "\"'" : "\"", f);
+		for (; *s; s++)
+			fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+		fputc('"', f);
+	}
+	free(safe);
+}
+
+/* A cell: a number as the JSON prints it, a string as out_csv_text writes it, true/false, and
+ * nothing for null or absent. */
 static void cell(FILE *f, const cJSON *it)
 {
 	if (cJSON_IsNumber(it) || cJSON_IsBool(it)) {
@@ -161,19 +277,7 @@ static void cell(FILE *f, const cJSON *it)
 		fputs(s ? s : "", f);
 		free(s);
 	} else if (cJSON_IsString(it)) {
-		/* A saved result is untrusted: no control character reaches a terminal. */
-		char *safe = safe_text_dup(it->valuestring);
-		const char *s = safe;
-
-		if (!s[strcspn(s, ",\"")]) {
-			fputs(s, f);
-		} else {
-			fputc('"', f);
-			for (; *s; s++)
-				fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
-			fputc('"', f);
-		}
-		free(safe);
+		out_csv_text(f, it->valuestring);
 	}
 }
 

@@ -30,9 +30,10 @@ void out_json(const struct result *r, FILE *f);
 struct cJSON *out_result_json(const struct result *r);
 void out_print_json(struct cJSON *j, FILE *f);
 
-/* --fields LIST: each comma-separated name must be a field (a JSON path of docs/json.md, or
- * `run`); 0, or -EINVAL with err naming the wrong one and listing the valid ones. */
-int out_fields_check(const char *list, char *err, size_t len);
+/* --fields LIST: each comma-separated name must be a field of wl's documents (a JSON path of
+ * docs/json.md, or `run`; wl NULL: of any workload's), given once; 0, or -EINVAL with err
+ * naming the wrong one and listing the valid ones. */
+int out_fields_check(const struct workload *wl, const char *list, char *err, size_t len);
 /* Is path among the fields of list (NULL: every field is)? */
 bool out_field_selected(const char *list, const char *path);
 /* --format csv: a header and one row, from a run's JSON document (so each value is the JSON's),
@@ -42,6 +43,10 @@ void out_csv_run(const struct cJSON *doc, const char *list, FILE *f);
 /* The same for a --runs document: a row per run (`run` 1..N, first), then a row per statistic
  * of the summary (`run` median, min, max, stddev, ci_low, ci_high; figures only). */
 void out_csv_runs(const struct cJSON *runs, const char *list, FILE *f);
+/* A text cell of CSV: RFC 4180 quoting where needed, control characters as \xNN, and a cell
+ * a spreadsheet would take for a formula (= + - @ first, not a number) quoted and prefixed with
+ * ' (OWASP); a number ("-1", "2.5") as it is. */
+void out_csv_text(FILE *f, const char *text);
 /* The text report of a single run with --fields: a line per field, its name and value. */
 void out_fields_text(const struct cJSON *doc, const char *list, FILE *f);
 

@@ -95,7 +95,7 @@ void workload_effective(const struct workload *wl, struct opts *o)
 
 void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, struct opts *o)
 {
-	char err[256];
+	char err[1024];
 	int ret;
 
 	opts_defaults(o, wl->overrides);

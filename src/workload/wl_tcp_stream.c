@@ -20,6 +20,7 @@
 #include "measure/result.h"
 #include "transport/tcp.h"
 #include "transport/knobs.h"
+#include "base/nofile.h"
 #include "base/util.h"
 #include "workload/workload.h"
 
@@ -40,6 +41,31 @@ static const struct opt_override tcp_stream_overrides[] = {
 static bool tcp_stream_count_based(const struct opts *o)
 {
 	return o->bytes > 0;
+}
+
+/* A descriptor per connection, checked (and the soft limit raised) before anything starts,
+ * as tcp-rr does: a short limit would otherwise cost flows their connections mid-run and leave
+ * a report of zero bytes. A local run's server holds every connection, a client its flows (and
+ * with --send splice a pipe, two descriptors, per flow). */
+static int stream_nofile_check(const struct opts *o, char *err, size_t errlen)
+{
+	long per_flow = o->bidir ? 2 : 1, client = o->flows * per_flow;
+	long server = o->server ? 0 : o->clients * o->flows * per_flow;
+	char what[192];
+
+	if (o->send == SEND_SPLICE)
+		client *= 3;
+	long need = client > server ? client : server;
+
+	if (server >= client)
+		snprintf(what, sizeof(what), "--clients x --flows%s %ld",
+			 o->bidir ? " x 2 (--bidir)" : "", need);
+	else
+		snprintf(what, sizeof(what), "--flows %ld%s%s (%ld descriptors)", o->flows,
+			 o->bidir ? " x 2 (--bidir)" : "",
+			 o->send == SEND_SPLICE ? " x 3 (--send splice: a socket and a pipe a flow)" : "",
+			 need);
+	return nofile_ensure(need, what, err, errlen) ? -EINVAL : 0;
 }
 
 static int tcp_stream_check(struct opts *o, char *err, size_t errlen)
@@ -83,7 +109,7 @@ static int tcp_stream_check(struct opts *o, char *err, size_t errlen)
 			 MAX_CONNS);
 		return -EINVAL;
 	}
-	return 0;
+	return stream_nofile_check(o, err, errlen);
 }
 
 static void tcp_stream_describe(const struct opts *o, char *buf, size_t len)

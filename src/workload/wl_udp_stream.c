@@ -21,6 +21,7 @@
 
 #include "measure/result.h"
 #include "base/cpus.h"
+#include "base/nofile.h"
 #include "base/util.h"
 #include "workload/workload.h"
 
@@ -77,7 +78,15 @@ static int udp_stream_check(struct opts *o, char *err, size_t errlen)
 			 o->rate, o->clients);
 		return -EINVAL;
 	}
-	return 0;
+	/* A socket per peer in each client process (--bidir: a second, the receiving half's), as
+	 * udp-rr checks: a short limit is a usage error before anything starts, not a run that
+	 * moves nothing. */
+	char what[64];
+	long need = (o->peers + o->clients - 1) / o->clients * (o->bidir ? 2 : 1);
+
+	snprintf(what, sizeof(what), "--peers %ld%s%s", o->peers, o->clients > 1 ? " / --clients"
+		 : "", o->bidir ? " x 2 (--bidir)" : "");
+	return nofile_ensure(need, what, err, errlen) ? -EINVAL : 0;
 }
 
 static void udp_stream_describe(const struct opts *o, char *buf, size_t len)

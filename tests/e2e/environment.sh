@@ -94,7 +94,12 @@ for kv in net.core.rmem_max=212992 net.core.busy_poll=0 net.ipv4.tcp_congestion_
 		grep -qF "$k " "$TMP/check.txt" && fail "check names $k, at its default: $(cat "$TMP/check.txt")"
 	fi
 done
-expect_usage "give milliseconds" check --sample 5
+expect_usage "--sample 5 is out of range: use 100 to 60,000 milliseconds" check --sample 5
+# --sample takes the time units of every other time option, and only decimal digits.
+expect_usage "--sample 'X' is not a time" check --sample X
+expect_usage "--sample '0x100' is not a time" check --sample 0x100
+"$SB" check --sample 0.3s --json >"$TMP/unit.json"
+jassert "$TMP/unit.json" '.sample_s == 0.3' '.sample_s'
 
 # Softirq by where it ran: loopback delivers each datagram in softirq inside the sender's call,
 # so inline softirq is there, and no more than all the CPUs' time in the window.

@@ -1,6 +1,6 @@
 # Every bad input: exit 2 and a one-line message that says what is wrong.
 . "$(dirname "$0")/lib.sh"
-expect_usage "--size 0 is out of range: use 1 to 65507" udp-rr --size 0
+expect_usage "--size 0 is out of range: use 1 to 65,507 bytes" udp-rr --size 0
 expect_usage "--size 65508 is out of range" udp-rr --size 65508
 expect_usage "--window 0 is out of range" udp-rr --window 0
 expect_usage "--clients 0 is out of range" udp-rr --clients 0

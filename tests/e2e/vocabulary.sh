@@ -34,7 +34,20 @@ unknown option '--time': the run's length is -l/--duration|tcp-stream --time 10
 unknown option '--time'|tcp-rr --time 10
 did you mean '--flows'|tcp-rr --flow 3
 unknown option '--w'|udp-rr --w 1
+--reverse takes no value: give --reverse alone; did you mean --runs 2?|tcp-stream --reverse=2
+--size '0x10' is not a size|tcp-stream -m 0x10
+--size '1e3' is not a size|udp-rr --size 1e3
+--duration '1e1' is not a time|udp-rr -l 1e1
+--size 0 is out of range: use 1 to 65,507 bytes|udp-rr -m 0
+--size 64K (65,536 bytes) is out of range: use 1 to 65,507 bytes|udp-rr -m 64K
+--duration 0 is out of range: use 0.1 to 86,400 seconds|udp-rr --duration 0
+--window 0 is out of range: use 1 to 65,536 (requests outstanding per client)|udp-rr --window 0
+'client=0,client=1' gives client= twice|tcp-rr --cpus client=0,client=1
 ROWS
+# A long value: its first 40 bytes and "...", then the reason whole (it was cut off before).
+long=$(printf 'w%.0s' $(seq 300))
+expect_usage "--wait ${long:0:40}... is not one of auto|poll|epoll|busy|block" udp-rr --wait "$long"
+expect_usage "x...: unknown unit xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...; use K, M, G, KiB, MiB or GiB (1024-based, as iperf3), or a bare number of bytes" udp-rr --size "1$(printf 'x%.0s' $(seq 300))"
 
 # Common meanings, read back from the config of a short real run: jq test on config.
 while IFS='|' read -r test args; do
@@ -46,6 +59,7 @@ while IFS='|' read -r test args; do
 		fail "sockbench $args: config fails '$test': $(jq -c .config "$TMP/r.json")"
 done <<'ROWS'
 .duration == 0.3 and .timeout == 5000|tcp-stream -t 300ms
+.duration == 0.25|udp-rr -l 0.25
 .duration == 0.3 and .reverse == true and .size == 65536|tcp-stream -l 0.3 -R -m 64K
 .request == 2048 and .response == 2048|tcp-rr -l 300ms -m 2K
 .request == 2048 and .response == 7|tcp-rr -l 300ms -m 2K -r 7

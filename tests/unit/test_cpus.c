@@ -55,9 +55,14 @@ static void test_sides(void **state)
 	assert_int_equal(cpus_parse("server=2", &a, &b, err, sizeof(err)), 0);
 	assert_int_equal(a.n, 0);
 	assert_int_equal(cpus_parse("client=1,client=2", &a, &b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'client=1,client=2' gives client= twice"));
+	assert_int_equal(cpus_parse("server=1-2,client=0,server=3", &a, &b, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "gives server= twice"));
 	assert_int_equal(cpus_parse("0-3", &a, &b, err, sizeof(err)), -EINVAL);
 	assert_int_equal(cpus_parse("client=", &a, &b, err, sizeof(err)), -EINVAL);
 	assert_int_equal(cpus_parse("client=1,servr=2", &a, &b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'servr=2' is not client=LIST,server=LIST"));
 }
 
 static void test_check(void **state)

@@ -101,7 +101,7 @@ static void test_range_errors(void **state)
 	(void)state;
 	struct opts o;
 
-	expect_error("--size 0 is out of range: use 1 to 65507", parse(&o, "--size", "0", NULL), &o);
+	expect_error("--size 0 is out of range: use 1 to 65,507 bytes", parse(&o, "--size", "0", NULL), &o);
 	expect_error("--size 65508 is out of range", parse(&o, "--size", "65508", NULL), &o);
 	expect_error("--window 0 is out of range", parse(&o, "--window", "0", NULL), &o);
 	expect_error("--clients 0 is out of range", parse(&o, "--clients", "0", NULL), &o);
@@ -120,7 +120,7 @@ static void test_malformed(void **state)
 	expect_error("'--size' needs a value", parse(&o, "--size", NULL), &o);
 	expect_error("unknown unit Q", parse(&o, "--size", "10Q", NULL), &o);
 	expect_error("not a whole number", parse(&o, "--window", "1.5", NULL), &o);
-	expect_error("not a number", parse(&o, "--duration", "soon", NULL), &o);
+	expect_error("--duration 'soon' is not a time", parse(&o, "--duration", "soon", NULL), &o);
 	expect_error("unexpected argument 'extra'", parse(&o, "extra", NULL), &o);
 	expect_error("non-empty", parse(&o, "--server", "", NULL), &o);
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <math.h>
 
 #include "base/opts.h"
 #include "base/suggest.h"
@@ -81,7 +83,8 @@ static void test_sizes(void **state)
 	expect_error("--size 64KB: unknown unit KB", parse_wl(&wl_tcp_stream, &o, "-m", "64KB", NULL), &o);
 	expect_error("--size 1.3K is not a whole number of bytes",
 		     parse_wl(&wl_tcp_stream, &o, "-m", "1.3K", NULL), &o);
-	expect_error("--size 65M is out of range", parse_wl(&wl_tcp_stream, &o, "-m", "65M", NULL), &o);
+	expect_error("--size 65M (68,157,440 bytes) is out of range: use 1 to 67,108,864 bytes",
+		     parse_wl(&wl_tcp_stream, &o, "-m", "65M", NULL), &o);
 }
 
 static void test_times(void **state)
@@ -109,7 +112,7 @@ static void test_times(void **state)
 		     parse_wl(&wl_tcp_rr, &o, "-l", "10x", NULL), &o);
 	expect_error("--timeout 1500us is not a whole number of milliseconds",
 		     parse_wl(&wl_tcp_rr, &o, "--timeout", "1500us", NULL), &o);
-	expect_error("--duration 25h is out of range",
+	expect_error("--duration 25h (90,000 seconds) is out of range: use 0.1 to 86,400 seconds",
 		     parse_wl(&wl_tcp_rr, &o, "-l", "25h", NULL), &o);
 }
 
@@ -225,6 +228,98 @@ static void test_own_flag_units(void **state)
 	assert_non_null(strstr(err, "--budget 2x: unknown unit x"));
 }
 
+/* -l is netperf's seconds and takes --duration's units: "1m" a minute, not 1 or 1 MiB. */
+static void test_l_units(void **state)
+{
+	(void)state;
+	struct opts o;
+
+	assert_int_equal(parse_wl(&wl_udp_rr, &o, "-l", "1m", NULL), 0);
+	assert_true(o.duration == 60);
+	opts_free(&o);
+	assert_int_equal(parse_wl(&wl_tcp_stream, &o, "-l", "2", NULL), 0);
+	assert_true(o.duration == 2);
+	opts_free(&o);
+}
+
+/* Only decimal digits (a fraction, a unit): strtod's hexadecimal, exponents, infinities and
+ * leading blanks are errors, never 16 or 1000 bytes. */
+static void test_strict_numbers(void **state)
+{
+	(void)state;
+	struct opts o;
+	static const char *const sizes[] = {"0x10", "1e3", "1E+3", " 5", "+5", "inf", "nan", ".5K", ""};
+	static const char *const times[] = {"0x1", "1e1", "1e-1s", " 2", "inf", ".5"};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		expect_error("is not a size: give decimal digits",
+			     parse_wl(&wl_tcp_stream, &o, "-m", sizes[i], NULL), &o);
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+		expect_error("is not a time: give decimal digits",
+			     parse_wl(&wl_tcp_rr, &o, "-l", times[i], NULL), &o);
+	expect_error("--size 5.K: unknown unit .K", parse_wl(&wl_tcp_stream, &o, "-m", "5.K", NULL),
+		     &o);
+	assert_int_equal(parse_wl(&wl_tcp_stream, &o, "-m", "1.5K", "-l", "0.25", NULL), 0);
+	assert_int_equal(o.size, 1536);
+	assert_true(o.duration == 0.25);
+	opts_free(&o);
+	/* A config's numbers are parsed by the same code: a small one printed as 1e-05 must pass. */
+	struct opts b;
+	cJSON *j = cJSON_Parse("{\"warmup\": 0.00001}");
+
+	opts_defaults(&b, wl_tcp_rr.overrides);
+	assert_int_equal(opts_from_json(wl_tcp_rr.opts, wl_tcp_rr.overrides, j, &b, err,
+					sizeof(err)), 0);
+	assert_true(fabs(b.warmup - 1e-5) < 1e-12);
+	opts_free(&b);
+	cJSON_Delete(j);
+}
+
+/* A range names its unit (or what is counted) with separators, and a value given with a unit
+ * in bytes too. */
+static void test_range_units(void **state)
+{
+	(void)state;
+	struct opts o;
+
+	expect_error("--size 0 is out of range: use 1 to 65,507 bytes",
+		     parse_wl(&wl_udp_rr, &o, "-m", "0", NULL), &o);
+	expect_error("--size 64K (65,536 bytes) is out of range: use 1 to 65,507 bytes",
+		     parse_wl(&wl_udp_rr, &o, "-m", "64K", NULL), &o);
+	expect_error("--duration 0 is out of range: use 0.1 to 86,400 seconds",
+		     parse_wl(&wl_udp_rr, &o, "--duration", "0", NULL), &o);
+	expect_error("--window 0 is out of range: use 1 to 65,536 (requests outstanding per "
+		     "client)", parse_wl(&wl_udp_rr, &o, "--window", "0", NULL), &o);
+	expect_error("--timeout 0 is out of range: use 1 to 600,000 milliseconds",
+		     parse_wl(&wl_tcp_rr, &o, "--timeout", "0", NULL), &o);
+	expect_error("--busy-poll 2s (2,000,000 microseconds) is out of range: use 0 to 1,000,000 "
+		     "microseconds", parse_wl(&wl_tcp_rr, &o, "--busy-poll", "2s", NULL), &o);
+}
+
+/* A flag given a value says so (--reverse=2 was meant as --runs 2); a long value is cut with
+ * "..." and the reason still follows it whole. */
+static void test_flag_value_and_long_values(void **state)
+{
+	(void)state;
+	struct opts o;
+	char big[300];
+
+	expect_error("--reverse takes no value: give --reverse alone; did you mean --runs 2?",
+		     parse_wl(&wl_tcp_stream, &o, "--reverse=2", NULL), &o);
+	expect_error("--json takes no value: give --json alone (it was given 'yes')",
+		     parse_wl(&wl_udp_rr, &o, "--json=yes", NULL), &o);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	expect_error("--wait xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... is not one of "
+		     "auto|poll|epoll|busy|block", parse_wl(&wl_udp_rr, &o, "--wait", big, NULL), &o);
+	big[0] = '1';
+	expect_error("; use K, M, G, KiB, MiB or GiB (1024-based, as iperf3), or a bare number of "
+		     "bytes", parse_wl(&wl_udp_rr, &o, "--size", big, NULL), &o);
+	assert_non_null(strstr(err, "--size 1xxx"));
+	assert_non_null(strstr(err, "x...: unknown unit xxx"));
+	assert_true(strlen(err) < 250);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +329,10 @@ int main(void)
 		cmocka_unit_test(test_tcp_rr_size),
 		cmocka_unit_test(test_did_you_mean),
 		cmocka_unit_test(test_own_flag_units),
+		cmocka_unit_test(test_l_units),
+		cmocka_unit_test(test_strict_numbers),
+		cmocka_unit_test(test_range_units),
+		cmocka_unit_test(test_flag_value_and_long_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

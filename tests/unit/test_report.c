@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,11 @@
 
 #include "report/out.h"
 #include "report/out_priv.h"
+#include "workload/workload.h"
+
+#ifndef FIXTURES
+#define FIXTURES "tests/fixtures/"
+#endif
 
 static void test_num(void **state)
 {
@@ -40,17 +46,67 @@ static void test_fields_check(void **state)
 	char err[4400];
 
 	(void)state;
-	assert_int_equal(out_fields_check("rate,latency_us.p99,sides.client.cpu_us_per_unit", err,
+	assert_int_equal(out_fields_check(NULL, "rate,latency_us.p99,sides.client.cpu_us_per_unit", err,
 					  sizeof(err)), 0);
-	assert_int_equal(out_fields_check("run,workload,gbit_per_s", err, sizeof(err)), 0);
-	assert_int_not_equal(out_fields_check("rate,latency_us.p98", err, sizeof(err)), 0);
+	assert_int_equal(out_fields_check(NULL, "run,workload,gbit_per_s", err, sizeof(err)), 0);
+	assert_int_not_equal(out_fields_check(NULL, "rate,latency_us.p98", err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "latency_us.p98 is not a field"));
 	assert_non_null(strstr(err, "latency_us.p99")); /* the valid ones are listed */
-	assert_int_not_equal(out_fields_check("rate,,run", err, sizeof(err)), 0);
-	assert_int_not_equal(out_fields_check("rat", err, sizeof(err)), 0); /* no prefix match */
+	assert_int_not_equal(out_fields_check(NULL, "rate,,run", err, sizeof(err)), 0);
+	assert_int_not_equal(out_fields_check(NULL, "rat", err, sizeof(err)), 0); /* no prefix match */
+	assert_int_not_equal(out_fields_check(NULL, "rate,run,rate", err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "--fields: rate is given twice"));
 	assert_true(out_field_selected("rate,latency_us.p99", "latency_us.p99"));
 	assert_false(out_field_selected("rate,latency_us.p99", "latency_us.p9"));
 	assert_true(out_field_selected(NULL, "anything"));
+}
+
+/* Does the keys fixture of workload name (every path its JSON holds) list path? */
+static bool fixture_has(const char *name, const char *path)
+{
+	char file[256], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(file, sizeof(file), FIXTURES "keys/%s.keys", name);
+	f = fopen(file, "r");
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		found = !strcmp(line + (line[0] == '?'), path);
+	}
+	fclose(f);
+	return found;
+}
+
+/* A workload's --fields are the paths its documents hold (tests/fixtures/keys, from real runs):
+ * each field any workload has is taken exactly where that workload's keys list it. */
+static void test_fields_of_workload(void **state)
+{
+	static char all[4400], err[4400];
+	char *save = NULL;
+
+	(void)state;
+	assert_int_not_equal(out_fields_check(NULL, "?", all, sizeof(all)), 0);
+	char *list = strstr(all, "docs/json.md): ");
+
+	assert_non_null(list);
+	for (char *w = strtok_r(list + 15, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		for (int i = 0; workloads[i]; i++) {
+			const struct workload *wl = workloads[i];
+			bool has = !strcmp(w, "run") || fixture_has(wl->name, w);
+
+			if ((out_fields_check(wl, w, err, sizeof(err)) == 0) != has)
+				fail_msg("%s --fields %s: %s, but its keys %s it", wl->name, w,
+					 has ? err : "taken", has ? "hold" : "lack");
+		}
+	}
+	assert_int_equal(out_fields_check(&wl_udp_rr, "rate,connect_latency_us.p50", err,
+					  sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "connect_latency_us.p50 is not a field of udp-rr; the fields of "
+				    "udp-rr"));
+	assert_null(strstr(strstr(err, "the fields of"), "gbit_per_s"));
+	assert_non_null(strstr(strstr(err, "the fields of"), "latency_us.p99"));
 }
 
 /* What f printed into a string (caller frees). */
@@ -64,6 +120,48 @@ static char *printed(void (*fn)(const cJSON *, const char *, FILE *), const cJSO
 	fn(doc, fields, f);
 	fclose(f);
 	return buf;
+}
+
+/* CSV injection (OWASP): a text cell starting with = + - @ (or a tab or CR) is quoted and
+ * prefixed with ', so a spreadsheet shows it as text; a number, negative too, stays a number;
+ * quotes and commas are RFC 4180's. */
+static void test_csv_formula(void **state)
+{
+	static const char *const cases[][2] = {
+		{"=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""},
+		{"+1+2", "\"'+1+2\""},
+		{"-1+2", "\"'-1+2\""},
+		{"@SUM(A1)", "\"'@SUM(A1)\""},
+		{"\t=1", "\\x09=1"}, /* the tab is \x09 (safe_text): no longer a formula's start */
+		{"-", "\"'-\""},
+		{"-1", "-1"},
+		{"-2.5", "-2.5"},
+		{"1e3", "1e3"},
+		{"-1.5E-3", "-1.5E-3"},
+		{"udp-rr", "udp-rr"},
+		{"a,b", "\"a,b\""},
+		{"", ""},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		out_csv_text(f, cases[i][0]);
+		fclose(f);
+		if (strcmp(buf, cases[i][1]))
+			fail_msg("cell '%s': wrote %s, not %s", cases[i][0], buf, cases[i][1]);
+		free(buf);
+	}
+	/* The same through a row: text columns neutralised, numbers as numbers. */
+	cJSON *doc = cJSON_Parse("{\"workload\":\"=cmd|' /C calc'!A0\",\"unit\":\"-x\","
+				 "\"rate\":-1.5,\"duration_s\":2}");
+	char *s = printed(out_csv_run, doc, "workload,unit,rate,duration_s");
+
+	assert_string_equal(s, "workload,unit,rate,duration_s\n\"'=cmd|' /C calc'!A0\",\"'-x\",-1.5,2\n");
+	free(s);
+	cJSON_Delete(doc);
 }
 
 static void test_csv_run(void **state)
@@ -119,6 +217,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_num),
 		cmocka_unit_test(test_fields_check),
+		cmocka_unit_test(test_fields_of_workload),
+		cmocka_unit_test(test_csv_formula),
 		cmocka_unit_test(test_csv_run),
 		cmocka_unit_test(test_csv_runs),
 	};
