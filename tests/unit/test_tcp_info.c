@@ -33,7 +33,7 @@ static void test_merge_and_json(void **state)
 				  .ti_rtt_max = 50, .ti_minrtt_sum = 45, .ti_minrtt_min = 45,
 				  .ti_cwnd_sum = 40, .ti_cwnd_min = 40, .ti_cwnd_max = 40,
 				  .ti_rate_sum = 500, .ti_rate_max = 500, .ti_retrans = 1};
-	cJSON *j = tcp_info_sum_json(&none, 1);
+	cJSON *j = tcp_info_sum_json(&none, NULL, 1);
 
 	assert_true(cJSON_IsNull(j));
 	cJSON_Delete(j);
@@ -47,7 +47,7 @@ static void test_merge_and_json(void **state)
 	assert_int_equal(sum.ti_minrtt_min, 40);
 	assert_int_equal(sum.ti_cwnd_min, 10);
 	assert_int_equal(sum.ti_cwnd_max, 40);
-	j = tcp_info_sum_json(&sum, 16);
+	j = tcp_info_sum_json(&sum, NULL, 16);
 	assert_int_equal(at(j, "connections", NULL), 3);
 	assert_int_equal(at(j, "sample_every", NULL), 16);
 	assert_true(at(j, "rtt_us", "mean") > 116.6 && at(j, "rtt_us", "mean") < 116.8);
