@@ -8,7 +8,7 @@
 #include <string.h>
 
 const char *const tcp_info_fig_names[TI_FIGS] = {
-	[TI_RTT] = "rtt_us", [TI_MIN_RTT] = "min_rtt_us", [TI_CWND] = "cwnd"};
+    [TI_RTT] = "rtt_us", [TI_MIN_RTT] = "min_rtt_us", [TI_CWND] = "cwnd"};
 
 unsigned tcp_info_hist_index(uint32_t v)
 {
@@ -100,18 +100,22 @@ uint32_t tcp_info_hist_percentile(const struct tcp_info_hist *h, double p)
 	return h->max;
 }
 
+/* snprintf at offset n of a buffer of cap bytes, going on counting once it is full. */
+#define PUT(out, n, cap, ...)                                                                      \
+	((size_t)snprintf((out) + ((n) < (cap) ? (n) : (cap)), (n) < (cap) ? (cap) - (n) : 0,      \
+			  __VA_ARGS__))
+
 /* One figure: "count min max" and " GAP:COUNT" for each bucket that holds values, GAP being
  * its index less the previous one's (the first: its index), as hist_encode. */
-static size_t hist_encode1(const struct tcp_info_hist *h, char *out, size_t cap)
+static size_t hist_encode1(const struct tcp_info_hist *h, char *out, size_t n, size_t cap)
 {
-	size_t n = (size_t)snprintf(out, cap, "%u %u %u", h->count, h->min, h->max);
 	unsigned last = 0;
 
+	n += PUT(out, n, cap, "%u %u %u", h->count, h->min, h->max);
 	for (unsigned i = 0; i < TCP_INFO_BUCKETS; i++) {
 		if (!h->b[i])
 			continue;
-		n += (size_t)snprintf(out + (n < cap ? n : cap), n < cap ? cap - n : 0, " %u:%u",
-				      i - last, h->b[i]);
+		n += PUT(out, n, cap, " %u:%u", i - last, h->b[i]);
 		last = i;
 	}
 	return n;
@@ -123,8 +127,8 @@ size_t tcp_info_dist_encode(const struct tcp_info_dist *d, char *out, size_t cap
 
 	for (int f = 0; f < TI_FIGS; f++) {
 		if (f)
-			n += (size_t)snprintf(out + (n < cap ? n : cap), n < cap ? cap - n : 0, ";");
-		n += hist_encode1(&d->h[f], out + (n < cap ? n : cap), n < cap ? cap - n : 0);
+			n += PUT(out, n, cap, ";");
+		n = hist_encode1(&d->h[f], out, n, cap);
 	}
 	return n;
 }

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TCP_INFO_EXACT 64u /* values below: a bucket each */
-#define TCP_INFO_SUB 32u   /* above: buckets per power of two */
+#define TCP_INFO_EXACT 64u				      /* values below: a bucket each */
+#define TCP_INFO_SUB 32u				      /* above: buckets per power of two */
 #define TCP_INFO_BUCKETS (TCP_INFO_EXACT + 26 * TCP_INFO_SUB) /* 2^6 .. 2^32 */
 
 /* All zero is empty (a calloc'd one is ready). */
