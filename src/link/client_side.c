@@ -141,7 +141,7 @@ static void send_result(struct session *ss, struct client_group *g, double windo
 	cJSON_AddItemToObject(j, "kernel", k_ok ? k : (cJSON_Delete(k), cJSON_CreateNull()));
 	add_hist(j, "lat", lat);
 	add_hist(j, "lat2", lat2);
-	tcp_info_dist_put(j, &s.ti);
+	tcp_info_sum_put_dist(j, &s.ti);
 	char *txt = cJSON_PrintUnformatted(j);
 
 	if (strlen(txt) > CTL_MAX_PAYLOAD) { /* TCP_INFO's spread goes first: only percentiles */

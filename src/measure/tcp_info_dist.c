@@ -7,29 +7,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const tcp_info_fig_names[TI_FIGS] = {
+const char *const tcp_info_dist_names[TI_FIGS] = {
     [TI_RTT] = "rtt_us", [TI_MIN_RTT] = "min_rtt_us", [TI_CWND] = "cwnd"};
 
-unsigned tcp_info_hist_index(uint32_t v)
+unsigned tcp_info_dist_index(uint32_t v)
 {
-	if (v < TCP_INFO_EXACT)
+	if (v < TCP_INFO_DIST_EXACT)
 		return v;
 	/* shift: v >> shift is in [SUB, 2 * SUB): 1 for 64..127, 26 for 2^31.. */
 	unsigned shift = (unsigned)(31 - __builtin_clz(v)) - 5;
 
-	return TCP_INFO_EXACT + (shift - 1) * TCP_INFO_SUB + (v >> shift) - TCP_INFO_SUB;
+	return TCP_INFO_DIST_EXACT + (shift - 1) * TCP_INFO_DIST_SUB + (v >> shift) -
+	       TCP_INFO_DIST_SUB;
 }
 
 /* Lowest value and width of bucket i. */
 static void bucket_range(unsigned i, uint64_t *lo, uint64_t *width)
 {
-	if (i < TCP_INFO_EXACT) {
+	if (i < TCP_INFO_DIST_EXACT) {
 		*lo = i;
 		*width = 1;
 		return;
 	}
-	unsigned shift = (i - TCP_INFO_EXACT) / TCP_INFO_SUB + 1;
-	uint64_t sub = (i - TCP_INFO_EXACT) % TCP_INFO_SUB + TCP_INFO_SUB;
+	unsigned shift = (i - TCP_INFO_DIST_EXACT) / TCP_INFO_DIST_SUB + 1;
+	uint64_t sub = (i - TCP_INFO_DIST_EXACT) % TCP_INFO_DIST_SUB + TCP_INFO_DIST_SUB;
 
 	*lo = sub << shift;
 	*width = 1ULL << shift;
@@ -42,7 +43,7 @@ static void hist_take(struct tcp_info_hist *h, uint32_t v)
 	if (!h->count || v > h->max)
 		h->max = v;
 	h->count++;
-	h->b[tcp_info_hist_index(v)]++;
+	h->b[tcp_info_dist_index(v)]++;
 }
 
 void tcp_info_dist_record(struct tcp_info_dist *d, uint32_t rtt_us, uint32_t min_rtt_us,
@@ -62,7 +63,7 @@ static void hist_add(struct tcp_info_hist *dst, const struct tcp_info_hist *src)
 	if (!dst->count || src->max > dst->max)
 		dst->max = src->max;
 	dst->count += src->count;
-	for (unsigned i = 0; i < TCP_INFO_BUCKETS; i++)
+	for (unsigned i = 0; i < TCP_INFO_DIST_BUCKETS; i++)
 		dst->b[i] += src->b[i];
 }
 
@@ -77,7 +78,7 @@ uint32_t tcp_info_dist_count(const struct tcp_info_dist *d)
 	return d->h[TI_RTT].count;
 }
 
-uint32_t tcp_info_hist_percentile(const struct tcp_info_hist *h, double p)
+uint32_t tcp_info_dist_pct(const struct tcp_info_hist *h, double p)
 {
 	if (!h->count)
 		return 0;
@@ -87,7 +88,7 @@ uint32_t tcp_info_hist_percentile(const struct tcp_info_hist *h, double p)
 
 	if (rank < 1)
 		rank = 1;
-	for (unsigned i = 0; i < TCP_INFO_BUCKETS; i++) {
+	for (unsigned i = 0; i < TCP_INFO_DIST_BUCKETS; i++) {
 		seen += h->b[i];
 		if (seen < rank)
 			continue;
@@ -112,7 +113,7 @@ static size_t hist_encode1(const struct tcp_info_hist *h, char *out, size_t n, s
 	unsigned last = 0;
 
 	n += PUT(out, n, cap, "%u %u %u", h->count, h->min, h->max);
-	for (unsigned i = 0; i < TCP_INFO_BUCKETS; i++) {
+	for (unsigned i = 0; i < TCP_INFO_DIST_BUCKETS; i++) {
 		if (!h->b[i])
 			continue;
 		n += PUT(out, n, cap, " %u:%u", i - last, h->b[i]);
@@ -165,7 +166,8 @@ static int hist_decode1(struct tcp_info_hist *h, const char **s)
 
 		if (u32_at(end, ' ', &end, &gap) || u32_at(end, ':', &end, &c))
 			return -EINVAL;
-		if ((!first && gap == 0) || gap >= TCP_INFO_BUCKETS - at || c > h->count - total)
+		if ((!first && gap == 0) || gap >= TCP_INFO_DIST_BUCKETS - at ||
+		    c > h->count - total)
 			return -EINVAL;
 		at += gap;
 		h->b[at] = c;

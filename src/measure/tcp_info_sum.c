@@ -28,9 +28,9 @@ static void add_pct(cJSON *j, const char *key, const struct tcp_info_hist *h)
 {
 	cJSON *o = cJSON_GetObjectItemCaseSensitive(j, key);
 
-	cJSON_AddNumberToObject(o, "p50", tcp_info_hist_percentile(h, 50));
-	cJSON_AddNumberToObject(o, "p90", tcp_info_hist_percentile(h, 90));
-	cJSON_AddNumberToObject(o, "p99", tcp_info_hist_percentile(h, 99));
+	cJSON_AddNumberToObject(o, "p50", tcp_info_dist_pct(h, 50));
+	cJSON_AddNumberToObject(o, "p90", tcp_info_dist_pct(h, 90));
+	cJSON_AddNumberToObject(o, "p99", tcp_info_dist_pct(h, 99));
 	if (!cJSON_HasObjectItem(o, "max"))
 		cJSON_AddNumberToObject(o, "max", h->max);
 }
@@ -58,11 +58,11 @@ cJSON *tcp_info_sum_json(const struct side_counters *c, const struct tcp_info_di
 	cJSON_AddNumberToObject(j, "retransmits", (double)c->ti_retrans);
 	if (d && tcp_info_dist_count(d) == n)
 		for (int f = 0; f < TI_FIGS; f++)
-			add_pct(j, tcp_info_fig_names[f], &d->h[f]);
+			add_pct(j, tcp_info_dist_names[f], &d->h[f]);
 	return j;
 }
 
-void tcp_info_dist_put(cJSON *j, const struct tcp_info_dist *d)
+void tcp_info_sum_put_dist(cJSON *j, const struct tcp_info_dist *d)
 {
 	char *txt;
 
@@ -76,7 +76,7 @@ void tcp_info_dist_put(cJSON *j, const struct tcp_info_dist *d)
 	free(txt);
 }
 
-void tcp_info_dist_get(const cJSON *j, struct tcp_info_dist *d)
+void tcp_info_sum_get_dist(const cJSON *j, struct tcp_info_dist *d)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(j, "tcp_info_dist");
 

@@ -29,7 +29,7 @@ static double ti_pct(const struct side_result *s, enum tcp_info_fig fig, double 
 {
 	uint32_t n = tcp_info_dist_count(&s->ti);
 
-	return n && n == s->c.ti_conns ? tcp_info_hist_percentile(&s->ti.h[fig], p) : NAN;
+	return n && n == s->c.ti_conns ? tcp_info_dist_pct(&s->ti.h[fig], p) : NAN;
 }
 
 /* The percentile rows of tcp-crr's sampled connections, where a side has them. */

@@ -423,7 +423,7 @@ void collect_server(struct run *r)
 						  &s->c) == 0 &&
 		     knobs_seen_from_json(cJSON_GetObjectItemCaseSensitive(j, "socket"), &s->sock) == 0;
 	s->processes = 1;
-	tcp_info_dist_get(j, &s->ti);
+	tcp_info_sum_get_dist(j, &s->ti);
 	if (j && r->o->server)
 		r->res.agent_env = cJSON_DetachItemFromObjectCaseSensitive(j, "environment");
 	it = cJSON_GetObjectItemCaseSensitive(j, "window_s");

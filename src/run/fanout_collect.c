@@ -53,7 +53,7 @@ static bool take_host_result(struct run *r, struct host_result *hr, const char *
 		hr->side.mem_before_kb = num(j, "memory_before_kb");
 		hr->side.vm_hwm_kb = num(j, "vm_hwm_kb");
 		hr->side.vm_rss_kb = num(j, "vm_rss_kb");
-		tcp_info_dist_get(j, &hr->side.ti);
+		tcp_info_sum_get_dist(j, &hr->side.ti);
 		hr->window_s = num(j, "window_s");
 		side_window_add(&hr->side, hr->window_s);
 		hr->p50_ns = hist_percentile(lat, 50);

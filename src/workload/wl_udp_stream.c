@@ -9,7 +9,8 @@
  * RcvbufErrors. --gso hands the kernel several datagrams per send (UDP_SEGMENT);
  * --gro lets the receiver take a flow's datagrams coalesced (UDP_GRO): since every datagram
  * is --size bytes, a coalesced read is cut at --size. Both sides move datagrams only through
- * an io back end (io.h), so --batch, --io uring and --wait apply as in udp-rr.
+ * an io back end (io.h), so --batch, --io uring and --wait apply as in udp-rr. With -n the
+ * window is a count of bytes the clients send (tcp-stream's -n), not a time.
  * This file has the workload and its client; the server side is udp_stream_server.c.
  */
 #include <errno.h>

@@ -77,20 +77,20 @@ static void test_dist_buckets(void **state)
 	for (uint64_t v = 0; v <= UINT32_MAX; v = v < 5000 ? v + 1 : v + v / 977 + 1) {
 		struct tcp_info_dist d = {0};
 		uint32_t x = (uint32_t)v, got;
-		unsigned i = tcp_info_hist_index(x);
+		unsigned i = tcp_info_dist_index(x);
 
-		assert_true(i >= last && i < TCP_INFO_BUCKETS);
+		assert_true(i >= last && i < TCP_INFO_DIST_BUCKETS);
 		last = i;
 		tcp_info_dist_record(&d, 0, 0, 0);
 		tcp_info_dist_record(&d, x, x, x);
 		tcp_info_dist_record(&d, UINT32_MAX, UINT32_MAX, UINT32_MAX);
-		got = tcp_info_hist_percentile(&d.h[TI_RTT], 50); /* the middle one: x's bucket */
-		if (x < TCP_INFO_EXACT)
+		got = tcp_info_dist_pct(&d.h[TI_RTT], 50); /* the middle one: x's bucket */
+		if (x < TCP_INFO_DIST_EXACT)
 			assert_int_equal(got, x);
 		else
 			assert_true(fabs((double)got - (double)x) <= (double)x / 64 + 1);
 	}
-	assert_int_equal(tcp_info_hist_index(UINT32_MAX), TCP_INFO_BUCKETS - 1);
+	assert_int_equal(tcp_info_dist_index(UINT32_MAX), TCP_INFO_DIST_BUCKETS - 1);
 }
 
 /* Percentiles by rank over the connections taken, clamped to the smallest and the largest;
@@ -109,11 +109,11 @@ static void test_dist_pct_merge_text(void **state)
 	tcp_info_dist_merge(a, b);
 	assert_memory_equal(a, all, sizeof(*a));
 	assert_int_equal(tcp_info_dist_count(a), 100);
-	assert_int_equal(tcp_info_hist_percentile(&a->h[TI_RTT], 50), 50);
-	assert_int_equal(tcp_info_hist_percentile(&a->h[TI_RTT], 99), 99);
-	assert_int_equal(tcp_info_hist_percentile(&a->h[TI_RTT], 100), 100);
-	assert_true(abs((int)tcp_info_hist_percentile(&a->h[TI_MIN_RTT], 90) - 1090) <= 1090 / 64);
-	assert_int_equal(tcp_info_hist_percentile(&a->h[TI_CWND], 99), 10);
+	assert_int_equal(tcp_info_dist_pct(&a->h[TI_RTT], 50), 50);
+	assert_int_equal(tcp_info_dist_pct(&a->h[TI_RTT], 99), 99);
+	assert_int_equal(tcp_info_dist_pct(&a->h[TI_RTT], 100), 100);
+	assert_true(abs((int)tcp_info_dist_pct(&a->h[TI_MIN_RTT], 90) - 1090) <= 1090 / 64);
+	assert_int_equal(tcp_info_dist_pct(&a->h[TI_CWND], 99), 10);
 	assert_int_equal(a->h[TI_MIN_RTT].min, 1001);
 	assert_int_equal(a->h[TI_MIN_RTT].max, 1100);
 	size_t n = tcp_info_dist_encode(a, txt, TCP_INFO_DIST_TEXT_MAX);
