@@ -42,8 +42,8 @@ const struct opt_def opts_tcp_stream[] = {COMMON_OPTS(OPT_DEF_) TIMEOUT_OPT(OPT_
 	OPT_DEF_) FLOWS_OPT(OPT_DEF_) SIZE_OPT(OPT_DEF_) TCP_STREAM_OPTS(OPT_DEF_) REVERSE_OPT(
 	OPT_DEF_) TCP_OPTS(OPT_DEF_) PIN_OPTS(OPT_DEF_) KNOB_DEFS_TCP {0}};
 const struct opt_def opts_udp_stream[] = {COMMON_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_) SIZE_OPT(
-	OPT_DEF_) UDP_STREAM_OPTS(OPT_DEF_) REVERSE_OPT(OPT_DEF_) UDP_RR_OPTS(OPT_DEF_) BUF_OPTS(
-	OPT_DEF_) KNOB_DEFS_UDP {0}};
+	OPT_DEF_) UDP_STREAM_OPTS(OPT_DEF_) BYTES_OPT(OPT_DEF_) REVERSE_OPT(OPT_DEF_) UDP_RR_OPTS(
+	OPT_DEF_) BUF_OPTS(OPT_DEF_) KNOB_DEFS_UDP {0}};
 const struct opt_def opts_serve[] = {SERVE_OPTS(OPT_DEF_) AUTH_OPT(OPT_DEF_){0}};
 
 #define OPT_SET_DEFAULT_(t, f, d, s, n, lo, hi, mv, h) opt_default_##t(&o->f, d, mv);

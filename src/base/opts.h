@@ -174,6 +174,12 @@ struct cJSON;
 #define TCP_RR_OPTS(X)                                                                             \
 	X(INT, response, 1, 'r', "response", 1, 1 << 30, "BYTES", "bytes the server answers each request with")
 
+/* -n: a stream's count-based window (tcp-stream, udp-stream). */
+#define BYTES_OPT(X)                                                                               \
+	X(INT, bytes, 0, 'n', "bytes", 0, 1e15, "BYTES",                                           \
+	  "end the window when the clients have sent this much (iperf3 -n; then --duration, if "  \
+	  "given, bounds it and a window cut short is partial; 0: time-based)")
+
 #define TCP_STREAM_OPTS(X)                                                                         \
 	X(ENUM, send, "send", 0, "send", 0, 0, "send|write|sendmsg|sendfile|splice|uring",         \
 	  "send call; sendfile and splice send from a file in memory (memfd), splice through a "   \
@@ -181,9 +187,7 @@ struct cJSON;
 	X(BOOL, zerocopy, false, 'Z', "zerocopy", 0, 1, "",                                        \
 	  "zero-copy sends: the kernel sends from our pages and reports when it is done with "     \
 	  "them (MSG_ZEROCOPY with --send send or sendmsg, IORING_OP_SEND_ZC with --send uring)")  \
-	X(INT, bytes, 0, 'n', "bytes", 0, 1e15, "BYTES",                                           \
-	  "end the window when the clients have sent this much (iperf3 -n; then --duration, if "  \
-	  "given, bounds it and a window cut short is partial; 0: time-based)")
+	BYTES_OPT(X)
 
 #define REVERSE_OPT(X)                                                                             \
 	X(BOOL, reverse, false, 'R', "reverse", 0, 1, "", "the server sends, the client receives") \

@@ -24,6 +24,7 @@
 #include "link/session.h"
 #include "link/vouch.h"
 #include "measure/kstat.h"
+#include "measure/tcp_info_sum.h"
 #include "workload/group.h"
 
 #define READY_MS 10000 /* the clients opening their sockets */
@@ -140,8 +141,14 @@ static void send_result(struct session *ss, struct client_group *g, double windo
 	cJSON_AddItemToObject(j, "kernel", k_ok ? k : (cJSON_Delete(k), cJSON_CreateNull()));
 	add_hist(j, "lat", lat);
 	add_hist(j, "lat2", lat2);
+	tcp_info_sum_put_dist(j, &s.ti);
 	char *txt = cJSON_PrintUnformatted(j);
 
+	if (strlen(txt) > CTL_MAX_PAYLOAD) { /* TCP_INFO's spread goes first: only percentiles */
+		cJSON_DeleteItemFromObjectCaseSensitive(j, "tcp_info_dist");
+		free(txt);
+		txt = cJSON_PrintUnformatted(j);
+	}
 	if (strlen(txt) > CTL_MAX_PAYLOAD) { /* latencies spread over more buckets than fit */
 		cJSON_DeleteItemFromObjectCaseSensitive(j, "lat2");
 		cJSON_DeleteItemFromObjectCaseSensitive(j, "lat");

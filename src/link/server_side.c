@@ -15,6 +15,7 @@
 #include "base/util.h"
 #include "link/ctl.h"
 #include "measure/env.h"
+#include "measure/tcp_info_sum.h"
 #include "link/handshake.h"
 #include "link/server_side.h"
 #include "link/session.h"
@@ -224,6 +225,7 @@ static void send_result(struct session *ss)
 	cJSON_AddNumberToObject(j, "vm_hwm_kb", ss->mem_end.hwm_kb);
 	cJSON_AddNumberToObject(j, "vm_rss_kb", ss->mem_end.rss_kb);
 	cJSON_AddItemToObject(j, "counters", side_counters_to_json(c));
+	tcp_info_sum_put_dist(j, &ss->s.ti);
 	cJSON_AddItemToObject(j, "socket", knobs_seen_to_json(&ss->s.sock));
 	/* A controller on another host records ours beside its own; one that came over
 	 * loopback shares our host, and its own says all. */

@@ -33,6 +33,10 @@ struct side_result {
 	double mem_before_kb, vm_hwm_kb, vm_rss_kb;
 	struct side_counters c;
 	struct knobs_seen sock; /* the socket knobs in force (nothing seen: not read) */
+	/* tcp-crr: the spread of the TCP_INFO its sampled connections read (c.ti_* has their
+	 * sums); a dist that holds fewer than c.ti_conns (a client host's that did not fit its
+	 * RESULT) gives no percentiles. */
+	struct tcp_info_dist ti;
 };
 
 /* Take one process's own window into a side's shortest and longest. */

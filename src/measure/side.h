@@ -16,6 +16,7 @@
 #include "measure/hist.h"
 #include "measure/knobs_seen.h"
 #include "measure/rusage.h"
+#include "measure/tcp_info_dist.h"
 
 /* Phases of a run; both sides count only in PH_MEASURE. */
 enum phase { PH_SETUP, PH_WARMUP, PH_MEASURE, PH_STOP };
@@ -140,6 +141,7 @@ struct client_report {
 	struct hist lat;  /* per unit: round trip, or connect start to last byte; ns */
 	struct hist lat2; /* connect() alone, where the workload connects; ns */
 	struct knobs_seen sock; /* the socket knobs in force, from one of its sockets */
+	struct tcp_info_dist ti; /* tcp-crr: the spread of its sampled connections' TCP_INFO */
 };
 
 struct client_ctx {
@@ -171,6 +173,7 @@ struct server_ctx {
 	_Atomic int phase; /* written by the agent's control thread */
 	struct side_counters c;
 	struct knobs_seen sock; /* the socket knobs in force, from one of its sockets */
+	struct tcp_info_dist ti; /* tcp-crr: the spread of its sampled connections' TCP_INFO */
 	void *priv;
 };
 

@@ -3,6 +3,8 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static double mean(uint64_t sum, uint64_t n)
 {
@@ -21,7 +23,20 @@ static cJSON *three(double lo, double avg, double hi)
 	return j;
 }
 
-cJSON *tcp_info_sum_json(const struct side_counters *c, int every)
+/* p50, p90, p99 of one figure (and its max, where the sums keep none). */
+static void add_pct(cJSON *j, const char *key, const struct tcp_info_hist *h)
+{
+	cJSON *o = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	cJSON_AddNumberToObject(o, "p50", tcp_info_dist_pct(h, 50));
+	cJSON_AddNumberToObject(o, "p90", tcp_info_dist_pct(h, 90));
+	cJSON_AddNumberToObject(o, "p99", tcp_info_dist_pct(h, 99));
+	if (!cJSON_HasObjectItem(o, "max"))
+		cJSON_AddNumberToObject(o, "max", h->max);
+}
+
+cJSON *tcp_info_sum_json(const struct side_counters *c, const struct tcp_info_dist *d,
+			 int every)
 {
 	uint64_t n = c->ti_conns;
 	cJSON *j;
@@ -41,5 +56,30 @@ cJSON *tcp_info_sum_json(const struct side_counters *c, int every)
 	cJSON_AddItemToObject(j, "delivery_rate_bytes_per_s",
 			      three(NAN, mean(c->ti_rate_sum, n), (double)c->ti_rate_max));
 	cJSON_AddNumberToObject(j, "retransmits", (double)c->ti_retrans);
+	if (d && tcp_info_dist_count(d) == n)
+		for (int f = 0; f < TI_FIGS; f++)
+			add_pct(j, tcp_info_dist_names[f], &d->h[f]);
 	return j;
+}
+
+void tcp_info_sum_put_dist(cJSON *j, const struct tcp_info_dist *d)
+{
+	char *txt;
+
+	if (!tcp_info_dist_count(d))
+		return;
+	txt = malloc(TCP_INFO_DIST_TEXT_MAX);
+	if (!txt)
+		return;
+	tcp_info_dist_encode(d, txt, TCP_INFO_DIST_TEXT_MAX);
+	cJSON_AddStringToObject(j, "tcp_info_dist", txt);
+	free(txt);
+}
+
+void tcp_info_sum_get_dist(const cJSON *j, struct tcp_info_dist *d)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(j, "tcp_info_dist");
+
+	if (!cJSON_IsString(it) || tcp_info_dist_decode(d, it->valuestring))
+		memset(d, 0, sizeof(*d));
 }

@@ -114,8 +114,8 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 		cJSON_AddItemToObject(j, "segments_sent", edges ? cJSON_CreateNumber((double)s->c.segs_out)
 								: cJSON_CreateNull());
 		cJSON_AddItemToObject(j, "tcp_info",
-				      tcp_info_sum_json(&s->c, !strcmp(r->wl->name, "tcp-crr")
-								       ? CRR_TCP_INFO_EVERY : 1));
+				      tcp_info_sum_json(&s->c, &s->ti, !strcmp(r->wl->name, "tcp-crr")
+									       ? CRR_TCP_INFO_EVERY : 1));
 	}
 	cJSON_AddNumberToObject(j, "errors", (double)s->c.errors);
 	cJSON_AddItemToObject(j, "errors_by_kind", errors_json(&s->c));

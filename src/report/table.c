@@ -5,6 +5,7 @@
 
 #include "report/out.h"
 #include "report/out_priv.h"
+#include "base/util.h"
 
 static void table_memory(const struct result *r, FILE *f);
 
@@ -20,6 +21,33 @@ static void knobs_line(FILE *f, const char *side, const struct knobs_seen *k)
 	fprintf(f, "  %-28s %-6s %s%s%smss %s, tos 0x%02x, local %s%s%s\n", "socket (read back)", side,
 		k->tcp ? "cc " : "", k->tcp ? k->cc : "", k->tcp ? ", " : "", mss, k->tos,
 		*k->local ? k->local : "-", *k->dev ? ", device " : "", k->dev);
+}
+
+/* A percentile of one figure over a side's connections read, where its spread holds them all
+ * (tcp-crr); NAN: none. */
+static double ti_pct(const struct side_result *s, enum tcp_info_fig fig, double p)
+{
+	uint32_t n = tcp_info_dist_count(&s->ti);
+
+	return n && n == s->c.ti_conns ? tcp_info_dist_pct(&s->ti.h[fig], p) : NAN;
+}
+
+/* The percentile rows of tcp-crr's sampled connections, where a side has them. */
+static void table_tcp_info_pct(const struct result *r, FILE *f)
+{
+	static const struct {
+		const char *label;
+		enum tcp_info_fig fig;
+		double p;
+	} rows[] = {{"  rtt p50 (us)", TI_RTT, 50},	    {"  rtt p90 (us)", TI_RTT, 90},
+		    {"  rtt p99 (us)", TI_RTT, 99},	    {"  cwnd p50 (segments)", TI_CWND, 50},
+		    {"  cwnd p99 (segments)", TI_CWND, 99}};
+
+	if (isnan(ti_pct(&r->client, TI_RTT, 50)) && isnan(ti_pct(&r->server, TI_RTT, 50)))
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
+		out_side_row(f, rows[i].label, r, 0, ti_pct(&r->client, rows[i].fig, rows[i].p),
+			     ti_pct(&r->server, rows[i].fig, rows[i].p));
 }
 
 /* TCP_INFO per side, where a side read it: connections read, rtt, min_rtt, cwnd. */
@@ -39,6 +67,7 @@ static void table_tcp_info(const struct result *r, FILE *f)
 		     sn ? (double)s->ti_minrtt_min : NAN);
 	out_side_row(f, "  cwnd mean (segments)", r, 1, cn ? (double)c->ti_cwnd_sum / cn : NAN,
 		     sn ? (double)s->ti_cwnd_sum / sn : NAN);
+	table_tcp_info_pct(r, f);
 }
 
 static void table_sides(const struct result *r, FILE *f)

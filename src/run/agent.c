@@ -17,6 +17,7 @@
 #include "link/auth.h"
 #include "link/ctl.h"
 #include "link/sysctl.h"
+#include "measure/tcp_info_sum.h"
 #include "run/agent.h"
 
 /* Start `sockbench serve` on loopback: the control port it listens on, or -errno (why in r). */
@@ -422,6 +423,7 @@ void collect_server(struct run *r)
 						  &s->c) == 0 &&
 		     knobs_seen_from_json(cJSON_GetObjectItemCaseSensitive(j, "socket"), &s->sock) == 0;
 	s->processes = 1;
+	tcp_info_sum_get_dist(j, &s->ti);
 	if (j && r->o->server)
 		r->res.agent_env = cJSON_DetachItemFromObjectCaseSensitive(j, "environment");
 	it = cJSON_GetObjectItemCaseSensitive(j, "window_s");

@@ -10,6 +10,7 @@
 
 #include "base/util.h"
 #include "link/ctl.h"
+#include "measure/tcp_info_sum.h"
 #include "run/fanout.h"
 #include "run/fanout_collect.h"
 
@@ -52,6 +53,7 @@ static bool take_host_result(struct run *r, struct host_result *hr, const char *
 		hr->side.mem_before_kb = num(j, "memory_before_kb");
 		hr->side.vm_hwm_kb = num(j, "vm_hwm_kb");
 		hr->side.vm_rss_kb = num(j, "vm_rss_kb");
+		tcp_info_sum_get_dist(j, &hr->side.ti);
 		hr->window_s = num(j, "window_s");
 		side_window_add(&hr->side, hr->window_s);
 		hr->p50_ns = hist_percentile(lat, 50);
@@ -105,6 +107,7 @@ static void add_side(struct side_result *to, const struct side_result *s)
 	}
 	side_counters_add(&to->c, &s->c);
 	knobs_seen_merge(&to->sock, &s->sock);
+	tcp_info_dist_merge(&to->ti, &s->ti);
 }
 
 void hosts_collect(struct run *r, const struct side_result *local, const struct hist *lat,

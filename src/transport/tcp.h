@@ -76,8 +76,9 @@ int tcp_timeouts(int fd, uint64_t ns);
  * called at both edges of the window, it leaves their count over the window. */
 void tcp_info_add(int fd, struct side_counters *c, int sign);
 /* Add the socket's TCP_INFO (rtt, rttvar, min_rtt, cwnd, delivery rate, retransmits) to c's
- * ti_* sums as one more connection; *calls (may be NULL) counts the getsockopt. */
-void tcp_info_sample(int fd, struct side_counters *c, uint64_t *calls);
+ * ti_* sums as one more connection, and its rtt, min_rtt and cwnd to d (may be NULL: the sums
+ * only); *calls (may be NULL) counts the getsockopt. */
+void tcp_info_sample(int fd, struct side_counters *c, struct tcp_info_dist *d, uint64_t *calls);
 /* What io counted (bytes, calls, system calls) added to c. */
 void tcp_io_count(struct side_counters *c, const struct tcp_io *io);
 /* The error kind of a failed call's errno. */

@@ -29,7 +29,7 @@ static void lo_hi(uint64_t *lo, uint64_t *hi, uint64_t v, bool first)
 		*hi = v;
 }
 
-void tcp_info_sample(int fd, struct side_counters *c, uint64_t *calls)
+void tcp_info_sample(int fd, struct side_counters *c, struct tcp_info_dist *d, uint64_t *calls)
 {
 	struct tcp_info ti;
 	socklen_t len = sizeof(ti);
@@ -52,6 +52,8 @@ void tcp_info_sample(int fd, struct side_counters *c, uint64_t *calls)
 	lo_hi(&c->ti_minrtt_min, NULL, ti.tcpi_min_rtt, first);
 	lo_hi(&c->ti_cwnd_min, &c->ti_cwnd_max, ti.tcpi_snd_cwnd, first);
 	lo_hi(NULL, &c->ti_rate_max, ti.tcpi_delivery_rate, first);
+	if (d)
+		tcp_info_dist_record(d, ti.tcpi_rtt, ti.tcpi_min_rtt, ti.tcpi_snd_cwnd);
 }
 
 void tcp_io_count(struct side_counters *c, const struct tcp_io *io)

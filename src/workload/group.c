@@ -283,6 +283,7 @@ static void add_client(struct side_result *s, struct hist *lat, struct hist *lat
 	s->vm_rss_kb += rep->mem_end.rss_kb;
 	side_counters_add(&s->c, &rep->c);
 	knobs_seen_merge(&s->sock, &rep->sock);
+	tcp_info_dist_merge(&s->ti, &rep->ti);
 	hist_merge(lat, &rep->lat);
 	hist_merge(lat2, &rep->lat2);
 }

@@ -151,6 +151,7 @@ int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, lon
 		side_counters_add(&c->rep->c, &t[0].cnt);
 		hist_merge(&c->rep->lat, t[0].lat);
 		hist_merge(&c->rep->lat2, &t[0].lat2);
+		tcp_info_dist_merge(&c->rep->ti, &t[0].ti);
 		n = started = 0;
 	}
 	for (; started < n; started++) {
@@ -166,6 +167,7 @@ int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, lon
 		side_counters_add(&c->rep->c, &t[i].cnt);
 		hist_merge(&c->rep->lat, t[i].lat);
 		hist_merge(&c->rep->lat2, &t[i].lat2);
+		tcp_info_dist_merge(&c->rep->ti, &t[i].ti);
 	}
 	/* The window has closed; the flows are still open (their callers free them). */
 	mem_use_read(0, &c->rep->mem_end);

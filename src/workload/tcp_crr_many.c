@@ -162,7 +162,8 @@ fail:;
 	count_err(&t->cnt, why, measuring);
 }
 
-/* The bytes are all in: the connection is counted, then closed in the --close order (--close
+/* The bytes are all in: the connection is counted (one in CRR_TCP_INFO_EVERY of the thread's
+ * has its TCP_INFO read, as the blocking client's), then closed in the --close order (--close
  * server: once the server's FIN is in, so TIME_WAIT stays there). */
 static void slot_done(struct client_thread *t, struct many_thread *m, struct crr_slot *k,
 		      uint64_t *calls)
@@ -173,6 +174,8 @@ static void slot_done(struct client_thread *t, struct many_thread *m, struct crr
 	if (k->measuring) {
 		hist_record(t->lat, t2 - k->t0);
 		hist_record(&t->lat2, k->t1 - k->t0);
+		if (t->cnt.transactions % CRR_TCP_INFO_EVERY == 0)
+			tcp_info_sample(k->fd, &t->cnt, &t->ti, calls);
 		t->cnt.transactions++;
 	}
 	if (o->close == CLOSE_SERVER) {

@@ -45,6 +45,7 @@ struct crr_worker {
 	int *parked; /* the descriptors it has parked (x->tab holds their state) */
 	uint64_t next_scan;
 	struct side_counters cnt;
+	struct tcp_info_dist ti; /* its sampled connections' TCP_INFO spread */
 	char *buf;
 	size_t buflen;
 };
@@ -213,14 +214,19 @@ static void crr_advance(struct crr_worker *w, struct crr_conn *k)
 }
 
 /* A connection is done (or failed): close it and count it. k is a copy: once closed, its
- * descriptor (and its slot in the table) may be another thread's. */
+ * descriptor (and its slot in the table) may be another thread's. One in CRR_TCP_INFO_EVERY
+ * of the thread's completed connections of the window has its TCP_INFO read first, as the
+ * client's are (the getsockopt counted with its calls). */
 static void crr_finish(struct crr_worker *w, struct crr_conn k)
 {
 	const struct opts *o = w->x->s->o;
 	struct side_counters *c = &w->cnt;
+	uint64_t calls = 0;
 
+	if (k.step != STEP_FAIL && k.measuring && c->transactions % CRR_TCP_INFO_EVERY == 0)
+		tcp_info_sample(k.fd, c, &w->ti, &calls);
 	close(k.fd);
-	c->syscalls += k.measuring;
+	c->syscalls += k.measuring + calls;
 	if (k.step == STEP_FAIL) {
 		count_err(c, k.why, k.measuring);
 		return;
@@ -448,6 +454,7 @@ void crr_server_loop(struct server_ctx *s)
 	for (int i = 0; i < started; i++) {
 		pthread_join(x->tid[i], NULL);
 		side_counters_add(&s->c, &x->w[i].cnt);
+		tcp_info_dist_merge(&s->ti, &x->w[i].ti);
 	}
 	srv_free(s, x->tab, (size_t)x->tabn * sizeof(*x->tab));
 	x->tab = NULL;

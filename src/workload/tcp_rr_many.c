@@ -216,7 +216,7 @@ static void *mf_thread_main(void *arg)
 	for (int i = 0; i < m->nf; i++) { /* flows that carried nothing in the window */
 		t->cnt.idle_flows += t->saw_measure && !(m->f[i].flags & MF_SEEN);
 		if (!(m->f[i].flags & MF_DEAD)) /* TCP_INFO of each, after the window */
-			tcp_info_sample(m->f[i].fd, &t->cnt, NULL);
+			tcp_info_sample(m->f[i].fd, &t->cnt, NULL, NULL);
 	}
 	return NULL;
 }

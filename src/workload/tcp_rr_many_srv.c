@@ -254,7 +254,7 @@ void tcp_rr_many_server_loop(struct server_ctx *s)
 	}
 	for (int i = 0; i < x->n; i++)
 		if (x->conn[i].fd >= 0) {
-			tcp_info_sample(x->conn[i].fd, &s->c, NULL); /* after the window */
+			tcp_info_sample(x->conn[i].fd, &s->c, NULL, NULL); /* after the window */
 			close(x->conn[i].fd);
 		}
 	side_counters_add(&s->c, &x->strangers);

@@ -84,7 +84,7 @@ static void *receiver(struct client_thread *t)
 	}
 	if (TCP_FAILED(r))
 		count_err(&t->cnt, f->rio.why, thread_phase(t) == PH_MEASURE);
-	tcp_info_sample(f->fd, &t->cnt, NULL);
+	tcp_info_sample(f->fd, &t->cnt, NULL, NULL);
 	return NULL;
 }
 

@@ -45,7 +45,7 @@ static void window_close(struct stream_conn *k)
 	if (!k->saw_measure || k->zc_window_closed)
 		return;
 	tcp_info_add(k->fd, &k->cnt, 1);
-	tcp_info_sample(k->fd, &k->cnt, NULL);
+	tcp_info_sample(k->fd, &k->cnt, NULL, NULL);
 	k->zc_hi = k->io.zc_id;
 	k->zc_window_closed = true;
 	k->cnt.syscalls = k->io.syscalls;

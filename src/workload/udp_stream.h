@@ -80,7 +80,10 @@ void sender_init(struct sender *x, const struct opts *o, const struct io_ops *op
 			int ntarget, uint64_t token);
 void sender_free(struct sender *x);
 void sender_rate(struct sender *x, double pps);
+/* Send what is due (a call of --batch messages at full speed), or sleep until it is, max_ns at
+ * most; _upto: at most `most` messages in the call. */
 void sender_step(struct sender *x, uint64_t max_ns);
+void sender_step_upto(struct sender *x, int most, uint64_t max_ns);
 /* Count one message's datagrams; how many of the sender's window it took (when draining:
  * how many gaps it filled). */
 int receiver_take(struct receiver *r, const struct io_msg *m, bool measuring);

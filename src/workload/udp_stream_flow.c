@@ -125,14 +125,15 @@ static void send_some(struct sender *x, int n)
 		x->cnt->tx_bytes += (uint64_t)sent * (uint64_t)x->segs * x->size;
 	}
 	x->paced += (uint64_t)sent * (uint64_t)x->segs;
-	/* The unsent keep their sequence numbers and go first next time. */
-	for (int i = sent; i < n; i++) {
+	/* The unsent keep their sequence numbers and go first next time (those prepared past n
+	 * by a larger call before too: a call cut short, sender_step_upto, loses none). */
+	for (int i = sent; i < x->ready; i++) {
 		struct io_msg t = x->m[i - sent];
 
 		x->m[i - sent] = x->m[i];
 		x->m[i] = t;
 	}
-	x->ready = n - sent;
+	x->ready -= sent;
 	if (sent < n) { /* the socket's buffer is full: wait until it drains */
 		struct pollfd p = {.fd = x->io->fds[x->m[0].sock], .events = POLLOUT};
 
@@ -144,8 +145,14 @@ static void send_some(struct sender *x, int n)
 /* Send what is due, or sleep until it is (max_ns at most). */
 void sender_step(struct sender *x, uint64_t max_ns)
 {
+	sender_step_upto(x, x->batch, max_ns);
+}
+
+void sender_step_upto(struct sender *x, int most, uint64_t max_ns)
+{
 	int n = due(x);
 
+	n = n < most ? n : most;
 	if (n > 0)
 		send_some(x, n);
 	else

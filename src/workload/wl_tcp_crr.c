@@ -311,7 +311,7 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 		r = tcp_recv_n(&x->io, fd, x->buf, total);
 	t2 = now_ns();
 	if (!r && measuring && c->transactions % CRR_TCP_INFO_EVERY == 0) /* a sample: see tcp.h */
-		tcp_info_sample(fd, c, &calls);
+		tcp_info_sample(fd, c, &t->ti, &calls);
 	/* --close server: closed once the server's FIN is in, after the next connections (see
 	 * CLOSING_MAX); closing as soon as the bytes are in would race the server's close, and the
 	 * client would then get TIME_WAIT. */

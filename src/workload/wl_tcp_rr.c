@@ -191,7 +191,7 @@ static void *rr_thread_main(void *arg)
 	}
 	if (TCP_FAILED(r))
 		count_err(&t->cnt, f->io.why, thread_phase(t) == PH_MEASURE);
-	tcp_info_sample(f->fd, &t->cnt, NULL);
+	tcp_info_sample(f->fd, &t->cnt, NULL, NULL);
 	t->cnt.idle_flows += t->saw_measure && !t->cnt.transactions; /* a thread is a flow */
 	return NULL;
 }
@@ -283,7 +283,7 @@ static void *rr_serve_conn(void *arg)
 	/* The client closing its flows at the end is not an error. */
 	if (TCP_FAILED(r) && io.why != ERR_SHORT && io.why != ERR_RESET)
 		count_err(&k->cnt, io.why, atomic_load(&k->s->phase) == PH_MEASURE);
-	tcp_info_sample(k->fd, &k->cnt, NULL);
+	tcp_info_sample(k->fd, &k->cnt, NULL, NULL);
 	srv_free(k->s, buf, cap);
 	return NULL;
 }

@@ -9,7 +9,8 @@
  * RcvbufErrors. --gso hands the kernel several datagrams per send (UDP_SEGMENT);
  * --gro lets the receiver take a flow's datagrams coalesced (UDP_GRO): since every datagram
  * is --size bytes, a coalesced read is cut at --size. Both sides move datagrams only through
- * an io back end (io.h), so --batch, --io uring and --wait apply as in udp-rr.
+ * an io back end (io.h), so --batch, --io uring and --wait apply as in udp-rr. With -n the
+ * window is a count of bytes the clients send (tcp-stream's -n), not a time.
  * This file has the workload and its client; the server side is udp_stream_server.c.
  */
 #include <errno.h>
@@ -46,6 +47,12 @@ static const struct opt_override udp_stream_overrides[] = {
 	{0},
 };
 
+/* -n: the window ends when the clients have sent that many bytes (tcp-stream's -n). */
+static bool udp_stream_count_based(const struct opts *o)
+{
+	return o->bytes > 0;
+}
+
 static int udp_stream_check(struct opts *o, char *err, size_t errlen)
 {
 	if (!o->peers)
@@ -60,6 +67,14 @@ static int udp_stream_check(struct opts *o, char *err, size_t errlen)
 			 "sends both ways)");
 		return -EINVAL;
 	}
+	if (o->bytes && (o->reverse || o->bidir)) { /* as tcp-stream's -n */
+		snprintf(err, errlen, "-n counts the bytes the clients send: not with --%s (the server "
+			 "sends)", o->reverse ? "reverse" : "bidir");
+		return -EINVAL;
+	}
+	/* -n: the coordinator waits for the clients' shares that long at most, each phase. */
+	if (o->bytes)
+		o->time_limit = OPT_IS_SET(o, duration) ? o->duration : 86400;
 	if (udp_io_check(o, err, errlen))
 		return -EINVAL;
 	if (o->gso && o->gso * o->size > MAX_UDP) {
@@ -91,10 +106,13 @@ static int udp_stream_check(struct opts *o, char *err, size_t errlen)
 
 static void udp_stream_describe(const struct opts *o, char *buf, size_t len)
 {
-	char rate[40] = "full speed";
+	char rate[80] = "full speed";
 
 	if (o->rate)
 		snprintf(rate, sizeof(rate), "%ld packets/s", o->rate);
+	if (o->bytes)
+		snprintf(rate + strlen(rate), sizeof(rate) - strlen(rate), " until %ld bytes are sent",
+			 o->bytes);
 	snprintf(buf, len,
 		 "%ld client%s, %ld flow%s%s, %ld-byte datagrams at %s, io %s, batch %ld, gso %ld, "
 		 "gro %s, %s, %ld server thread%s%s",
@@ -184,6 +202,38 @@ static int client_phase(struct client *x)
 	return udp_window_follow(&x->win, ph, &x->io, x->cnt);
 }
 
+/* -n: --warmup seconds of sending, then this client's share of the bytes in the window, in
+ * whole datagrams, its last call cut to the messages still owed: at most one message's
+ * datagrams over (one, or --gso's). Its window (CPU marks) closes there; the caller waits for
+ * the run's. */
+static void client_send_bytes(struct client *x, struct sender *tx)
+{
+	const struct opts *o = x->c->o;
+	struct client_report *rep = x->c->rep;
+	uint64_t warm_end = now_ns() + (uint64_t)(o->warmup * 1e9), size = (uint64_t)o->size;
+	uint64_t want = (uint64_t)share_of(o->bytes, (int)o->clients, x->c->index);
+	uint64_t owed = (want + size - 1) / size; /* datagrams */
+	struct timespec ms1 = {0, 1000000};
+
+	while (client_phase(x) == PH_WARMUP && now_ns() < warm_end)
+		sender_step(tx, 10000000);
+	atomic_fetch_add(&x->c->sh->warm_done, 1);
+	while (client_phase(x) == PH_WARMUP)
+		nanosleep(&ms1, NULL);
+	while (client_phase(x) == PH_MEASURE && x->cnt->tx_packets < owed) {
+		uint64_t msgs = (owed - x->cnt->tx_packets + (uint64_t)tx->segs - 1) / (uint64_t)tx->segs;
+
+		sender_step_upto(tx, msgs < (uint64_t)tx->batch ? (int)msgs : tx->batch, 10000000);
+	}
+	if (rep->began && !rep->ended) {
+		cpu_mark_take(&rep->end);
+		rep->ended = true;
+	}
+	atomic_fetch_add(&x->c->sh->done, 1);
+	while (client_phase(x) != PH_STOP)
+		nanosleep(&ms1, NULL);
+}
+
 /* Send datagrams to the server from every socket, each its own flow. */
 static void client_send(struct client *x)
 {
@@ -196,6 +246,8 @@ static void client_send(struct client *x)
 						  .addr = x->c->server, .addrlen = x->c->server_len};
 	client_wait_phase(x->c, PH_WARMUP);
 	sender_rate(&tx, (double)(o->rate ? share_of(o->rate, (int)o->clients, x->c->index) : 0));
+	if (o->bytes)
+		client_send_bytes(x, &tx);
 	while (client_phase(x) != PH_STOP)
 		sender_step(&tx, UINT64_MAX / 2);
 	sender_free(&tx);
@@ -340,6 +392,7 @@ const struct workload wl_udp_stream = {
 	.latency_label = "none",
 	.snmp_proto = "Udp",
 	.check = udp_stream_check,
+	.count_based = udp_stream_count_based,
 	.units = udp_stream_units,
 	.live_units = udp_stream_live_units,
 	.headline = udp_stream_headline,

@@ -101,6 +101,7 @@ struct client_thread {
 	 * memory shared with the coordinator (struct shared's live). */
 	struct hist *lat;
 	struct hist lat_own, lat2;
+	struct tcp_info_dist ti; /* tcp-crr: its sampled connections' TCP_INFO spread */
 	void *priv; /* the workload's per-thread state */
 	void *(*fn)(void *); /* what the thread runs */
 };

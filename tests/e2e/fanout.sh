@@ -66,6 +66,13 @@ ctl tcp-crr --clients 3 --clients-on "$hosts" --conns 3000 --warmup-conns 60 --j
 	fail "tcp-crr across 3 client hosts"
 jassert "$TMP/c.json" '.connections == 3000 and ([.hosts[].counters.transactions] | add) == 3000 and all(.hosts[]; .counters.transactions == 1000)' '[.connections, [.hosts[].counters.transactions]]'
 jassert "$TMP/c.json" 'all(.hosts[]; .kernel_check.ActiveOpens.diff_pct == 0)' '[.hosts[].kernel_check]'
+# Their TCP_INFO samples come with their results, spread and all: one in 16 of each host's
+# 1000 (63 each), the percentiles over all of them; the server's 3 threads read ceil(3000 / 16)
+# and at most 2 more.
+jassert "$TMP/c.json" 'def pct: .min <= .p50 and .p50 <= .p90 and .p90 <= .p99 and .p99 <= .max;
+	(.sides.client.tcp_info | .connections == 189 and ([.rtt_us, .min_rtt_us, .cwnd] | all(pct))) and
+	(.sides.server.tcp_info | .connections >= 188 and .connections <= 190 and ([.rtt_us, .min_rtt_us, .cwnd] | all(pct)))' \
+	'[.sides[].tcp_info]'
 
 # tcp-stream: each host sends, the server's receipt is the sum, less what was still in the
 # sockets when the windows closed (each flow's send and receive buffers at most: tcp_wmem's and

@@ -13,9 +13,11 @@ need jq
 need strace
 # Only a binary strace cannot trace at all (ASan's) is a skip; a failing run under it fails.
 strace -f -qq -o /dev/null "$SB" version >/dev/null 2>&1 || skip "strace cannot trace this binary"
+# getsockopt: tcp-crr reads TCP_INFO of one in 16 connections on each side, in the window, and
+# counts it (else 1 in 8 of the connections would be a call missed: N/8 at 2N against N).
 datapath="sendmsg recvmsg sendmmsg recvmmsg sendto recvfrom read write readv writev poll ppoll \
-epoll_wait epoll_pwait epoll_ctl io_uring_enter splice sendfile setsockopt socket connect accept4 \
-clock_nanosleep \
+epoll_wait epoll_pwait epoll_ctl io_uring_enter splice sendfile setsockopt getsockopt socket \
+connect accept4 clock_nanosleep \
 bind close"
 N=400
 fixed=0

@@ -11,12 +11,29 @@ retrans() { awk '/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 
 k0=$(retrans)
 "$SB" tcp-rr --duration 0.5 --warmup 0.1 --clients 2 --flows 3 --json >"$TMP/r.json" || fail tcp-rr
 "$SB" tcp-crr --conns 1600 --warmup-conns 50 --json >"$TMP/c.json" || fail tcp-crr
+"$SB" tcp-crr --conns 1600 --warmup-conns 50 --concurrency 4 --json >"$TMP/c4.json" || fail "tcp-crr x4"
+"$SB" tcp-crr --conns 3200 --warmup-conns 100 --concurrency 100 --json >"$TMP/c100.json" || fail "tcp-crr x100"
 k1=$(retrans)
 jassert "$TMP/r.json" '[.sides.client, .sides.server] | all(.tcp_info.connections == 6 and .tcp_info.sample_every == 1 and .retransmits == null and .segments_sent == null)' '.sides[] | [.tcp_info, .retransmits]'
-# 1600 connections over one thread: connections 0, 16, ... 1584 read; the server reads none.
-jassert "$TMP/c.json" '.sides.client.tcp_info | .connections == 100 and .sample_every == 16' '.sides.client.tcp_info'
-jassert "$TMP/c.json" '.sides.server.tcp_info == null' '.sides.server.tcp_info'
-for f in r c; do
+# tcp-crr reads one in 16 of each thread's completed connections of the window, on both sides:
+# over one thread (client and server) the 0th, 16th, ... of the side's own count (the server's
+# window is its own: the connections it accepted in it), so ceil(N / 16). With 4 threads a side:
+# the client's each make 400 (25 read each); the server's split what they accept as it comes,
+# each reading ceil of its part: between ceil(N / 16) and 3 more. Above 64 in flight both sides
+# run at most 8 epoll threads (crr_many_threads): at most 7 more.
+pct='def pct: .min <= .p50 and .p50 <= .p90 and .p90 <= .p99 and .p99 <= .max;
+def read($extra): .errors == 0 and .connections > 0 and .tcp_info.sample_every == 16 and
+	((.connections + 15) / 16 | floor) as $n | .tcp_info.connections >= $n and .tcp_info.connections <= $n + $extra and
+	(.tcp_info | [.rtt_us, .min_rtt_us, .cwnd] | all(pct)) and .tcp_info.cwnd.min > 0 and
+	.tcp_info.rtt_us.min > 0 and .tcp_info.min_rtt_us.min <= .tcp_info.rtt_us.p50;'
+jassert "$TMP/c.json" "$pct"' .sides.client.tcp_info.connections == 100 and .sides.client.connections == 1600 and (.sides | [.client, .server] | all(read(0)))' '.sides[] | [.connections, .errors, .tcp_info]'
+jassert "$TMP/c4.json" "$pct"' .sides.client.tcp_info.connections == 100 and (.sides.client | read(0))' '.sides.client | [.connections, .errors, .tcp_info]'
+jassert "$TMP/c4.json" "$pct"' .sides.server | read(3)' '.sides.server | [.connections, .errors, .tcp_info]'
+jassert "$TMP/c100.json" "$pct"' .sides | [.client, .server] | all(read(7))' '.sides[] | [.connections, .errors, .tcp_info]'
+# -v shows the percentiles for both sides.
+"$SB" tcp-crr --conns 160 --warmup-conns 10 -v >"$TMP/v.txt" || fail "tcp-crr -v"
+grep -Eq '^  +rtt p99 \(us\) +[0-9,]+ +[0-9,]+$' "$TMP/v.txt" || fail "-v: no rtt p99 row: $(grep -i rtt "$TMP/v.txt")"
+for f in r c c4 c100; do
 	jassert "$TMP/$f.json" '.sides.client.tcp_info | .rtt_us.min > 0 and .rtt_us.min <= .rtt_us.mean and .rtt_us.mean <= .rtt_us.max and .min_rtt_us.min <= .rtt_us.min and .cwnd.min > 0' '.sides.client.tcp_info'
 	# What the kernel counted over both runs bounds theirs (0 and 0 when the loopback lost nothing).
 	jassert "$TMP/$f.json" '[.sides[] | objects | .tcp_info | objects | .retransmits] | add <= '$((k1 - k0)) '.sides[].tcp_info'
@@ -63,6 +80,19 @@ else
 	want="(.sides.client.tcp_info.rtt_us.mean / 1000) as \$j | \$j <= 30 * $rtt and \$j * 30 >= $rtt"
 fi
 jassert "$TMP/n.json" "$want" "[$rtt, .sides.client.tcp_info]"
+
+# tcp-crr across: both sides' sampled connections have the same path in their RTT (the
+# handshake's, and the data's ACKs): with netem's 5 ms each side's p50 is within a fifth of
+# ss's; without, within 30x (its unit and order, as above).
+ip netns exec $A "$SB" tcp-crr --server 198.18.0.2:$cport --port $port --conns 48 \
+	--warmup-conns 2 --json >"$TMP/x.json" || fail "tcp-crr across"
+if [ $delay = 5 ]; then
+	near="(\$p - $rtt | fabs) <= 0.2 * $rtt"
+else
+	near="\$p <= 30 * $rtt and \$p * 30 >= $rtt"
+fi
+jassert "$TMP/x.json" "[.sides.client, .sides.server] | all(.tcp_info.connections >= 3 and (.tcp_info.rtt_us.p50 / 1000 | . as \$p | $near))" \
+	"[$rtt, (.sides[] | .tcp_info | [.connections, .rtt_us])]"
 
 # Retransmits: the client's connections' own count against its namespace's (the control
 # connection and what goes after the window's end may add a few: a tenth and 10).
