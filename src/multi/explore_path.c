@@ -119,6 +119,19 @@ cJSON *explore_path_json(const struct explore *x)
 			cJSON_AddItemToArray(path, path_json(i + 1, st->names, st->flags,
 							     &st->conf[1], step_moved(st)));
 	}
+	/* Where it started: the screen's "faster" (confirmed), or its best-looking strategy kept
+	 * on the screen's runs at KEEP_LEVEL (unconfirmed, with that evidence), or the baseline. */
+	cJSON_AddItemToObject(j, "start_confirmed",
+			      start ? cJSON_CreateBool(!s->start_unconfirmed) : cJSON_CreateNull());
+	if (start && s->start_unconfirmed) {
+		cJSON *k = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(k, "speedup", s->start_keep.ratio);
+		cJSON_AddNumberToObject(k, "ci_low", s->start_keep.lo);
+		cJSON_AddNumberToObject(k, "ci_high", s->start_keep.hi);
+		cJSON_AddNumberToObject(k, "ci_level", KEEP_LEVEL);
+		cJSON_AddItemToObject(j, "start_keep_evidence", k);
+	}
 	cJSON_AddItemToObject(j, "path", path);
 	cJSON_AddItemToObject(j, "steps", steps);
 	cJSON_AddStringToObject(j, "stopped", s->stopped);
@@ -204,6 +217,10 @@ void explore_print_path(const struct explore *x)
 	if (s->start) {
 		printf("  start  %s, the screen's best: ", x->conf[s->start].name);
 		print_gain(&x->conf[s->start]);
+		if (s->start_unconfirmed)
+			printf("         the screen found none faster: started from its best-looking, "
+			       "%.2f-%.2f at %.0f%% (a gain more likely than not; not a claim)\n",
+			       s->start_keep.lo, s->start_keep.hi, 100 * KEEP_LEVEL);
 	} else {
 		printf("  start  the baseline (the screen found no strategy faster)\n");
 	}

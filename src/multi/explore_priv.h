@@ -111,6 +111,8 @@ struct search_step {
 
 struct search {
 	int start;	    /* index in conf of the screen's best it started from; 0: the baseline */
+	bool start_unconfirmed;	 /* not found faster by the screen: its best-looking strategy, */
+	struct paired start_keep; /* kept at KEEP_LEVEL on the screen's runs (this) */
 	int nsteps;
 	struct search_step step[MAX_STEPS];
 	char flags[400], names[400]; /* the current best (the final configuration at the end) */

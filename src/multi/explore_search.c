@@ -313,21 +313,51 @@ static bool step(struct explore *x, char **user, int nuser)
 	return true;
 }
 
-void explore_search(struct explore *x, char **user, int nuser)
+/* Where the search starts: the screen's best found faster; else, as an expert would, its
+ * best-looking strategy when that more likely than not helps (a gain of MIN_GAIN with its
+ * KEEP_LEVEL interval above 1: the keep rule of a step, on the screen's runs), said as
+ * unconfirmed; else the baseline (0). Ranked holds the screen's strategies, best first. */
+static int start_at(struct explore *x, struct paired *keep)
 {
-	struct search *s = &x->search;
+	double a[MAX_ROUNDS], b[MAX_ROUNDS];
 
-	*s = (struct search){0};
 	for (int i = 0; i < x->nranked; i++) {
 		const struct config *c = x->ranked[i];
 
-		if (c->verdict != VERDICT_FASTER || c->changes)
+		if (c->verdict == VERDICT_FASTER && !c->changes)
+			return (int)(c - x->conf);
+	}
+	for (int i = 0; i < x->nranked; i++) {
+		const struct config *c = x->ranked[i];
+		int n;
+
+		if (!explore_search_candidate(c) || c->few || c->e.ratio < 1 + MIN_GAIN)
 			continue;
-		s->start = (int)(c - x->conf);
+		n = explore_pairs(c, x->conf[0].s, x->conf[0].nsamples, a, b);
+		if (n < 2)
+			continue;
+		stats_paired(a, b, n, KEEP_LEVEL, keep);
+		if (keep->lo > 1 && keep->ratio >= 1 + MIN_GAIN)
+			return (int)(c - x->conf);
+	}
+	return 0;
+}
+
+void explore_search(struct explore *x, char **user, int nuser)
+{
+	struct search *s = &x->search;
+	struct paired keep = {0};
+
+	*s = (struct search){0};
+	s->start = start_at(x, &keep);
+	if (s->start) {
+		const struct config *c = &x->conf[s->start];
+
+		s->start_unconfirmed = c->verdict != VERDICT_FASTER;
+		s->start_keep = keep;
 		snprintf(s->flags, sizeof(s->flags), "%s", c->flags);
 		snprintf(s->names, sizeof(s->names), "%s", c->name);
 		s->groups[s->nstrategies++] = c->group;
-		break;
 	}
 	if (run_interrupted()) {
 		snprintf(s->stopped, sizeof(s->stopped), "interrupted");

@@ -32,6 +32,9 @@ jassert "$f" '(.seed | test("^[0-9]+$")) and (.order | split(" ") | length) == 3
 # confirmed, and said so); the budget names the screen first, and a phase skipped says the
 # seconds it needed.
 jassert "$f" '.error_budget.keep_level as $kl | .search.path[0].step == 0 and (.search.path[1:] | all(((.gain.ci_level - (1 - 0.0125 / pow(2; .step))) | fabs) < 1e-9)) and ([.search.steps[] | select(.kept)] | length) == (.search.path | length) - 1 and (.search.steps | all(if .kept then (.confirmed and .confirmation.verdict == "faster") or (.confirmed == false and .keep_evidence.ci_low > 1 and .keep_evidence.speedup >= 1.02 and .keep_evidence.ci_level == $kl) else .confirmed == false end))' '.search'
+# Where it started: the screen's "faster" (confirmed), else its best-looking strategy with a 2%
+# gain whose keep_level interval is above 1 (unconfirmed), else the baseline.
+jassert "$f" '.error_budget.keep_level as $kl | .search as $s | ($s.path[0].gain) as $g | if $s.start_confirmed == null then $g == null and ([.strategies[] | select(.verdict == "faster")] | length) == 0 elif $s.start_confirmed then $g.verdict == "faster" else $g.verdict != "faster" and ([.strategies[] | select(.verdict == "faster")] | length) == 0 and $s.start_keep_evidence.ci_low > 1 and $s.start_keep_evidence.speedup >= 1.02 and $s.start_keep_evidence.ci_level == $kl end' '.search | {start_confirmed, start_keep_evidence, p0: .path[0]}'
 # A runner-up's step (runner_up_of: k) follows step k, whose leader was not kept, with no
 # selection of its own; steps are numbered 1, 2, ... in order.
 jassert "$f" '.search.steps as $s | $s | to_entries | all(.value.step == .key + 1 and (.value.runner_up_of == null or (.value.runner_up_of == .key and ($s[.key - 1].kept | not) and $s[.key - 1].runner_up_of == null and .value.selection_rounds == 0)))' '.search.steps'
