@@ -28,7 +28,8 @@ jassert "$TMP/p.json" '.verdict | startswith("no verdict")'
 	fail "compare with partial runs, table"
 grep -q "2 of 4 runs were partial and left out" "$TMP/p.txt" || fail "table: $(cat "$TMP/p.txt")"
 
-# --runs: a run that fails is counted and said, and the others still make the summary.
+# --runs: a run that fails is counted and said, and the others still make the summary. When
+# every run fails, explore still prints its report (each strategy "failed", with why) and exits 1.
 port=$(free_port)
 # The holder lasts past the explore however slowly its failing runs go (an ASan build, a
 # loaded guest); it is ended below.
@@ -36,8 +37,10 @@ port=$(free_port)
 holder=$!
 PIDS+=("$holder")
 for _ in $(seq 50); do ss -Hlun "sport = :$port" | grep -q . && break; sleep 0.1; done
-"$SB" explore udp-rr --port $port --budget 20 --runs 2 --json >"$TMP/x.json" 2>"$TMP/x.err" ||
-	fail "explore with a busy port exited $?: $(cat "$TMP/x.err")"
+"$SB" explore udp-rr --port $port --budget 20 --runs 2 --json >"$TMP/x.json" 2>"$TMP/x.err"
+rc=$?
+[ $rc = 1 ] || fail "explore with a busy port (every run failed) exited $rc, not 1: $(cat "$TMP/x.err")"
+grep -qF "explore: no run succeeded" "$TMP/x.err" || fail "explore did not say no run succeeded: $(cat "$TMP/x.err")"
 jassert "$TMP/x.json" '[.strategies[] | .verdict] | all(. == "failed")' '[.strategies[] | {name, verdict, verdict_text}]'
 jassert "$TMP/x.json" '.strategies[0].verdict_text | test("busy")'
 kill -INT $holder; wait $holder 2>/dev/null
