@@ -42,6 +42,18 @@ static cJSON *gain_json(const struct config *c, bool verdict)
 	return j;
 }
 
+/* What a keep decision rested on: {speedup, ci_low, ci_high, ci_level} at KEEP_LEVEL. */
+static cJSON *keep_json(const struct paired *p)
+{
+	cJSON *k = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(k, "speedup", p->ratio);
+	cJSON_AddNumberToObject(k, "ci_low", p->lo);
+	cJSON_AddNumberToObject(k, "ci_high", p->hi);
+	cJSON_AddNumberToObject(k, "ci_level", KEEP_LEVEL);
+	return k;
+}
+
 static cJSON *step_json(const struct search_step *st, int k)
 {
 	cJSON *j = cJSON_CreateObject(), *cand = cJSON_CreateArray();
@@ -65,15 +77,8 @@ static cJSON *step_json(const struct search_step *st, int k)
 							       : cJSON_CreateNull());
 	cJSON_AddBoolToObject(j, "kept", st->kept);
 	cJSON_AddBoolToObject(j, "confirmed", st->confirmed);
-	if (st->keep.n >= 2) { /* the decision: the confirmation at KEEP_LEVEL */
-		cJSON *k = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(k, "speedup", st->keep.ratio);
-		cJSON_AddNumberToObject(k, "ci_low", st->keep.lo);
-		cJSON_AddNumberToObject(k, "ci_high", st->keep.hi);
-		cJSON_AddNumberToObject(k, "ci_level", KEEP_LEVEL);
-		cJSON_AddItemToObject(j, "keep_evidence", k);
-	}
+	if (st->keep.n >= 2) /* the decision: the confirmation at KEEP_LEVEL */
+		cJSON_AddItemToObject(j, "keep_evidence", keep_json(&st->keep));
 	return j;
 }
 
@@ -123,15 +128,8 @@ cJSON *explore_path_json(const struct explore *x)
 	 * on the screen's runs at KEEP_LEVEL (unconfirmed, with that evidence), or the baseline. */
 	cJSON_AddItemToObject(j, "start_confirmed",
 			      start ? cJSON_CreateBool(!s->start_unconfirmed) : cJSON_CreateNull());
-	if (start && s->start_unconfirmed) {
-		cJSON *k = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(k, "speedup", s->start_keep.ratio);
-		cJSON_AddNumberToObject(k, "ci_low", s->start_keep.lo);
-		cJSON_AddNumberToObject(k, "ci_high", s->start_keep.hi);
-		cJSON_AddNumberToObject(k, "ci_level", KEEP_LEVEL);
-		cJSON_AddItemToObject(j, "start_keep_evidence", k);
-	}
+	if (start && s->start_unconfirmed)
+		cJSON_AddItemToObject(j, "start_keep_evidence", keep_json(&s->start_keep));
 	cJSON_AddItemToObject(j, "path", path);
 	cJSON_AddItemToObject(j, "steps", steps);
 	cJSON_AddStringToObject(j, "stopped", s->stopped);
