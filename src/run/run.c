@@ -176,6 +176,7 @@ static void run_window(struct run *r)
 	const char *why;
 	double limit = r->o->time_limit;
 
+	r->res.softirq_inline_s = r->res.softirq_ksoftirqd_s = -1;
 	set_phase(r, PH_WARMUP);
 	if (r->count_based) /* a stream's -n: its warm-up is --warmup seconds on top */
 		why = watch(r, limit + (r->o->bytes ? r->o->warmup : 0), 1, (int)r->o->clients);
@@ -193,8 +194,6 @@ static void run_window(struct run *r)
 
 	uint64_t ks0 = 0;
 
-	r->res.softirq_inline_s = r->res.softirq_ksoftirqd_s = -1;
-	kstat_ksoftirqd_find(&r->ksirq);
 	if (r->count_based) {
 		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
 		k_ok = read_kernel(r->wl, v6, &k0);
@@ -379,6 +378,10 @@ static int setup(struct run *r)
 	char host[256], port[32];
 	int ret;
 
+	/* Finding the ksoftirqd threads walks /proc (hundreds of calls): done before any side
+	 * starts, so that no traffic flows during it (a reversed stream's sender starts at its
+	 * HELLO; with a warm-up of 0 s the walk's time was the window's, as strace showed). */
+	kstat_ksoftirqd_find(&r->ksirq);
 	if ((ret = hosts_parse(r)))
 		return ret;
 	if (o->server) {
