@@ -7,6 +7,8 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +256,19 @@ static uint64_t listen_drops(const struct session *ss)
 	return mem[SK_MEMINFO_DROPS];
 }
 
+/* Connections waiting in the listener's accept queue now (TCP_INFO of a listening socket:
+ * tcpi_unacked is its accept queue's length); 0 without a listener. */
+static uint64_t accept_queue(const struct session *ss)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	if (ss->s.listen_fd < 0 || getsockopt(ss->s.listen_fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+	    ti.tcpi_state != TCP_LISTEN)
+		return 0;
+	return ti.tcpi_unacked;
+}
+
 /* In the window of a workload that connects as it goes (tcp-crr: the one with --backlog), our
  * listener dropping connections means connect() waits for SYN retransmits: tell the
  * controller once, which ends the test. Where every connection was made before the window,
@@ -308,6 +323,7 @@ static int run_window(struct session *ss)
 		if (type == CTL_MSG_BEGIN && !ss->began) {
 			cpu_mark_take(&ss->begin);
 			ss->drops0 = listen_drops(ss);
+			ss->queue0 = accept_queue(ss);
 			ss->began = true;
 			set_phase(ss, PH_MEASURE);
 			deadline = now_ns() + (uint64_t)(phase_limit_s(ss, true) * 1e9) +
@@ -324,6 +340,8 @@ static int run_window(struct session *ss)
 			if (!ss->began)
 				ss->begin = ss->end;
 			ss->s.c.listen_drops = ss->began ? listen_drops(ss) - ss->drops0 : 0;
+			ss->s.c.accept_queue_open = ss->began ? ss->queue0 : 0;
+			ss->s.c.accept_queue_close = ss->began ? accept_queue(ss) : 0;
 			mem_use_read(0, &ss->mem_end);
 			stop_data(ss);
 			send_result(ss);

@@ -58,6 +58,7 @@ bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *
 	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
 	X(connects) X(syscalls) X(retrans) X(segs_out) X(zc_done) X(zc_copied) X(zc_unknown)      \
 	X(reordered) X(dups) X(seq_unsure) X(jitter_ns) X(jitter_flows) X(refused) X(idle_flows) X(listen_drops) X(unfinished) X(errors) \
+	X(accept_queue_open) X(accept_queue_close)                                                \
 	X(scheduled) X(issued) X(gen_dropped) X(lag_p99_ns) X(lag_max_ns)                         \
 	X(ti_conns) X(ti_rtt_sum) X(ti_rtt_min) X(ti_rtt_max) X(ti_rttvar_sum) X(ti_minrtt_sum)    \
 	X(ti_minrtt_min) X(ti_cwnd_sum) X(ti_cwnd_min) X(ti_cwnd_max) X(ti_rate_sum)               \

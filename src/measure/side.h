@@ -59,6 +59,9 @@ struct side_counters {
 	uint64_t refused;      /* server: connections it had no slot or memory for, closed at once */
 	uint64_t idle_flows;   /* client, many flows: flows that completed nothing in the window */
 	uint64_t listen_drops; /* server: connections its own listener dropped (SO_MEMINFO) */
+	/* server: connections its listener's accept queue held (established by the kernel, not
+	 * yet accepted) when its window opened and when it closed (TCP_INFO of the listener) */
+	uint64_t accept_queue_open, accept_queue_close;
 	uint64_t unfinished;   /* client: connections of the window still in flight at its end */
 	uint64_t scheduled;    /* open loop (--rate): requests the schedule put in the window */
 	uint64_t issued;       /* ... of which the generator had taken by the window's end */

@@ -121,6 +121,12 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	cJSON_AddItemToObject(j, "errors_by_kind", errors_json(&s->c));
 	cJSON_AddNumberToObject(j, "refused", (double)s->c.refused);
 	cJSON_AddNumberToObject(j, "listen_drops", (double)s->c.listen_drops);
+	if (s == &r->server && !strcmp(r->wl->snmp_proto, "Tcp")) {
+		cJSON *q = cJSON_AddObjectToObject(j, "accept_queue");
+
+		cJSON_AddNumberToObject(q, "open", (double)s->c.accept_queue_open);
+		cJSON_AddNumberToObject(q, "close", (double)s->c.accept_queue_close);
+	}
 	cJSON_AddNumberToObject(j, "unfinished", (double)s->c.unfinished);
 	if (s == &r->client && !strcmp(r->wl->name, "tcp-rr"))
 		cJSON_AddNumberToObject(j, "idle_flows", (double)s->c.idle_flows);
