@@ -121,7 +121,7 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	cJSON_AddItemToObject(j, "errors_by_kind", errors_json(&s->c));
 	cJSON_AddNumberToObject(j, "refused", (double)s->c.refused);
 	cJSON_AddNumberToObject(j, "listen_drops", (double)s->c.listen_drops);
-	if (s == &r->server && !strcmp(r->wl->snmp_proto, "Tcp")) {
+	if (s == &r->server && !strcmp(r->wl->name, "tcp-crr")) {
 		cJSON *q = cJSON_AddObjectToObject(j, "accept_queue");
 
 		cJSON_AddNumberToObject(q, "open", (double)s->c.accept_queue_open);
