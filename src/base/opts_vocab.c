@@ -1,7 +1,7 @@
-/* opts_vocab.c: the short flags that mean something else in iperf3 or netperf (docs/workloads.md,
- * "One vocabulary"). Some take the peers' meaning (-t: the duration, -R: --reverse); the others
- * are long-only now, and for one release their old short spelling is an error naming the long
- * one, never a silent change of meaning. */
+/* opts_vocab.c: the short flags that mean something else in iperf3 or netperf
+ * (docs/vocabulary.md). Some take the peers' meaning (-t: the duration, -R: --reverse); the
+ * others are long-only now, and for one release their old short spelling is an error naming
+ * the long one, never a silent change of meaning. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -340,9 +340,12 @@ static int run_window(struct session *ss)
 			if (!ss->began)
 				ss->begin = ss->end;
 			ss->s.c.listen_drops = ss->began ? listen_drops(ss) - ss->drops0 : 0;
+			mem_use_read(0, &ss->mem_end);
+			/* The queue, then at once the end of the workers' window: a connection they
+			 * took in between would count both as accepted and as waiting. */
 			ss->s.c.accept_queue_open = ss->began ? ss->queue0 : 0;
 			ss->s.c.accept_queue_close = ss->began ? accept_queue(ss) : 0;
-			mem_use_read(0, &ss->mem_end);
+			set_phase(ss, PH_STOP);
 			stop_data(ss);
 			send_result(ss);
 			return 0;

@@ -151,6 +151,18 @@ static int get_u64(const cJSON *j, const char *key, uint64_t *v)
 	return 0;
 }
 
+/* Counters newer than the control protocol's version 1: an agent built before them sends
+ * none, and its result is still good (0: it measured none); present, they must be numbers. */
+static int get_counter(const cJSON *j, const char *key, uint64_t *v)
+{
+	static const char *const newer[] = {"accept_queue_open", "accept_queue_close"};
+
+	for (size_t k = 0; k < sizeof(newer) / sizeof(newer[0]); k++)
+		if (!strcmp(key, newer[k]) && !cJSON_GetObjectItemCaseSensitive(j, key))
+			return 0;
+	return get_u64(j, key, v);
+}
+
 int side_counters_from_json(const cJSON *j, struct side_counters *c)
 {
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "err");
@@ -159,7 +171,7 @@ int side_counters_from_json(const cJSON *j, struct side_counters *c)
 	memset(c, 0, sizeof(*c));
 	if (!cJSON_IsObject(j) || !cJSON_IsObject(e))
 		return -EINVAL;
-#define FROM_JSON_(f) bad |= get_u64(j, #f, &c->f);
+#define FROM_JSON_(f) bad |= get_counter(j, #f, &c->f);
 	COUNTER_FIELDS(FROM_JSON_)
 #undef FROM_JSON_
 	for (int k = 0; k < ERR_KINDS; k++)

@@ -37,14 +37,24 @@ sample() { # sockbench's pid: writes $TMP/server, $TMP/client (a line per thread
 		fi
 	done
 }
+# sample PID until its clients are all there (their threads' lines, or the main threads'),
+# every 0.3 s while the run lasts: a loaded machine is slower to set them up, and a sample
+# taken at one fixed moment once caught a client as it exited (make test beside two busy loops).
+sample_whole() { # pid, file, lines
+	while kill -0 "$1" 2>/dev/null; do
+		sample "$1"
+		[ "$(wc -l <"$TMP/$2")" -eq "$3" ] && [ -s "$TMP/server" ] && return
+		sleep 0.3
+	done
+}
 
 # tcp-rr: 2 clients x 2 flows, a thread each; the agent a thread per connection.
 "$SB" tcp-rr --duration 2.5 --warmup 0.2 --clients 2 --flows 2 --cpus "client=$first,server=$last" \
 	--json >"$TMP/r.json" &
 pid=$!
 PIDS+=($pid)
-sleep 1.2
-sample $pid
+sleep 0.6
+sample_whole $pid client 4
 wait $pid || fail "tcp-rr --cpus"
 [ "$(grep -cx "$first" "$TMP/client")" -eq 4 ] && [ "$(wc -l <"$TMP/client")" -eq 4 ] ||
 	fail "tcp-rr: the 4 client threads are not all on CPU $first: $(tr '\n' ' ' <"$TMP/client")"
@@ -57,8 +67,8 @@ jassert "$TMP/r.json" '.config.cpus == "client='"$first"',server='"$last"'" and 
 	--json >"$TMP/u.json" &
 pid=$!
 PIDS+=($pid)
-sleep 1.2
-sample $pid
+sleep 0.6
+sample_whole $pid client_main 2
 wait $pid || fail "udp-rr --cpus"
 [ "$(sort "$TMP/client_main" | tr '\n' ' ')" = "$first $last " ] ||
 	fail "udp-rr: the clients are not one on $first, one on $last: $(tr '\n' ' ' <"$TMP/client_main")"

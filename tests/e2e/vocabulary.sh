@@ -1,4 +1,4 @@
-# The flag vocabulary (docs/workloads.md, "One vocabulary"): each habit of an iperf3 or netperf
+# The flag vocabulary (docs/vocabulary.md): each habit of an iperf3 or netperf
 # user either means what it means there (checked in the run's JSON config) or is a one-line
 # usage error, exit 2, that names the new spelling. Never a silent change of meaning: each row
 # fails if the flag were still read the old way (-t 10 as 10 ms, -R 2 as two runs, ...), and a
