@@ -8,7 +8,15 @@ check_run() { # workload, flags...: the run must succeed and agree with the kern
 	local wl=$1 f=$TMP/s.json
 	shift
 	# shellcheck disable=SC2068
-	"$SB" $wl --duration 0.6 --warmup 0.2 --json $@ >"$f" 2>"$TMP/err" || fail "$wl $*: exit $? ($(cat "$TMP/err"))"
+	"$SB" $wl --duration 0.6 --warmup 0.2 --json $@ >"$f" 2>"$TMP/err"
+	local rc=$?
+	# A strategy that names CPUs (--cpus client=0-1,...) is refused on a machine without
+	# them, with the reason; only there.
+	if [ $rc = 2 ] && [ "$(nproc)" -lt 2 ] && grep -q "is not online here" "$TMP/err"; then
+		echo "$wl $*: not on this machine ($(cat "$TMP/err"))"
+		return
+	fi
+	[ $rc = 0 ] || fail "$wl $*: exit $rc ($(cat "$TMP/err"))"
 	jassert "$f" '.partial == false and .rate > 0' "{rate, partial_reason, errors}"
 	# Within 2% and the edges' delays (lib.sh's kok). Drops come in bursts (a whole GSO send at
 	# a time), so a window's edge can hold hundreds, and so do retransmits (a loss on loopback
