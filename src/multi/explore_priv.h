@@ -49,6 +49,12 @@
  * the rounds it ran, in the same Holm family); its runs go to the search. A strategy no slower
  * than the baseline is dropped by chance at most (1 - DROP_LEVEL) / 2 of the time. */
 #define DROP_LEVEL 0.99
+/* A configuration whose runs spread more than the others' (an F test of its log rates'
+ * variance against the others' pooled), at UNSTEADY_ALPHA for all the screen's configurations
+ * together (Bonferroni), with at least UNSTEADY_MIN_RUNS whole runs: its rate is decided run by
+ * run by something beyond the machine's noise (where the kernel puts its threads). */
+#define UNSTEADY_ALPHA 0.01
+#define UNSTEADY_MIN_RUNS 4
 #define MAX_STEPS 8
 #define MAX_PHASES (MAX_STEPS + 2)
 
@@ -82,6 +88,11 @@ struct config {
 	bool analysed;
 	int dropped; /* the screen stopped it after this many rounds: clearly slower (0: not) */
 	double drop_hi; /* then: the upper end of its DROP_LEVEL interval */
+	/* The screen's runs: the spread of its log rates against the other configurations'
+	 * (explore_unsteady); unsteady when larger beyond UNSTEADY_ALPHA. */
+	bool unsteady;
+	bool spread_tested;
+	double sd_log, others_sd_log, unsteady_p;
 };
 
 struct explore;
@@ -173,9 +184,13 @@ struct explore {
 	int nskipped;
 	int runs_done, runs_total;
 	int ndropped; /* strategies the screen dropped after its first stage */
+	int nspread_tested, nunsteady; /* explore_unsteady: configurations tested, found so */
 	uint64_t t0;
 	bool json;
 };
+
+/* explore_verdict.c: which of the screen's configurations (the baseline too) are unsteady. */
+void explore_unsteady(struct explore *x);
 
 /* explore_plan.c: the baseline and every strategy that applies, each run fitted to the
  * budget (exits 2 on a bad flag or a budget too short); --list's lines. */

@@ -110,6 +110,12 @@ cJSON *explore_config_json(const struct explore *x, const struct config *c, int 
 		cJSON_AddNumberToObject(j, "transactions_per_s", c->tps);
 	cJSON_AddNumberToObject(j, "spread_pct", c->spread);
 	cJSON_AddNumberToObject(j, "runs", c->whole);
+	if (c->spread_tested) {
+		cJSON_AddNumberToObject(j, "sd_log", c->sd_log);
+		cJSON_AddNumberToObject(j, "others_sd_log", c->others_sd_log);
+		cJSON_AddBoolToObject(j, "unsteady", c->unsteady);
+		cJSON_AddNumberToObject(j, "unsteady_p_value", c->unsteady_p);
+	}
 	if (!base) {
 		cJSON_AddNumberToObject(j, "pairs", c->pairs);
 		cJSON_AddNumberToObject(j, "speedup", c->e.ratio);
@@ -165,6 +171,26 @@ static void print_row(const struct config *c, const char *rank, bool base)
 	       c->name, c->tps, c->spread, speed, ci, conf, med_whole(c, FIG_CLIENT_CPU),
 	       med_whole(c, FIG_SERVER_CPU), med_whole(c, FIG_CLIENT_SYSCALLS), med_whole(c, FIG_SERVER_SYSCALLS),
 	       base ? "" : explore_verdict_words(c, words, sizeof(words)));
+}
+
+/* The configurations whose runs spread beyond the others' (explore_unsteady). */
+static void print_unsteady(const struct explore *x)
+{
+	if (!x->nunsteady)
+		return;
+	printf("\nunsteady: runs that spread beyond the others' (an F test of the log rates' "
+	       "variance, at %.0f%% for the %d configurations together):\n", 100 * UNSTEADY_ALPHA,
+	       x->nspread_tested);
+	for (int i = 0; i < x->nconf; i++) {
+		const struct config *c = &x->conf[i];
+
+		if (c->unsteady)
+			printf("  %s: %.3f of the log run to run, the others %.3f (p %.2g)\n", c->name,
+			       c->sd_log, c->others_sd_log, c->unsteady_p);
+	}
+	printf("  something beyond this machine's noise decides their rate run by run (where the "
+	       "kernel puts their threads or flows); their intervals are wide and a gain on top "
+	       "of them is hard to see: look at their runs (--json: samples)\n");
 }
 
 /* --profile: why c is faster, from where the time moved. False when there are no profiles. */
@@ -241,6 +267,7 @@ void explore_print_table(struct explore *x)
 		printf("  %-*s %s\n", name_w, ranked[i]->name, ranked[i]->flags);
 	for (int i = 0; i < napart; i++)
 		printf("  %-*s %s\n", name_w, apart[i]->name, apart[i]->flags);
+	print_unsteady(x);
 	explore_print_path(x);
 	if (have_combo) {
 		printf("\nfinal configuration: %s\n  flags: %s\n  ", x->combo.name, x->combo.flags);
@@ -327,6 +354,15 @@ void explore_print_json(struct explore *x)
 		cJSON_AddItemToArray(sk, s);
 	}
 	cJSON_AddItemToObject(j, "not_applicable", sk);
+	cJSON *u = cJSON_CreateObject(), *un = cJSON_CreateArray();
+
+	cJSON_AddNumberToObject(u, "alpha", UNSTEADY_ALPHA);
+	cJSON_AddNumberToObject(u, "configurations", x->nspread_tested);
+	for (int i = 0; i < x->nconf; i++)
+		if (x->conf[i].unsteady)
+			cJSON_AddItemToArray(un, cJSON_CreateString(x->conf[i].name));
+	cJSON_AddItemToObject(u, "names", un);
+	cJSON_AddItemToObject(j, "unsteady", u);
 	cJSON_AddItemToObject(j, "search", explore_path_json(x));
 	cJSON_AddItemToObject(j, "budget", explore_budget_json(x));
 	char *txt = cJSON_Print(j);

@@ -1,6 +1,8 @@
 /* explore_verdict.c: explore's verdicts within its error budget: each configuration against
  * the runs it is paired with (pairs of whole runs only), Holm's step-down over a family (the
- * screen's strategies at SCREEN_ALPHA; a search step's candidates), and the ranking. */
+ * screen's strategies at SCREEN_ALPHA; a search step's candidates), the ranking, and which
+ * configurations' runs spread beyond the others' (unsteady). */
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,7 @@ void explore_judge(struct explore *x, struct config **ranked, int *n, struct con
 			tested[ntested++] = c;
 	}
 	explore_holm(tested, ntested, x->conf[0].s, nbase, SCREEN_ALPHA);
+	explore_unsteady(x);
 	for (int i = 1; i < x->nconf; i++) {
 		struct config *c = &x->conf[i];
 
@@ -152,4 +155,62 @@ void explore_judge(struct explore *x, struct config **ranked, int *n, struct con
 	explore_rank(speedup, *n, order);
 	for (int i = 0; i < *n; i++)
 		ranked[i] = done[order[i]];
+}
+
+/* The sum of squares of c's whole runs' log rates about their mean: 0 with fewer than
+ * UNSTEADY_MIN_RUNS (*df then 0). */
+static double log_ss(const struct config *c, int *df)
+{
+	double v[MAX_ROUNDS], m = 0, ss = 0;
+	int k = 0;
+
+	for (int i = 0; i < c->nsamples; i++)
+		if (c->s[i].status == RUN_WHOLE && c->s[i].fig[FIG_RATE] > 0)
+			v[k++] = log(c->s[i].fig[FIG_RATE]);
+	*df = k >= UNSTEADY_MIN_RUNS ? k - 1 : 0;
+	if (!*df)
+		return 0;
+	for (int i = 0; i < k; i++)
+		m += v[i] / k;
+	for (int i = 0; i < k; i++)
+		ss += (v[i] - m) * (v[i] - m);
+	return ss;
+}
+
+/* Each configuration's variance of log rates against the others' pooled (an F test, one-sided:
+ * larger), at UNSTEADY_ALPHA over all of them. Log rates: a spread in proportion, whatever the
+ * rate; the others pooled: this machine's noise in the same minutes (a drift between rounds
+ * widens them all alike). Spread that is not noise is two machines: a strategy whose threads
+ * land apart in some runs and together in others (the kernel's SO_REUSEPORT hash) has a rate
+ * no number of rounds makes one figure of. */
+void explore_unsteady(struct explore *x)
+{
+	double ss[MAX_CONFIGS], all_ss = 0;
+	int df[MAX_CONFIGS], all_df = 0, m = 0;
+
+	x->nspread_tested = x->nunsteady = 0;
+	for (int i = 0; i < x->nconf; i++) {
+		ss[i] = log_ss(&x->conf[i], &df[i]);
+		all_ss += ss[i];
+		all_df += df[i];
+		m += df[i] > 0;
+	}
+	if (m < 3)
+		return; /* too few to say what the others' spread is */
+	for (int i = 0; i < x->nconf; i++) {
+		struct config *c = &x->conf[i];
+		int odf = all_df - df[i];
+		double oss = all_ss - ss[i];
+
+		c->spread_tested = df[i] > 0;
+		if (!c->spread_tested)
+			continue;
+		x->nspread_tested++;
+		c->sd_log = sqrt(ss[i] / df[i]);
+		c->others_sd_log = sqrt(oss / odf);
+		c->unsteady_p = oss > 0 ? gsl_cdf_fdist_Q(ss[i] / df[i] / (oss / odf), df[i], odf)
+					: ss[i] > 0 ? 0 : 1;
+		c->unsteady = c->unsteady_p < UNSTEADY_ALPHA / m;
+		x->nunsteady += c->unsteady;
+	}
 }

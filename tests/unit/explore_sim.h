@@ -27,6 +27,8 @@ struct sim {
 	double sigma;	/* run-to-run noise: log-normal, this sd of the log */
 	const struct sim_effect *eff; /* NULL: nothing changes anything */
 	double overhead;	      /* a run's wall time beyond its warm-up and window */
+	const char *two_modes;	      /* a configuration holding these flags is, run by run, */
+	double mode2;		      /* its effect or (a coin flip) this much more */
 };
 
 /* Does flags hold f, as whole words ("--batch" is in "--batch 8", "--batch 6" is not)? */
@@ -63,6 +65,8 @@ static inline bool sim_run(struct explore *x, const struct config *c, struct sam
 	struct sim *m = x->sim;
 	double g = sim_effect(m->eff, c->flags);
 
+	if (m->two_modes && has(c->flags, m->two_modes) && (stats_rand(&m->rng) & 1))
+		g *= m->mode2;
 	m->now += c->o.duration + c->o.warmup + m->overhead;
 	s->status = RUN_WHOLE;
 	s->fig[FIG_RATE] = 100000 * g * exp(m->sigma * sim_normal(&m->rng));
@@ -82,7 +86,8 @@ static inline struct explore *sim_run_wl(const struct workload *wl, uint64_t see
 	struct explore *x = calloc(1, sizeof(*x));
 
 	*m = (struct sim){.rng = stats_seed_state(seed, 77), .sigma = m->sigma ? m->sigma : 0.10, .eff = eff,
-			  .overhead = m->overhead ? m->overhead : RUN_OVERHEAD_S};
+			  .overhead = m->overhead ? m->overhead : RUN_OVERHEAD_S,
+			  .two_modes = m->two_modes, .mode2 = m->mode2};
 	x->wl = wl;
 	x->budget = budget;
 	x->rounds = rounds ? rounds : STATS_DEFAULT_RUNS;
