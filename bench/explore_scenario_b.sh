@@ -15,7 +15,8 @@ jq -r 'def r3: . * 1000 | round / 1000;
 	"ranked (rate: median transactions/s; speedup over the baseline with its \(.family_confidence * 100)% interval):",
 	(.strategies[] | "  \(.rank). \(.name): \(.rate | floor)/s, \(.speedup | r3)x [\(.ci_low | r3), \(.ci_high | r3)] \(.verdict)"),
 	"  baseline: \(.baseline.rate | floor)/s",
-	(if .best_combination then "  best combination (\(.best_combination.flags)): \(.best_combination.rate | floor)/s" else empty end)' \
+	(if .best_combination then "  best combination (\(.best_combination.flags)): \(.best_combination.rate | floor)/s" else empty end),
+	"unsteady (runs that spread beyond the others'\''): " + (if (.unsteady.names | length) > 0 then (.unsteady.names | join("; ")) else "none of \(.unsteady.configurations)" end)' \
 	"$tmp/explore.json"
 # The search's path: where it started, each step kept with its gain over the step before, why
 # it stopped, and how the budget went.

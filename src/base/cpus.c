@@ -129,6 +129,35 @@ static int first_offline(const struct cpu_list *l, const struct cpu_list *online
 	return -1;
 }
 
+/* The CPUs this process may run on, into l and as a list in text ("0-1,4"). 0, or -1 when
+ * the kernel does not say. */
+static int allowed(struct cpu_list *l, char *text, size_t len)
+{
+	cpu_set_t set;
+	size_t o = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	l->n = 0;
+	text[0] = 0;
+	for (int i = 0; i < CPU_SETSIZE && i < CPUS_MAX; i++) {
+		if (!CPU_ISSET(i, &set))
+			continue;
+		int j = i;
+
+		while (j + 1 < CPU_SETSIZE && j + 1 < CPUS_MAX && CPU_ISSET(j + 1, &set))
+			j++;
+		for (int k = i; k <= j; k++)
+			l->cpu[l->n++] = (short)k;
+		if (o < len && j > i)
+			o += (size_t)snprintf(text + o, len - o, "%s%d-%d", o ? "," : "", i, j);
+		else if (o < len)
+			o += (size_t)snprintf(text + o, len - o, "%s%d", o ? "," : "", i);
+		i = j;
+	}
+	return l->n ? 0 : -1;
+}
+
 int cpus_check(const struct opts *o, char *err, size_t errlen)
 {
 	struct cpu_list *c = xmalloc(3 * sizeof(*c)), *s = c + 1, *on = c + 2;
@@ -165,6 +194,18 @@ int cpus_check(const struct opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--cpus: CPU %d is not online here; the online CPUs are %s", bad,
 			 text);
 		goto out;
+	}
+	/* Online but outside this process's affinity (a cpuset, taskset): pinning there fails. */
+	if (allowed(on, text, sizeof(text)) == 0) {
+		if (!o->clients_on)
+			bad = first_offline(c, on);
+		if (bad < 0 && !o->server)
+			bad = first_offline(s, on);
+		if (bad >= 0) {
+			snprintf(err, errlen, "--cpus: CPU %d is online but outside this process's "
+				 "CPU affinity (a cpuset or taskset): it may run on %s", bad, text);
+			goto out;
+		}
 	}
 	ret = 0;
 out:

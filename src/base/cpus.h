@@ -1,6 +1,7 @@
 /* cpus.h: --cpus client=LIST,server=LIST: CPU lists in taskset's syntax ("0-3,8", "0-7:2"),
- * checked against the online CPUs, and the pinning of every client process or thread and
- * server thread round-robin over its side's list (or --pin's fixed layout). */
+ * checked against the online CPUs and this process's affinity, and the pinning of every client
+ * process or thread and server thread round-robin over its side's list (or --pin's fixed
+ * layout). */
 #ifndef SB_CPUS_H
 #define SB_CPUS_H
 
@@ -21,8 +22,9 @@ int cpus_parse_list(const char *s, size_t len, struct cpu_list *l, char *err, si
 /* --cpus into its two lists (a side not named: n = 0). 0 or -EINVAL with err. */
 int cpus_parse(const char *spec, struct cpu_list *client, struct cpu_list *server, char *err,
 	       size_t errlen);
-/* --cpus checked: its syntax, every CPU online on this host (else err names the online
- * ones; the server's list only where the server is local), not with --pin. 0 or -EINVAL. */
+/* --cpus checked: its syntax, every CPU online on this host and in this process's affinity
+ * (else err names the ones it may use; the server's list only where the server is local), not
+ * with --pin. 0 or -EINVAL. */
 int cpus_check(const struct opts *o, char *err, size_t errlen);
 /* Pin the calling thread, the n-th of its side (server: a server thread), by --cpus
  * (round-robin over the side's list) or --pin. The CPU, or -1 when it is not pinned. */

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/util.h"
 #include "measure/env.h"
+#include "transport/knobs.h"
 #include "profile/moved.h"
 
 #include "multi/explore_priv.h"
@@ -41,6 +43,12 @@ int explore_parse_config(const struct workload *wl, char **user, int nuser, cons
 	ret = opts_parse(wl->opts, wl->overrides, argc, argv, o, err, errlen);
 	if (ret == 0)
 		ret = wl->check(o, err, errlen);
+	/* As a run's own command line is checked (workload_parse_or_exit): a strategy naming CPUs
+	 * this machine lacks, or placing threads the user placed with --pin, is not tried. */
+	if (ret == 0)
+		ret = knobs_check(o, !strcmp(wl->snmp_proto, "Tcp"), err, errlen);
+	if (ret == 0)
+		ret = cpus_check(o, err, errlen);
 	if (ret == 0)
 		workload_effective(wl, o);
 	if (ret == 1) {
@@ -113,6 +121,15 @@ static void add_strategy(struct explore *x, const struct strategy *st, char **us
 	if (explore_parse_config(x->wl, user, nuser, st->args, &c->o, err, sizeof(err))) {
 		opts_free(&c->o);
 		skip_strategy(x, st, err);
+		return;
+	}
+	/* A strategy that places clients and server threads on the same CPUs pairs them where
+	 * both run on this host: with another host it places the two sides of nothing. */
+	if (strstr(st->args, "--cpus") && (c->o.server || c->o.clients_on)) {
+		opts_free(&c->o);
+		skip_strategy(x, st, "it pairs each client with a server thread on one CPU (on "
+			      "loopback a datagram arrives on its sender's CPU): with --server or "
+			      "--clients-on the two sides are on different hosts");
 		return;
 	}
 	if (same_config(x->wl, &c->o, &x->conf[0].o)) {

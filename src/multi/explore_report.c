@@ -178,19 +178,21 @@ static void print_unsteady(const struct explore *x)
 {
 	if (!x->nunsteady)
 		return;
-	printf("\nunsteady: runs that spread beyond the others' (an F test of the log rates' "
-	       "variance, at %.0f%% for the %d configurations together):\n", 100 * UNSTEADY_ALPHA,
+	printf("\nunsteady: runs that spread beyond the others' (each run's distance from its "
+	       "configuration's median log rate, against the others': Brown-Forsythe, one-sided, "
+	       "at %.0f%% for the %d configurations together):\n", 100 * UNSTEADY_ALPHA,
 	       x->nspread_tested);
 	for (int i = 0; i < x->nconf; i++) {
 		const struct config *c = &x->conf[i];
 
 		if (c->unsteady)
-			printf("  %s: %.3f of the log run to run, the others %.3f (p %.2g)\n", c->name,
-			       c->sd_log, c->others_sd_log, c->unsteady_p);
+			printf("  %s: sd %.3f of the log run to run, the others %.3f (p %.2g)\n",
+			       c->name, c->sd_log, c->others_sd_log, c->unsteady_p);
 	}
-	printf("  something beyond this machine's noise decides their rate run by run (where the "
-	       "kernel puts their threads or flows); their intervals are wide and a gain on top "
-	       "of them is hard to see: look at their runs (--json: samples)\n");
+	printf("  something beyond this machine's noise decides their rate run by run (threads or "
+	       "flows the kernel places differently each run, a task competing with some runs): "
+	       "their intervals are wide and a gain on top of them is hard to see; look at their "
+	       "runs (--json: samples)\n");
 }
 
 /* --profile: why c is faster, from where the time moved. False when there are no profiles. */

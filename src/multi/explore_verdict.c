@@ -110,16 +110,28 @@ static bool same_setting(const char *p, const char *q, size_t n)
 	return strcspn(w, "= ") == k && !strncmp(v, w, k);
 }
 
+/* --pin and --cpus both place the threads: one setting. */
+static bool places(const char *p, size_t n)
+{
+	return (n == 5 && !strncmp(p, "--pin", 5)) || (n == 6 && !strncmp(p, "--cpus", 6));
+}
+
 bool explore_flags_clash(const char *a, const char *b)
 {
 	for (const char *p = a; (p = strstr(p, "--")); p += 2) {
 		size_t n = strcspn(p, " =");
 
-		for (const char *q = b; (q = strstr(q, "--")); q += 2)
-			if (strcspn(q, " =") == n && !strncmp(p, q, n) &&
-			    (q == b || q[-1] == ' ') && (p == a || p[-1] == ' ') &&
-			    same_setting(p, q, n))
+		if (p != a && p[-1] != ' ')
+			continue;
+		for (const char *q = b; (q = strstr(q, "--")); q += 2) {
+			size_t k = strcspn(q, " =");
+
+			if (q != b && q[-1] != ' ')
+				continue;
+			if ((k == n && !strncmp(p, q, n) && same_setting(p, q, n)) ||
+			    (places(p, n) && places(q, k)))
 				return true;
+		}
 	}
 	return false;
 }
@@ -157,59 +169,102 @@ void explore_judge(struct explore *x, struct config **ranked, int *n, struct con
 		ranked[i] = done[order[i]];
 }
 
-/* The sum of squares of c's whole runs' log rates about their mean: 0 with fewer than
- * UNSTEADY_MIN_RUNS (*df then 0). */
-static double log_ss(const struct config *c, int *df)
+/* c's whole runs' absolute deviations of their log rates from its median, into z: how many
+ * (0 with fewer than UNSTEADY_MIN_RUNS). */
+static int log_dev(const struct config *c, double *z)
 {
-	double v[MAX_ROUNDS], m = 0, ss = 0;
+	double v[MAX_ROUNDS], med;
 	int k = 0;
 
 	for (int i = 0; i < c->nsamples; i++)
 		if (c->s[i].status == RUN_WHOLE && c->s[i].fig[FIG_RATE] > 0)
 			v[k++] = log(c->s[i].fig[FIG_RATE]);
-	*df = k >= UNSTEADY_MIN_RUNS ? k - 1 : 0;
-	if (!*df)
+	if (k < UNSTEADY_MIN_RUNS)
 		return 0;
+	med = stats_median(v, k);
 	for (int i = 0; i < k; i++)
-		m += v[i] / k;
-	for (int i = 0; i < k; i++)
-		ss += (v[i] - m) * (v[i] - m);
-	return ss;
+		z[i] = fabs(v[i] - med);
+	return k;
 }
 
-/* Each configuration's variance of log rates against the others' pooled (an F test, one-sided:
- * larger), at UNSTEADY_ALPHA over all of them. Log rates: a spread in proportion, whatever the
- * rate; the others pooled: this machine's noise in the same minutes (a drift between rounds
- * widens them all alike). Spread that is not noise is two machines: a strategy whose threads
- * land apart in some runs and together in others (the kernel's SO_REUSEPORT hash) has a rate
- * no number of rounds makes one figure of. */
+static void mean_var(const double *v, int n, double *m, double *var)
+{
+	double s = 0, ss = 0;
+
+	for (int i = 0; i < n; i++)
+		s += v[i];
+	*m = s / n;
+	for (int i = 0; i < n; i++)
+		ss += (v[i] - *m) * (v[i] - *m);
+	*var = n > 1 ? ss / (n - 1) : 0;
+}
+
+/* One-sided: are a's values larger than b's? Student's t with their variances pooled (as
+ * Levene's and Brown-Forsythe's analysis of variance pools them: under the hypothesis tested,
+ * the spreads are one): the p-value. */
+static double t_larger(const double *a, int na, const double *b, int nb)
+{
+	double ma, va, mb, vb, se, df = na + nb - 2;
+
+	mean_var(a, na, &ma, &va);
+	mean_var(b, nb, &mb, &vb);
+	se = sqrt(((na - 1) * va + (nb - 1) * vb) / df * (1.0 / na + 1.0 / nb));
+	if (se <= 0)
+		return ma > mb ? 0 : 1;
+	return gsl_cdf_tdist_Q((ma - mb) / se, df);
+}
+
+/* Each configuration's runs against the others': do they spread more? The test is
+ * Brown-Forsythe's, one-sided, at UNSTEADY_ALPHA over all of them: each run's distance from its
+ * configuration's median log rate, this configuration's against the others' (a t test), so that one odd run (a neighbour's burst) does not make a configuration unsteady the way
+ * it makes its variance large. Log rates: a spread in proportion, whatever the rate; the others
+ * pooled: this machine's noise in the same minutes. Spread that is not noise is two machines:
+ * a strategy whose threads land apart in some runs and together in others (the kernel's
+ * SO_REUSEPORT hash) has a rate no number of rounds makes one figure of. sd_log and
+ * others_sd_log describe the spreads (standard deviations of the log rates, the others'
+ * pooled about their own means). */
 void explore_unsteady(struct explore *x)
 {
-	double ss[MAX_CONFIGS], all_ss = 0;
-	int df[MAX_CONFIGS], all_df = 0, m = 0;
+	double z[MAX_CONFIGS][MAX_ROUNDS], rest[MAX_CONFIGS * MAX_ROUNDS];
+	double ss[MAX_CONFIGS] = {0}, all_ss = 0;
+	int n[MAX_CONFIGS], all_df = 0, m = 0;
 
 	x->nspread_tested = x->nunsteady = 0;
 	for (int i = 0; i < x->nconf; i++) {
-		ss[i] = log_ss(&x->conf[i], &df[i]);
+		double mean, var;
+
+		n[i] = log_dev(&x->conf[i], z[i]);
+		x->conf[i].spread_tested = x->conf[i].unsteady = false;
+		if (!n[i])
+			continue;
+		double v[MAX_ROUNDS];
+		int k = 0;
+
+		for (int r = 0; r < x->conf[i].nsamples; r++)
+			if (x->conf[i].s[r].status == RUN_WHOLE && x->conf[i].s[r].fig[FIG_RATE] > 0)
+				v[k++] = log(x->conf[i].s[r].fig[FIG_RATE]);
+		mean_var(v, k, &mean, &var);
+		ss[i] = var * (k - 1);
 		all_ss += ss[i];
-		all_df += df[i];
-		m += df[i] > 0;
+		all_df += k - 1;
+		m++;
 	}
 	if (m < 3)
 		return; /* too few to say what the others' spread is */
 	for (int i = 0; i < x->nconf; i++) {
 		struct config *c = &x->conf[i];
-		int odf = all_df - df[i];
-		double oss = all_ss - ss[i];
+		int nr = 0;
 
-		c->spread_tested = df[i] > 0;
-		if (!c->spread_tested)
+		if (!n[i])
 			continue;
+		for (int j = 0; j < x->nconf; j++)
+			for (int r = 0; j != i && r < n[j]; r++)
+				rest[nr++] = z[j][r];
+		c->spread_tested = true;
 		x->nspread_tested++;
-		c->sd_log = sqrt(ss[i] / df[i]);
-		c->others_sd_log = sqrt(oss / odf);
-		c->unsteady_p = oss > 0 ? gsl_cdf_fdist_Q(ss[i] / df[i] / (oss / odf), df[i], odf)
-					: ss[i] > 0 ? 0 : 1;
+		c->sd_log = sqrt(ss[i] / (n[i] - 1));
+		c->others_sd_log = sqrt((all_ss - ss[i]) / (all_df - (n[i] - 1)));
+		c->unsteady_p = t_larger(z[i], n[i], rest, nr);
 		c->unsteady = c->unsteady_p < UNSTEADY_ALPHA / m;
 		x->nunsteady += c->unsteady;
 	}

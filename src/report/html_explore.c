@@ -33,8 +33,9 @@ static void explore_entry_row(FILE *f, const cJSON *e, bool ranked)
 	html_text(f, *html_jstr(e, "verdict_text") ? html_jstr(e, "verdict_text")
 						   : html_jstr(e, "verdict"));
 	if (cJSON_IsTrue(html_jget(e, "unsteady")))
-		html_printf(f, "; unsteady: its runs spread %.3f of the log, the others' %.3f "
-			    "(p %.2g): something beyond the machine's noise decides its rate run by run",
+		html_printf(f, "; unsteady: its runs spread (sd) %.3f of the log, the others' %.3f "
+			    "(Brown-Forsythe p %.2g): something beyond the machine's noise decides its "
+			    "rate run by run",
 			    html_jnum(e, "sd_log"), html_jnum(e, "others_sd_log"),
 			    html_jnum(e, "unsteady_p_value"));
 	html_printf(f, "</td></tr>\n");

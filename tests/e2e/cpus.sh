@@ -11,6 +11,11 @@ last=$(echo "$online" | tr ',' '\n' | tail -1 | sed 's/.*-//')
 
 expect_usage "the online CPUs are $online" tcp-rr --cpus "client=$first,server=$((last + 1))"
 expect_usage "give one" tcp-stream --cpus "client=$first" --pin
+# Online but outside this process's affinity (a cpuset, taskset): refused, naming what it may use.
+taskset -c "$first" "$SB" udp-rr --cpus "client=$last" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc = 2 ] && grep -qF "CPU $last is online but outside this process's CPU affinity (a cpuset or taskset): it may run on $first" "$TMP/err" ||
+	fail "--cpus client=$last under taskset -c $first: exit $rc, $(cat "$TMP/err")"
 expect_usage "not client=LIST,server=LIST" udp-rr --cpus "$first"
 expect_usage "not a CPU list" udp-stream --cpus "client=3-1"
 

@@ -4,15 +4,27 @@
 . "$(dirname "$0")/lib.sh"
 need jq
 
+cpu_in() { # CPU LIST (0-3,8): is it in the list?
+	local r IFS=,
+	for r in $2; do
+		case $r in
+		*-*) [ "$1" -ge "${r%-*}" ] && [ "$1" -le "${r#*-}" ] && return 0 ;;
+		*) [ "$1" = "$r" ] && return 0 ;;
+		esac
+	done
+	return 1
+}
+
 check_run() { # workload, flags...: the run must succeed and agree with the kernel
 	local wl=$1 f=$TMP/s.json
 	shift
 	# shellcheck disable=SC2068
 	"$SB" $wl --duration 0.6 --warmup 0.2 --json $@ >"$f" 2>"$TMP/err"
-	local rc=$?
-	# A strategy that names CPUs (--cpus client=0-1,...) is refused on a machine without
-	# them, with the reason; only there.
-	if [ $rc = 2 ] && [ "$(nproc)" -lt 2 ] && grep -q "is not online here" "$TMP/err"; then
+	local rc=$? cpu
+	# A strategy that names CPUs (--cpus client=0-1,...) is refused where this process may not
+	# run on one of them (offline, or outside its cpuset), with the reason; only there.
+	cpu=$(grep -oE "CPU [0-9]+ is (not online|online but outside)" "$TMP/err" | head -1 | cut -d' ' -f2)
+	if [ $rc = 2 ] && [ -n "$cpu" ] && ! cpu_in "$cpu" "$(awk '/^Cpus_allowed_list/ {print $2}' /proc/self/status)"; then
 		echo "$wl $*: not on this machine ($(cat "$TMP/err"))"
 		return
 	fi

@@ -29,6 +29,8 @@ struct sim {
 	double overhead;	      /* a run's wall time beyond its warm-up and window */
 	const char *two_modes;	      /* a configuration holding these flags is, run by run, */
 	double mode2;		      /* its effect or (a coin flip) this much more */
+	const char *quiet;	      /* one holding these has a quarter of the noise */
+	double outlier_p, outlier_f;  /* any run: this likely to be this much of its rate */
 };
 
 /* Does flags hold f, as whole words ("--batch" is in "--batch 8", "--batch 6" is not)? */
@@ -65,11 +67,15 @@ static inline bool sim_run(struct explore *x, const struct config *c, struct sam
 	struct sim *m = x->sim;
 	double g = sim_effect(m->eff, c->flags);
 
+	double sigma = m->quiet && has(c->flags, m->quiet) ? m->sigma / 4 : m->sigma;
+
 	if (m->two_modes && has(c->flags, m->two_modes) && (stats_rand(&m->rng) & 1))
 		g *= m->mode2;
+	if (m->outlier_p > 0 && (stats_rand(&m->rng) >> 11) * 0x1p-53 < m->outlier_p)
+		g *= m->outlier_f;
 	m->now += c->o.duration + c->o.warmup + m->overhead;
 	s->status = RUN_WHOLE;
-	s->fig[FIG_RATE] = 100000 * g * exp(m->sigma * sim_normal(&m->rng));
+	s->fig[FIG_RATE] = 100000 * g * exp(sigma * sim_normal(&m->rng));
 	return true;
 }
 
@@ -87,7 +93,8 @@ static inline struct explore *sim_run_wl(const struct workload *wl, uint64_t see
 
 	*m = (struct sim){.rng = stats_seed_state(seed, 77), .sigma = m->sigma ? m->sigma : 0.10, .eff = eff,
 			  .overhead = m->overhead ? m->overhead : RUN_OVERHEAD_S,
-			  .two_modes = m->two_modes, .mode2 = m->mode2};
+			  .two_modes = m->two_modes, .mode2 = m->mode2, .quiet = m->quiet,
+			  .outlier_p = m->outlier_p, .outlier_f = m->outlier_f};
 	x->wl = wl;
 	x->budget = budget;
 	x->rounds = rounds ? rounds : STATS_DEFAULT_RUNS;

@@ -3,12 +3,14 @@
  * pair (the other rounds keep their own partners); the final comparison's order is shuffled
  * whatever the seed. The search after the screen is tested on a simulated workload in
  * test_explore_search.c. */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "multi/explore.h"
@@ -81,11 +83,59 @@ static void test_combo_order(void **state)
 	assert_true(same < 7);
 }
 
+/* The reason explore gives for not trying udp-rr's strategy named name with the user's flags,
+ * or NULL when it would be tried. */
+static const char *skipped_why(char **user, int nuser, const char *name)
+{
+	static struct explore x;
+	static const char *why;
+
+	explore_free(&x);
+	x = (struct explore){.wl = &wl_udp_rr, .budget = DEFAULT_BUDGET, .rounds = 12, .seed = 1};
+	explore_plan(&x, user, nuser);
+	why = NULL;
+	for (int i = 0; i < x.nskipped; i++)
+		if (!strcmp(x.skipped_name[i], name))
+			why = x.skipped_why[i];
+	return why;
+}
+
+/* The steered server threads pin clients and server threads to CPUs 0 and 1: not tried where
+ * the user placed the threads (--pin) or where the two sides are on different hosts; tried on
+ * loopback as given. */
+static void test_steered_skipped(void **state)
+{
+	const char *steered = NULL, *why;
+	char pin[] = "--pin", srv[] = "--server", host[] = "198.18.0.2";
+	char *u1[] = {pin}, *u2[] = {srv, host};
+
+	(void)state;
+	for (const struct strategy *st = wl_udp_rr.strategies; st->name; st++)
+		if (strstr(st->args, "--cpus"))
+			steered = st->name;
+	assert_non_null(steered);
+	cpu_set_t set;
+	bool both = !sched_getaffinity(0, sizeof(set), &set) && CPU_ISSET(0, &set) &&
+		    CPU_ISSET(1, &set);
+
+	if (both)
+		assert_null(skipped_why(NULL, 0, steered));
+	else /* a machine, or a cpuset, without both: that is the reason */
+		assert_non_null(strstr(skipped_why(NULL, 0, steered), "CPU 1 is"));
+	why = skipped_why(u1, 1, steered);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "--pin and --cpus both place the threads"));
+	why = skipped_why(u2, 2, steered);
+	assert_non_null(why);
+	assert_non_null(strstr(why, both ? "different hosts" : "CPU 1 is"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pairs_after_failed_run),
 		cmocka_unit_test(test_combo_order),
+		cmocka_unit_test(test_steered_skipped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -285,6 +285,12 @@ static void test_flags_clash(void **state)
 	assert_false(explore_flags_clash("--rcvbuf 4194304", "--rcvlowat 65536"));
 	assert_false(explore_flags_clash("", "--gro"));
 	assert_false(explore_flags_clash("--batch 8", ""));
+	/* --pin and --cpus both place the threads; --pinx would be another option. */
+	assert_true(explore_flags_clash("--batch 32 --server-threads 2 --cpus client=0-1,server=0-1",
+					"--pin"));
+	assert_true(explore_flags_clash("--pin", "--cpus client=0"));
+	assert_false(explore_flags_clash("--pinx", "--cpus client=0"));
+	assert_false(explore_flags_clash("--server-threads 2", "--pin"));
 	/* --sysctl sets one key a time: the kernel's knobs combine unless they set the same. */
 	assert_false(explore_flags_clash("--sysctl net.core.busy_read=50 --sysctl net.core.busy_poll=50",
 					 "--sysctl net.core.rmem_default=1048576"));
