@@ -73,8 +73,9 @@ struct run {
 	uint64_t last_sum, last_progress, ping_at, pong_at;
 	struct sampler *sampler; /* the rate series and the interval reports (sampler.c) */
 	int pings; /* PINGs not answered yet */
+	int64_t stall_retrans; /* this host's RetransSegs at the PING (-1: not TCP or unread) */
 	double stall_s;
-	char stall_who[200];
+	char stall_who[240];
 	struct ksyms *ksyms; /* --profile */
 	struct prof *prof;
 	struct outfile folded; /* --profile-folded, opened (.f) before the run */
