@@ -26,6 +26,9 @@ static cJSON *gain_json(const struct config *c, bool verdict)
 
 	cJSON_AddStringToObject(j, "name", c->name);
 	cJSON_AddStringToObject(j, "flags", c->added ? c->added : c->flags);
+	if (c->added)
+		cJSON_AddItemToObject(j, "replaces", c->replaces ? cJSON_CreateString(c->replaces)
+								 : cJSON_CreateNull());
 	cJSON_AddNumberToObject(j, "speedup", c->e.ratio);
 	cJSON_AddNumberToObject(j, "ci_low", c->e.lo);
 	cJSON_AddNumberToObject(j, "ci_high", isinf(c->e.hi) ? 1e308 : c->e.hi);
@@ -65,6 +68,7 @@ static cJSON *step_json(const struct search_step *st, int k)
 						     ? cJSON_CreateNumber(st->runner_up_of)
 						     : cJSON_CreateNull());
 	cJSON_AddNumberToObject(j, "confirmation_rounds", st->conf ? st->conf_rounds : 0);
+	cJSON_AddNumberToObject(j, "left_out", st->left_out);
 	for (int i = 1; i <= st->ncand; i++)
 		if (st->sel[i].analysed) /* not when the budget or Ctrl-C cut the selection */
 			cJSON_AddItemToArray(cand, gain_json(&st->sel[i], false));
@@ -189,6 +193,10 @@ static void print_selection(const struct search_step *st)
 		       st->runner_up_of);
 		return;
 	}
+	if (st->left_out)
+		printf("         %d candidate%s the screen ranked lowest left out: the budget had no "
+		       "room for %s\n", st->left_out, st->left_out > 1 ? "s" : "",
+		       st->left_out > 1 ? "them" : "it");
 	if (!st->sel_rounds) {
 		printf("         one candidate: no selection rounds\n");
 		return;
@@ -208,7 +216,8 @@ void explore_print_path(const struct explore *x)
 	const struct search *s = &x->search;
 
 	printf("\nsearch on top of the best (each step: every strategy of another group on top of "
-	       "the current best in selection rounds, then the leader against the current best in "
+	       "the current best, and once another was added each kept one's alternatives in its "
+	       "place, in selection rounds, then the leader against the current best in "
 	       "fresh rounds, its verdict at %.2f%%/2^k; kept when its gain's %.0f%% interval is "
 	       "above 1):\n",
 	       100 * SEARCH_ALPHA, 100 * KEEP_LEVEL);

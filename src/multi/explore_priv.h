@@ -72,6 +72,10 @@ struct config {
 	char flags[400];	/* the strategy's flags ("" for the baseline); in the search and the
 				 * final, every strategy's of the configuration */
 	const char *added;	/* in the search: the strategy it adds (its own flags) */
+	const char *added_name; /* ... and its name */
+	const char *replaces;	/* ... and, a swap, the kept strategy of its group it takes the
+				 * place of (NULL: it adds a group); name is then label */
+	char label[200];
 	bool changes;		/* it changes the workload: shown apart */
 	struct opts o;
 	int nsamples;		/* rounds it ran in */
@@ -113,6 +117,7 @@ struct search_step {
 	bool kept;	     /* the leader helped (KEEP_LEVEL): the path goes on from it */
 	bool confirmed;	     /* and the confirmation's verdict at the step's level is "faster" */
 	struct paired keep;  /* the confirmation at KEEP_LEVEL, which decided */
+	int left_out;	     /* candidates the budget left out (the screen's lowest-ranked) */
 	int runner_up_of;    /* > 0: this step confirms the runner-up of that step's selection
 			      * (whose leader was not kept); no selection rounds of its own */
 	const struct config *plan_from; /* the runner-up as that selection saw it (its plan) */
@@ -129,6 +134,8 @@ struct search {
 	char flags[400], names[400]; /* the current best (the final configuration at the end) */
 	int nstrategies;	    /* in it */
 	const char *groups[MAX_CONFIGS];
+	const char *kept_flags[MAX_CONFIGS], *kept_names[MAX_CONFIGS]; /* each group's strategy */
+	int last_changed; /* the index of the group whose strategy was kept (or swapped) last */
 	char stopped[300]; /* why it stopped */
 	int runner_up;	   /* > 0: the next step confirms this candidate of the last step's
 			    * selection, whose leader was not kept */

@@ -18,8 +18,11 @@
  * confirmation of its own as the next step, at that step's share: an expert whose first guess
  * did not hold tries the second before giving up (one runner-up per selection). A strategy that
  * made no difference alone is a candidate like any other: an interaction (zero alone, a gain on top
- * of another) is found here. Runs go through explore.c (explore_rounds), time through its
- * budget (explore_room); this file touches nothing else.
+ * of another) is found here. So is a swap: once a strategy of another group has been kept on
+ * top of it, each kept strategy's alternatives (the other strategies of its group: batch 64 for
+ * batch 8) are candidates too, in its place, as an expert re-tunes the batch after adding a
+ * thread. Runs go through explore.c (explore_rounds), time through its budget (explore_room);
+ * this file touches nothing else.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,22 +38,36 @@ bool explore_search_candidate(const struct config *c)
 	return !c->changes && c->analysed && c->verdict != VERDICT_SLOWER && !c->dropped;
 }
 
-static bool group_in(const struct search *s, const char *group)
+/* The index in the current best of group's strategy, or -1. */
+static int group_at(const struct search *s, const char *group)
 {
 	for (int i = 0; i < s->nstrategies; i++)
 		if (!strcmp(s->groups[i], group))
-			return true;
-	return false;
+			return i;
+	return -1;
 }
 
-/* The current best's flags plus extra, parsed into c (0), or -EINVAL (nothing to free). */
-static int step_config(struct explore *x, char **user, int nuser, const char *extra,
-		       struct config *c)
+/* The current best's flags without its strategy at index skip (-1: none), then extra. */
+static void compose(const struct search *s, int skip, const char *extra, char *out, size_t n)
 {
-	char flags[2 * sizeof(c->flags)], err[240];
-	const char *cur = x->search.flags;
+	size_t len = 0;
 
-	snprintf(flags, sizeof(flags), "%s%s%s", cur, *cur && extra ? " " : "", extra ? extra : "");
+	out[0] = '\0';
+	for (int i = 0; i <= s->nstrategies; i++) {
+		const char *f = i < s->nstrategies ? s->kept_flags[i] : extra;
+
+		if (i == skip || !f || !*f || len >= n)
+			continue;
+		len += (size_t)snprintf(out + len, n - len, "%s%s", len ? " " : "", f);
+	}
+}
+
+/* flags parsed into c (0), or -EINVAL (nothing to free). */
+static int config_of(struct explore *x, char **user, int nuser, const char *flags,
+		     struct config *c)
+{
+	char err[240];
+
 	if (strlen(flags) >= sizeof(c->flags))
 		return -1; /* more flags than a configuration holds */
 	if (explore_parse_config(x->wl, user, nuser, flags, &c->o, err, sizeof(err))) {
@@ -62,33 +79,75 @@ static int step_config(struct explore *x, char **user, int nuser, const char *ex
 	return 0;
 }
 
+/* The current best's flags plus extra (its strategy at index skip taken out), into c. */
+static int step_config(struct explore *x, char **user, int nuser, int skip, const char *extra,
+		       struct config *c)
+{
+	char flags[2 * sizeof(c->flags)];
+
+	compose(&x->search, skip, extra, flags, sizeof(flags));
+	return config_of(x, user, nuser, flags, c);
+}
+
+/* May c be tried in the next step: on top of the current best (a group not in it), or in the
+ * place of its group's strategy (a swap: not the one kept, and not the group kept or swapped
+ * last, whose alternatives were just measured against it)? *at: the index it replaces, or -1. */
+static bool candidate_at(const struct search *s, const struct config *c, int *at)
+{
+	char rest[sizeof(s->flags)];
+
+	if (!explore_search_candidate(c))
+		return false;
+	*at = group_at(s, c->group);
+	if (*at >= 0 && (*at == s->last_changed || !strcmp(s->kept_flags[*at], c->flags)))
+		return false;
+	compose(s, *at, NULL, rest, sizeof(rest));
+	return !explore_flags_clash(rest, c->flags);
+}
+
 /* The candidates of the next step, into st->sel[1..]: each strategy of a group not yet in the
- * current best, that the screen did not find worse, whose flags go with its flags. */
+ * current best, and each swap (candidate_at), that the screen did not find worse, whose flags go
+ * with its flags. */
 static void gather(struct explore *x, char **user, int nuser, struct search_step *st)
 {
+	struct search *s = &x->search;
 	struct config *c, *cand[MAX_CONFIGS];
-	int n = 0;
+	int n = 0, at[MAX_CONFIGS];
 
 	for (int i = 0; i < x->nranked; i++) {
 		c = x->ranked[i];
-		if (!explore_search_candidate(c) || group_in(&x->search, c->group) ||
-		    explore_flags_clash(x->search.flags, c->flags))
-			continue;
-		cand[n++] = c;
+		if (candidate_at(s, c, &at[n]))
+			cand[n++] = c;
 	}
 	st->sel = xcalloc((size_t)n + 1, sizeof(*st->sel));
-	step_config(x, user, nuser, NULL, &st->sel[0]);
+	step_config(x, user, nuser, -1, NULL, &st->sel[0]);
 	st->sel[0].name = "current best";
 	for (int i = 0; i < n; i++) {
 		struct config *t = &st->sel[st->ncand + 1];
 
-		if (step_config(x, user, nuser, cand[i]->flags, t))
+		if (step_config(x, user, nuser, at[i], cand[i]->flags, t))
 			continue;
-		t->name = cand[i]->name;
+		t->name = t->added_name = cand[i]->name;
 		t->group = cand[i]->group;
 		t->added = cand[i]->flags;
+		if (at[i] >= 0) {
+			t->replaces = s->kept_names[at[i]];
+			snprintf(t->label, sizeof(t->label), "%s in place of %s", t->name, t->replaces);
+			t->name = t->label;
+		}
 		st->ncand++;
 	}
+}
+
+/* d gets c's search identity (name, group, the strategy it adds or swaps in). */
+static void same_candidate(struct config *d, const struct config *c)
+{
+	d->group = c->group;
+	d->added = c->added;
+	d->added_name = c->added_name;
+	d->replaces = c->replaces;
+	memcpy(d->label, c->label, sizeof(d->label));
+	d->name = c->name == c->label ? d->label : c->name;
 }
 
 /* The candidate with the largest gain over the current best in the selection rounds, if it
@@ -133,14 +192,12 @@ static void gather_runner_up(struct explore *x, char **user, int nuser, struct s
 	const struct config *c = &prev->sel[r];
 
 	st->sel = xcalloc(2, sizeof(*st->sel));
-	step_config(x, user, nuser, NULL, &st->sel[0]);
+	step_config(x, user, nuser, -1, NULL, &st->sel[0]);
 	st->sel[0].name = "current best";
 	st->runner_up_of = k_prev;
-	if (step_config(x, user, nuser, c->added, &st->sel[1]))
+	if (config_of(x, user, nuser, c->flags, &st->sel[1])) /* the same current best's */
 		return;
-	st->sel[1].name = c->name;
-	st->sel[1].group = c->group;
-	st->sel[1].added = c->added;
+	same_candidate(&st->sel[1], c);
 	st->plan_from = c;
 	st->ncand = 1;
 }
@@ -171,12 +228,10 @@ static bool confirm(struct explore *x, char **user, int nuser, struct search_ste
 	struct config *both[2];
 
 	st->conf = xcalloc(2, sizeof(*st->conf));
-	step_config(x, user, nuser, NULL, &st->conf[0]);
-	step_config(x, user, nuser, st->sel[st->leader].added, &st->conf[1]);
+	step_config(x, user, nuser, -1, NULL, &st->conf[0]);
+	config_of(x, user, nuser, st->sel[st->leader].flags, &st->conf[1]);
 	st->conf[0].name = "current best (confirmation)";
-	st->conf[1].name = st->sel[st->leader].name;
-	st->conf[1].group = st->sel[st->leader].group;
-	st->conf[1].added = st->sel[st->leader].added;
+	same_candidate(&st->conf[1], &st->sel[st->leader]);
 	both[0] = &st->conf[0];
 	both[1] = &st->conf[1];
 	if (!explore_rounds(x, both, 2, st->conf_rounds, 0x5ea7c40000ULL + 2 * (uint64_t)k + 1,
@@ -204,18 +259,41 @@ static bool helps(struct search_step *st)
 	return st->confirmed || (st->keep.lo > 1 && st->keep.ratio >= 1 + MIN_GAIN);
 }
 
+/* The current best's names, from its strategies. */
+static void name_best(struct search *s)
+{
+	size_t n = 0;
+
+	s->names[0] = '\0';
+	for (int i = 0; i < s->nstrategies && n < sizeof(s->names); i++)
+		n += (size_t)snprintf(s->names + n, sizeof(s->names) - n, "%s%s", i ? " + " : "",
+				      s->kept_names[i]);
+}
+
+/* The current best gets strategy (flags, name) of group: in the place of that group's, or
+ * added. */
+static void take(struct search *s, const char *group, const char *flags, const char *name)
+{
+	int i = group_at(s, group);
+
+	if (i < 0)
+		i = s->nstrategies++;
+	s->groups[i] = group;
+	s->kept_flags[i] = flags;
+	s->kept_names[i] = name;
+	s->last_changed = i;
+	compose(s, -1, NULL, s->flags, sizeof(s->flags));
+	name_best(s);
+}
+
 /* The leader goes into the current best. */
 static void keep(struct explore *x, struct search_step *st)
 {
-	struct search *s = &x->search;
 	const struct config *c = &st->conf[1];
-	size_t n = strlen(s->names);
 
 	st->kept = true;
-	s->stopped[0] = '\0'; /* a runner-up's step kept: the leader's "not clearly" is past */
-	snprintf(s->flags, sizeof(s->flags), "%s", c->flags);
-	snprintf(s->names + n, sizeof(s->names) - n, "%s%s", n ? " + " : "", c->name);
-	s->groups[s->nstrategies++] = c->group;
+	x->search.stopped[0] = '\0'; /* a runner-up's step kept: the leader's "not clearly" is past */
+	take(&x->search, c->group, c->added, c->added_name);
 }
 
 /* One step: false when the search stops (s->stopped says why). */
@@ -245,7 +323,7 @@ static bool step(struct explore *x, char **user, int nuser)
 		st->sel_rounds = 0;
 	if (!st->ncand) {
 		snprintf(s->stopped, sizeof(s->stopped),
-			 "no strategy of another group goes with it");
+			 "no strategy of another group (or in the place of one) goes with it");
 		return false;
 	}
 	/* A budget short of the step's plan takes fewer selection rounds, down to MIN_ROUNDS:
@@ -256,6 +334,16 @@ static bool step(struct explore *x, char **user, int nuser)
 			break;
 		st->sel_rounds--;
 	}
+	/* Still short: the candidates the screen ranked lowest wait (those left are tried, as an
+	 * expert short of time tries the likeliest first; down to one, which goes straight to its
+	 * confirmation), and the path says how many waited. */
+	while (needs > 0 && st->ncand > 1) {
+		opts_free(&st->sel[st->ncand--].o);
+		st->left_out++;
+		if (st->ncand == 1)
+			st->sel_rounds = 0;
+		needs = explore_room(x, st->sel_rounds * (st->ncand + 1) + 2 * st->conf_rounds);
+	}
 	if (needs > 0) {
 		explore_phase(x, phase, 0, 0, needs);
 		if (st->runner_up_of)
@@ -265,7 +353,7 @@ static bool step(struct explore *x, char **user, int nuser)
 		else
 			snprintf(s->stopped, sizeof(s->stopped),
 				 "the budget had no room for step %d (%d candidates): it needed %.0f "
-				 "s more", k, st->ncand, needs);
+				 "s more", k, st->ncand + st->left_out, needs);
 		return false;
 	}
 	st->ran = true;
@@ -355,9 +443,7 @@ void explore_search(struct explore *x, char **user, int nuser)
 
 		s->start_unconfirmed = c->verdict != VERDICT_FASTER;
 		s->start_keep = keep;
-		snprintf(s->flags, sizeof(s->flags), "%s", c->flags);
-		snprintf(s->names, sizeof(s->names), "%s", c->name);
-		s->groups[s->nstrategies++] = c->group;
+		take(s, c->group, c->flags, c->name);
 	}
 	if (run_interrupted()) {
 		snprintf(s->stopped, sizeof(s->stopped), "interrupted");
