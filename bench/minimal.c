@@ -2,10 +2,13 @@
  * the reference sockbench's overhead is measured against (bench/overhead.sh). No latency
  * clocks, no histograms, no error accounting: what is left is the kernel's work plus a loop.
  *
- *   minimal udp-rr SECS [BATCH [connected]]  2 client processes x 100 requests outstanding,
- *          100-byte datagrams, one blocking server socket (scenario B). A client answers every
- *          reply with a new request, reading without waiting until nothing is there, then
- *          poll()s (the report's calls); BATCH > 1: recvmmsg/sendmmsg of up to BATCH.
+ *   minimal udp-rr SECS [BATCH [connected] [steered]]  2 client processes x 100 requests
+ *          outstanding, 100-byte datagrams, one blocking server socket (scenario B). A client
+ *          answers every reply with a new request, reading without waiting until nothing is
+ *          there, then poll()s (the report's calls); BATCH > 1: recvmmsg/sendmmsg of up to BATCH.
+ *          steered: what an expert writes on a small machine: two server processes, each its
+ *          own SO_REUSEPORT socket with SO_INCOMING_CPU, client i and server i on CPU i (the
+ *          kernel from 6.1 picks the socket whose CPU is the one the datagram arrives on).
  *   minimal tcp-rr SECS        one connection, 1-byte request, 1-byte answer, blocking calls.
  *   minimal tcp-stream SECS    one connection, 131072-byte send() calls, recv() the same size.
  *   minimal udp-stream SECS [connected]  one sender of 1472-byte datagrams, one receiver.
@@ -20,6 +23,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -35,7 +39,7 @@
 #include <unistd.h>
 
 enum { WARMUP, MEASURE, STOP };
-#define NPROC 3
+#define NPROC 4
 #define WINDOW 100
 #define MAXB 64
 
@@ -106,7 +110,7 @@ static int udp_sock(int connected)
 
 /* ---- udp-rr ---- */
 
-static void udp_rr_server(int fd, int batch)
+static void udp_rr_server(int id, int fd, int batch)
 {
 	static char buf[MAXB][100];
 	struct sockaddr_in from[MAXB];
@@ -119,7 +123,7 @@ static void udp_rr_server(int fd, int batch)
 		iov[i] = (struct iovec){buf[i], sizeof(buf[i])};
 		mm[i].msg_hdr = (struct msghdr){.msg_name = &from[i], .msg_iov = &iov[i], .msg_iovlen = 1};
 	}
-	while (follow(2, &seen, n)) {
+	while (follow(id, &seen, n)) {
 		if (batch > 1) {
 			for (int i = 0; i < batch; i++)
 				mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
@@ -291,9 +295,20 @@ static void tcp_crr(int id, int lfd, long conns)
 	sh->m[id][1] = mark_now((uint64_t)total);
 }
 
+/* Run this process on CPU cpu alone (steered: each side of a pair on the CPU of its pair). */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity (steered needs CPUs 0 and 1)");
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: minimal udp-rr SECS [BATCH [connected]] | tcp-rr SECS | "
+	fprintf(stderr, "usage: minimal udp-rr SECS [BATCH [connected] [steered]] | tcp-rr SECS | "
 			"tcp-stream SECS | udp-stream SECS [connected] | tcp-crr CONNS\n");
 	exit(2);
 }
@@ -304,37 +319,44 @@ int main(int argc, char **argv)
 		usage();
 	const char *w = argv[1];
 	double arg = atof(argv[2]);
-	int batch = argc > 3 ? atoi(argv[3]) : 1, connected = 0, nclient = 1, lfd = -1, sfd = -1;
+	int batch = argc > 3 ? atoi(argv[3]) : 1, connected = 0, steered = 0, nclient = 1, lfd = -1;
+	int sfd[2] = {-1, -1}, one = 1;
 	struct timeval rcvto = {0, 50000};
 	socklen_t len = sizeof(srv_addr);
 
 	for (int i = 3; i < argc; i++)
+	{
 		connected |= !strcmp(argv[i], "connected");
-	if (batch < 1 || batch > MAXB || arg <= 0)
+		steered |= !strcmp(argv[i], "steered");
+	}
+	if (batch < 1 || batch > MAXB || arg <= 0 || (steered && strcmp(w, "udp-rr")))
 		usage();
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		die("mmap");
 	srv_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (!strcmp(w, "udp-rr") || !strcmp(w, "udp-stream")) {
-		sfd = udp_sock(0);
-		if (bind(sfd, (struct sockaddr *)&srv_addr, sizeof(srv_addr)) ||
-		    getsockname(sfd, (struct sockaddr *)&srv_addr, &len))
-			die("bind");
-		/* So a blocked receive sees the window close when the senders stop. */
-		setsockopt(sfd, SOL_SOCKET, SO_RCVTIMEO, &rcvto, sizeof(rcvto));
+		for (int i = 0; i <= steered; i++) {
+			sfd[i] = udp_sock(0);
+			if ((steered && setsockopt(sfd[i], SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one))) ||
+			    bind(sfd[i], (struct sockaddr *)&srv_addr, sizeof(srv_addr)) ||
+			    getsockname(sfd[i], (struct sockaddr *)&srv_addr, &len))
+				die("bind");
+			/* So a blocked receive sees the window close when the senders stop. */
+			setsockopt(sfd[i], SOL_SOCKET, SO_RCVTIMEO, &rcvto, sizeof(rcvto));
+		}
 		nclient = !strcmp(w, "udp-rr") ? 2 : 1;
 	} else if (!strcmp(w, "tcp-rr") || !strcmp(w, "tcp-stream") || !strcmp(w, "tcp-crr")) {
 		lfd = tcp_listen();
 	} else {
 		usage();
 	}
-	/* Processes 0..nclient-1 are clients, the last one is the server. */
-	int nproc = nclient + 1;
+	/* Processes 0..nclient-1 are clients, the last one (steered: two) the server. */
+	int nproc = nclient + 1 + steered;
 	pid_t pid[NPROC];
 
 	for (int id = 0; id < nproc; id++) {
-		int server = id == nproc - 1;
+		int server = id >= nclient;
 
 		sh->client[id] = !server;
 		pid[id] = fork();
@@ -343,12 +365,20 @@ int main(int argc, char **argv)
 		if (pid[id])
 			continue;
 		if (!strcmp(w, "udp-rr")) {
+			int cpu = server ? id - nclient : id;
+
+			if (steered) {
+				pin(cpu);
+				if (server && setsockopt(sfd[cpu], SOL_SOCKET, SO_INCOMING_CPU, &cpu,
+							 sizeof(cpu)))
+					die("SO_INCOMING_CPU");
+			}
 			if (server)
-				udp_rr_server(sfd, batch);
+				udp_rr_server(id, sfd[steered ? cpu : 0], batch);
 			else
 				udp_rr_client(id, batch, connected);
 		} else if (!strcmp(w, "udp-stream")) {
-			udp_stream(server, server ? sfd : udp_sock(connected), connected);
+			udp_stream(server, server ? sfd[0] : udp_sock(connected), connected);
 		} else if (!strcmp(w, "tcp-crr")) {
 			tcp_crr(server, lfd, (long)arg);
 		} else {
