@@ -337,6 +337,8 @@ static bool step(struct explore *x, char **user, int nuser)
 	/* Still short: the candidates the screen ranked lowest wait (those left are tried, as an
 	 * expert short of time tries the likeliest first; down to one, which goes straight to its
 	 * confirmation), and the path says how many waited. */
+	double needs_all = needs;
+
 	while (needs > 0 && st->ncand > 1) {
 		opts_free(&st->sel[st->ncand--].o);
 		st->left_out++;
@@ -345,6 +347,12 @@ static bool step(struct explore *x, char **user, int nuser)
 		needs = explore_room(x, st->sel_rounds * (st->ncand + 1) + 2 * st->conf_rounds);
 	}
 	if (needs > 0) {
+		/* not even one fits: what the step as planned needs, and nothing "left out" (the
+		 * configurations left out are freed: ncand stays) */
+		int planned = st->ncand + st->left_out;
+
+		needs = needs_all;
+		st->left_out = 0;
 		explore_phase(x, phase, 0, 0, needs);
 		if (st->runner_up_of)
 			snprintf(s->stopped, sizeof(s->stopped),
@@ -353,7 +361,7 @@ static bool step(struct explore *x, char **user, int nuser)
 		else
 			snprintf(s->stopped, sizeof(s->stopped),
 				 "the budget had no room for step %d (%d candidates): it needed %.0f "
-				 "s more", k, st->ncand + st->left_out, needs);
+				 "s more", k, planned, needs);
 		return false;
 	}
 	st->ran = true;

@@ -50,7 +50,8 @@ static void explore_path_section(FILE *f, const cJSON *d)
 	if (!cJSON_IsArray(path))
 		return; /* a document from before the search */
 	html_printf(f, "<table class=\"grid\"><caption>the search: each step tries every strategy "
-		    "of another group on top of the configuration before it and keeps the leader "
+		    "of another group on top of the configuration before it (and, once another "
+		    "was added, each kept strategy's alternatives in its place) and keeps the leader "
 		    "when fresh runs show it more likely than not helps, else tries the runner-up; "
 		    "the verdict: step k at %.3g/2<sup>k</sup>)</caption><tr><th>"
 		    "step</th><th>configuration</th><th>flags</th><th>gain over the step before</th>"

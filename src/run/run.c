@@ -259,7 +259,7 @@ static void run_window(struct run *r)
 	if (result_open_loop(&r->res) && !ol_holding(&r->res.client.c, held, sizeof(held)))
 		mark_partial(r, held); /* its figures are the generator's, not the server's */
 	if (r->stall_s > 0) {
-		char msg[300];
+		char msg[320];
 
 		snprintf(msg, sizeof(msg), "no progress for %.1f s of the window: %s", r->stall_s,
 			 r->stall_who);

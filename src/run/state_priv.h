@@ -66,16 +66,16 @@ struct run {
 	bool count_based;
 	bool end_sent;	  /* END went out when the window closed */
 	bool failed;	  /* a side died or a fatal error: exit 1 after the partial report */
-	char fatal[300];  /* what to tell the user on stderr after the report */
+	char fatal[320];  /* what to tell the user on stderr after the report */
 	uint64_t token;	  /* the agent's for this test */
 	/* The stall watch: the clients' progress, and whether the agent answers meanwhile. */
 	bool measuring;
 	uint64_t last_sum, last_progress, ping_at, pong_at;
 	struct sampler *sampler; /* the rate series and the interval reports (sampler.c) */
 	int pings; /* PINGs not answered yet */
-	int64_t stall_retrans; /* this host's RetransSegs at the PING (-1: not TCP or unread) */
+	int64_t stall_tcp[2]; /* RetransSegs, ListenOverflows here at the PING (-1: unread) */
 	double stall_s;
-	char stall_who[240];
+	char stall_who[256];
 	struct ksyms *ksyms; /* --profile */
 	struct prof *prof;
 	struct outfile folded; /* --profile-folded, opened (.f) before the run */

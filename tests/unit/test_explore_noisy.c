@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "multi/explore.h"
 #include "multi/explore_priv.h"
@@ -207,31 +208,51 @@ static void test_swap(void **state)
 		struct sim m = {.sigma = SIGMA};
 		struct explore *x = sim_run_wl(&wl, 13000 + i, DEFAULT_BUDGET, swap_effects, &m, 0);
 		const struct search *s = &x->search;
+		const char *last = s->start ? x->conf[s->start].group : NULL;
+		int kept_swaps = 0, json_swaps = 0, json_left = 0, left = 0;
 
 		good += sim_effect(swap_effects, s->flags) >= 0.9 * best;
 		for (int k = 0; k < s->nsteps; k++) {
 			const struct search_step *st = &s->step[k];
 
-			/* No swap of the group changed last, none in the first step (the screen
-			 * measured the group's strategies against each other on the same base), and
-			 * a swap's flags hold its group's new strategy, not the old one. */
+			/* No swap of the group changed last (in the first step, the start's: the
+			 * screen measured its alternatives against it on the same base), and a swap's
+			 * flags hold its group's new strategy, not the old one. */
 			for (int c = 1; c <= st->ncand; c++) {
 				const struct config *t = &st->sel[c];
 
 				if (!t->replaces)
 					continue;
 				assert_true(k > 0 || s->start == 0);
+				assert_non_null(last);
+				assert_string_not_equal(t->group, last);
 				assert_true(has(t->flags, t->added));
 				assert_true(has(st->sel[0].flags, flags_of(t->replaces)));
 				assert_false(has(t->flags, flags_of(t->replaces)));
 				assert_string_not_equal(t->name, t->added_name);
 			}
-			swapped += st->kept && st->conf[1].replaces != NULL;
-			left_out += st->left_out;
-			/* candidates are left out only to make room: the step then ran, or was
-			 * the last (no room even for one) */
-			assert_true(!st->left_out || st->ran || k == s->nsteps - 1);
+			kept_swaps += st->kept && st->conf[1].replaces != NULL;
+			left += st->left_out;
+			/* candidates wait only once the selection is down to its fewest rounds
+			 * (none for a lone candidate), and only in a step that then ran */
+			assert_true(!st->left_out || (st->ran && st->sel_rounds <= MIN_ROUNDS));
+			if (st->kept)
+				last = st->conf[1].group;
 		}
+		/* The JSON says the same: each kept swap's gain `replaces` a name, each step's
+		 * left_out. */
+		cJSON *j = explore_path_json(x), *e;
+
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "path"))
+			json_swaps += cJSON_IsString(cJSON_GetObjectItem(
+			    cJSON_GetObjectItem(e, "gain"), "replaces"));
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "steps"))
+			json_left += (int)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "left_out"));
+		cJSON_Delete(j);
+		assert_int_equal(json_swaps, kept_swaps);
+		assert_int_equal(json_left, left);
+		swapped += kept_swaps;
+		left_out += left;
 		assert_true(m.now <= DEFAULT_BUDGET + 1e-6);
 		/* one strategy per group in the final configuration */
 		assert_true(!has(s->flags, "--batch 8") + !has(s->flags, "--batch 32") +
