@@ -8,11 +8,8 @@ two_hosts 198.18.1.1 198.18.1.2
 A=$HOST_A B=$HOST_B
 ip netns exec $B tc qdisc add dev $IF_B root tbf rate 4mbit burst 10kb latency 100ms || skip "no tbf"
 
-mkfifo "$TMP/ready"
-ip netns exec $B "$SB" serve --listen 198.18.1.2 --port 0 --ready-fd 9 9>"$TMP/ready" 2>"$TMP/agent.log" &
-AGENT_PID=$!
-PIDS+=("$AGENT_PID")
-read -r -t 5 port <"$TMP/ready" || fail "agent did not start: $(cat "$TMP/agent.log")"
+ns_agent $B 198.18.1.2
+port=$AGENT_PORT
 
 start=$(date +%s)
 ip netns exec $A "$SB" tcp-crr --server 198.18.1.2:$port --conns 900 --warmup-conns 0 --warmup 0 \

@@ -14,10 +14,8 @@ A=$HOST_A B=$HOST_B
 inA() { ip netns exec $A "$@"; }
 relay=$(dirname "$0")/../helpers/delay_relay.py
 data=$(free_port)
-mkfifo "$TMP/ready"
-ip netns exec $B "$SB" serve --listen 198.18.3.2 --port 0 --ready-fd 9 9>"$TMP/ready" 2>"$TMP/agent.log" &
-PIDS+=("$!")
-read -r -t 5 port <"$TMP/ready" || fail "agent did not start: $(cat "$TMP/agent.log")"
+ns_agent $B 198.18.3.2
+port=$AGENT_PORT
 srv=198.18.3.2:$port
 run() { inA "$SB" udp-stream --server $srv --port $data --size 100 --rate 2000 --peers 1 "$@" --json; }
 run --duration 2 --warmup 0.3 >"$TMP/direct.json" || fail "udp-stream without the relay"

@@ -81,6 +81,16 @@ start_agent() {
 	read -r -t 5 AGENT_PORT <"$TMP/ready" || fail "serve did not start: $(cat "$TMP/agent.log")"
 }
 
+# A serve agent in namespace $1 listening on address $2: AGENT_PID, and AGENT_PORT its control
+# port (within 5 s, or the test fails with its log).
+ns_agent() {
+	mkfifo "$TMP/ready"
+	ip netns exec "$1" "$SB" serve --listen "$2" --port 0 --ready-fd 9 9>"$TMP/ready" 2>"$TMP/agent.log" &
+	AGENT_PID=$!
+	PIDS+=("$AGENT_PID")
+	read -r -t 5 AGENT_PORT <"$TMP/ready" || fail "agent did not start: $(cat "$TMP/agent.log")"
+}
+
 # Wait until the run $1 (a pid) whose stderr goes to $2 (started with SOCKBENCH_PROGRESS=1)
 # has had its window open a second: its progress line says so. However slow this machine's
 # set-up, a kill or Ctrl-C after this comes with a second measured. Up to 60 s.

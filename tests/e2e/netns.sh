@@ -9,11 +9,8 @@ A=$HOST_A B=$HOST_B
 ip -n $A addr add 198.18.0.3/24 dev $IF_A # a stranger on the client's side
 inA() { ip netns exec $A "$@"; }
 
-mkfifo "$TMP/ready"
-ip netns exec $B "$SB" serve --listen 198.18.0.2 --port 0 --ready-fd 9 9>"$TMP/ready" 2>"$TMP/agent.log" &
-AGENT_PID=$!
-PIDS+=("$AGENT_PID")
-read -r -t 5 port <"$TMP/ready" || fail "agent did not start: $(cat "$TMP/agent.log")"
+ns_agent $B 198.18.0.2
+port=$AGENT_PORT
 srv=198.18.0.2:$port
 
 # Every workload across the link; the kernel counters of the client's namespace agree.

@@ -13,10 +13,8 @@ retrans() { awk '/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 
 
 two_hosts 198.18.0.1 198.18.0.2
 A=$HOST_A B=$HOST_B
-mkfifo "$TMP/ready"
-ip netns exec $B "$SB" serve --listen 198.18.0.2 --port 0 --ready-fd 9 9>"$TMP/ready" 2>"$TMP/agent.log" &
-PIDS+=($!)
-read -r -t 5 cport <"$TMP/ready" || fail "agent did not start: $(cat "$TMP/agent.log")"
+ns_agent $B 198.18.0.2
+cport=$AGENT_PORT
 port=$(free_port)
 ip netns exec $B nft add table inet stall &&
 	ip netns exec $B nft add chain inet stall in '{ type filter hook input priority 0; }' ||

@@ -45,10 +45,8 @@ done
 # hundred, and two in a row (3 s of SYN timeouts) is a stall the run rightly fails on.
 two_hosts 198.18.0.1 198.18.0.2
 A=$HOST_A B=$HOST_B
-mkfifo "$TMP/ready"
-ip netns exec $B "$SB" serve --listen 198.18.0.2 --port 0 --ready-fd 9 9>"$TMP/ready" 2>"$TMP/agent.log" &
-PIDS+=($!)
-read -r -t 5 cport <"$TMP/ready" || fail "agent did not start: $(cat "$TMP/agent.log")"
+ns_agent $B 198.18.0.2
+cport=$AGENT_PORT
 port=$(free_port)
 delay=0
 if ip netns exec $A tc qdisc add dev $IF_A root netem delay 5ms 2>/dev/null; then
