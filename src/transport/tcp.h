@@ -51,7 +51,8 @@ const struct tcp_send_ops *tcp_send_of(int kind);
 /* --recv checked for a workload: 0, or -EINVAL with why in err. */
 int tcp_recv_check(const struct opts *o, char *err, size_t errlen);
 /* Zero-copy completions: sends [lo, hi) of a connection are done; copied: 1 the kernel
- * copied after all, 0 it did not, -1 it did not say (io_uring before Linux 6.2). */
+ * copied after all, 0 it did not, -1 it did not say (io_uring before Linux 6.2), -2 the send
+ * moved nothing (an error or a timeout; io_uring): done, but no send to count. */
 typedef void (*tcp_zc_fn)(void *arg, uint64_t lo, uint64_t hi, int copied);
 /* io_uring's receive and send (tcp_uring.c), a ring per thread: the receive and send calls
  * "uring". A call that times out leaves its operation in flight for the next call. */

@@ -51,7 +51,22 @@ struct tring {
 	struct io_uring ring;
 	struct op op[OP_KINDS];
 	struct tcp_io *zc_io; /* its zc_fn is told of zero-copy notifications */
+	/* Zero-copy sends that moved nothing (an error, or a timeout of the socket's own) whose
+	 * notification is still to come: it is told as no send's (copied -2). A few at most. */
+	uint64_t void_id[8];
+	int nvoid;
 };
+
+/* Was id a send that moved nothing (then forget it)? */
+static bool void_taken(struct tring *t, uint64_t id)
+{
+	for (int i = 0; i < t->nvoid; i++)
+		if (t->void_id[i] == id) {
+			t->void_id[i] = t->void_id[--t->nvoid];
+			return true;
+		}
+	return false;
+}
 
 /* The kernel refused IORING_SEND_ZC_REPORT_USAGE (before 6.2): send without it, and tell
  * the caller that a send's copying is unknown. */
@@ -104,9 +119,15 @@ static void reap(struct tring *t)
 
 			if (t->zc_io && t->zc_io->zc_fn)
 				t->zc_io->zc_fn(t->zc_io->zc_arg, id, id + 1,
-						zc_no_usage ? -1
+						void_taken(t, id) ? -2
+						: zc_no_usage	  ? -1
 						: ((uint32_t)cqe->res & IORING_NOTIF_USAGE_ZC_COPIED) != 0);
 		} else if (k < OP_KINDS && t->op[k].pending && t->op[k].ud == ud) {
+			/* A zero-copy send that moved nothing still has its notification to come
+			 * (seen under load: one in some hundred thousand sends) */
+			if ((cqe->flags & IORING_CQE_F_MORE) && cqe->res <= 0 &&
+			    t->nvoid < (int)(sizeof(t->void_id) / sizeof(t->void_id[0])))
+				t->void_id[t->nvoid++] = ud >> KIND_BITS;
 			t->op[k].done = true;
 			t->op[k].res = cqe->res;
 			t->op[k].more = cqe->flags & IORING_CQE_F_MORE;

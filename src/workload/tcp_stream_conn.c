@@ -24,13 +24,13 @@ static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 }
 
 /* The kernel is done with sends [lo, hi): count those of the window. copied: 1, 0, -1 (not
- * told). */
+ * told), -2 (a send that moved nothing, which the window did not count either). */
 static void zc_count(void *arg, uint64_t lo, uint64_t hi, int copied)
 {
 	struct stream_conn *k = arg;
 
 	k->zc_told += hi - lo;
-	if (!k->zc_window_open)
+	if (!k->zc_window_open || copied == -2)
 		return;
 	uint64_t n = overlap(lo, hi, k->zc_lo, k->zc_window_closed ? k->zc_hi : UINT64_MAX);
 
