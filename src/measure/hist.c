@@ -51,10 +51,26 @@ void hist_record(struct hist *h, uint64_t v)
 		h->max = v;
 }
 
+void hist_record_censored(struct hist *h, uint64_t v)
+{
+	hist_record(h, v);
+	if (!h->censored || v < h->cens_min)
+		h->cens_min = v;
+	h->censored++;
+}
+
+bool hist_at_least(const struct hist *h, uint64_t v)
+{
+	return h->censored && hist_index(v) >= hist_index(h->cens_min);
+}
+
 void hist_merge(struct hist *dst, const struct hist *src)
 {
 	if (!src->count)
 		return;
+	if (src->censored && (!dst->censored || src->cens_min < dst->cens_min))
+		dst->cens_min = src->cens_min;
+	dst->censored += src->censored;
 	for (unsigned i = 0; i < HIST_BUCKETS; i++)
 		dst->buckets[i] += src->buckets[i];
 	dst->count += src->count;
@@ -106,6 +122,9 @@ size_t hist_encode(const struct hist *h, char *out, size_t cap)
 				    (unsigned long long)h->min, (unsigned long long)h->max, h->sum);
 	unsigned last = 0;
 
+	if (h->censored && n < cap)
+		n += (size_t)snprintf(out + n, cap - n, " !%llu,%llu", (unsigned long long)h->censored,
+				      (unsigned long long)h->cens_min);
 	for (unsigned i = 0; i < HIST_BUCKETS && n < cap; i++) {
 		if (!h->buckets[i])
 			continue;
@@ -132,6 +151,14 @@ int hist_decode(struct hist *h, const char *s)
 	 * bucket index or a total that passes (strtoull also takes "-1" as 2^64 - 1). */
 	if (strchr(end, '-'))
 		return -EINVAL;
+	if (end[0] == ' ' && end[1] == '!') {
+		h->censored = strtoull(end + 2, &end, 10);
+		if (*end != ',')
+			return -EINVAL;
+		h->cens_min = strtoull(end + 1, &end, 10);
+		if (!h->censored || h->censored > h->count || (*end && *end != ' '))
+			return -EINVAL;
+	}
 	for (bool first = true; *end; first = false) {
 		unsigned long long gap = strtoull(end, &end, 10), c;
 
@@ -145,7 +172,8 @@ int hist_decode(struct hist *h, const char *s)
 		h->buckets[at] = c;
 		total += c;
 	}
-	if (total != h->count || (h->count && h->min > h->max))
+	if (total != h->count || (h->count && h->min > h->max) ||
+	    (h->censored && (h->cens_min < h->min || h->cens_min > h->max)))
 		return -EINVAL;
 	if (!h->count)
 		h->min = UINT64_MAX, h->max = 0;

@@ -2,6 +2,7 @@
  * promises: a bucket is 1/128 of its value wide, its midpoint at most 0.39% off), merge, edges. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -265,6 +266,81 @@ static void test_rank_rule(void **state)
 	free(h);
 }
 
+/* Censored values (requests that got no answer, at the time they waited): a percentile the
+ * histogram calls exact is the true one, within a bucket, whatever the censored requests'
+ * true latencies were; one it calls "at least" is at most the true one. 1,000 answered values
+ * from 1 to 150 us, 30 censored at waits of 200-230 us whose true latencies are drawn above
+ * their waits; then the same through merge and the text form. */
+static void test_censored(void **state)
+{
+	(void)state;
+	enum { ANSWERED = 1000, CENS = 30, N = ANSWERED + CENS };
+	static const double ps[] = {1, 50, 90, 97, 97.1, 98, 99, 99.9, 99.99, 100};
+	struct hist *h = malloc(sizeof(*h)), *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	uint64_t truth[N];
+	char *txt = malloc(HIST_TEXT_MAX);
+
+	srand(7);
+	hist_reset(h);
+	hist_reset(a);
+	hist_reset(b);
+	for (int i = 0; i < ANSWERED; i++) {
+		truth[i] = 1000 + (uint64_t)(rand() % 149000);
+		hist_record(h, truth[i]);
+		hist_record(i % 2 ? a : b, truth[i]);
+	}
+	for (int i = 0; i < CENS; i++) {
+		uint64_t wait = 200000 + (uint64_t)(rand() % 30000);
+
+		truth[ANSWERED + i] = wait + 1 + (uint64_t)(rand() % 5000000);
+		hist_record_censored(h, wait);
+		hist_record_censored(i % 2 ? a : b, wait);
+	}
+	assert_int_equal(h->censored, CENS);
+	assert_true(h->cens_min >= 200000 && h->cens_min < 230000);
+	qsort(truth, N, sizeof(truth[0]), cmp_u64);
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		uint64_t got = hist_percentile(h, ps[i]), want = exact(truth, N, ps[i]);
+		/* Exact exactly when the rank falls among the answered (1,000 of 1,030: p97.08). */
+		bool cut = ceil(ps[i] / 100.0 * N) > ANSWERED;
+
+		if (hist_at_least(h, got) != cut)
+			fail_msg("p%g: at_least %d, the rank says %d", ps[i], hist_at_least(h, got), cut);
+		if (!cut && fabs((double)got - (double)want) > 0.005 * (double)want)
+			fail_msg("p%g: %llu, the truth %llu", ps[i], (unsigned long long)got,
+				 (unsigned long long)want);
+		if (cut && (double)got > 1.005 * (double)want)
+			fail_msg("p%g: at least %llu is above the truth %llu", ps[i],
+				 (unsigned long long)got, (unsigned long long)want);
+	}
+	assert_true(hist_at_least(h, h->max));
+	/* Merged halves and the text form keep the censored count and the least wait. */
+	hist_merge(a, b);
+	assert_int_equal(a->censored, CENS);
+	assert_int_equal(a->cens_min, h->cens_min);
+	assert_true(hist_encode(a, txt, HIST_TEXT_MAX) < HIST_TEXT_MAX);
+	assert_int_equal(hist_decode(b, txt), 0);
+	assert_int_equal(b->censored, CENS);
+	assert_int_equal(b->cens_min, h->cens_min);
+	assert_memory_equal(b->buckets, h->buckets, sizeof(h->buckets));
+	/* Without censored values nothing is "at least", and the text has no "!". */
+	hist_reset(a);
+	hist_record(a, 5);
+	assert_false(hist_at_least(a, 5));
+	hist_encode(a, txt, HIST_TEXT_MAX);
+	assert_null(strchr(txt, '!'));
+	/* Censored counts that cannot be: none, more than the count, a wait outside min..max. */
+	assert_int_equal(hist_decode(b, "2 1 2 3 !0,1 1:1 1:1"), -EINVAL);
+	assert_int_equal(hist_decode(b, "2 1 2 3 !3,1 1:1 1:1"), -EINVAL);
+	assert_int_equal(hist_decode(b, "2 1 2 3 !1,9 1:1 1:1"), -EINVAL);
+	assert_int_equal(hist_decode(b, "2 1 2 3 !1 1:1 1:1"), -EINVAL);
+	assert_int_equal(hist_decode(b, "2 1 2 3 !1,2 1:1 1:1"), 0);
+	free(txt);
+	free(h);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_hosts_merge_as_text),
 		cmocka_unit_test(test_empty_and_single),
 		cmocka_unit_test(test_rank_rule),
+		cmocka_unit_test(test_censored),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
