@@ -74,7 +74,7 @@ struct cJSON;
 /* Not in udp-stream, where nothing waits for an answer. */
 #define TIMEOUT_OPT(X)                                                                             \
 	X(INT, timeout, 200, 0, "timeout", 1, 600000, "MS",                                        \
-	  "a request unanswered this long is counted lost and replaced")
+	  "a request unanswered this long is counted lost (at that wait) and replaced; with --rate 2000 unless given")
 
 /* Fields several workloads share, each with its own default and help (struct opt_override). */
 #define SIZE_OPT(X)                                                                                \

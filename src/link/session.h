@@ -35,6 +35,7 @@ struct session {
 	struct cpu_mark begin, end;
 	bool began;
 	uint64_t drops0; /* the listener's drops when the window opened */
+	int64_t overflows0; /* this namespace's ListenOverflows then (-1: not read) */
 	uint64_t queue0; /* ... and its accept queue's length then */
 	bool noticed;
 	struct sysctl_set knobs; /* the test's --sysctl, in force from SETUP to its end */

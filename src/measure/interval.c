@@ -22,6 +22,11 @@ void ivl_hist_read(struct hist *sum, const struct hist *const *live, int n)
 			sum->buckets[i] += c;
 			sum->count += c;
 		}
+		uint64_t cn = load(&h->censored), cm = load(&h->cens_min);
+
+		if (cn && (!sum->censored || cm < sum->cens_min))
+			sum->cens_min = cm;
+		sum->censored += cn;
 		if (load(&h->count) && mn < sum->min)
 			sum->min = mn;
 		if (load(&h->count) && mx > sum->max)
@@ -40,6 +45,9 @@ void ivl_hist_diff(struct hist *d, const struct hist *cur, const struct hist *pr
 	}
 	d->min = cur->min;
 	d->max = cur->max;
+	/* The least wait of the unanswered so far (a bound for this interval's too). */
+	d->censored = cur->censored > prev->censored ? cur->censored - prev->censored : 0;
+	d->cens_min = cur->cens_min;
 }
 
 static double pct_of(double part, double whole)
@@ -73,13 +81,18 @@ void ivl_make(struct interval *iv, const struct ivl_snap *a, const struct ivl_sn
 	iv->len_s = (double)(b->t_ns - a->t_ns) / 1e9;
 	iv->units = b->units > a->units ? b->units - a->units : 0;
 	iv->rate = iv->len_s > 0 ? iv->units / iv->len_s : 0;
-	iv->samples = iv->p50_us = iv->p99_us = NAN;
+	iv->samples = iv->p50_us = iv->p99_us = iv->unanswered = NAN;
 	if (a->has_lat && b->has_lat) {
 		ivl_hist_diff(tmp, &b->lat, &a->lat);
 		iv->samples = (double)tmp->count;
+		iv->unanswered = (double)tmp->censored;
 		if (tmp->count) {
-			iv->p50_us = (double)hist_percentile(tmp, 50) / 1e3;
-			iv->p99_us = (double)hist_percentile(tmp, 99) / 1e3;
+			uint64_t p50 = hist_percentile(tmp, 50), p99 = hist_percentile(tmp, 99);
+
+			iv->p50_us = (double)p50 / 1e3;
+			iv->p99_us = (double)p99 / 1e3;
+			iv->p50_at_least = hist_at_least(tmp, p50);
+			iv->p99_at_least = hist_at_least(tmp, p99);
 		}
 	}
 	ivl_cpu(iv, a, b, hz);

@@ -32,6 +32,8 @@ struct interval {
 	double units, rate; /* units in it, per second */
 	double samples;	    /* latency samples in it (NAN: a stream) */
 	double p50_us, p99_us;
+	bool p50_at_least, p99_at_least; /* lower bounds: their rank among unanswered ones */
+	double unanswered;  /* requests found unanswered (or failed) in it, in the samples */
 	double cpu_client_pct, cpu_server_pct; /* user + system, percent of one CPU */
 	double machine_busy_pct;	       /* all CPUs, percent of their time */
 	double retransmits, udp_drops;	       /* kernel, machine-wide (NAN: other protocol) */

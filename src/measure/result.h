@@ -24,6 +24,7 @@ struct side_result {
 	int processes; /* processes that reported */
 	double user_s, sys_s;
 	double vcsw, ivcsw; /* context switches in the window: slept, preempted */
+	double run_delay_s; /* its threads' time runnable but not running (schedstat), summed */
 	/* The side's own windows, from when each of its processes saw the window open to when it
 	 * saw it close: the shortest and the longest (0: none timed). Beside the coordinator's
 	 * window they say how far the side's counts can stray from the kernel's. */
@@ -65,6 +66,9 @@ struct result {
 	 * short of clients leaves units the server served that this run did not count. */
 	char server_units_withheld[200];
 	double duration_s; /* the measured window, as the coordinator timed it */
+	/* After it, how long its requests took to be answered or counted lost (workload.h's
+	 * drains; -1: no drain) */
+	double drain_s;
 	double warmup_s;
 	struct hist *lat;  /* per unit (round trip / connection), all clients */
 	struct hist *lat2; /* connect() alone */

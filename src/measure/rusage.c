@@ -1,6 +1,7 @@
 /* rusage.c: see rusage.h. */
 #include "measure/rusage.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +15,45 @@ static double tv_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
+/* The run delay of every thread of this process, summed: off the data path (the window's
+ * edges only). */
+static uint64_t run_delay_ns(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	uint64_t sum = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[64];
+		unsigned long long run, wait;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/schedstat", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu %llu", &run, &wait) == 2)
+			sum += wait;
+		fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
+double cpu_mark_run_delay(const struct cpu_mark *a, const struct cpu_mark *b)
+{
+	return b->run_delay_ns > a->run_delay_ns ? ns_to_s(b->run_delay_ns - a->run_delay_ns) : 0;
+}
+
 void cpu_mark_take(struct cpu_mark *m)
 {
 	struct rusage ru;
 
+	m->run_delay_ns = run_delay_ns();
 	getrusage(RUSAGE_SELF, &ru);
 	m->ns = now_ns();
 	m->user_s = tv_s(ru.ru_utime);

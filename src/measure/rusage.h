@@ -11,6 +11,9 @@ struct cpu_mark {
 	double user_s; /* getrusage(RUSAGE_SELF): all threads of this process */
 	double sys_s;
 	long vcsw, ivcsw; /* context switches: voluntary (slept), involuntary (preempted) */
+	/* Time its threads spent runnable but waiting for a CPU, all of them (ns, the second
+	 * field of /proc/self/task/N/schedstat); 0 when the kernel has no schedstat. */
+	uint64_t run_delay_ns;
 };
 
 /* Take a mark now. */
@@ -26,6 +29,9 @@ struct mem_use {
 /* Read pid's (0: this process's) VmRSS and VmHWM. 0 or -errno. */
 int mem_use_read(int pid, struct mem_use *m);
 
+/* The run delay between two marks, seconds (a thread that ended between them takes its
+ * part along: a lower bound). */
+double cpu_mark_run_delay(const struct cpu_mark *a, const struct cpu_mark *b);
 /* Context switches between two marks: voluntary, involuntary. */
 void cpu_mark_switches(const struct cpu_mark *a, const struct cpu_mark *b, double *vcsw,
 		       double *ivcsw);

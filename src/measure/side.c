@@ -59,12 +59,12 @@ bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *
 	X(connects) X(syscalls) X(retrans) X(segs_out) X(zc_done) X(zc_copied) X(zc_unknown)      \
 	X(reordered) X(dups) X(seq_unsure) X(jitter_ns) X(jitter_flows) X(refused) X(idle_flows) X(listen_drops) X(unfinished) X(errors) \
 	X(accept_queue_open) X(accept_queue_close)                                                \
-	X(scheduled) X(issued) X(gen_dropped) X(lag_p99_ns) X(lag_max_ns)                         \
+	X(scheduled) X(issued) X(gen_dropped) X(lag_p99_ns) X(lag_max_ns) X(held_max_ns)         \
 	X(ti_conns) X(ti_rtt_sum) X(ti_rtt_min) X(ti_rtt_max) X(ti_rttvar_sum) X(ti_minrtt_sum)    \
 	X(ti_minrtt_min) X(ti_cwnd_sum) X(ti_cwnd_min) X(ti_cwnd_max) X(ti_rate_sum)               \
 	X(ti_rate_max) X(ti_retrans)
 /* The fields that add up as the largest of the parts, not their sum. */
-#define MAX_FIELDS(X) X(lag_p99_ns) X(lag_max_ns) X(ti_rtt_max) X(ti_cwnd_max) X(ti_rate_max)
+#define MAX_FIELDS(X) X(lag_p99_ns) X(lag_max_ns) X(held_max_ns) X(ti_rtt_max) X(ti_cwnd_max) X(ti_rate_max)
 /* ... and as the smallest of the parts that have any (TCP_INFO's connections). */
 #define MIN_FIELDS(X) X(ti_rtt_min) X(ti_minrtt_min) X(ti_cwnd_min)
 

@@ -18,8 +18,11 @@
 #include "measure/rusage.h"
 #include "measure/tcp_info_dist.h"
 
-/* Phases of a run; both sides count only in PH_MEASURE. */
-enum phase { PH_SETUP, PH_WARMUP, PH_MEASURE, PH_STOP };
+/* Phases of a run; both sides count only in PH_MEASURE. PH_DRAIN (clients of a workload that
+ * drains, workload.h): the window has closed; no new request is sent, and those sent in it
+ * are answered (and timed) or counted lost, until every client says drained or a bound
+ * passes. The server keeps answering meanwhile. */
+enum phase { PH_SETUP, PH_WARMUP, PH_MEASURE, PH_DRAIN, PH_STOP };
 
 /* Errors on the data path, counted by kind (wrk: errors.connect/read/write/timeout). */
 enum err_kind {
@@ -69,6 +72,9 @@ struct side_counters {
 	/* Open loop: how far sends fell behind their scheduled times (ns). Added up as the
 	 * largest of the parts: a process's own p99, and the largest p99 of the processes. */
 	uint64_t lag_p99_ns, lag_max_ns;
+	/* Open loop: the longest one send or connect call of the generator blocked, the server
+	 * holding it up (a full send buffer, a SYN not yet answered); the largest of the parts. */
+	uint64_t held_max_ns;
 	/* TCP_INFO of each connection, read once at the end of the window (persistent
 	 * connections) or before its close (tcp-crr: a sample), summed over them: how many,
 	 * rtt, rttvar, min_rtt (us), snd_cwnd (segments), delivery rate (bytes/s), and
@@ -120,6 +126,8 @@ struct shared {
 	_Atomic int ready;     /* clients whose sockets are open */
 	_Atomic int warm_done; /* count-based runs: clients done with their warm-up share */
 	_Atomic int done;      /* count-based runs: clients done with their window share */
+	_Atomic int drain_units, drained; /* PH_DRAIN: units, and those with nothing in flight */
+	_Atomic bool drain_began;	  /* the window was followed by a drain */
 	_Atomic int fatal;     /* an errno that ends the run (e.g. EADDRNOTAVAIL), 0 if none */
 	_Atomic long fatal_after; /* connections completed when it happened */
 	/* Interval reports (-i; NULL without): each client's latency histograms where the

@@ -279,16 +279,34 @@ static void print_rows(const struct side *a, const struct verdict_row *rows, int
 	}
 }
 
+/* A side that lost requests is named in the verdict: its latencies count them only at their
+ * wait, and its rate has none of them. */
+static void loss_note(const struct verdict_row *rows, int n, char *head, size_t len)
+{
+	for (int i = 0; i < n; i++) {
+		const struct verdict_row *r = &rows[i];
+		size_t at = strlen(head);
+
+		if (r->f != FIG_LOSS || (!(r->a > 0) && !(r->b > 0)) || at >= len)
+			continue;
+		snprintf(head + at, len - at, "; %s lost requests: %.3g%% of A's, %.3g%% of B's went "
+			 "unanswered or failed (%s; in the latencies at their wait)",
+			 r->a > 0 && r->b > 0 ? "both" : r->a > 0 ? "A" : "B", r->a, r->b,
+			 r->ratio_ok ? "geometric means" : "medians");
+	}
+}
+
 void compare_print(struct side *a, struct side *b, bool paired, struct verdict_row *rows, int n,
 		   const struct verdict_plan *plan, bool json, const struct moved_set *mv,
 		   const char *mv_why, const struct compare_log *lg)
 {
-	char head[300] = "no verdict: no pair of whole runs to compare", rule[300];
+	char head[600] = "no verdict: no pair of whole runs to compare", rule[300];
 	struct env_report *env = xcalloc(1, sizeof(*env));
 
 	env_report(a, b, paired, env);
 	if (plan->primary_row >= 0)
 		headline(&rows[plan->primary_row], a->wl, head, sizeof(head));
+	loss_note(rows, n, head, sizeof(head));
 	if (json) {
 		print_json(a, b, paired, rows, n, plan, head, env, mv, mv_why, lg);
 		free(env);

@@ -22,6 +22,7 @@
 #include "multi/repeat.h"
 #include "multi/stats.h"
 #include "multi/wl_help.h"
+#include "workload/openloop.h"
 #include "report/out.h"
 
 #define PLANNED_RUNS 14		/* ramp, bisection and repeats of a typical search */
@@ -30,6 +31,10 @@
 #define MIN_RUN_S 0.5
 #define ACHIEVED_MIN 0.98
 #define BISECT_RATIO 1.15
+/* A rate passes only if under this share of its window's requests went unanswered or failed
+ * (and under what its percentile leaves above it): a server that drops one request in a
+ * thousand is past its knee whatever its percentile says. */
+#define KNEE_LOSS_MAX 0.001
 
 static const struct opt_def knee_flags[] = {
 	OWN_FLAG(STR, struct knee, slo, "slo", 0, 0),
@@ -73,8 +78,9 @@ static double jnum(const cJSON *d, const char *a, const char *b)
 
 static void read_point(struct knee *k, struct knee_pt *p, const cJSON *d)
 {
-	const cJSON *sides = cJSON_GetObjectItemCaseSensitive(d, "sides");
-	double tx = jnum(d, "transactions", NULL), lost = jnum(d, "lost", NULL);
+	const cJSON *sides = cJSON_GetObjectItemCaseSensitive(d, "sides"), *it;
+	const cJSON *lat = cJSON_GetObjectItemCaseSensitive(d, "latency_us");
+	const cJSON *why = cJSON_GetObjectItemCaseSensitive(d, "holding_load_reason");
 
 	p->achieved = jnum(d, "achieved_rate", NULL);
 	p->p50 = jnum(d, "latency_us", "p50");
@@ -85,21 +91,38 @@ static void read_point(struct knee *k, struct knee_pt *p, const cJSON *d)
 	p->cpu_c = jnum(cJSON_GetObjectItemCaseSensitive(sides, "client"), "cpu_us_per_unit", NULL);
 	p->cpu_s = jnum(cJSON_GetObjectItemCaseSensitive(sides, "server"), "cpu_us_per_unit", NULL);
 	p->holding = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "holding_load"));
-	p->lost_share = tx + lost > 0 ? lost / (tx + lost) : 0;
+	snprintf(p->holding_why, sizeof(p->holding_why), "%s",
+		 cJSON_IsString(why) ? why->valuestring : "the generator did not hold its load");
+	/* Every request the window sent is in the latencies, the unanswered at their wait. */
+	p->lost_share = jnum(d, "latency_us", "unanswered_share");
+	if (isnan(p->lost_share))
+		p->lost_share = 0;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(lat, "at_least"))
+		if (cJSON_IsString(it) && !strcmp(it->valuestring, knee_pct_key(k->pct)))
+			p->pslo_at_least = true;
 }
 
 static bool passes(const struct knee *k, const struct knee_pt *p, char *why, size_t len)
 {
 	if (p->status == RUN_FAILED)
 		return false; /* why: the run's own */
+	char held[sizeof(p->holding_why)];
+
+	memcpy(held, p->holding_why, sizeof(held));
 	if (!p->holding)
-		snprintf(why, len, "the generator did not hold its load");
+		snprintf(why, len, "not holding: %s", held);
 	else if (p->status != RUN_WHOLE)
 		snprintf(why, len, "partial");
 	else if (!(p->achieved >= ACHIEVED_MIN * p->offered))
 		snprintf(why, len, "answered %.0f/s of %.0f/s", p->achieved, p->offered);
 	else if (p->lost_share * 100 >= 100 - k->pct)
 		snprintf(why, len, "lost %.3f%% of requests", 100 * p->lost_share);
+	else if (p->lost_share > KNEE_LOSS_MAX)
+		snprintf(why, len, "lost %.3f%% of requests (over %g%%)", 100 * p->lost_share,
+			 100 * KNEE_LOSS_MAX);
+	else if (p->pslo_at_least)
+		snprintf(why, len, "p%g at least %.0f us: its rank falls among requests with no answer",
+			 k->pct, p->pslo);
 	else if (!(p->pslo <= k->limit_us) && p->lag99 >= k->limit_us / 2)
 		/* Half the limit is the generator's own lateness: the run says more of the load
 		 * generator (its CPU, its wake-ups) than of the server's answers. */
@@ -216,6 +239,16 @@ int cmd_knee(int argc, char **argv)
 	rest[2] = first;
 	workload_parse_or_exit(k->wl, nrest + 3, rest, &k->o);
 	bool json = k->o.json;
+
+	/* Unless given: a request unanswered 4 x the limit (100 ms at least, the open loop's
+	 * default at most) is past any SLO and counted at that wait, so a rate that loses
+	 * requests does not wait out the default in every run's drain. */
+	if (!OPT_IS_SET(&k->o, timeout)) {
+		double ms = 4 * k->limit_us / 1e3;
+
+		k->o.timeout = (long)(ms < 100 ? 100 : ms > OL_TIMEOUT_MS ? OL_TIMEOUT_MS : ms);
+		k->o.set[OPT_ID_timeout] = true;
+	}
 
 	k->run_s = k->budget / PLANNED_RUNS - WARMUP_S - RUN_OVERHEAD_S;
 	k->run_s = k->run_s < MIN_RUN_S ? MIN_RUN_S : k->run_s;

@@ -80,15 +80,18 @@ int knee_print_table(const struct knee *k, double lo, double hi)
 
 	printf("sockbench knee %s: p%g <= %.0f us, %d runs of %.2f s\n\n", k->wl->name, k->pct,
 	       k->limit_us, k->n, k->run_s);
-	printf("  %12s %12s %10s %10s %10s %10s %9s %9s  %s\n", "offered/s", "achieved/s", "p50 us",
-	       "p99 us", "p99.9 us", "lag p99", "cpu c/u", "cpu s/u", "verdict");
+	printf("  %12s %12s %10s %10s %10s %8s %10s %9s %9s  %s\n", "offered/s", "achieved/s",
+	       "p50 us", "p99 us", "p99.9 us", "lost %", "lag p99", "cpu c/u", "cpu s/u", "verdict");
 	for (int i = 0; i < k->n; i++) {
 		const struct knee_pt *p = &k->pt[i];
 
-		printf("  %12.0f %12.0f %10.1f %10.1f %10.1f %10.1f %9.2f %9.2f  %s%s%s\n", p->offered,
-		       p->achieved, p->p50, p->p99, p->p999, p->lag99, p->cpu_c, p->cpu_s,
-		       p->pass ? "pass" : "FAIL", p->pass ? "" : ": ", p->pass ? "" : p->why);
+		printf("  %12.0f %12.0f %10.1f %10.1f %10.1f %8.3f %10.1f %9.2f %9.2f  %s%s%s\n",
+		       p->offered, p->achieved, p->p50, p->p99, p->p999, 100 * p->lost_share, p->lag99,
+		       p->cpu_c, p->cpu_s, p->pass ? "pass" : "FAIL", p->pass ? "" : ": ",
+		       p->pass ? "" : p->why);
 	}
+	printf("  (percentiles count every request sent, an unanswered one at its wait: a lower "
+	       "bound)\n");
 	knee_interval(v, nv, &ilo, &ihi, &conf);
 	if (!rate) {
 		printf("\nno rate held the SLO (the lowest tried: %ld/s)\n", k->min_rate);
@@ -111,6 +114,8 @@ static cJSON *point_json(const struct knee_pt *p)
 	cJSON_AddNumberToObject(j, "p99_us", isnan(p->p99) ? 0 : p->p99);
 	cJSON_AddNumberToObject(j, "p999_us", isnan(p->p999) ? 0 : p->p999);
 	cJSON_AddNumberToObject(j, "slo_percentile_us", isnan(p->pslo) ? 0 : p->pslo);
+	cJSON_AddBoolToObject(j, "slo_percentile_at_least", p->pslo_at_least);
+	cJSON_AddNumberToObject(j, "loss_pct", 100 * p->lost_share);
 	if (isnan(p->lag99))
 		cJSON_AddNullToObject(j, "lag_p99_us");
 	else

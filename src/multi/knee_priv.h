@@ -15,8 +15,10 @@ struct knee_pt {
 	double offered, achieved, p50, p99, p999, pslo, cpu_c, cpu_s, lost_share;
 	double lag99; /* the generator's schedule lag, p99 (us) */
 	bool holding, pass;
+	bool pslo_at_least; /* pslo is a lower bound: its rank falls among unanswered requests */
 	enum run_status status;
-	char why[200];
+	char holding_why[200];
+	char why[240];
 };
 
 struct knee {

@@ -19,6 +19,8 @@ static const char *const head_fields[] = {"run", "workload", "partial", "duratio
 static const char *const more_fields[] = {
 	"transactions", "lost", "late", "errors", "megabytes", "packets", "jitter_ms",
 	"latency_us.count", "latency_us.min", "latency_us.mean", "latency_us.max",
+	"latency_us.unanswered", "latency_us.unanswered_share", "latency_us.at_least_from_us",
+	"drain_s", "sides.client.run_delay_s", "sides.server.run_delay_s",
 	"connect_latency_us.p99", "sides.client.processes", "sides.server.processes",
 	"sides.client.packets_sent", "sides.client.packets_received", "sides.server.packets_sent",
 	"sides.server.packets_received", "sides.client.bytes_sent", "sides.client.bytes_received",
@@ -47,7 +49,8 @@ static const struct {
 } only_in[] = {
 	{"gbit_per_s", "tcp-stream udp-stream"},
 	{"packets_sent_per_s", "udp-stream"},
-	{"loss_pct", "udp-stream"},
+	{"loss_pct", "udp-stream udp-rr tcp-rr tcp-crr"},
+	{"drain_s", "udp-rr tcp-rr tcp-crr"},
 	{"packets", "udp-stream"},
 	{"jitter_ms", "udp-stream"},
 	{"megabytes", "tcp-stream"},

@@ -141,6 +141,27 @@ static void flame(FILE *f, const cJSON *prof, const char *what)
 	html_printf(f, "</div>\n");
 }
 
+/* A latency figure, "≥" before it when the document says it is only a lower bound. */
+static void lat_row(FILE *f, const cJSON *d, const char *key, const char *label)
+{
+	const cJSON *it;
+	char path[40];
+	bool bound = false;
+
+	cJSON_ArrayForEach(it, html_jget(d, "latency_us.at_least"))
+		bound |= cJSON_IsString(it) && !strcmp(it->valuestring, key);
+	snprintf(path, sizeof(path), "latency_us.%s", key);
+	if (!bound) {
+		html_row(f, label, html_jnum(d, path), "us");
+		return;
+	}
+	html_printf(f, "<tr><th>");
+	html_text(f, label);
+	html_printf(f, "</th><td>&ge; ");
+	html_num(f, html_jnum(d, path));
+	html_printf(f, " us</td></tr>\n");
+}
+
 static void headline(FILE *f, const cJSON *d)
 {
 	html_printf(f, "<table class=\"kv\">\n");
@@ -151,10 +172,16 @@ static void headline(FILE *f, const cJSON *d)
 	html_printf(f, "<tr><th></th><td class=\"sub\">over a %.3g s window</td></tr>\n",
 		html_jnum(d, "duration_s"));
 	if (html_jget(d, "latency_us")) {
-		html_row(f, "latency p50", html_jnum(d, "latency_us.p50"), "us");
-		html_row(f, "latency p99", html_jnum(d, "latency_us.p99"), "us");
-		html_row(f, "latency p99.9", html_jnum(d, "latency_us.p999"), "us");
-		html_row(f, "latency p99.99", html_jnum(d, "latency_us.p9999"), "us");
+		static const char *const keys[][2] = {{"p50", "latency p50"}, {"p99", "latency p99"},
+						      {"p999", "latency p99.9"}, {"p9999", "latency p99.99"}};
+
+		for (size_t i = 0; i < 4; i++)
+			lat_row(f, d, keys[i][0], keys[i][1]);
+		if (html_jnum(d, "latency_us.unanswered") > 0) {
+			html_row(f, "unanswered or failed", html_jnum(d, "latency_us.unanswered"), NULL);
+			html_printf(f, "<tr><th></th><td class=\"sub\">in the latencies at what each waited; "
+				    "&ge;: a lower bound</td></tr>\n");
+		}
 	} else { /* a stream */
 		html_row(f, "throughput", html_jnum(d, "gbit_per_s"), "Gbit/s");
 		if (html_jget(d, "loss_pct"))

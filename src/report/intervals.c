@@ -22,6 +22,19 @@ static void col(double v, int width, int decimals)
 		printf(" %*.*f", width, decimals, v);
 }
 
+/* A percentile, ">=" before it when it is a lower bound (its rank among unanswered ones). */
+static void bound_col(double v, bool at_least)
+{
+	char s[32];
+
+	if (isnan(v) || !at_least) {
+		col(v, 10, 1);
+		return;
+	}
+	snprintf(s, sizeof(s), ">=%.1f", v);
+	printf(" %10s", s);
+}
+
 void out_interval(const struct result *r, int i)
 {
 	const struct interval *iv = &r->intervals[i];
@@ -32,12 +45,14 @@ void out_interval(const struct result *r, int i)
 	out_progress_end(); /* a terminal's progress line is redrawn below */
 	snprintf(unit, sizeof(unit), "%ss/s", r->wl->unit);
 	if (i == 0)
-		printf("%-13s %14s %9s %9s %8s %8s %8s %11s\n", "interval s", unit, "p50 us", "p99 us",
-		       "client%", "server%", "busy%", is_tcp(r) ? "retransmits" : "udp drops");
+		printf("%-13s %14s %10s %10s %10s %8s %8s %8s %11s\n", "interval s", unit, "p50 us",
+		       "p99 us", "unanswered", "client%", "server%", "busy%",
+		       is_tcp(r) ? "retransmits" : "udp drops");
 	printf("%6.2f-%-6.2f", iv->t_s - iv->len_s, iv->t_s);
 	col(iv->rate, 14, iv->rate < 100 ? 2 : 0);
-	col(iv->p50_us, 9, 1);
-	col(iv->p99_us, 9, 1);
+	bound_col(iv->p50_us, iv->p50_at_least);
+	bound_col(iv->p99_us, iv->p99_at_least);
+	col(iv->unanswered, 10, 0);
 	col(iv->cpu_client_pct, 8, 1);
 	col(iv->cpu_server_pct, 8, 1);
 	col(iv->machine_busy_pct, 8, 1);
@@ -78,6 +93,9 @@ void out_intervals_json(const struct result *r, cJSON *j)
 		num_or_null(e, "samples", iv->samples, 1);
 		num_or_null(e, "p50_us", iv->p50_us, 1e3);
 		num_or_null(e, "p99_us", iv->p99_us, 1e3);
+		cJSON_AddBoolToObject(e, "p50_at_least", iv->p50_at_least);
+		cJSON_AddBoolToObject(e, "p99_at_least", iv->p99_at_least);
+		num_or_null(e, "unanswered", iv->unanswered, 1);
 		num_or_null(e, "cpu_client_pct", iv->cpu_client_pct, 1e2);
 		num_or_null(e, "cpu_server_pct", iv->cpu_server_pct, 1e2);
 		num_or_null(e, "machine_busy_pct", iv->machine_busy_pct, 1e2);

@@ -19,6 +19,18 @@ double result_server_units(const struct result *r)
 	return r->server_units_withheld[0] ? NAN : result_units(r);
 }
 
+double result_side_units(const struct result *r, bool server)
+{
+	bool rr = !r->wl->units && r->lat && r->lat->count;
+
+	if (server && (!rr || !r->server.present || !r->server.c.transactions ||
+		       r->server_units_withheld[0]))
+		return result_server_units(r);
+	if (server)
+		return (double)r->server.c.transactions;
+	return result_units(r) + (rr ? (double)r->lat->censored : 0);
+}
+
 double result_rate(const struct result *r)
 {
 	return r->duration_s > 0 ? result_units(r) / r->duration_s : 0.0;

@@ -20,6 +20,11 @@ double result_rate(const struct result *r);
 /* The units the server side's per-unit figures divide by: result_units, or NaN where they are
  * withheld (r->server_units_withheld says why). */
 double result_server_units(const struct result *r);
+/* What each side's per-unit figures divide by, for a request/response workload: the client,
+ * every request of its window (the answered and the unanswered: its CPU went into each); the server, the
+ * requests it answered (its own count). Otherwise, and without those counts, result_units or
+ * result_server_units. */
+double result_side_units(const struct result *r, bool server);
 /* The human report. */
 void out_table(const struct result *r, FILE *f);
 struct cJSON;

@@ -49,7 +49,7 @@ void out_table_full(const struct result *r, FILE *f);
  * note under the latency of the requests that timed out. */
 void out_table_hosts(const struct result *r, FILE *f);
 void out_table_profile(const struct result *r, FILE *f);
-void out_table_censored(FILE *f, const struct hist *h, uint64_t lost, long timeout_ms);
+void out_table_censored(FILE *f, const struct hist *h, long timeout_ms);
 
 struct cJSON;
 /* -i: `intervals_scope` and `intervals` into the run's document (nothing without -i). */

@@ -220,26 +220,19 @@ void out_table_hosts(const struct result *r, FILE *f)
 	}
 }
 
-/* The requests that timed out are not in the percentiles above; each waited at least the
- * timeout, so every percentile whose rank falls among them is at least that. */
-void out_table_censored(FILE *f, const struct hist *h, uint64_t lost, long timeout_ms)
+/* The requests that got no answer are in the percentiles above at the time each waited (a
+ * lower bound of its latency): say how many, and that a figure marked ≥ is only a bound. */
+void out_table_censored(FILE *f, const struct hist *h, long timeout_ms)
 {
-	static const double ps[] = {50, 90, 99, 99.9, 99.99};
-	double share = (double)lost / (double)(h->count + lost);
-	const double *from = NULL;
-
-	for (size_t i = 0; i < ARRAY_SIZE(ps) && !from; i++)
-		if (share > 1 - ps[i] / 100)
-			from = &ps[i];
 	char a[32], b[32];
 
-	fprintf(f, "  %-28s %s unanswered after %ld ms are not in these", "",
-		out_num(a, sizeof(a), (double)lost, 0), timeout_ms);
-	if (from)
-		fprintf(f, "; counted, p%g and above would be %s or more\n", *from,
-			out_num(b, sizeof(b), (double)timeout_ms * 1000, 0));
-	else
-		fprintf(f, " (%.4f%%: too few to move p99.99)\n", 100 * share);
+	if (!h->censored)
+		return;
+	fprintf(f, "  %-28s %s unanswered or failed (%.2f%%) are in these at what each waited "
+		"(%s us or more; --timeout %ld ms): \u2265 marks a lower bound\n", "",
+		out_num(a, sizeof(a), (double)h->censored, 0),
+		100.0 * (double)h->censored / (double)h->count,
+		out_num(b, sizeof(b), (double)h->cens_min / 1e3, 0), timeout_ms);
 }
 
 static double num(const cJSON *j, const char *key)
@@ -375,8 +368,7 @@ void out_table_full(const struct result *r, FILE *f)
 		snprintf(label, sizeof(label), "%s (us)%s", r->wl->latency_label,
 			 result_open_loop(r) ? ", from its scheduled send" : "");
 		out_latency_line(f, label, r->lat, true);
-		if (out_is_udp(r) && c->lost)
-			out_table_censored(f, r->lat, c->lost, r->cfg->timeout);
+		out_table_censored(f, r->lat, r->cfg->timeout);
 		if (r->lat2->count)
 			out_latency_line(f, result_open_loop(r) ? "service (us), from the actual send"
 								: "connect() (us)", r->lat2, true);

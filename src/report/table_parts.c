@@ -70,7 +70,7 @@ static double side_units(const struct result *r, const struct side_result *s, bo
 
 	*what = rx > 0 && tx > 0 ? "sent and received" : rx > 0 || tx <= 0 ? "received" : "sent";
 	if (out_per_transaction(r))
-		return server ? result_server_units(r) : result_units(r);
+		return result_side_units(r, server);
 	if (server && isnan(result_server_units(r)))
 		return NAN;
 	return rx + tx; /* one of them is 0 but with --bidir */
@@ -105,31 +105,46 @@ void out_cpu_rows(const struct result *r, FILE *f, bool all)
 		out_side_row(f, label, r, 2, per((double)c->c.syscalls, nc),
 			     per((double)s->c.syscalls, ns));
 	}
-	/* A stream's sides did different things: each per unit of its own. */
+	/* A stream's sides did different things: each per unit of its own; so do the sides of a
+	 * run that lost requests (the client sent them, the server answered fewer). */
+	if (out_per_transaction(r) && r->lat->censored)
+		fprintf(f, "  %-28s client: per request sent (%.0f, answered or not); server: per "
+			"request answered (%.0f)\n", "", nc, ns);
 	if (!out_per_transaction(r))
 		fprintf(f, "  %-28s client: per %s %s; server: per %s %s\n", "", unit, wc, unit, ws);
 	if (isnan(ns))
 		fprintf(f, "  %-28s %s\n", "", r->server_units_withheld);
 }
 
+/* One figure of a latency line: "p99 1,234.5", or "p99 ≥200,000.0" when it is a lower
+ * bound (its rank falls among requests that got no answer). */
+static void lat_fig(FILE *f, const char *name, const struct hist *h, uint64_t ns, bool bound)
+{
+	char v[32];
+
+	fprintf(f, "%s %s%s  ", name, bound && hist_at_least(h, ns) ? "\u2265" : "",
+		out_num(v, sizeof(v), (double)ns / 1e3, 1));
+}
+
 void out_latency_line(FILE *f, const char *label, const struct hist *h, bool full)
 {
-	char v[8][32];
+	char v[32];
 
 	fprintf(f, "  %-28s ", label);
 	if (!h->count) {
 		fprintf(f, "none measured\n");
 		return;
 	}
+	if (full) {
+		lat_fig(f, "min", h, h->min, true);
+		fprintf(f, "mean %s%s  ", h->censored ? "\u2265" : "", out_num(v, 32, hist_mean(h) / 1e3, 1));
+	}
+	lat_fig(f, "p50", h, hist_percentile(h, 50), true);
 	if (full)
-		fprintf(f, "min %s  mean %s  ", out_num(v[0], 32, (double)h->min / 1e3, 1),
-			out_num(v[1], 32, hist_mean(h) / 1e3, 1));
-	fprintf(f, "p50 %s  ", out_num(v[2], 32, (double)hist_percentile(h, 50) / 1e3, 1));
+		lat_fig(f, "p90", h, hist_percentile(h, 90), true);
+	lat_fig(f, "p99", h, hist_percentile(h, 99), true);
+	lat_fig(f, "p99.9", h, hist_percentile(h, 99.9), true);
 	if (full)
-		fprintf(f, "p90 %s  ", out_num(v[3], 32, (double)hist_percentile(h, 90) / 1e3, 1));
-	fprintf(f, "p99 %s  p99.9 %s  ", out_num(v[4], 32, (double)hist_percentile(h, 99) / 1e3, 1),
-		out_num(v[5], 32, (double)hist_percentile(h, 99.9) / 1e3, 1));
-	if (full)
-		fprintf(f, "p99.99 %s  ", out_num(v[6], 32, (double)hist_percentile(h, 99.99) / 1e3, 1));
-	fprintf(f, "max %s\n", out_num(v[7], 32, (double)h->max / 1e3, 1));
+		lat_fig(f, "p99.99", h, hist_percentile(h, 99.99), true);
+	fprintf(f, "max %s%s\n", h->censored ? "\u2265" : "", out_num(v, 32, (double)h->max / 1e3, 1));
 }

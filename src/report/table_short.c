@@ -124,8 +124,7 @@ static void short_headline(const struct result *r, FILE *f)
 	snprintf(label, sizeof(label), "%s (us)%s", r->wl->latency_label,
 		 result_open_loop(r) ? ", from schedule" : "");
 	out_latency_line(f, label, r->lat, false);
-	if (out_is_udp(r) && c->lost)
-		out_table_censored(f, r->lat, c->lost, r->cfg->timeout);
+	out_table_censored(f, r->lat, r->cfg->timeout);
 	if (r->lat2->count)
 		out_latency_line(f, result_open_loop(r) ? "service (us), from the send"
 							: "connect() (us)", r->lat2, false);

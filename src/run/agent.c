@@ -437,6 +437,8 @@ void collect_server(struct run *r)
 	s->vcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
 	it = cJSON_GetObjectItemCaseSensitive(j, "involuntary_switches");
 	s->ivcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	it = cJSON_GetObjectItemCaseSensitive(j, "run_delay_s");
+	s->run_delay_s = cJSON_IsNumber(it) && it->valuedouble >= 0 ? it->valuedouble : 0;
 	it = cJSON_GetObjectItemCaseSensitive(j, "memory_before_kb");
 	s->mem_before_kb = cJSON_IsNumber(it) ? it->valuedouble : 0;
 	it = cJSON_GetObjectItemCaseSensitive(j, "vm_hwm_kb");

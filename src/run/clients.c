@@ -3,6 +3,7 @@
  * state (state.c) and nothing else of run/.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,7 +24,8 @@ int fork_clients(struct run *r)
 	/* -i with latencies: a histogram per thread (tcp-rr: a flow each; tcp-crr: one per
 	 * connection in flight) where the coordinator can read it. */
 	if (r->o->interval > 0 && strcmp(r->wl->latency_label, "none"))
-		r->local.live_per = (int)(o->flows > o->concurrency ? o->flows : o->concurrency);
+		r->local.live_per = (int)(o->flows > o->concurrency ? o->flows : o->concurrency) *
+				    (o->rate ? 2 : 1); /* tcp-rr --rate: a sender and a receiver */
 	ret = group_start(&r->local, n, r->ctl, err, sizeof(err));
 	r->sh = r->local.sh;
 	return ret ? run_fail(r, -ret, false, "%s", err) : 0;
@@ -59,6 +61,19 @@ const char *check_fatal(struct run *r)
 	else
 		snprintf(r->fatal, sizeof(r->fatal), "a client stopped the run: %s", strerror(e));
 	return "a client hit a fatal error";
+}
+
+double clients_drain(struct run *r, double bound_s)
+{
+	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(bound_s * 1e9);
+
+	atomic_store(&r->sh->drain_began, true);
+	group_set_phase(&r->local, PH_DRAIN);
+	while (atomic_load(&r->sh->drained) < atomic_load(&r->sh->drain_units) && now_ns() < end &&
+	       !run_sig)
+		poll(NULL, 0, 1);
+	group_set_phase(&r->local, PH_STOP);
+	return ns_to_s(now_ns() - t0);
 }
 
 void collect_clients(struct run *r)

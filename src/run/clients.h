@@ -9,5 +9,8 @@ int dead_client(struct run *r);
 int wait_ready(struct run *r);
 const char *check_fatal(struct run *r);
 void collect_clients(struct run *r);
+/* PH_DRAIN, then PH_STOP: wait until every client of this host has nothing of the window in
+ * flight, bound_s at most (Ctrl-C ends it at once). Returns how long it took, in seconds. */
+double clients_drain(struct run *r, double bound_s);
 
 #endif

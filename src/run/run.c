@@ -35,6 +35,7 @@
 #include "workload/openloop.h"
 #include "run/sampler.h"
 #include "run/stall.h"
+#include "run/load.h"
 
 /* Clients done with their warm-up (warm) or window share, on every host. */
 static int clients_done(const struct run *r, bool warm)
@@ -229,13 +230,20 @@ static void run_window(struct run *r)
 	r->measuring = false;
 	out_progress_end();
 	stall_end(r, now_ns());
-	set_phase(r, PH_STOP);
+	/* A workload that drains stops sending now and lets the window's requests be answered
+	 * or timed out (the server still answering); the figures of the window are read at
+	 * its close, as always. Interrupted: no drain. */
+	bool drain = r->wl->drains && !why && !r->fanout;
+
+	set_phase(r, drain ? PH_DRAIN : PH_STOP);
 	r->t_close = now_ns();
 	sampler_close(r);
 	if (!r->count_based)
 		k_ok = read_at_edge(r->wl, v6, &k1, r->t_close, &r->res.kread_close_us) && k_ok;
 	if (r->prof)
 		prof_disable(r->prof);
+	if (drain) /* --timeout, and 100 ms for the last scan to see it */
+		r->res.drain_s = clients_drain(r, (double)r->o->timeout / 1e3 + 0.1);
 	hosts_end(r);
 	r->end_sent = ctl_send(r->ctl, CTL_MSG_END, NULL, 0) == 0;
 	r->res.machine_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
@@ -254,10 +262,6 @@ static void run_window(struct run *r)
 		kernel_delta(r, &k0, &k1);
 	if (why)
 		mark_partial(r, why);
-	char held[200];
-
-	if (result_open_loop(&r->res) && !ol_holding(&r->res.client.c, held, sizeof(held)))
-		mark_partial(r, held); /* its figures are the generator's, not the server's */
 	if (r->stall_s > 0) {
 		char msg[320];
 
@@ -419,6 +423,7 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	r.res.lat = xmalloc(sizeof(*r.res.lat));
 	r.res.lat2 = xmalloc(sizeof(*r.res.lat2));
 	hist_reset(r.res.lat);
+	r.res.drain_s = -1;
 	hist_reset(r.res.lat2);
 	if ((ret = setup(&r))) {
 		teardown(&r);
@@ -442,6 +447,7 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	sampler_finish(&r);
 	hosts_close(&r);
 	reap_agent(&r);
+	load_check(&r);
 	/* Every stop says why, on stderr as well as in the report. */
 	if (r.fatal[0])
 		fprintf(stderr, "sockbench: %s\n", r.fatal);

@@ -277,6 +277,7 @@ static void add_client(struct side_result *s, struct hist *lat, struct hist *lat
 		cpu_mark_switches(&rep->begin, &rep->end, &slept, &preempted);
 		s->vcsw += slept;
 		s->ivcsw += preempted;
+		s->run_delay_s += cpu_mark_run_delay(&rep->begin, &rep->end);
 	}
 	s->mem_before_kb += rep->mem_before.rss_kb;
 	s->vm_hwm_kb += rep->mem_end.hwm_kb;

@@ -14,7 +14,10 @@ int client_follow_phase(struct client_ctx *c)
 
 	struct progress_slot *slot = &c->sh->progress[c->index * PROGRESS_SLOTS];
 
-	atomic_store_explicit(&slot->v, rep->c.transactions + rep->c.rx_packets + rep->c.tx_packets,
+	/* A failure is progress too (the server answered, with a refusal): a run whose every
+	 * unit fails fast is not a stall, and says so (run.c's load check). */
+	atomic_store_explicit(&slot->v, rep->c.transactions + rep->c.rx_packets + rep->c.tx_packets +
+						rep->c.errors + rep->c.lost,
 			      memory_order_relaxed);
 	atomic_store_explicit(&slot->units, rep->c.transactions, memory_order_relaxed);
 	atomic_store_explicit(&slot->bytes, rep->c.rx_bytes + rep->c.tx_bytes, memory_order_relaxed);
@@ -22,7 +25,7 @@ int client_follow_phase(struct client_ctx *c)
 		cpu_mark_take(&rep->begin);
 		rep->began = true;
 	}
-	if (ph == PH_STOP && rep->began && !rep->ended) {
+	if (ph >= PH_DRAIN && rep->began && !rep->ended) {
 		cpu_mark_take(&rep->end);
 		rep->ended = true;
 	}
@@ -66,17 +69,27 @@ void thread_progress(struct client_thread *t, uint64_t units, uint64_t bytes)
 	atomic_store_explicit(&slot->bytes, bytes, memory_order_relaxed);
 }
 
+void drain_register(struct client_ctx *c, int units)
+{
+	atomic_fetch_add(&c->sh->drain_units, units);
+}
+
+void drain_done(struct client_ctx *c)
+{
+	atomic_fetch_add(&c->sh->drained, 1);
+}
+
 int thread_phase(struct client_thread *t)
 {
 	int ph = atomic_load_explicit(&t->c->sh->phase, memory_order_acquire);
 
-	thread_progress(t, t->cnt.transactions + t->cnt.rx_bytes + t->cnt.tx_bytes,
+	thread_progress(t, t->cnt.transactions + t->cnt.rx_bytes + t->cnt.tx_bytes + t->cnt.errors,
 			t->cnt.rx_bytes + t->cnt.tx_bytes);
 	if (ph == PH_MEASURE && !t->saw_measure) {
 		t->saw_measure = true;
 		mark_begin(t);
 	}
-	if (ph == PH_STOP && t->saw_measure && !t->g->count_based)
+	if (ph >= PH_DRAIN && t->saw_measure && !t->g->count_based)
 		mark_end(t);
 	return ph;
 }

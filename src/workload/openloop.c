@@ -89,11 +89,38 @@ void ol_gen_follow(struct ol_gen *g, bool measuring, uint64_t now, struct side_c
 	g->measuring = measuring;
 }
 
-bool ol_holding(const struct side_counters *c, char *why, size_t len)
+/* Whose the lateness of the sends is. One send or connect of the generator that blocked on
+ * the server for half the p99 lag or more (a full send buffer, an exchange the server did not
+ * answer) is the server's; else its threads' time runnable without a CPU (schedstat run
+ * delay) says it was the generator's own. */
+static const char *lag_blame(const struct side_counters *c, double run_delay_s, char *buf,
+			     size_t len)
+{
+	if (c->held_max_ns && 2 * c->held_max_ns >= c->lag_p99_ns)
+		snprintf(buf, len, "one of its calls waited %.1f ms on the server (a full send "
+			 "buffer, an exchange not answered): the server held it up and set the tail",
+			 (double)c->held_max_ns / 1e6);
+	else if (run_delay_s >= 0)
+		snprintf(buf, len, "no call of it waited on the server that long, and its threads "
+			 "waited %.1f ms runnable for a CPU (schedstat): its own CPU or scheduling, "
+			 "not the server, set the tail", run_delay_s * 1e3);
+	else
+		snprintf(buf, len, "no call of it waited on the server that long: its own CPU or "
+			 "scheduling, not the server, set the tail");
+	return buf;
+}
+
+bool ol_holding(const struct side_counters *c, double run_delay_s, char *why, size_t len)
 {
 	double sched = (double)c->scheduled, sent = (double)c->issued;
+	char blame[200];
 
 	snprintf(why, len, "%s", "");
+	if (!c->transactions && c->lost) {
+		snprintf(why, len, "no request of the window was answered (%llu unanswered or "
+			 "failed)", (unsigned long long)c->lost);
+		return false;
+	}
 	if (c->gen_dropped) {
 		snprintf(why, len, "the generator dropped %llu requests: %d in flight per client is "
 			 "its limit", (unsigned long long)c->gen_dropped, OL_INFLIGHT_MAX);
@@ -101,13 +128,14 @@ bool ol_holding(const struct side_counters *c, char *why, size_t len)
 	}
 	if (sched > 0 && sent < OL_SENT_SHARE_MIN * sched) {
 		snprintf(why, len, "the generator fell behind its schedule: it got to %.0f of the %.0f "
-			 "requests due in the window (%.1f%%)", sent, sched, 100 * sent / sched);
+			 "requests due in the window (%.1f%%); %s", sent, sched, 100 * sent / sched,
+			 lag_blame(c, run_delay_s, blame, sizeof(blame)));
 		return false;
 	}
 	if (c->lag_p99_ns > OL_LAG_P99_MAX_NS) {
 		snprintf(why, len, "the generator's sends lagged their schedule by %.1f ms at p99 "
-			 "(over %.0f ms): its own CPU or scheduling, not the server, set the tail",
-			 (double)c->lag_p99_ns / 1e6, OL_LAG_P99_MAX_NS / 1e6);
+			 "(over %.0f ms); %s", (double)c->lag_p99_ns / 1e6, OL_LAG_P99_MAX_NS / 1e6,
+			 lag_blame(c, run_delay_s, blame, sizeof(blame)));
 		return false;
 	}
 	return true;
@@ -116,11 +144,11 @@ bool ol_holding(const struct side_counters *c, char *why, size_t len)
 void ol_headline(const struct result *r, struct headline *h)
 {
 	const struct side_counters *c = &r->client.c;
-	char why[200];
+	char why[400];
 
 	if (!result_open_loop(r))
 		return;
-	bool ok = ol_holding(c, why, sizeof(why));
+	bool ok = ol_holding(c, r->client.run_delay_s, why, sizeof(why));
 	double d = r->duration_s;
 
 	headline_row(h, "offered rate (/s)", (double)r->cfg->rate, 0, "%s arrivals",

@@ -30,6 +30,10 @@ struct headline;
  * schedule put in the window and its p99 lag stays under 10 ms: past that, the tail the run reports is the
  * generator's own (its CPU, its scheduling), not the server's. */
 #define OL_SENT_SHARE_MIN 0.99
+/* --timeout under --rate unless given (udp-rr: the closed loop's is 200 ms, to replace
+ * requests): an answer this late is still matched and timed, and the drain after the window
+ * waits this long at most for the window's last requests. */
+#define OL_TIMEOUT_MS 2000
 #define OL_LAG_P99_MAX_NS 10000000ULL
 
 struct ol_sched {
@@ -99,9 +103,12 @@ static inline void ol_record(struct hist *lat, struct hist *svc, uint64_t due, u
  * flight per client"). The reason (static text, or a static buffer this rewrites), or NULL. */
 const char *ol_check(const struct opts *o, const char *cap, long window_default);
 /* Did the generator hold its load? From the client side's counters of a window of seconds:
- * false, with the reason in why, when it dropped requests, got to under OL_SENT_SHARE_MIN
- * of its schedule (issued against scheduled), or lagged past OL_LAG_P99_MAX_NS at p99. */
-bool ol_holding(const struct side_counters *c, char *why, size_t len);
+ * false, with the reason in why, when nothing was answered, it dropped requests, got to under
+ * OL_SENT_SHARE_MIN of its schedule (issued against scheduled), or lagged past
+ * OL_LAG_P99_MAX_NS at p99. Whose the lag is comes from run_delay_s, the time its threads
+ * waited for a CPU over the window (-1: not known): at least the p99 lag, its own; else the
+ * server held its sends up. */
+bool ol_holding(const struct side_counters *c, double run_delay_s, char *why, size_t len);
 /* The open-loop members of a run's report (offered and achieved rate, schedule lag, holding
  * load); nothing for a closed-loop run. */
 void ol_headline(const struct result *r, struct headline *h);

@@ -102,6 +102,12 @@ static void slot_fail(struct client_thread *t, struct many_thread *m, struct crr
 	slot_release(m, k, &calls);
 	t->cnt.syscalls += k->measuring ? calls : 0;
 	count_err(&t->cnt, why, k->measuring);
+	if (k->measuring) { /* in the latencies at what it waited: a lower bound */
+		uint64_t now = now_ns();
+
+		t->cnt.lost++;
+		hist_record_censored(t->lat, now > k->t0 ? now - k->t0 : 0);
+	}
 }
 
 /* Socket, options, source address, connect(): the slot is in flight, or the failure counted. */
@@ -160,6 +166,10 @@ fail:;
 	}
 	t->cnt.syscalls += measuring ? calls : 0;
 	count_err(&t->cnt, why, measuring);
+	if (measuring) {
+		t->cnt.lost++;
+		hist_record_censored(t->lat, k->t0 && now_ns() > k->t0 ? now_ns() - k->t0 : 0);
+	}
 }
 
 /* The bytes are all in: the connection is counted (one in CRR_TCP_INFO_EVERY of the thread's

@@ -55,6 +55,15 @@ static void flow_fail(struct client_thread *t, struct mf_thread *m, struct mf_fl
 		      enum err_kind why, bool measuring)
 {
 	count_err(&t->cnt, why, measuring);
+	if (measuring) { /* its requests in flight: lost, in the latencies at their wait */
+		const uint64_t *ring = m->sent + (size_t)(f - m->f) * m->window;
+		uint64_t now = now_ns();
+
+		for (size_t i = 0; i < m->window; i++) {
+			t->cnt.lost++;
+			hist_record_censored(t->lat, now > ring[i] ? now - ring[i] : 0);
+		}
+	}
 	epoll_ctl(m->ep, EPOLL_CTL_DEL, f->fd, NULL);
 	f->flags |= MF_DEAD;
 	m->live--;

@@ -9,6 +9,9 @@
  * their counts: no lock. The sender waits on the server only when the connection's send
  * buffer is full (a server that stopped reading): that wait is schedule lag, and counts in the
  * latency of every request behind it, timed from its scheduled send.
+ * A request due in the window is the window's: after it closes the sender stops, and the
+ * receiver times the window's last answers (the drain); what is still unanswered when the
+ * connection fails or the drain ends is lost, in the latencies at its wait.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +32,7 @@
 
 struct tro_times {
 	uint64_t due, sent;
+	bool counted; /* due in the window */
 };
 
 struct tro_flow {
@@ -40,8 +44,38 @@ struct tro_flow {
 	struct tcp_io rio, tio;
 	struct ol_gen gen;
 	CACHE_ALIGNED _Atomic uint64_t sent; /* written by the sender */
+	_Atomic bool stopped;		      /* the sender sends no more (the drain) */
 	CACHE_ALIGNED _Atomic uint64_t done; /* written by the receiver */
+	_Atomic bool drained;		      /* drain_done said for this flow */
 };
+
+/* Once the sender has stopped and every request it sent is answered, the flow is drained:
+ * whichever thread sees both first says so (each writes its part before reading the other's). */
+static void flow_drain_check(struct client_ctx *c, struct tro_flow *f)
+{
+	bool no = false;
+
+	if (atomic_load(&f->stopped) && atomic_load(&f->done) == atomic_load(&f->sent) &&
+	    atomic_compare_exchange_strong(&f->drained, &no, true))
+		drain_done(c);
+}
+
+/* The window's requests still unanswered when the receiver ends (its connection failed, or
+ * the drain ran out): lost, in the latencies at what each waited. */
+static void flow_count_lost(struct client_thread *t, struct tro_flow *f, uint64_t from)
+{
+	uint64_t now = now_ns(), to = atomic_load(&f->sent);
+
+	for (uint64_t s = from; s < to; s++) {
+		const struct tro_times *e = &f->ring[s % TCP_OL_INFLIGHT];
+
+		if (!e->counted)
+			continue;
+		t->cnt.lost++;
+		hist_record_censored(t->lat, now > e->due ? now - e->due : 0);
+		hist_record_censored(&t->lat2, now > e->sent ? now - e->sent : 0);
+	}
+}
 
 int tcp_rr_connect(struct client_ctx *c, int *fd)
 {
@@ -60,8 +94,14 @@ static void *receiver(struct client_thread *t)
 	size_t n = (size_t)t->c->o->response;
 	uint64_t seq = 0;
 	int r = 0, ph = thread_wait_phase(t, PH_WARMUP);
+	bool saw_drain = false;
 
 	while (!r && (ph = thread_phase(t)) != PH_STOP) {
+		saw_drain |= ph == PH_DRAIN;
+		if (atomic_load(&f->drained)) {
+			thread_wait_phase(t, PH_STOP);
+			break;
+		}
 		f->rio.rx_calls = f->rio.syscalls = f->rio.rx_bytes = 0;
 		r = tcp_recv_n(&f->rio, f->fd, f->buf, n);
 		if (r)
@@ -75,15 +115,21 @@ static void *receiver(struct client_thread *t)
 		}
 		struct tro_times e = f->ring[seq % TCP_OL_INFLIGHT];
 
-		atomic_store_explicit(&f->done, ++seq, memory_order_release);
-		if (measuring) {
+		atomic_store(&f->done, ++seq);
+		if (e.counted) {
 			ol_record(t->lat, &t->lat2, e.due, e.sent, now);
 			t->cnt.transactions++;
-			tcp_io_count(&t->cnt, &f->rio);
 		}
+		if (measuring)
+			tcp_io_count(&t->cnt, &f->rio);
+		flow_drain_check(t->c, f);
 	}
 	if (TCP_FAILED(r))
 		count_err(&t->cnt, f->rio.why, thread_phase(t) == PH_MEASURE);
+	if (TCP_FAILED(r) || saw_drain)
+		flow_count_lost(t, f, seq);
+	if (!atomic_exchange(&f->drained, true))
+		drain_done(t->c);
 	tcp_info_sample(f->fd, &t->cnt, NULL, NULL);
 	return NULL;
 }
@@ -105,14 +151,19 @@ static int send_one(struct client_thread *t, struct tro_flow *f, bool measuring,
 		t->cnt.gen_dropped += measuring;
 		return 0;
 	}
-	f->ring[seq % TCP_OL_INFLIGHT] = (struct tro_times){.due = due, .sent = now};
+	f->ring[seq % TCP_OL_INFLIGHT] = (struct tro_times){.due = due, .sent = now,
+							    .counted = measuring};
 	atomic_store_explicit(&f->sent, seq + 1, memory_order_release);
 	f->tio.tx_calls = f->tio.syscalls = f->tio.tx_bytes = 0;
 	int r = tcp_send_n(&f->tio, f->fd, f->req, (size_t)t->c->o->request);
 
 	if (measuring) {
+		uint64_t held = now_ns() - now; /* a full send buffer: the server's doing */
+
 		ol_lag_note(&f->gen.lag, due, now);
 		tcp_io_count(&t->cnt, &f->tio);
+		if (held > t->cnt.held_max_ns)
+			t->cnt.held_max_ns = held;
 	}
 	return r;
 }
@@ -124,7 +175,7 @@ static void *sender(struct client_thread *t)
 	bool was;
 
 	ol_sched_init(&f->gen.sched, f->rate, t->c->o->arrivals, f->seed, now_ns() + f->start_ns);
-	while (!r && (ph = thread_phase(t)) != PH_STOP) {
+	while (!r && (ph = thread_phase(t)) < PH_DRAIN) {
 		bool measuring = ph == PH_MEASURE;
 		uint64_t now = now_ns();
 
@@ -138,6 +189,8 @@ static void *sender(struct client_thread *t)
 	ol_gen_follow(&f->gen, false, now_ns(), &t->cnt);
 	if (TCP_FAILED(r))
 		count_err(&t->cnt, f->tio.why, was);
+	atomic_store(&f->stopped, true);
+	flow_drain_check(t->c, f);
 	return NULL;
 }
 
@@ -183,6 +236,7 @@ int tcp_rr_open_client(struct client_ctx *c)
 			snprintf(c->rep->msg, sizeof(c->rep->msg), "connect flow %d: %s", i + 1,
 				 strerror(-ret));
 	}
+	drain_register(c, n);
 	atomic_fetch_add(&c->sh->ready, 1);
 	if (!ret)
 		ret = client_threads_run(c, t, 2 * n, 0, 0, tro_main);

@@ -5,7 +5,11 @@
  * makes requests pile up in flight, never the schedule slip. Up to OL_INFLIGHT_MAX requests are
  * in flight per process; a request due when all are taken is dropped by the generator (counted;
  * the run then does not hold its load). A request carries its slot and generation in a tag, as
- * in the closed loop; one unanswered after --timeout is counted lost and its slot freed.
+ * in the closed loop; one unanswered after --timeout is counted lost, in the latencies at the
+ * time it waited (censored: a lower bound), and its slot freed. The default --timeout is long
+ * (OL_TIMEOUT_MS): an answer is timed however late it comes, within it. A request due in the
+ * window is the window's: after the window closes nothing new is due, and the drain waits for
+ * the window's requests to be answered or timed out.
  * Slots are taken from a stack, so those in use stay at the low indices and the timeout scan
  * covers only up to the highest slot used.
  */
@@ -31,6 +35,7 @@ struct ol_slot {
 	uint64_t due_ns, sent_ns;
 	uint32_t gen, sock;
 	bool busy, unsent;
+	bool counted; /* due in the window */
 };
 
 struct uo_client {
@@ -47,6 +52,8 @@ struct uo_client {
 	uint64_t timeout_ns, next_scan;
 	struct udp_window win;
 	struct ol_gen gen;
+	bool draining, drained;
+	uint32_t in_window; /* requests due in the window, in flight */
 };
 
 void udp_rr_put_request(struct io_msg *m, size_t size, uint32_t window, uint32_t slot,
@@ -93,6 +100,8 @@ static void flush(struct uo_client *u)
 
 static void free_slot(struct uo_client *u, uint32_t i)
 {
+	u->in_window -= u->slots[i].counted;
+	u->slots[i].counted = false;
 	u->slots[i].busy = false;
 	u->free[u->nfree++] = i;
 }
@@ -113,6 +122,8 @@ static void send_due(struct uo_client *u, uint64_t now)
 		if (i >= u->hwm)
 			u->hwm = i + 1;
 		s->busy = true;
+		s->counted = u->win.measuring;
+		u->in_window += s->counted;
 		s->due_ns = due;
 		s->sock = u->next_sock++ % (uint32_t)u->io.nsock;
 		if (u->win.measuring)
@@ -142,11 +153,22 @@ static void on_answer(struct uo_client *u, const struct io_msg *m, uint64_t now)
 		u->rep->c.late += u->win.measuring;
 		return;
 	}
-	if (u->win.measuring) {
+	if (s->counted) {
 		ol_record(&u->rep->lat, &u->rep->lat2, s->due_ns, s->sent_ns, now);
 		u->rep->c.transactions++;
 	}
 	free_slot(u, i);
+}
+
+/* A request of the window that got no answer: lost, in the latencies at its wait since due
+ * (and in the service times at its wait since sent). */
+static void count_lost(struct uo_client *u, const struct ol_slot *s, uint64_t now)
+{
+	if (!s->counted)
+		return;
+	u->rep->c.lost++;
+	hist_record_censored(&u->rep->lat, now > s->due_ns ? now - s->due_ns : 0);
+	hist_record_censored(&u->rep->lat2, now > s->sent_ns ? now - s->sent_ns : 0);
 }
 
 /* Free the slots of requests unanswered for --timeout (lost); send again those unsent. */
@@ -161,7 +183,7 @@ static void scan_slots(struct uo_client *u, uint64_t now)
 			if (u->ntx == u->limit)
 				flush(u);
 		} else if (s->busy && now - s->sent_ns >= u->timeout_ns) {
-			u->rep->c.lost += u->win.measuring;
+			count_lost(u, s, now);
 			free_slot(u, i);
 		}
 	}
@@ -187,13 +209,23 @@ static bool follow_phase(struct uo_client *u, uint64_t now)
 	int ph = udp_window_follow(&u->win, client_follow_phase(u->c), &u->io, &u->rep->c);
 
 	ol_gen_follow(&u->gen, u->win.measuring, now, &u->rep->c);
+	u->draining |= ph == PH_DRAIN;
+	if (u->draining && !u->in_window && !u->drained) {
+		u->drained = true;
+		drain_done(u->c);
+	}
+	if (ph == PH_STOP && u->draining)
+		for (uint32_t i = 0; i < u->hwm; i++)
+			if (u->slots[i].busy)
+				count_lost(u, &u->slots[i], now);
 	return ph != PH_STOP;
 }
 
 /* Sleep until the next send is due, the next scan, or an answer, whichever comes first. */
 static void wait_next(struct uo_client *u, uint64_t now)
 {
-	uint64_t until = u->gen.sched.next_ns < u->next_scan ? u->gen.sched.next_ns : u->next_scan;
+	uint64_t until = u->gen.sched.next_ns < u->next_scan && !u->draining ? u->gen.sched.next_ns
+									      : u->next_scan;
 	uint64_t dt = until > now ? until - now : 0, cap = POLL_MAX_MS * 1000000ULL;
 
 	if (dt > cap)
@@ -252,6 +284,7 @@ static void alloc_client(struct uo_client *u, struct client_ctx *c)
 	u->tx = udp_rr_requests(c, u->limit, u->size);
 	u->gen.lag.h = xmalloc(sizeof(*u->gen.lag.h));
 	hist_reset(u->gen.lag.h);
+	drain_register(c, 1);
 }
 
 int udp_rr_open_io(const struct io_ops *ops, struct io_ctx *io, struct client_ctx *c)
@@ -326,12 +359,13 @@ int udp_rr_open_client(struct client_ctx *c)
 		      now + (uint64_t)(1e9 * c->index / (double)c->o->rate));
 	u.next_scan = now + 1000000;
 	while (follow_phase(&u, now)) {
-		send_due(&u, now_ns());
+		if (!u.draining)
+			send_due(&u, now_ns());
 		bool drained = take_answers(&u, &now);
 
 		if (now >= u.next_scan)
 			scan_slots(&u, now);
-		else if (drained && u.gen.sched.next_ns > now)
+		else if (drained && (u.draining || u.gen.sched.next_ns > now))
 			wait_next(&u, now);
 		now = now_ns();
 	}

@@ -271,6 +271,18 @@ static void crr_close_all(struct client_thread *t, struct crr_thread *x, bool me
 	t->cnt.syscalls += measuring ? calls : 0;
 }
 
+/* A connection of the window that failed: in the latencies at what it waited since it was
+ * due (or began), a lower bound; and lost (no answer). */
+static void crr_failed(struct client_thread *t, bool measuring, uint64_t from)
+{
+	uint64_t now = now_ns();
+
+	if (!measuring)
+		return;
+	t->cnt.lost++;
+	hist_record_censored(t->lat, now > from ? now - from : 0);
+}
+
 /* One connection; counted when `measuring`. Its spans, as docs/workloads.md defines them: connect()
  * from its call to its return, and the connection from the call of connect() to the last byte
  * received (before the wait for the server's FIN and the close). Every system call is counted
@@ -285,6 +297,7 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 	if (fd < 0) {
 		c->syscalls += measuring ? calls : 0;
 		count_err(c, fd == -EADDRNOTAVAIL ? ERR_ADDRNOTAVAIL : ERR_CONNECT, measuring);
+		crr_failed(t, measuring, due ? due : now_ns());
 		if (fd == -EMFILE || fd == -ENFILE || fd == -EADDRNOTAVAIL)
 			set_fatal(t, -fd);
 		return;
@@ -298,6 +311,7 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 		close(fd);
 		c->syscalls += measuring ? calls : 0;
 		count_err(c, tcp_err_kind(e) == ERR_TIMEOUT ? ERR_TIMEOUT : tcp_err_kind(e), measuring);
+		crr_failed(t, measuring, due ? due : t0);
 		if (e == EADDRNOTAVAIL)
 			set_fatal(t, e);
 		return;
@@ -335,10 +349,17 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 	c->tx_packets += x->io.tx_calls;
 	if (TCP_FAILED(r))
 		count_err(c, x->io.why, measuring);
+	/* Failed, or still in flight when the drain after the window ran out. */
+	if (TCP_FAILED(r) || (r && atomic_load(&t->c->sh->drain_began))) {
+		c->unfinished += !TCP_FAILED(r);
+		crr_failed(t, measuring, due ? due : t0);
+	}
 	if (r)
 		return;
 	if (due) { /* open loop: from its scheduled time, and from connect() (service) */
 		ol_lag_note(&x->gen.lag, due, t0);
+		if (t2 - t0 > c->held_max_ns) /* the thread's next arrival waits on this one */
+			c->held_max_ns = t2 - t0;
 		ol_record(t->lat, &t->lat2, due, t0, t2);
 	} else {
 		hist_record(t->lat, t2 - t0);
@@ -359,7 +380,7 @@ static void crr_open_loop(struct client_thread *t, struct crr_thread *x)
 
 	ol_sched_init(&x->gen.sched, (double)o->rate / (double)(o->clients * o->concurrency),
 		      o->arrivals, (uint64_t)g + 1, now_ns() + (uint64_t)(1e9 * (double)g / (double)o->rate));
-	for (int ph; (ph = thread_phase(t)) != PH_STOP;) {
+	for (int ph; (ph = thread_phase(t)) < PH_DRAIN;) {
 		uint64_t now = now_ns();
 
 		ol_gen_follow(&x->gen, ph == PH_MEASURE, now, &t->cnt);
@@ -399,10 +420,20 @@ static void *crr_thread_main(void *arg)
 		thread_done(t);
 		return NULL;
 	}
-	for (int ph; (ph = thread_phase(t)) != PH_STOP;)
+	for (int ph; (ph = thread_phase(t)) < PH_DRAIN;)
 		crr_one(t, x, ph == PH_MEASURE, 0);
 	crr_close_all(t, x, false);
 	return NULL;
+}
+
+/* Each thread is a unit of the drain: once it returns, nothing of the window is in flight. */
+static void *crr_thread_drained(void *arg)
+{
+	struct client_thread *t = arg;
+	void *ret = crr_thread_main(t);
+
+	drain_done(t->c);
+	return ret;
 }
 
 static int crr_client(struct client_ctx *c)
@@ -429,8 +460,9 @@ static int crr_client(struct client_ctx *c)
 		hist_reset(x[i].gen.lag.h);
 		t[i].priv = &x[i];
 	}
+	drain_register(c, n);
 	atomic_fetch_add(&c->sh->ready, 1);
-	ret = client_threads_run(c, t, n, o->warmup_conns, o->conns, crr_thread_main);
+	ret = client_threads_run(c, t, n, o->warmup_conns, o->conns, crr_thread_drained);
 	for (int i = 0; i < n; i++) {
 		free(x[i].buf);
 		free(x[i].req);
@@ -468,6 +500,7 @@ const struct workload wl_tcp_crr = {
 	.count_based = crr_count_based,
 	.describe = crr_describe,
 	.headline = ol_headline,
+	.drains = true,
 	.kernel_pairs = crr_kernel_pairs,
 	.server_open = crr_server_open,
 	.server_bytes = crr_server_bytes,

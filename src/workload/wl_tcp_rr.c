@@ -149,37 +149,82 @@ struct rr_flow {
 	CACHE_ALIGNED int fd; /* each thread's counters on lines of their own */
 	char *req, *buf;
 	uint64_t *sent; /* send times of the requests in flight, a ring */
+	bool *counted;	/* ... and whether each was sent in the window */
 	struct tcp_io io;
 };
+
+/* The requests of the window still in flight when the flow ends (its connection failed, or
+ * the drain ran out): each lost, in the latencies at what it waited. */
+static void rr_count_lost(struct client_thread *t, struct rr_flow *f, size_t w, size_t head,
+			  size_t inflight)
+{
+	uint64_t now = now_ns();
+
+	for (size_t k = 0; k < inflight; k++) {
+		size_t i = (head + k) % w;
+
+		if (!f->counted[i])
+			continue;
+		f->counted[i] = false;
+		t->cnt.lost++;
+		hist_record_censored(t->lat, now - f->sent[i]);
+	}
+}
 
 static void *rr_thread_main(void *arg)
 {
 	struct client_thread *t = arg;
 	struct rr_flow *f = t->priv;
 	const struct opts *o = t->c->o;
-	size_t w = (size_t)o->window, head = 0;
+	size_t w = (size_t)o->window, head = 0, inflight = 0;
 	uint64_t now = 0;
 	int r = 0, ph = thread_wait_phase(t, PH_WARMUP);
+	bool drained = false, saw_drain = false;
 
-	/* The first request of each slot goes out unmeasured; then one per answer. */
-	for (size_t i = 0; i < w && !r; i++) {
+	/* The first request of each slot goes out unmeasured; then one per answer. A request
+	 * sent in the window is timed however late its answer (the drain sends nothing new). */
+	for (size_t i = 0; i < w && !r; i++, inflight++) {
 		f->sent[i] = now_ns();
+		f->counted[i] = false;
 		r = tcp_send_n(&f->io, f->fd, f->req, (size_t)o->request);
 	}
 	while (!r && (ph = thread_phase(t)) != PH_STOP) {
 		bool measuring = ph == PH_MEASURE;
 
+		saw_drain |= ph == PH_DRAIN;
+		if (ph == PH_DRAIN && !drained) {
+			size_t left = 0;
+
+			for (size_t k = 0; k < inflight; k++)
+				left += f->counted[(head + k) % w];
+			if (!left) {
+				drained = true;
+				drain_done(t->c);
+			}
+		}
+		if (drained) {
+			thread_wait_phase(t, PH_STOP);
+			break;
+		}
 		f->io.rx_calls = f->io.tx_calls = f->io.syscalls = f->io.rx_bytes = f->io.tx_bytes = 0;
 		r = tcp_recv_n(&f->io, f->fd, f->buf, (size_t)o->response);
 		if (r)
 			break;
 		now = now_ns();
-		if (measuring) {
+		if (f->counted[head]) {
 			hist_record(t->lat, now - f->sent[head]);
 			t->cnt.transactions++;
 		}
+		inflight--;
+		if (ph == PH_DRAIN) {
+			f->counted[head] = false;
+			head = (head + 1) % w;
+			continue;
+		}
 		f->sent[head] = now;
+		f->counted[head] = measuring;
 		head = (head + 1) % w;
+		inflight++;
 		r = tcp_send_n(&f->io, f->fd, f->req, (size_t)o->request);
 		if (measuring) {
 			t->cnt.rx_bytes += f->io.rx_bytes;
@@ -191,6 +236,11 @@ static void *rr_thread_main(void *arg)
 	}
 	if (TCP_FAILED(r))
 		count_err(&t->cnt, f->io.why, thread_phase(t) == PH_MEASURE);
+	/* A failed connection, or a drain cut short: what the window still had in flight. */
+	if (TCP_FAILED(r) || saw_drain)
+		rr_count_lost(t, f, w, head, inflight);
+	if (!drained)
+		drain_done(t->c);
 	tcp_info_sample(f->fd, &t->cnt, NULL, NULL);
 	t->cnt.idle_flows += t->saw_measure && !t->cnt.transactions; /* a thread is a flow */
 	return NULL;
@@ -214,6 +264,7 @@ static int rr_client(struct client_ctx *c)
 		f[i].req = xcalloc(1, (size_t)o->request);
 		f[i].buf = xmalloc(chunk);
 		f[i].sent = xcalloc((size_t)o->window, sizeof(*f[i].sent));
+		f[i].counted = xcalloc((size_t)o->window, sizeof(*f[i].counted));
 		f[i].io = (struct tcp_io){.rx = tcp_recv_of(o->recv),
 					  .tx = tcp_send_of(SEND_SEND), .chunk = chunk,
 					  .quickack = o->quickack, .phase = &c->sh->phase,
@@ -223,6 +274,7 @@ static int rr_client(struct client_ctx *c)
 			snprintf(c->rep->msg, sizeof(c->rep->msg), "connect flow %d: %s", i + 1,
 				 strerror(-ret));
 	}
+	drain_register(c, n);
 	atomic_fetch_add(&c->sh->ready, 1);
 	if (!ret)
 		ret = client_threads_run(c, t, n, 0, 0, rr_thread_main);
@@ -232,6 +284,7 @@ static int rr_client(struct client_ctx *c)
 		free(f[i].req);
 		free(f[i].buf);
 		free(f[i].sent);
+		free(f[i].counted);
 	}
 	free(f);
 	free(t);
@@ -377,5 +430,6 @@ const struct workload wl_tcp_rr = {
 	.server_loop = rr_server_loop,
 	.server_close = tcp_server_close,
 	.client = rr_client,
+	.drains = true,
 	.strategies = rr_strategies,
 };

@@ -6,6 +6,10 @@
  * sent it. A request carries a tag (slot and generation) so that an answer is matched to its
  * request, a request unanswered after --timeout is counted lost and replaced (the window never
  * shrinks), and an answer that comes after that is counted late, not as a transaction.
+ * A request belongs to the window it was sent in: its answer is timed even when it comes after
+ * the window closed (the drain: nothing new is sent, every request of the window is answered
+ * or counted lost), and a lost one is in the latencies at the time it waited (censored, a
+ * lower bound), so a stall near either edge is counted, not cut off.
  *
  * Both sides move datagrams only through an io back end (io.h): one per call, batches of
  * --batch with recvmmsg/sendmmsg, or io_uring. Answers read in one call are replaced by
@@ -43,6 +47,8 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 {
 	if (!o->peers)
 		o->peers = o->clients;
+	if (o->rate && !OPT_IS_SET(o, timeout))
+		o->timeout = OL_TIMEOUT_MS;
 	if (udp_rr_open_check(o, err, errlen))
 		return -EINVAL;
 	if (o->peers < o->clients) {
@@ -123,6 +129,7 @@ struct slot {
 	uint32_t gen;
 	uint32_t sock;
 	bool busy, unsent;
+	bool counted; /* sent in the window: its answer or its loss is counted */
 };
 
 struct udp_client {
@@ -140,6 +147,8 @@ struct udp_client {
 	uint64_t timeout_ns, next_scan;
 	struct udp_window win;
 	bool retry_pending;
+	bool draining, drained; /* PH_DRAIN seen; nothing of the window left in flight */
+	uint32_t in_window;	/* requests of the window in flight */
 };
 
 /* How often unanswered requests are looked for: a quarter of --timeout, at most 10 ms. */
@@ -153,10 +162,16 @@ static void queue_req(struct udp_client *u, uint32_t i, uint64_t now)
 {
 	struct slot *s = &u->slots[i];
 	struct io_msg *m = &u->tx[u->ntx];
+	/* A retry of an unsent request of the window stays the window's. */
+	bool counted = u->win.measuring || (s->busy && s->unsent && s->counted);
 
+	if (s->counted && s->busy)
+		u->in_window--;
 	s->sent_ns = now;
 	s->busy = true;
 	s->unsent = false;
+	s->counted = counted;
+	u->in_window += counted;
 	udp_rr_put_request(m, u->size, u->window, i, ++s->gen, s->sock);
 	u->tx_slot[u->ntx++] = i;
 }
@@ -212,6 +227,22 @@ int udp_rr_tag(const uint8_t *buf, size_t len, size_t size, uint32_t window, uin
 	return *slot < window ? 0 : 1;
 }
 
+/* A slot done with (the drain sends nothing new). */
+static void retire(struct udp_client *u, struct slot *s)
+{
+	u->in_window -= s->counted;
+	s->busy = s->counted = false;
+}
+
+/* A request of the window that got no answer: lost, in the latencies at its wait. */
+static void count_lost(struct udp_client *u, struct slot *s, uint64_t now)
+{
+	if (!s->counted)
+		return;
+	u->rep->c.lost++;
+	hist_record_censored(&u->rep->lat, now - s->sent_ns);
+}
+
 static void on_answer(struct udp_client *u, const struct io_msg *m, uint64_t now)
 {
 	uint32_t i, gen;
@@ -228,11 +259,14 @@ static void on_answer(struct udp_client *u, const struct io_msg *m, uint64_t now
 		u->rep->c.late += u->win.measuring;
 		return;
 	}
-	if (u->win.measuring) {
+	if (s->counted) {
 		hist_record(&u->rep->lat, now - s->sent_ns);
 		u->rep->c.transactions++;
 	}
-	queue_req(u, i, now);
+	if (u->draining)
+		retire(u, s);
+	else
+		queue_req(u, i, now);
 }
 
 /* Replace requests unanswered for longer than --timeout, retry unsent ones. */
@@ -245,7 +279,14 @@ static void scan_slots(struct udp_client *u, uint64_t now)
 
 		if (!s->unsent && !expired)
 			continue;
-		u->rep->c.lost += expired && u->win.measuring;
+		if (expired)
+			count_lost(u, s, now);
+		if (u->draining) { /* nothing new: an unsent one of the window goes again */
+			if (!s->unsent || !s->counted) {
+				retire(u, s);
+				continue;
+			}
+		}
 		queue_req(u, i, now);
 		if (u->ntx == u->limit)
 			flush(u);
@@ -274,11 +315,21 @@ static bool take_answers(struct udp_client *u, uint64_t *now)
 	return n < u->limit || (uint32_t)u->limit == u->window;
 }
 
-/* Follow the coordinator's phase; false once the run is over. */
-static bool follow_phase(struct udp_client *u)
+/* Follow the coordinator's phase; false once the run is over. In the drain, say once when
+ * nothing of the window is in flight; at the stop after a drain, what still is was lost. */
+static bool follow_phase(struct udp_client *u, uint64_t now)
 {
 	int ph = udp_window_follow(&u->win, client_follow_phase(u->c), &u->io, &u->rep->c);
 
+	u->draining |= ph == PH_DRAIN;
+	if (u->draining && !u->in_window && !u->drained) {
+		u->drained = true;
+		drain_done(u->c);
+	}
+	if (ph == PH_STOP && u->draining)
+		for (uint32_t i = 0; i < u->window; i++)
+			if (u->slots[i].busy)
+				count_lost(u, &u->slots[i], now);
 	return ph != PH_STOP;
 }
 
@@ -307,6 +358,7 @@ static int client_open(struct udp_client *u, struct client_ctx *c)
 	u->tx = udp_rr_requests(c, u->limit, u->size);
 	for (uint32_t i = 0; i < u->window; i++)
 		u->slots[i].sock = i % (uint32_t)c->nsock;
+	drain_register(c, 1);
 	return udp_rr_open_io(u->ops, &u->io, c);
 }
 
@@ -344,7 +396,7 @@ static int udp_rr_client(struct client_ctx *c)
 	}
 	flush(&u);
 	u.next_scan = now + 1000000;
-	while (follow_phase(&u)) {
+	while (follow_phase(&u, now)) {
 		bool drained = take_answers(&u, &now);
 
 		if (now >= u.next_scan) {
@@ -471,5 +523,6 @@ const struct workload wl_udp_rr = {
 	.server_loop = udp_rr_server_loop,
 	.server_close = udp_server_close,
 	.client = udp_rr_client,
+	.drains = true,
 	.strategies = udp_rr_strategies,
 };

@@ -68,6 +68,9 @@ struct workload {
 	double (*server_bytes)(const struct opts *o);
 	void (*server_loop)(struct server_ctx *s);
 	void (*server_close)(struct server_ctx *s);
+	/* Its clients drain (PH_DRAIN): every request sent in the window is answered or counted
+	 * lost before they stop, so a stall at the window's end is counted, not cut off. */
+	bool drains;
 	/* Client side: one process each; runs until PH_STOP and fills c->rep. 0 or -errno. */
 	int (*client)(struct client_ctx *c);
 	const struct strategy *strategies; /* what explore tries */
@@ -124,6 +127,11 @@ int thread_wait_phase(struct client_thread *t, int ph);
 /* In a thread of a count-based run: this thread has finished its warm-up / window share. */
 void thread_warm_done(struct client_thread *t);
 void thread_done(struct client_thread *t);
+/* The drain (PH_DRAIN, a workload that drains): a client registers its units (a process, a
+ * flow, a thread) before its window opens, and each says once when it has nothing of the
+ * window in flight; the coordinator waits for all of them, --timeout at most. */
+void drain_register(struct client_ctx *c, int units);
+void drain_done(struct client_ctx *c);
 
 /* In a client process: follow the coordinator's phase, taking the CPU marks at the window's
  * edges. Returns the phase now. Cheap: one shared-memory load when nothing changed. */

@@ -136,22 +136,41 @@ static void window_edges(void **st)
 static void verdict(void **st)
 {
 	struct side_counters c = {.scheduled = 10000, .issued = 9950, .lag_p99_ns = 50000};
-	char why[200];
+	char why[400];
 
 	(void)st;
-	assert_true(ol_holding(&c, why, sizeof(why)));
+	assert_true(ol_holding(&c, -1, why, sizeof(why)));
 	assert_string_equal(why, "");
 	c.issued = 9899; /* under 99% of the schedule */
-	assert_false(ol_holding(&c, why, sizeof(why)));
+	assert_false(ol_holding(&c, -1, why, sizeof(why)));
 	assert_non_null(strstr(why, "fell behind"));
 	c.issued = 10000;
 	c.lag_p99_ns = OL_LAG_P99_MAX_NS + 1;
-	assert_false(ol_holding(&c, why, sizeof(why)));
+	assert_false(ol_holding(&c, -1, why, sizeof(why)));
 	assert_non_null(strstr(why, "p99"));
+	/* Whose the lag is (p99 20 ms): a call blocked on the server for half of it or more is
+	 * the server's, whatever the run delay; shorter, the generator's, with its run delay. */
+	c.lag_p99_ns = 20000000;
+	c.held_max_ns = 10000000;
+	assert_false(ol_holding(&c, 0.5, why, sizeof(why)));
+	assert_non_null(strstr(why, "the server held it up"));
+	assert_null(strstr(why, "its own CPU"));
+	c.held_max_ns = 9999999;
+	assert_false(ol_holding(&c, 0.5, why, sizeof(why)));
+	assert_non_null(strstr(why, "its own CPU"));
+	assert_non_null(strstr(why, "500.0 ms runnable"));
+	c.held_max_ns = 0;
 	c.lag_p99_ns = 0;
 	c.gen_dropped = 1;
-	assert_false(ol_holding(&c, why, sizeof(why)));
+	assert_false(ol_holding(&c, -1, why, sizeof(why)));
 	assert_non_null(strstr(why, "dropped"));
+	/* Nothing answered, only lost: never holding, whatever else says. */
+	c.gen_dropped = 0;
+	c.lost = 5;
+	assert_false(ol_holding(&c, 0, why, sizeof(why)));
+	assert_non_null(strstr(why, "no request"));
+	c.transactions = 1;
+	assert_true(ol_holding(&c, 0, why, sizeof(why)));
 }
 
 /* 2000/s for 3 s; the generator stalls from 1.0 to 1.3 s (what a closed loop's sender would
@@ -164,7 +183,7 @@ static void corrected_vs_service(void **st)
 	struct ol_lag l = {.h = malloc(sizeof(struct hist))};
 	struct ol_sched s;
 	struct side_counters c = {0};
-	char why[200];
+	char why[400];
 
 	(void)st;
 	hist_reset(lat);
@@ -187,7 +206,7 @@ static void corrected_vs_service(void **st)
 	assert_true(hist_percentile(svc, 99.99) <= 100000 * 1.004);
 	assert_true(svc->max == 100000);
 	ol_lag_report(&l, &c);
-	assert_false(ol_holding(&c, why, sizeof(why))); /* the stall was the generator's */
+	assert_false(ol_holding(&c, -1, why, sizeof(why))); /* the stall was the generator's */
 	free(lat);
 	free(svc);
 	free(l.h);

@@ -1,0 +1,88 @@
+# Who is to blame, from evidence, and loss in the verdicts:
+# 1. A stalled server that holds the generator's sends up (tcp-rr --rate, 20 KB requests: the
+#    send buffer fills while the agent is stopped): not holding, and the reason names the server
+#    (a call that waited on it), not the generator.
+# 2. A generator starved by two busy loops pinned to its CPU (the agent on the other): when it
+#    does not hold its load, the reason names its own CPU, with its threads' run delay; up to
+#    three tries for a run that did not hold (the scheduler may still serve it in time).
+# 3. Every connection failing (tcp-crr --server-fault short): partial, exit 1, the kind named.
+# 4. compare with B's requests dropped (nftables drops 5% of the packets marked with B's
+#    --tos): loss is a compared figure, and the verdict names B's loss.
+# 5. knee over a path that loses 0.5% of requests: no rate passes (each loses over 0.1%), and
+#    every point's loss is in its row.
+. "$(dirname "$0")/lib.sh"
+need jq
+need python3
+PAUSE=$(dirname "$0")/../helpers/pause.py
+start_agent
+srv=127.0.0.1:$AGENT_PORT
+
+# 1.
+SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --rate 2000 --request 20000 --duration 2 --warmup 0.3 --server "$srv" \
+	--json >"$TMP/held.json" 2>"$TMP/held.err" &
+run=$!
+PIDS+=("$run")
+wait_window "$run" "$TMP/held.err"
+python3 "$PAUSE" "$AGENT_PID" 0.1 0.5 >/dev/null
+wait "$run"
+jassert "$TMP/held.json" '.partial and (.holding_load | not) and (.holding_load_reason | test("waited [0-9.]+ ms on the server")) and (.holding_load_reason | test("its own CPU") | not)' '{holding_load_reason}'
+echo "held up: $(jq -r .holding_load_reason "$TMP/held.json")"
+
+# 2.
+command -v taskset >/dev/null || skip "taskset is not installed"
+[ "$(nproc)" -ge 2 ] || skip "one CPU: nothing to pin the agent away to"
+taskset -p -c 1 "$AGENT_PID" >/dev/null
+for try in 1 2 3; do
+	hogs=()
+	for _ in 1 2; do
+		timeout 8 taskset -c 0 sh -c 'while :; do :; done' &
+		hogs+=($!)
+	done
+	PIDS+=("${hogs[@]}")
+	taskset -c 0 "$SB" tcp-rr --rate 2000 --duration 2 --warmup 0.3 --server "$srv" --json >"$TMP/hog.json" 2>/dev/null
+	kill "${hogs[@]}" 2>/dev/null
+	wait "${hogs[@]}" 2>/dev/null
+	jq -e '.holding_load' "$TMP/hog.json" >/dev/null || break
+	echo "try $try: the starved generator still held its load ($(jq -c .schedule_lag_us "$TMP/hog.json"))"
+done
+if jq -e '.holding_load | not' "$TMP/hog.json" >/dev/null; then
+	jassert "$TMP/hog.json" '(.holding_load_reason | test("its own CPU")) and (.holding_load_reason | test("on the server") | not) and .sides.client.run_delay_s > 0' '{holding_load_reason}'
+	echo "starved: $(jq -r .holding_load_reason "$TMP/hog.json")"
+else
+	jassert "$TMP/hog.json" '.schedule_lag_us.p99 <= 10000' '.schedule_lag_us'
+	echo "starved: held its load in 3 tries (its lag p99 within 10 ms each time): nothing to blame"
+fi
+taskset -p -c 0-$(($(nproc) - 1)) "$AGENT_PID" >/dev/null
+
+# 3.
+"$SB" tcp-crr --duration 1 --warmup 0.2 --server "$srv" --server-fault short --json >"$TMP/short.json" 2>"$TMP/short.err"
+rc=$?
+[ $rc -eq 1 ] || fail "every connection failed and the run exited $rc, not 1"
+jassert "$TMP/short.json" '.partial and .transactions == 0 and (.partial_reason | test("no connection of the window completed")) and (.partial_reason | test("short [0-9]+")) and .latency_us.unanswered > 0 and .loss_pct == 100' '{partial_reason, transactions, loss_pct}'
+grep -q "no connection of the window completed" "$TMP/short.err" || fail "the reason is not on stderr"
+
+# 4. On loopback, in this test's own network namespace (tests/run.sh) or skipped.
+need nft
+[ "$(readlink /proc/self/ns/net)" != "$(readlink /proc/1/ns/net)" ] ||
+	skip "not in a network namespace of its own (tests/run.sh makes one): no nftables rule on this host's loopback"
+nft add table inet sbloss && nft add chain inet sbloss in '{ type filter hook input priority 0; }' &&
+	nft add rule inet sbloss in meta l4proto udp ip dscp cs1 numgen random mod 100 \< 5 drop ||
+	skip "nftables refused the rule"
+trap 'nft delete table inet sbloss 2>/dev/null; cleanup' EXIT
+"$SB" compare "udp-rr --clients 1 --duration 0.5 --warmup 0.2 --server $srv" \
+	"udp-rr --clients 1 --duration 0.5 --warmup 0.2 --server $srv --tos 32" --runs 3 --seed 2 --json \
+	>"$TMP/cmp.json" 2>"$TMP/cmp.err" || fail "compare: $(cat "$TMP/cmp.err")"
+jassert "$TMP/cmp.json" '.figures[] | select(.key == "loss_pct") | (.b_median // .b_geomean) > 1 and (.a_median // .a_geomean) < 1' '.figures[] | select(.key == "loss_pct")'
+jassert "$TMP/cmp.json" '.verdict | test("B lost requests")' '.verdict'
+echo "compare: $(jq -r .verdict "$TMP/cmp.json")"
+
+# 5. 0.5% of everything dropped (both ways): about 1% of requests.
+nft flush chain inet sbloss in
+nft add rule inet sbloss in meta l4proto udp numgen random mod 1000 \< 5 drop
+"$SB" knee udp-rr --clients 1 --slo p99=50ms --min-rate 1000 --max-rate 4000 --budget 8 --server "$srv" --json \
+	>"$TMP/knee.json" 2>"$TMP/knee.err"
+rc=$?
+[ $rc -eq 1 ] || fail "knee passed a rate over a lossy path (exit $rc): $(jq -c '.points' "$TMP/knee.json")"
+jassert "$TMP/knee.json" '.points | length > 0 and all(.pass | not) and all(.loss_pct > 0.1) and all(.why | test("lost"))' '.points'
+echo "knee: $(jq -c '[.points[] | {offered_rate, loss_pct, why}]' "$TMP/knee.json")"
+echo ok
