@@ -21,14 +21,15 @@ double result_server_units(const struct result *r)
 
 double result_side_units(const struct result *r, bool server)
 {
-	bool rr = !r->wl->units && r->lat && r->lat->count;
+	/* No unit completed: no figure per unit on either side (the run says why it failed). */
+	bool rr = !r->wl->units && r->lat && r->lat->count && result_units(r) > 0;
 
 	if (server && (!rr || !r->server.present || !r->server.c.transactions ||
 		       r->server_units_withheld[0]))
 		return result_server_units(r);
 	if (server)
 		return (double)r->server.c.transactions;
-	return result_units(r) + (rr ? (double)r->lat->censored : 0);
+	return rr ? result_units(r) + (double)r->lat->censored : result_units(r);
 }
 
 double result_rate(const struct result *r)

@@ -89,21 +89,24 @@ void ol_gen_follow(struct ol_gen *g, bool measuring, uint64_t now, struct side_c
 	g->measuring = measuring;
 }
 
-/* Whose the lateness of the sends is. One send or connect of the generator that blocked on
- * the server for half the p99 lag or more (a full send buffer, an exchange the server did not
- * answer) is the server's; else its threads' time runnable without a CPU (schedstat run
- * delay) says it was the generator's own. */
+/* Whose the lateness of the sends is. One send or connect of the generator that took half the
+ * p99 lag or more (a full send buffer, an exchange the server did not answer) is the server's,
+ * unless its threads waited runnable for a CPU (schedstat run delay, all of them over the
+ * window) at least that long: then the call was long because it was off its CPU (measured
+ * here: two busy loops beside a niced generator made a 372 ms send, with 2.6 s of run delay;
+ * a stopped server a 223 ms one, with 0.15 s). Else the lag is the generator's own. */
 static const char *lag_blame(const struct side_counters *c, double run_delay_s, char *buf,
 			     size_t len)
 {
-	if (c->held_max_ns && 2 * c->held_max_ns >= c->lag_p99_ns)
+	if (c->held_max_ns && 2 * c->held_max_ns >= c->lag_p99_ns &&
+	    run_delay_s * 1e9 < (double)c->held_max_ns)
 		snprintf(buf, len, "one of its calls waited %.1f ms on the server (a full send "
 			 "buffer, an exchange not answered): the server held it up and set the tail",
 			 (double)c->held_max_ns / 1e6);
 	else if (run_delay_s >= 0)
-		snprintf(buf, len, "no call of it waited on the server that long, and its threads "
-			 "waited %.1f ms runnable for a CPU (schedstat): its own CPU or scheduling, "
-			 "not the server, set the tail", run_delay_s * 1e3);
+		snprintf(buf, len, "its threads waited %.1f ms runnable for a CPU (schedstat), and "
+			 "its longest call %.1f ms: its own CPU or scheduling, not the server, set the "
+			 "tail", run_delay_s * 1e3, (double)c->held_max_ns / 1e6);
 	else
 		snprintf(buf, len, "no call of it waited on the server that long: its own CPU or "
 			 "scheduling, not the server, set the tail");

@@ -57,7 +57,7 @@ EOF
 "$SB" udp-rr "${short[@]}" --json >"$TMP/r.json" || fail "udp-rr --json"
 "$SB" report --format csv "$TMP/r.json" >"$TMP/r.csv" || fail "report --format csv"
 check_csv "$TMP/r.json" "$TMP/r.csv"
-head -n 1 "$TMP/r.csv" | grep -q '^run,workload,partial,duration_s,unit,rate,latency_us.p50,' ||
+head -n 1 "$TMP/r.csv" | grep -q '^run,workload,partial,duration_s,unit,rate,loss_pct,latency_us.p50,' ||
 	fail "default columns: $(head -n 1 "$TMP/r.csv")"
 grep -q 'sides.client.cpu_us_per_unit,sides.server.cpu_us_per_unit' "$TMP/r.csv" ||
 	fail "no CPU per side in the default columns: $(head -n 1 "$TMP/r.csv")"

@@ -1,22 +1,23 @@
 # Every request counts (a stalled server): the serve agent stopped (SIGSTOP, tests/helpers/
 # pause.py, which says how long the stop really was) for 50 ms, 300 ms and 1 s.
 # 1. Open loop, udp-rr, tcp-rr and tcp-crr: requests are due every 1/R s whatever the server
-#    does, so those due in the pause wait for its end: the i-th due in it waits P - i/R. Of the
-#    window's N requests, p99 is the k-th slowest (k = N - ceil(0.99 N) + 1): P - (k - 0.5)/R
-#    (the phase of the first one in the pause is within 1/R), plus a request's own time (the
-#    run's p50). The run's p99 must be that within 5%, and the run holds its load (the server,
-#    not the generator, was late). R and the window are chosen so that the pause fits in the
-#    window, its requests in the server's receive buffer (no drop), and 1/R stays under 2% of
-#    the truth; tcp-crr runs more connections in flight than the pause holds arrivals, so no
-#    thread of the generator waits on one.
+#    does, so those due in the pause wait for its end: the i-th due in it waits 1/R less than
+#    the one before, the first P. Of the window's N requests, p99 is the k-th slowest (k = N -
+#    ceil(0.99 N) + 1): P - (k - 1)/R, plus what the server takes to wake and answer after
+#    SIGCONT (w: the run's max less P, which must be under 5% of P and 5 ms). The run's p99 must
+#    be within 5% of P - (k - 1)/R, give or take w, and the run holds its load (the server, not
+#    the generator, was late). R and the window are chosen so that the pause fits in the window,
+#    its requests in the server's receive buffer (no drop). tcp-crr (64 connections in flight at
+#    most with --rate) runs at rates where a thread's arrivals are further apart than the pause,
+#    so no thread of the generator waits on one it had before.
 # 2. The same with more requests in the pause than the buffer holds: every one the kernel
 #    dropped (RcvbufErrors) is one we count lost, and p99 (their share is over 1%) is a lower
 #    bound, at least the timeout.
 # 3. Closed loop, the pause across the window's end: the drain after the window counts what was
-#    in flight. udp-rr: two generations of every slot time out (one in the pause, their
-#    replacements after the window: before, those vanished), each in the latencies at 200 ms or
-#    more; tcp-rr and tcp-crr: the request or connection caught by the stop is timed to its
-#    answer: max is the pause within 5%.
+#    in flight. udp-rr: every slot's request times out (those that time out after the window:
+#    before, they vanished), and the drain waits for their timeout; each is in the latencies at
+#    200 ms or more; tcp-rr and tcp-crr: the request or connection caught by the stop is timed
+#    to its answer: max is the pause within 5%.
 . "$(dirname "$0")/lib.sh"
 need jq
 need python3
@@ -40,19 +41,32 @@ paused() {
 # 1. Open loop: RATE, DURATION and the flags of each pause.
 truth() { # name rate
 	jq --argjson P "$(cat "$TMP/$1.p")" --argjson R "$2" '.latency_us as $l | $l.count as $n |
-		($n - ($n * 0.99 | ceil) + 1) as $k | ($P * 1e6 - ($k - 0.5) / $R * 1e6 + $l.p50) as $t |
-		{p99: $l.p99, truth: ($t | round), off_pct: (($l.p99 / $t - 1) * 1000 | round / 10),
-		 ok: ((($l.p99 - $t) | fabs) <= 0.05 * $t)}' "$TMP/$1.json"
+		($n - ($n * 0.99 | ceil) + 1) as $k | ($P * 1e6 - ($k - 1) / $R * 1e6) as $t |
+		($l.max - $P * 1e6) as $w |
+		{p99: $l.p99, truth: ($t | round), wake_us: ($w | round),
+		 off_pct: (($l.p99 / $t - 1) * 1000 | round / 10),
+		 ok: (($w | fabs) <= 0.05 * $P * 1e6 + 5000 and $l.p99 >= 0.95 * $t - ($w | fabs) and
+		      $l.p99 <= 1.05 * $t + ($w | fabs))}' "$TMP/$1.json"
 }
 for w in udp-rr tcp-rr tcp-crr; do
-	for case in "0.05 2000 2 128" "0.3 500 2 200" "1 200 3 256"; do
+	cases=("0.05 2000 2" "0.3 500 2" "1 200 3")
+	[ $w = tcp-crr ] && cases=("0.05 1000 2" "0.3 100 2" "1 60 3")
+	for case in "${cases[@]}"; do
 		set -- $case
-		p=$1 r=$2 d=$3 c=$4 name=$w-$1
+		p=$1 r=$2 d=$3 name=$w-$1
 		extra=()
-		[ $w = tcp-crr ] && extra=(--concurrency "$c")
-		paused "$name" 0.1 "$p" $w --rate "$r" --duration "$d" --warmup 0.3 "${extra[@]}"
-		jassert "$TMP/$name.json" '.holding_load and .partial == false and .lost == 0 and .latency_us.unanswered == 0' '{partial_reason, holding_load_reason, lost}'
-		got=$(truth "$name" "$r")
+		[ $w = tcp-crr ] && extra=(--concurrency 64)
+		# A run whose generator was starved of CPU (this machine busy: the reason says its
+		# own CPU) measured the generator, not the server: it goes again, twice at most.
+		for try in 1 2 3; do
+			paused "$name" 0.1 "$p" $w --rate "$r" --duration "$d" --warmup 0.3 "${extra[@]}"
+			jq -e '.holding_load_reason // "" | test("its own CPU")' "$TMP/$name.json" >/dev/null || break
+			echo "$name: try $try: the generator was starved: $(jq -r .holding_load_reason "$TMP/$name.json")"
+		done
+		# Held, or held up by the server (a tcp-crr thread whose connection the stop caught
+		# may start its next one late): never the generator's own fault.
+		jassert "$TMP/$name.json" '(.holding_load or (.holding_load_reason | test("the server held it up"))) and .lost == 0 and .latency_us.unanswered == 0' '{partial_reason, holding_load_reason, lost}'
+		got=$(truth "$name" "$r") && [ -n "$got" ] || fail "$name: no truth computed"
 		echo "$name: stopped $(cat "$TMP/$name.p") s at $r/s: $(echo "$got" | jq -c 'del(.ok)')"
 		echo "$got" | jq -e .ok >/dev/null || fail "$name: p99 is not the pause's truth: $got"
 	done
@@ -69,7 +83,7 @@ echo "drops: $(jq -c '{lost, RcvbufErrors: .kernel.RcvbufErrors, p99: .latency_u
 
 # 3. Closed loop, the agent stopped for 1 s from about 1.6 s of a 2 s window.
 paused end-udp 0.6 1 udp-rr --duration 2 --warmup 0.3
-jassert "$TMP/end-udp.json" '.drain_s >= 0.19 and .lost >= 2 * .config.clients * .config.window and .latency_us.count == .transactions + .lost' '{drain_s, lost, transactions, latency_us: (.latency_us | del(.cdf))}'
+jassert "$TMP/end-udp.json" '.drain_s >= 0.1 and .lost >= .config.clients * .config.window and .latency_us.count == .transactions + .lost' '{drain_s, lost, transactions, latency_us: (.latency_us | del(.cdf))}'
 jassert "$TMP/end-udp.json" '.latency_us | (.at_least | index("max")) != null and .at_least_from_us >= 200000' '.latency_us | del(.cdf)'
 echo "end-udp: $(jq -c '{drain_s, lost, unanswered: .latency_us.unanswered, at_least: .latency_us.at_least}' "$TMP/end-udp.json")"
 for w in tcp-rr tcp-crr; do

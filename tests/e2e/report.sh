@@ -92,7 +92,9 @@ has("%.0f transactions/s" % run["rate"], "the run's rate")
 def num(v):
     a = abs(v)
     return "%.0f" % v if a >= 1000 else "%.1f" % v if a >= 100 else "%.2f" % v if a >= 1 or a == 0 else "%.3g" % v
-has("<td>%s us</td>" % num(run["latency_us"]["p9999"]), "p99.99")
+# A lower bound (its rank among unanswered requests) is marked so on the page.
+bound = "\u2265 " if "p9999" in run["latency_us"]["at_least"] else ""
+has("<td>%s%s us</td>" % (bound, num(run["latency_us"]["p9999"])), "p99.99")
 for k, v in runs["summary"].items():
     has("<td>%s</td><td>%s</td>" % (k, num(v["median"])), "a --runs figure's row")
 for fgr in cmp["figures"]:

@@ -152,13 +152,19 @@ static void verdict(void **st)
 	 * the server's, whatever the run delay; shorter, the generator's, with its run delay. */
 	c.lag_p99_ns = 20000000;
 	c.held_max_ns = 10000000;
-	assert_false(ol_holding(&c, 0.5, why, sizeof(why)));
+	assert_false(ol_holding(&c, 0.005, why, sizeof(why)));
 	assert_non_null(strstr(why, "the server held it up"));
 	assert_null(strstr(why, "its own CPU"));
 	c.held_max_ns = 9999999;
-	assert_false(ol_holding(&c, 0.5, why, sizeof(why)));
+	assert_false(ol_holding(&c, 0.005, why, sizeof(why)));
 	assert_non_null(strstr(why, "its own CPU"));
-	assert_non_null(strstr(why, "500.0 ms runnable"));
+	assert_non_null(strstr(why, "5.0 ms runnable"));
+	/* A long call while the threads waited longer for a CPU: off its CPU, not held up. */
+	c.held_max_ns = 15000000;
+	assert_false(ol_holding(&c, 0.015, why, sizeof(why)));
+	assert_non_null(strstr(why, "its own CPU"));
+	assert_false(ol_holding(&c, 0.0149, why, sizeof(why)));
+	assert_non_null(strstr(why, "the server held it up"));
 	c.held_max_ns = 0;
 	c.lag_p99_ns = 0;
 	c.gen_dropped = 1;
