@@ -107,9 +107,13 @@ void out_cpu_rows(const struct result *r, FILE *f, bool all)
 	}
 	/* A stream's sides did different things: each per unit of its own; so do the sides of a
 	 * run that lost requests (the client sent them, the server answered fewer). */
-	if (out_per_transaction(r) && r->lat->censored)
-		fprintf(f, "  %-28s client: per request sent (%.0f, answered or not); server: per "
-			"request answered (%.0f)\n", "", nc, ns);
+	if (out_per_transaction(r) && r->lat->censored && !isnan(nc) && !isnan(ns) && nc > 0) {
+		char a[32], b[32];
+
+		fprintf(f, "  %-28s client: per request sent (%s, answered or not); server: per "
+			"request answered (%s)\n", "", out_num(a, sizeof(a), nc, 0),
+			out_num(b, sizeof(b), ns, 0));
+	}
 	if (!out_per_transaction(r))
 		fprintf(f, "  %-28s client: per %s %s; server: per %s %s\n", "", unit, wc, unit, ws);
 	if (isnan(ns))

@@ -4,20 +4,22 @@
 #    does, so those due in the pause wait for its end: the i-th due in it waits 1/R less than
 #    the one before, the first P. Of the window's N requests, p99 is the k-th slowest (k = N -
 #    ceil(0.99 N) + 1): P - (k - 1)/R, plus what the server takes to wake and answer after
-#    SIGCONT (w: the run's max less P, which must be under 5% of P and 5 ms). The run's p99 must
-#    be within 5% of P - (k - 1)/R, give or take w, and the run holds its load (the server, not
-#    the generator, was late). R and the window are chosen so that the pause fits in the window,
+#    SIGCONT (w: the run's max less P, which must be under 5% of P and 5 ms), plus the k - 1
+#    requests served before it at resume (q: k - 1 times the CPU per request of both sides, as
+#    this run measured them). The run's p99 must be within 5% of P - (k - 1)/R, give or take w
+#    and q, and the run holds its load (the server, not the generator, was late). R and the window are chosen so that the pause fits in the window,
 #    its requests in the server's receive buffer (no drop). tcp-crr (64 connections in flight at
 #    most with --rate) runs at rates where a thread's arrivals are further apart than the pause,
 #    so no thread of the generator waits on one it had before.
 # 2. The same with more requests in the pause than the buffer holds: every one the kernel
 #    dropped (RcvbufErrors) is one we count lost, and p99 (their share is over 1%) is a lower
 #    bound, at least the timeout.
-# 3. Closed loop, the pause across the window's end: the drain after the window counts what was
-#    in flight. udp-rr: every slot's request times out (those that time out after the window:
-#    before, they vanished), and the drain waits for their timeout; each is in the latencies at
-#    200 ms or more; tcp-rr and tcp-crr: the request or connection caught by the stop is timed
-#    to its answer: max is the pause within 5%.
+# 3. Closed loop, a pause in the window: the slowest request took it; loss is the kernel's drops.
+# 4. Closed loop, a 2 s pause across the window's end: the drain after the window counts what
+#    was in flight. udp-rr: every slot's request times out, again and again (those that time
+#    out after the window: before, they vanished), and the drain waits for the last ones'
+#    timeout; each is in the latencies at 200 ms or more; tcp-rr and tcp-crr: the request or
+#    connection caught by the stop is timed to its answer: max is the pause within 5%.
 . "$(dirname "$0")/lib.sh"
 need jq
 need python3
@@ -43,10 +45,11 @@ truth() { # name rate
 	jq --argjson P "$(cat "$TMP/$1.p")" --argjson R "$2" '.latency_us as $l | $l.count as $n |
 		($n - ($n * 0.99 | ceil) + 1) as $k | ($P * 1e6 - ($k - 1) / $R * 1e6) as $t |
 		($l.max - $P * 1e6) as $w |
-		{p99: $l.p99, truth: ($t | round), wake_us: ($w | round),
-		 off_pct: (($l.p99 / $t - 1) * 1000 | round / 10),
-		 ok: (($w | fabs) <= 0.05 * $P * 1e6 + 5000 and $l.p99 >= 0.95 * $t - ($w | fabs) and
-		      $l.p99 <= 1.05 * $t + ($w | fabs))}' "$TMP/$1.json"
+		(($w | fabs) <= 0.05 * $P * 1e6 + 5000) as $wok |
+		(($k - 1) * (.sides.client.cpu_us_per_unit + .sides.server.cpu_us_per_unit)) as $q |
+		{p99: $l.p99, truth: ($t | round), wake_us: ($w | round), wake_ok: $wok,
+		 queue_us: ($q | round), off_pct: (($l.p99 / $t - 1) * 1000 | round / 10),
+		 ok: ($wok and (($l.p99 - $t) | fabs) <= 0.05 * $t + ($w | fabs) + $q)}' "$TMP/$1.json"
 }
 for w in udp-rr tcp-rr tcp-crr; do
 	cases=("0.05 2000 2" "0.3 500 2" "1 200 3")
@@ -57,12 +60,25 @@ for w in udp-rr tcp-rr tcp-crr; do
 		extra=()
 		[ $w = tcp-crr ] && extra=(--concurrency 64)
 		# A run whose generator was starved of CPU (this machine busy: the reason says its
-		# own CPU) measured the generator, not the server: it goes again, twice at most.
+		# own CPU) measured the generator, not the server; one off its truth may have met a
+		# busy machine at the resume (a 50 ms pause leaves 1.5 ms of room): it goes again,
+		# twice at most. A wrong count is wrong three times.
 		for try in 1 2 3; do
 			paused "$name" 0.1 "$p" $w --rate "$r" --duration "$d" --warmup 0.3 "${extra[@]}"
-			jq -e '.holding_load_reason // "" | test("its own CPU")' "$TMP/$name.json" >/dev/null || break
-			echo "$name: try $try: the generator was starved: $(jq -r .holding_load_reason "$TMP/$name.json")"
+			if jq -e '.holding_load_reason // "" | test("its own CPU")' "$TMP/$name.json" >/dev/null; then
+				echo "$name: try $try: the generator was starved: $(jq -r .holding_load_reason "$TMP/$name.json")"
+			elif ! truth "$name" "$r" | jq -e '.ok' >/dev/null; then
+				echo "$name: try $try: off the truth: $(truth "$name" "$r" | jq -c .)"
+			else
+				break
+			fi
 		done
+		if jq -e '.holding_load_reason // "" | test("its own CPU")' "$TMP/$name.json" >/dev/null; then
+			# Three starved generators: this machine cannot keep the schedule now, and the
+			# run measures its own lateness (said, and not checked against the server's).
+			echo "$name: not checked: the generator was starved in 3 tries (a busy machine)"
+			continue
+		fi
 		# Held, or held up by the server (a tcp-crr thread whose connection the stop caught
 		# may start its next one late): never the generator's own fault.
 		jassert "$TMP/$name.json" '(.holding_load or (.holding_load_reason | test("the server held it up"))) and .lost == 0 and .latency_us.unanswered == 0' '{partial_reason, holding_load_reason, lost}'
@@ -81,13 +97,43 @@ jassert "$TMP/drops.json" '.latency_us | .unanswered_share > 0.01 and (.at_least
 jassert "$TMP/drops.json" '.latency_us.count == .transactions + .lost and .loss_pct > 1' '{transactions, lost, loss_pct}'
 echo "drops: $(jq -c '{lost, RcvbufErrors: .kernel.RcvbufErrors, p99: .latency_us.p99, at_least: .latency_us.at_least}' "$TMP/drops.json")"
 
-# 3. Closed loop, the agent stopped for 1 s from about 1.6 s of a 2 s window.
-paused end-udp 0.6 1 udp-rr --duration 2 --warmup 0.3
-jassert "$TMP/end-udp.json" '.drain_s >= 0.1 and .lost >= .config.clients * .config.window and .latency_us.count == .transactions + .lost' '{drain_s, lost, transactions, latency_us: (.latency_us | del(.cdf))}'
+# 3. Closed loop, inside the window: whatever was in flight at the stop waits for its end, so
+# the slowest request took the pause (tcp-rr, tcp-crr at 50 and 300 ms: max is P within 5% and
+# the wake-up allowance; TCP loses nothing). udp-rr at 300 ms: every slot times out at 200 ms
+# (lost, at that wait) and its answer comes late. A lost request that never got an answer is
+# one the kernel dropped (udp-rr at full speed here drops some anyway, whose 200 ms waits are
+# its max: no 50 ms case for it): lost - late is RcvbufErrors, within lib.sh's kok (the
+# window's edges).
+DROPS="$KOK"' lag as $l | .duration_s as $d | {ours: (.lost - .late), kernel: .kernel.RcvbufErrors} | kok($d; $l)'
+for w in tcp-rr tcp-crr; do
+	for p in 0.05 0.3; do
+		f=$TMP/mid-$w-$p.json
+		for try in 1 2 3; do # a server that woke late (a busy machine) goes again
+			paused mid-$w-$p 0.1 $p $w --duration 2 --warmup 0.3
+			P=$(cat "$TMP/mid-$w-$p.p")
+			maxok='((.latency_us.max - '"$P"' * 1e6) | fabs) <= 0.05 * '"$P"' * 1e6 + 5000'
+			jq -e "$maxok" "$f" >/dev/null && break
+			echo "mid-$w-$p: try $try: max $(jq .latency_us.max "$f") us for a $P s stop"
+		done
+		jassert "$f" "$maxok" '.latency_us | del(.cdf)'
+		jassert "$f" '.lost == 0 and .latency_us.unanswered == 0' '{lost}'
+		echo "mid-$w-$p: stopped $P s: max $(jq .latency_us.max "$f") us"
+	done
+done
+f=$TMP/mid-udp-0.3.json
+paused mid-udp-0.3 0.1 0.3 udp-rr --duration 2 --warmup 0.3
+jassert "$f" '.lost >= .config.clients * .config.window and .late > 0 and (.latency_us.at_least | index("max")) != null' '{lost, late, kernel}'
+jassert "$f" "$DROPS" '{lost, late, kernel, kernel_check}'
+echo "mid-udp-0.3: $(jq -c '{lost, late, RcvbufErrors: .kernel.RcvbufErrors}' "$f")"
+
+# 4. Closed loop, the agent stopped for 2 s from about 1.4 s of a 2 s window (past its end
+# however late the window's first second is seen, up to half a second).
+paused end-udp 0.4 2 udp-rr --duration 2 --warmup 0.3
+jassert "$TMP/end-udp.json" '.drain_s > 0 and .lost >= 2 * .config.clients * .config.window and .latency_us.count == .transactions + .lost' '{drain_s, lost, transactions, latency_us: (.latency_us | del(.cdf))}'
 jassert "$TMP/end-udp.json" '.latency_us | (.at_least | index("max")) != null and .at_least_from_us >= 200000' '.latency_us | del(.cdf)'
 echo "end-udp: $(jq -c '{drain_s, lost, unanswered: .latency_us.unanswered, at_least: .latency_us.at_least}' "$TMP/end-udp.json")"
 for w in tcp-rr tcp-crr; do
-	paused end-$w 0.6 1 $w --duration 2 --warmup 0.3
+	paused end-$w 0.4 2 $w --duration 2 --warmup 0.3
 	P=$(cat "$TMP/end-$w.p")
 	jassert "$TMP/end-$w.json" '.drain_s > 0.2 and .latency_us.unanswered == 0 and ((.latency_us.max / 1e6 / '"$P"' - 1) | fabs) < 0.05' '{drain_s, latency_us: (.latency_us | del(.cdf))}'
 	echo "end-$w: stopped $P s: $(jq -c '{drain_s, max_us: .latency_us.max}' "$TMP/end-$w.json")"

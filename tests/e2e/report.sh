@@ -112,7 +112,9 @@ lines = re.findall(r'<polyline class="series" fill="none" stroke="(#[0-9a-f]+)"'
 for i, side in enumerate("ab"):
     cdfs = [c for c in cmp["latency_cdfs"][side] if c]
     assert len(cdfs) == cmp["runs_" + side], "%s: %d CDFs for %d runs" % (side, len(cdfs), cmp["runs_" + side])
-    assert all(abs(c[-1][1] - 1) < 1e-9 for c in cdfs), side + ": a CDF does not reach 1"
+    # Each ends at 1, or below it by the run's unanswered share (those are not drawn): a
+    # loaded machine's udp-rr drops a few; not under half, which no run here comes near.
+    assert all(0.5 < c[-1][1] <= 1 + 1e-9 for c in cdfs), side + ": a CDF ends off its range"
     x50 = [next(p[0] for p in c if p[1] >= 0.5) for c in cdfs]
     g = math.exp(sum(map(math.log, x50)) / len(x50))
     assert abs(g / p50[side + "_geomean"] - 1) < 0.04, "%s: CDFs' medians %s, geomean %.2f, p50 %.2f" % (side, x50, g, p50[side + "_geomean"])
