@@ -52,6 +52,7 @@ if [ "${SOCKBENCH_TEST_NETNS:-1}" = 0 ]; then
 	echo "note: SOCKBENCH_TEST_NETNS=0: the e2e tests are not isolated (they share this host's network namespace and its other traffic)"
 elif unshare --net --mount sh -c "$NETNS_SETUP" sh true 2>/dev/null; then
 	isolate=(unshare --net --mount sh -c "$NETNS_SETUP" sh)
+	export SOCKBENCH_TEST_NETNS_ON=1 # isolation.sh checks that it got one
 else
 	echo "note: cannot make a network namespace here (root, unshare and ip are needed): the e2e tests are not isolated (they share this host's network namespace and its other traffic)"
 fi

@@ -175,6 +175,14 @@ int hist_decode(struct hist *h, const char *s)
 	if (total != h->count || (h->count && h->min > h->max) ||
 	    (h->censored && (h->cens_min < h->min || h->cens_min > h->max)))
 		return -EINVAL;
+	/* The censored values sit at or above their least wait's bucket: so many must be there
+	 * (else a forged text marks exact percentiles that are not). */
+	uint64_t above = 0;
+
+	for (unsigned i = h->censored ? hist_index(h->cens_min) : HIST_BUCKETS; i < HIST_BUCKETS; i++)
+		above += h->buckets[i];
+	if (above < h->censored)
+		return -EINVAL;
 	if (!h->count)
 		h->min = UINT64_MAX, h->max = 0;
 	return 0;

@@ -25,6 +25,7 @@ struct side_result {
 	double user_s, sys_s;
 	double vcsw, ivcsw; /* context switches in the window: slept, preempted */
 	double run_delay_s; /* its threads' time runnable but not running (schedstat), summed */
+	int threads;	    /* ... over so many threads (of its processes, at the window's end) */
 	/* The side's own windows, from when each of its processes saw the window open to when it
 	 * saw it close: the shortest and the longest (0: none timed). Beside the coordinator's
 	 * window they say how far the side's counts can stray from the kernel's. */

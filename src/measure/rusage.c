@@ -17,12 +17,13 @@ static double tv_s(struct timeval tv)
 
 /* The run delay of every thread of this process, summed: off the data path (the window's
  * edges only). */
-static uint64_t run_delay_ns(void)
+static uint64_t run_delay_ns(int *threads)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
 	uint64_t sum = 0;
 
+	*threads = 0;
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
@@ -36,8 +37,10 @@ static uint64_t run_delay_ns(void)
 		f = fopen(path, "re");
 		if (!f)
 			continue;
-		if (fscanf(f, "%llu %llu", &run, &wait) == 2)
+		if (fscanf(f, "%llu %llu", &run, &wait) == 2) {
 			sum += wait;
+			(*threads)++;
+		}
 		fclose(f);
 	}
 	closedir(d);
@@ -53,7 +56,7 @@ void cpu_mark_take(struct cpu_mark *m)
 {
 	struct rusage ru;
 
-	m->run_delay_ns = run_delay_ns();
+	m->run_delay_ns = run_delay_ns(&m->threads);
 	getrusage(RUSAGE_SELF, &ru);
 	m->ns = now_ns();
 	m->user_s = tv_s(ru.ru_utime);

@@ -14,6 +14,7 @@ struct cpu_mark {
 	/* Time its threads spent runnable but waiting for a CPU, all of them (ns, the second
 	 * field of /proc/self/task/N/schedstat); 0 when the kernel has no schedstat. */
 	uint64_t run_delay_ns;
+	int threads; /* the threads it summed */
 };
 
 /* Take a mark now. */

@@ -35,7 +35,7 @@ void load_check(struct run *r)
 	char held[400];
 	const struct side_counters *c = &r->res.client.c;
 
-	if (result_open_loop(&r->res) && !ol_holding(c, r->res.client.run_delay_s, held, sizeof(held)))
+	if (result_open_loop(&r->res) && !ol_holding(c, ol_run_delay(&r->res.client), held, sizeof(held)))
 		mark_partial(r, held);
 	else if (!c->transactions && r->res.lat->censored) {
 		fail_reason(r, held, sizeof(held));

@@ -244,6 +244,9 @@ static void run_window(struct run *r)
 		prof_disable(r->prof);
 	if (drain) /* --timeout, and 100 ms for the last scan to see it */
 		r->res.drain_s = clients_drain(r, (double)r->o->timeout / 1e3 + 0.1);
+	if (drain && run_sig)
+		mark_partial(r, "interrupted in the drain after the window: the requests then in "
+			     "flight are counted unanswered at what they had waited");
 	hosts_end(r);
 	r->end_sent = ctl_send(r->ctl, CTL_MSG_END, NULL, 0) == 0;
 	r->res.machine_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;

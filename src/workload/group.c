@@ -278,6 +278,7 @@ static void add_client(struct side_result *s, struct hist *lat, struct hist *lat
 		s->vcsw += slept;
 		s->ivcsw += preempted;
 		s->run_delay_s += cpu_mark_run_delay(&rep->begin, &rep->end);
+		s->threads += rep->end.threads;
 	}
 	s->mem_before_kb += rep->mem_before.rss_kb;
 	s->vm_hwm_kb += rep->mem_end.hwm_kb;

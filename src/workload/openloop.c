@@ -91,10 +91,11 @@ void ol_gen_follow(struct ol_gen *g, bool measuring, uint64_t now, struct side_c
 
 /* Whose the lateness of the sends is. One send or connect of the generator that took half the
  * p99 lag or more (a full send buffer, an exchange the server did not answer) is the server's,
- * unless its threads waited runnable for a CPU (schedstat run delay, all of them over the
- * window) at least that long: then the call was long because it was off its CPU (measured
- * here: two busy loops beside a niced generator made a 372 ms send, with 2.6 s of run delay;
- * a stopped server a 223 ms one, with 0.15 s). Else the lag is the generator's own. */
+ * unless a thread of it waited runnable for a CPU (schedstat run delay over the window, on
+ * average: run_delay_s) at least that long: then the call was long because it was off its CPU
+ * (measured here: two busy loops beside a niced generator made a 372 ms send, with 2.6 s of run
+ * delay over 3 threads; a stopped server a 223 ms one, with 0.15 s). Else the lag is the
+ * generator's own. */
 static const char *lag_blame(const struct side_counters *c, double run_delay_s, char *buf,
 			     size_t len)
 {
@@ -104,7 +105,7 @@ static const char *lag_blame(const struct side_counters *c, double run_delay_s, 
 			 "buffer, an exchange not answered): the server held it up and set the tail",
 			 (double)c->held_max_ns / 1e6);
 	else if (run_delay_s >= 0)
-		snprintf(buf, len, "its threads waited %.1f ms runnable for a CPU (schedstat), and "
+		snprintf(buf, len, "its threads waited %.1f ms each runnable for a CPU (schedstat), and "
 			 "its longest call %.1f ms: its own CPU or scheduling, not the server, set the "
 			 "tail", run_delay_s * 1e3, (double)c->held_max_ns / 1e6);
 	else
@@ -144,6 +145,11 @@ bool ol_holding(const struct side_counters *c, double run_delay_s, char *why, si
 	return true;
 }
 
+double ol_run_delay(const struct side_result *s)
+{
+	return s->threads > 1 ? s->run_delay_s / s->threads : s->run_delay_s;
+}
+
 void ol_headline(const struct result *r, struct headline *h)
 {
 	const struct side_counters *c = &r->client.c;
@@ -151,7 +157,7 @@ void ol_headline(const struct result *r, struct headline *h)
 
 	if (!result_open_loop(r))
 		return;
-	bool ok = ol_holding(c, r->client.run_delay_s, why, sizeof(why));
+	bool ok = ol_holding(c, ol_run_delay(&r->client), why, sizeof(why));
 	double d = r->duration_s;
 
 	headline_row(h, "offered rate (/s)", (double)r->cfg->rate, 0, "%s arrivals",

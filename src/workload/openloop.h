@@ -109,6 +109,10 @@ const char *ol_check(const struct opts *o, const char *cap, long window_default)
  * waited for a CPU over the window (-1: not known): at least the p99 lag, its own; else the
  * server held its sends up. */
 bool ol_holding(const struct side_counters *c, double run_delay_s, char *why, size_t len);
+struct side_result;
+/* The run delay ol_holding compares one call with: a thread's, on average (the side's summed
+ * over its threads: a thread can have waited only its own share of it). */
+double ol_run_delay(const struct side_result *s);
 /* The open-loop members of a run's report (offered and achieved rate, schedule lag, holding
  * load); nothing for a closed-loop run. */
 void ol_headline(const struct result *r, struct headline *h);

@@ -106,7 +106,7 @@ static void slot_fail(struct client_thread *t, struct many_thread *m, struct crr
 		uint64_t now = now_ns();
 
 		t->cnt.lost++;
-		hist_record_censored(t->lat, now > k->t0 ? now - k->t0 : 0);
+		hist_record_censored(t->lat, lost_wait(t->c->o, now > k->t0 ? now - k->t0 : 0));
 	}
 }
 
@@ -168,7 +168,7 @@ fail:;
 	count_err(&t->cnt, why, measuring);
 	if (measuring) {
 		t->cnt.lost++;
-		hist_record_censored(t->lat, k->t0 && now_ns() > k->t0 ? now_ns() - k->t0 : 0);
+		hist_record_censored(t->lat, lost_wait(t->c->o, k->t0 && now_ns() > k->t0 ? now_ns() - k->t0 : 0));
 	}
 }
 
@@ -350,8 +350,15 @@ static void slots_abandon(struct client_thread *t, struct many_thread *m)
 
 		if (k->step == SLOT_IDLE)
 			continue;
-		/* FIN: its bytes are in and it is counted; only the close was left. */
+		/* FIN: its bytes are in and it is counted; only the close was left. One of the
+		 * window still in flight when its drain ran out got no answer in it: lost. */
 		t->cnt.unfinished += k->measuring && k->step != SLOT_FIN;
+		if (k->measuring && k->step != SLOT_FIN && atomic_load(&t->c->sh->drain_began)) {
+			uint64_t now = now_ns();
+
+			t->cnt.lost++;
+			hist_record_censored(t->lat, lost_wait(t->c->o, now > k->t0 ? now - k->t0 : 0));
+		}
 		t->cnt.connects += k->measuring && k->step == SLOT_CONNECT;
 		slot_release(m, k, &calls);
 		t->cnt.syscalls += k->measuring ? calls : 0;
@@ -368,7 +375,7 @@ static void many_run(struct client_thread *t, struct many_thread *m, int ph, lon
 	for (;;) {
 		int now_ph = thread_phase(t);
 		bool measuring = limit < 0 ? now_ph == PH_MEASURE : ph == PH_MEASURE;
-		bool more = (limit < 0 ? now_ph < PH_STOP : now_ph == ph && started < limit) &&
+		bool more = (limit < 0 ? now_ph < PH_DRAIN : now_ph == ph && started < limit) &&
 			    !m->stop_starting;
 
 		/* The phase looked at before each start: a burst of connect() calls takes long
@@ -408,7 +415,9 @@ static void *many_thread_main(void *arg)
 		thread_done(t);
 		return NULL;
 	}
-	many_run(t, m, PH_WARMUP, -1);
+	many_run(t, m, PH_WARMUP, -1); /* returns once the drain found nothing in flight */
+	drain_done(t->c);
+	thread_wait_phase(t, PH_STOP);
 	slots_abandon(t, m);
 	return NULL;
 }
@@ -454,6 +463,8 @@ int crr_many_client(struct client_ctx *c)
 		t[i].priv = &m[i];
 	}
 	if (!ret) {
+		if (!o->conns) /* a time-based run drains: each thread a unit */
+			drain_register(c, n);
 		atomic_fetch_add(&c->sh->ready, 1);
 		ret = client_threads_run(c, t, n, o->warmup_conns, o->conns, many_thread_main);
 	}

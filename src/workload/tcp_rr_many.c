@@ -61,7 +61,7 @@ static void flow_fail(struct client_thread *t, struct mf_thread *m, struct mf_fl
 
 		for (size_t i = 0; i < m->window; i++) {
 			t->cnt.lost++;
-			hist_record_censored(t->lat, now > ring[i] ? now - ring[i] : 0);
+			hist_record_censored(t->lat, lost_wait(t->c->o, now > ring[i] ? now - ring[i] : 0));
 		}
 	}
 	epoll_ctl(m->ep, EPOLL_CTL_DEL, f->fd, NULL);

@@ -72,8 +72,8 @@ static void flow_count_lost(struct client_thread *t, struct tro_flow *f, uint64_
 		if (!e->counted)
 			continue;
 		t->cnt.lost++;
-		hist_record_censored(t->lat, now > e->due ? now - e->due : 0);
-		hist_record_censored(&t->lat2, now > e->sent ? now - e->sent : 0);
+		hist_record_censored(t->lat, lost_wait(t->c->o, now > e->due ? now - e->due : 0));
+		hist_record_censored(&t->lat2, lost_wait(t->c->o, now > e->sent ? now - e->sent : 0));
 	}
 }
 
@@ -126,7 +126,10 @@ static void *receiver(struct client_thread *t)
 	}
 	if (TCP_FAILED(r))
 		count_err(&t->cnt, f->rio.why, thread_phase(t) == PH_MEASURE);
-	if (TCP_FAILED(r) || saw_drain)
+	/* A receive blocked across the drain saw no PH_DRAIN itself; a connection the server
+	 * closed at the run's end (Ctrl-C, no drain) lost nothing. */
+	saw_drain |= atomic_load(&t->c->sh->drain_began);
+	if ((TCP_FAILED(r) && (saw_drain || thread_phase(t) < PH_STOP)) || saw_drain)
 		flow_count_lost(t, f, seq);
 	if (!atomic_exchange(&f->drained, true))
 		drain_done(t->c);

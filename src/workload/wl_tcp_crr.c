@@ -273,14 +273,19 @@ static void crr_close_all(struct client_thread *t, struct crr_thread *x, bool me
 
 /* A connection of the window that failed: in the latencies at what it waited since it was
  * due (or began), a lower bound; and lost (no answer). */
-static void crr_failed(struct client_thread *t, bool measuring, uint64_t from)
+static void crr_failed(struct client_thread *t, bool measuring, uint64_t from, uint64_t t0)
 {
 	uint64_t now = now_ns();
 
-	if (!measuring)
+	/* A connection the server closed at the run's end (Ctrl-C, no drain) lost nothing. */
+	if (!measuring || (atomic_load(&t->c->sh->phase) >= PH_STOP &&
+			   !atomic_load(&t->c->sh->drain_began)))
 		return;
 	t->cnt.lost++;
-	hist_record_censored(t->lat, now > from ? now - from : 0);
+	hist_record_censored(t->lat, lost_wait(t->c->o, now > from ? now - from : 0));
+	/* Open loop: the thread's next arrival waited on this one too (the server's hold). */
+	if (t->c->o->rate && t0 && now - t0 > t->cnt.held_max_ns)
+		t->cnt.held_max_ns = now - t0;
 }
 
 /* One connection; counted when `measuring`. Its spans, as docs/workloads.md defines them: connect()
@@ -297,7 +302,7 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 	if (fd < 0) {
 		c->syscalls += measuring ? calls : 0;
 		count_err(c, fd == -EADDRNOTAVAIL ? ERR_ADDRNOTAVAIL : ERR_CONNECT, measuring);
-		crr_failed(t, measuring, due ? due : now_ns());
+		crr_failed(t, measuring, due ? due : now_ns(), 0);
 		if (fd == -EMFILE || fd == -ENFILE || fd == -EADDRNOTAVAIL)
 			set_fatal(t, -fd);
 		return;
@@ -311,7 +316,7 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 		close(fd);
 		c->syscalls += measuring ? calls : 0;
 		count_err(c, tcp_err_kind(e) == ERR_TIMEOUT ? ERR_TIMEOUT : tcp_err_kind(e), measuring);
-		crr_failed(t, measuring, due ? due : t0);
+		crr_failed(t, measuring, due ? due : t0, t0);
 		if (e == EADDRNOTAVAIL)
 			set_fatal(t, e);
 		return;
@@ -352,7 +357,7 @@ static void crr_one(struct client_thread *t, struct crr_thread *x, bool measurin
 	/* Failed, or still in flight when the drain after the window ran out. */
 	if (TCP_FAILED(r) || (r && atomic_load(&t->c->sh->drain_began))) {
 		c->unfinished += !TCP_FAILED(r);
-		crr_failed(t, measuring, due ? due : t0);
+		crr_failed(t, measuring, due ? due : t0, t0);
 	}
 	if (r)
 		return;

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,7 +168,7 @@ static void rr_count_lost(struct client_thread *t, struct rr_flow *f, size_t w, 
 			continue;
 		f->counted[i] = false;
 		t->cnt.lost++;
-		hist_record_censored(t->lat, now - f->sent[i]);
+		hist_record_censored(t->lat, lost_wait(t->c->o, now - f->sent[i]));
 	}
 }
 
@@ -206,6 +207,10 @@ static void *rr_thread_main(void *arg)
 			thread_wait_phase(t, PH_STOP);
 			break;
 		}
+		/* In the drain no request carries the ACK of the last answer: ACK at once, or the
+		 * server's next answer waits for a delayed ACK (Nagle), 40 ms a drain. */
+		if (ph == PH_DRAIN)
+			setsockopt(f->fd, IPPROTO_TCP, TCP_QUICKACK, &(int){1}, sizeof(int));
 		f->io.rx_calls = f->io.tx_calls = f->io.syscalls = f->io.rx_bytes = f->io.tx_bytes = 0;
 		r = tcp_recv_n(&f->io, f->fd, f->buf, (size_t)o->response);
 		if (r)
@@ -216,13 +221,17 @@ static void *rr_thread_main(void *arg)
 			t->cnt.transactions++;
 		}
 		inflight--;
-		if (ph == PH_DRAIN) {
+		/* The phase as it is now, after a receive that may have waited across an edge: the
+		 * next request is the window's only if the window is still open. */
+		ph = thread_phase(t);
+		if (ph >= PH_DRAIN) {
+			saw_drain |= ph == PH_DRAIN;
 			f->counted[head] = false;
 			head = (head + 1) % w;
 			continue;
 		}
 		f->sent[head] = now;
-		f->counted[head] = measuring;
+		f->counted[head] = ph == PH_MEASURE;
 		head = (head + 1) % w;
 		inflight++;
 		r = tcp_send_n(&f->io, f->fd, f->req, (size_t)o->request);
@@ -236,8 +245,11 @@ static void *rr_thread_main(void *arg)
 	}
 	if (TCP_FAILED(r))
 		count_err(&t->cnt, f->io.why, thread_phase(t) == PH_MEASURE);
-	/* A failed connection, or a drain cut short: what the window still had in flight. */
-	if (TCP_FAILED(r) || saw_drain)
+	/* A failed connection, or a drain cut short: what the window still had in flight (a
+	 * receive blocked across the drain saw no PH_DRAIN itself). A connection the server
+	 * closed at the run's end (Ctrl-C, no drain) lost nothing. */
+	saw_drain |= atomic_load(&t->c->sh->drain_began);
+	if ((TCP_FAILED(r) && (saw_drain || thread_phase(t) < PH_STOP)) || saw_drain)
 		rr_count_lost(t, f, w, head, inflight);
 	if (!drained)
 		drain_done(t->c);

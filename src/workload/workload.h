@@ -131,6 +131,15 @@ void thread_done(struct client_thread *t);
  * flow, a thread) before its window opens, and each says once when it has nothing of the
  * window in flight; the coordinator waits for all of them, --timeout at most. */
 void drain_register(struct client_ctx *c, int units);
+/* What a request with no answer is recorded at (censored, hist.h): what it waited, and
+ * --timeout at least, since it never got its answer: a connection refused after 20 us is not a
+ * 20 us one, and its count would mark every percentile above 20 us a lower bound. */
+static inline uint64_t lost_wait(const struct opts *o, uint64_t waited)
+{
+	uint64_t t = (uint64_t)o->timeout * 1000000;
+
+	return waited > t ? waited : t;
+}
 void drain_done(struct client_ctx *c);
 
 /* In a client process: follow the coordinator's phase, taking the CPU marks at the window's

@@ -9,8 +9,9 @@
 # 3. Every connection failing (tcp-crr --server-fault short): partial, exit 1, the kind named.
 # 4. compare with B's requests dropped (nftables drops 5% of the packets marked with B's
 #    --tos): loss is a compared figure, and the verdict names B's loss.
-# 5. knee over a path that loses 0.5% of requests: no rate passes (each loses over 0.1%), and
-#    every point's loss is in its row.
+# 5. knee over a path that loses about 0.4% of requests (0.2% of the datagrams each way): under
+#    the 1% that p99 leaves above it, so only knee's own bound fails each rate ("over 0.1%"),
+#    and every point's loss is in its row (4,000/s and up: some 8 requests lost a run at least).
 . "$(dirname "$0")/lib.sh"
 need jq
 need python3
@@ -77,13 +78,13 @@ jassert "$TMP/cmp.json" '.figures[] | select(.key == "loss_pct") | (.b_median //
 jassert "$TMP/cmp.json" '.verdict | test("B lost requests")' '.verdict'
 echo "compare: $(jq -r .verdict "$TMP/cmp.json")"
 
-# 5. 0.5% of everything dropped (both ways): about 1% of requests.
+# 5. 0.2% of everything dropped (both ways): about 0.4% of requests.
 nft flush chain inet sbloss in
-nft add rule inet sbloss in meta l4proto udp numgen random mod 1000 \< 5 drop
-"$SB" knee udp-rr --clients 1 --slo p99=50ms --min-rate 1000 --max-rate 4000 --budget 8 --server "$srv" --json \
+nft add rule inet sbloss in meta l4proto udp numgen random mod 1000 \< 2 drop
+"$SB" knee udp-rr --clients 1 --slo p99=50ms --min-rate 4000 --max-rate 8000 --budget 8 --server "$srv" --json \
 	>"$TMP/knee.json" 2>"$TMP/knee.err"
 rc=$?
 [ $rc -eq 1 ] || fail "knee passed a rate over a lossy path (exit $rc): $(jq -c '.points' "$TMP/knee.json")"
-jassert "$TMP/knee.json" '.points | length > 0 and all(.pass | not) and all(.loss_pct > 0.1) and all(.why | test("lost"))' '.points'
+jassert "$TMP/knee.json" '.points | length > 0 and all(.pass | not) and all(.loss_pct > 0.1 and .loss_pct < 1) and all(.why | test("over 0.1%"))' '.points'
 echo "knee: $(jq -c '[.points[] | {offered_rate, loss_pct, why}]' "$TMP/knee.json")"
 echo ok

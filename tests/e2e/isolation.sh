@@ -12,6 +12,10 @@ need jq
 need ip
 : "${FLOOD:?set FLOOD to the flood helper}"
 [ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+# run.sh said it isolates the tests: then this one must be in a namespace of its own.
+[ -n "${SOCKBENCH_TEST_NETNS_ON:-}" ] || skip "not run by tests/run.sh with namespaces"
+[ "$(readlink /proc/self/ns/net)" != "$(readlink /proc/1/ns/net)" ] ||
+	fail "tests/run.sh says the tests are isolated, but this one shares the host's network namespace"
 F=sbF$$
 ip netns add $F 2>/dev/null || skip "cannot create network namespaces"
 fu= ft=

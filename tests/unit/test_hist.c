@@ -335,10 +335,52 @@ static void test_censored(void **state)
 	assert_int_equal(hist_decode(b, "2 1 2 3 !1,9 1:1 1:1"), -EINVAL);
 	assert_int_equal(hist_decode(b, "2 1 2 3 !1 1:1 1:1"), -EINVAL);
 	assert_int_equal(hist_decode(b, "2 1 2 3 !1,2 1:1 1:1"), 0);
+	/* Two censored at 1 ms or more, both values in the 1 ns bucket: forged. */
+	assert_int_equal(hist_decode(b, "2 1 1000000 3 !2,1000000 1:2"), -EINVAL);
 	free(txt);
 	free(h);
 	free(a);
 	free(b);
+}
+
+/* Censored waits among the answered values (failures at 40-60 us, answers 1-150 us): a
+ * percentile is exact only below the least wait's bucket, whatever the rank. */
+static void test_censored_interleaved(void **state)
+{
+	(void)state;
+	struct hist *h = malloc(sizeof(*h));
+	uint64_t cm;
+
+	hist_reset(h);
+	for (uint64_t v = 1000; v <= 150000; v += 150) /* 994 answered */
+		hist_record(h, v);
+	for (uint64_t v = 40000; v < 60000; v += 2000) /* 10 censored */
+		hist_record_censored(h, v);
+	cm = h->cens_min;
+	assert_int_equal(cm, 40000);
+	assert_int_equal(h->censored, 10);
+	/* p10 (about 15 us) is under 40 us: exact; p50 (about 75 us) is over it: a bound, though
+	 * its rank is far below the censored ones' count from the top. */
+	assert_false(hist_at_least(h, hist_percentile(h, 10)));
+	assert_true(hist_at_least(h, hist_percentile(h, 50)));
+	/* The bucket, not the value: a value in 40 us's bucket but under it is a bound too; the
+	 * bucket below is not. */
+	assert_true(hist_at_least(h, cm - 1) == (hist_index(cm - 1) == hist_index(cm)));
+	assert_false(hist_at_least(h, cm - cm / 64));
+	/* Merge keeps the least wait from either side. */
+	struct hist *a = malloc(sizeof(*a));
+
+	hist_reset(a);
+	hist_record_censored(a, 30000);
+	hist_merge(h, a);
+	assert_int_equal(h->cens_min, 30000);
+	hist_reset(a);
+	hist_record_censored(a, 90000);
+	hist_merge(a, h);
+	assert_int_equal(a->cens_min, 30000);
+	assert_int_equal(a->censored, 12);
+	free(a);
+	free(h);
 }
 
 int main(void)
@@ -352,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_empty_and_single),
 		cmocka_unit_test(test_rank_rule),
 		cmocka_unit_test(test_censored),
+		cmocka_unit_test(test_censored_interleaved),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

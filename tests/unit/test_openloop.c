@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "base/opts.h"
+#include "measure/result.h"
 #include "workload/openloop.h"
 
 static void constant_exact(void **st)
@@ -158,13 +159,26 @@ static void verdict(void **st)
 	c.held_max_ns = 9999999;
 	assert_false(ol_holding(&c, 0.005, why, sizeof(why)));
 	assert_non_null(strstr(why, "its own CPU"));
-	assert_non_null(strstr(why, "5.0 ms runnable"));
+	assert_non_null(strstr(why, "5.0 ms each runnable"));
 	/* A long call while the threads waited longer for a CPU: off its CPU, not held up. */
 	c.held_max_ns = 15000000;
 	assert_false(ol_holding(&c, 0.015, why, sizeof(why)));
 	assert_non_null(strstr(why, "its own CPU"));
 	assert_false(ol_holding(&c, 0.0149, why, sizeof(why)));
 	assert_non_null(strstr(why, "the server held it up"));
+	c.held_max_ns = 0;
+	/* The run delay a call is held against is a thread's, on average: 0.9 s over 3 threads
+	 * is 0.3 s each (a 0.5 s call is then the server's), over none the sum. */
+	struct side_result s3 = {.run_delay_s = 0.9, .threads = 3}, s0 = {.run_delay_s = 0.9};
+
+	assert_true(fabs(ol_run_delay(&s3) - 0.3) < 1e-12);
+	assert_true(fabs(ol_run_delay(&s0) - 0.9) < 1e-12);
+	c.held_max_ns = 500000000;
+	c.lag_p99_ns = 600000000;
+	assert_false(ol_holding(&c, ol_run_delay(&s3), why, sizeof(why)));
+	assert_non_null(strstr(why, "the server held it up"));
+	assert_false(ol_holding(&c, s3.run_delay_s, why, sizeof(why))); /* the sum would say CPU */
+	assert_non_null(strstr(why, "its own CPU"));
 	c.held_max_ns = 0;
 	c.lag_p99_ns = 0;
 	c.gen_dropped = 1;
