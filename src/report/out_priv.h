@@ -50,6 +50,8 @@ void out_table_full(const struct result *r, FILE *f);
 void out_table_hosts(const struct result *r, FILE *f);
 void out_table_profile(const struct result *r, FILE *f);
 void out_table_censored(FILE *f, const struct hist *h, long timeout_ms);
+/* The latency_us object of a histogram (json_latency.c). */
+struct cJSON *out_latency_json(const struct hist *h);
 
 struct cJSON;
 /* -i: `intervals_scope` and `intervals` into the run's document (nothing without -i). */

@@ -29,4 +29,15 @@ int crr_first_cap(long backlog, long somaxconn, long clients, int threads, int n
  * the TIME_WAIT of --close client; 1 to 254. */
 long crr_src_addrs_for(long need, long ports, bool close_client);
 
+/* Its options (tcp_crr_check.c): the defaults it overrides, whether a config's window is a
+ * count of connections, the checks across options, the report's description, and our counts
+ * beside the kernel's. */
+struct result;
+struct kernel_pair;
+extern const struct opt_override crr_overrides[];
+bool crr_count_based(const struct opts *o);
+int crr_check(struct opts *o, char *err, size_t errlen);
+void crr_describe(const struct opts *o, char *buf, size_t len);
+int crr_kernel_pairs(const struct result *r, struct kernel_pair *out);
+
 #endif

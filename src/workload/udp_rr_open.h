@@ -1,5 +1,5 @@
 /* udp_rr_open.h: udp-rr's open-loop client (--rate): requests on a schedule, whatever the
- * answers do (openloop.h). */
+ * answers do (openloop.h); the parts both loops share; and its server side. */
 #ifndef SB_UDP_RR_OPEN_H
 #define SB_UDP_RR_OPEN_H
 
@@ -32,6 +32,9 @@ void udp_rr_put_request(struct io_msg *m, size_t size, uint32_t window, uint32_t
  * each of the rest (a full socket buffer: the caller sends them again). How many went. */
 int udp_rr_send_queued(const struct io_ops *ops, struct io_ctx *io, struct io_msg *tx, int n,
 		       struct side_counters *c, bool measuring);
+/* The server side (udp_rr_server.c): its sockets, and its loop until PH_STOP. */
+int udp_rr_server_open(struct server_ctx *s, char *err, size_t errlen);
+void udp_rr_server_loop(struct server_ctx *s);
 /* The checks of --rate and --arrivals on udp-rr. 0 or -EINVAL with err. */
 int udp_rr_open_check(const struct opts *o, char *err, size_t errlen);
 
