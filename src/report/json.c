@@ -12,17 +12,6 @@
 #define SB_VERSION "unknown"
 #endif
 
-/* Round for printing: JSON readers get figures, not 17-digit noise. */
-static double r3(double v)
-{
-	return round(v * 1000.0) / 1000.0;
-}
-
-static double r6(double v)
-{
-	return round(v * 1e6) / 1e6;
-}
-
 static cJSON *errors_json(const struct side_counters *c)
 {
 	cJSON *j = cJSON_CreateObject();

@@ -7,16 +7,6 @@
 #include "measure/hist.h"
 #include "report/out_priv.h"
 
-static double r3(double v)
-{
-	return round(v * 1000.0) / 1000.0;
-}
-
-static double r6(double v)
-{
-	return round(v * 1e6) / 1e6;
-}
-
 /* The distribution for a report's CDF: [us, fraction of values at or below], the histogram's
  * buckets joined until each point is 3% past the last (a few hundred points at most), the
  * first at the minimum and the last at the maximum (fraction 1). With requests that got no

@@ -10,6 +10,17 @@
 
 #include "measure/result.h"
 
+/* Round for printing: JSON readers get figures, not 17-digit noise (3 or 6 places). */
+static inline double r3(double v)
+{
+	return __builtin_round(v * 1000.0) / 1000.0;
+}
+
+static inline double r6(double v)
+{
+	return __builtin_round(v * 1e6) / 1e6;
+}
+
 #define MAX_PAIRS 4 /* kernel counters a workload cross-checks */
 
 /* The workload counts UDP datagrams (its /proc/net/snmp row is Udp). */

@@ -13,11 +13,7 @@
 #    the 1% that p99 leaves above it, so only knee's own bound fails each rate ("over 0.1%"),
 #    and every point's loss is in its row (4,000/s and up: some 8 requests lost a run at least).
 . "$(dirname "$0")/lib.sh"
-need jq
-need python3
-PAUSE=$(dirname "$0")/../helpers/pause.py
-start_agent
-srv=127.0.0.1:$AGENT_PORT
+pausable_agent
 
 # 1.
 SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --rate 2000 --request 20000 --duration 2 --warmup 0.3 --server "$srv" \

@@ -21,11 +21,7 @@
 #    timeout; each is in the latencies at 200 ms or more; tcp-rr and tcp-crr: the request or
 #    connection caught by the stop is timed to its answer: max is the pause within 5%.
 . "$(dirname "$0")/lib.sh"
-need jq
-need python3
-PAUSE=$(dirname "$0")/../helpers/pause.py
-start_agent
-srv=127.0.0.1:$AGENT_PORT
+pausable_agent
 
 # paused NAME DELAY PAUSE ARGS...: the run's JSON in $TMP/NAME.json; the agent is stopped for
 # PAUSE s from DELAY s after the window's first second; the stop as it was, in $TMP/NAME.p.

@@ -81,6 +81,17 @@ start_agent() {
 	read -r -t 5 AGENT_PORT <"$TMP/ready" || fail "serve did not start: $(cat "$TMP/agent.log")"
 }
 
+# A loopback agent to stop and start again (SIGSTOP: a stalled server): AGENT_PID, srv (its
+# control address), and PAUSE, tests/helpers/pause.py (pause.py PID DELAY_S PAUSE_S prints the
+# stop as it was, in seconds).
+pausable_agent() {
+	need jq
+	need python3
+	PAUSE=$(dirname "$0")/../helpers/pause.py
+	start_agent
+	srv=127.0.0.1:$AGENT_PORT
+}
+
 # A serve agent in namespace $1 listening on address $2: AGENT_PID, and AGENT_PORT its control
 # port (within 5 s, or the test fails with its log).
 ns_agent() {
