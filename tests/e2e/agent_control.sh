@@ -6,7 +6,7 @@
 need jq
 : "${FLOOD:?set FLOOD to the flood helper}"
 head -c 32 /dev/urandom | base64 >"$TMP/secret"
-hello='SKBN\0\1\0\1\0\0\0\016{"protocol":1}'
+hello='SKBN\0\2\0\1\0\0\0\016{"protocol":1}'
 
 for auth in none secret; do
 	rm -f "$TMP/ready"

@@ -68,13 +68,13 @@ srv=127.0.0.1:$AGENT_PORT
 "$SB" udp-rr --server $srv --size 5000 $run >/dev/null 2>"$TMP/e5"; grep -q -- "--max-buffer 4096" "$TMP/e5" || fail "cap: $(cat "$TMP/e5")"
 
 # 1,000 random and mutated frames: every one answered or dropped, the agent alive after.
-good=$(printf 'SKBN\0\1\0\4\0\0\0\55{"workload":"udp-rr","config":{"clients":1}}')
+good=$(printf 'SKBN\0\2\0\4\0\0\0\55{"workload":"udp-rr","config":{"clients":1}}')
 for i in $(seq 1000); do
 	case $((i % 4)) in
 	0) head -c $((RANDOM % 200)) /dev/urandom ;;
 	1) printf '%s' "$good" | head -c $((RANDOM % 57)) ;;                            # truncated
-	2) printf 'SKBN\0\1\0\1\177\377\377\377' ;;                                       # oversized
-	3) printf 'SKBN\0\1\0%b\0\0\0\2{}' "\\$(printf '%03o' $((RANDOM % 14)))" ;;      # any type, out of order
+	2) printf 'SKBN\0\2\0\1\177\377\377\377' ;;                                       # oversized
+	3) printf 'SKBN\0\2\0%b\0\0\0\2{}' "\\$(printf '%03o' $((RANDOM % 14)))" ;;      # any type, out of order
 	esac >"$TMP/frame"
 	timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$AGENT_PORT; cat '$TMP/frame' >&3; exec 3>&-" 2>/dev/null
 done

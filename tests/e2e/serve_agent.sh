@@ -20,7 +20,7 @@ jassert "$TMP/cpu.json" "(.sides.server.user_s + .sides.server.sys_s) as \$w | (
 
 # Garbage, a wrong magic and a truncated frame: the agent keeps serving.
 exec 3<>/dev/tcp/127.0.0.1/$AGENT_PORT; printf 'GET / HTTP/1.0\r\n\r\n' >&3; exec 3>&-
-exec 3<>/dev/tcp/127.0.0.1/$AGENT_PORT; printf 'SKBN\0\1\0\1\0\0\0\50{"tru' >&3; exec 3>&-
+exec 3<>/dev/tcp/127.0.0.1/$AGENT_PORT; printf 'SKBN\0\2\0\1\0\0\0\50{"tru' >&3; exec 3>&-
 "$SB" udp-rr --server 127.0.0.1:$AGENT_PORT --duration 0.5 --warmup 0 --json >"$TMP/b.json" \
 	|| fail "agent did not survive bad frames: $(cat "$TMP/agent.log")"
 jassert "$TMP/b.json" '.transactions > 0'
