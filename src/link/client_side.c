@@ -252,6 +252,8 @@ void client_side_run(struct session *ss)
 		session_error(ss, err, EINVAL, true);
 		return;
 	}
+	snprintf(target.workload, sizeof(target.workload), "%s", ss->wl->name);
+	snprintf(target.proto, sizeof(target.proto), "%s", vouch_proto(ss->wl->snmp_proto));
 	/* Not a byte toward the target unless its server agent says the test is its own. */
 	if ((ret = vouch_ask(&target, ss->key, err, sizeof(err)))) {
 		session_error(ss, err, -ret, false);

@@ -202,7 +202,7 @@ static int do_setup(struct session *ss, const char *payload)
 	}
 	ss->running = true;
 	/* From now until the test ends, its client agents may ask us to vouch for it. */
-	vouch_publish(ss->board, &ss->s);
+	vouch_publish(ss->board, &ss->s, ss->wl->name, vouch_proto(ss->wl->snmp_proto));
 	/* The token as a string: a JSON number cannot hold 64 bits exactly. */
 	snprintf(err, sizeof(err), "{\"port\":%d,\"token\":\"%016llx\"}", ss->s.port,
 		 (unsigned long long)ss->s.token);

@@ -13,6 +13,7 @@
 #include "base/util.h"
 #include "link/ctl.h"
 #include "link/handshake.h"
+#include "link/sock_owner.h"
 #include "measure/side.h"
 
 /* ---- the server agent's side ---- */
@@ -23,11 +24,19 @@ void vouch_board_init(struct vouch_board *b)
 	pthread_mutex_init(&b->lock, NULL);
 }
 
-void vouch_publish(struct vouch_board *b, const struct server_ctx *s)
+const char *vouch_proto(const char *snmp_proto)
+{
+	return snmp_proto && !strcmp(snmp_proto, "Udp") ? "udp" : "tcp";
+}
+
+void vouch_publish(struct vouch_board *b, const struct server_ctx *s, const char *workload,
+		   const char *proto)
 {
 	if (!b)
 		return;
 	pthread_mutex_lock(&b->lock);
+	snprintf(b->workload, sizeof(b->workload), "%s", workload);
+	snprintf(b->proto, sizeof(b->proto), "%s", proto);
 	b->token = s->token;
 	b->port = s->port;
 	b->addr = s->local;
@@ -87,18 +96,23 @@ bool vouch_same_ip(const char *a, const char *b)
 }
 
 /* What a signature covers: everything the client agent acts on, and its nonce. */
-static void signed_text(char *buf, size_t len, const char *nonce, uint64_t token, const char *addr,
-			int port)
-{
-	snprintf(buf, len, "nonce=%s token=%016llx addr=%s port=%d", nonce,
-		 (unsigned long long)token, addr, port);
-}
-
 struct vouch_req {
 	uint64_t token;
 	int port;
-	const char *addr, *nonce;
+	const char *addr, *nonce, *workload, *proto;
 };
+
+static void signed_text(char *buf, size_t len, const struct vouch_req *q)
+{
+	snprintf(buf, len, "nonce=%s token=%016llx workload=%s proto=%s addr=%s port=%d", q->nonce,
+		 (unsigned long long)q->token, q->workload, q->proto, q->addr, q->port);
+}
+
+static bool short_name(const cJSON *s, size_t cap)
+{
+	return cJSON_IsString(s) && s->valuestring[0] && strlen(s->valuestring) < cap &&
+	       strspn(s->valuestring, "abcdefghijklmnopqrstuvwxyz-") == strlen(s->valuestring);
+}
 
 static bool parse_req(const cJSON *j, struct vouch_req *q)
 {
@@ -106,6 +120,8 @@ static bool parse_req(const cJSON *j, struct vouch_req *q)
 	const cJSON *port = cJSON_GetObjectItemCaseSensitive(j, "port");
 	const cJSON *addr = cJSON_GetObjectItemCaseSensitive(j, "addr");
 	const cJSON *nonce = cJSON_GetObjectItemCaseSensitive(j, "nonce");
+	const cJSON *wl = cJSON_GetObjectItemCaseSensitive(j, "workload");
+	const cJSON *proto = cJSON_GetObjectItemCaseSensitive(j, "proto");
 	unsigned long long t;
 	char end;
 
@@ -114,10 +130,12 @@ static bool parse_req(const cJSON *j, struct vouch_req *q)
 	    port->valuedouble < 1 || port->valuedouble > 65535 || !cJSON_IsString(addr) ||
 	    strlen(addr->valuestring) > 63 || !cJSON_IsString(nonce) ||
 	    strlen(nonce->valuestring) != 2 * AUTH_CHALLENGE_LEN ||
-	    strspn(nonce->valuestring, "0123456789abcdef") != 2 * AUTH_CHALLENGE_LEN)
+	    strspn(nonce->valuestring, "0123456789abcdef") != 2 * AUTH_CHALLENGE_LEN ||
+	    !short_name(wl, 16) || !short_name(proto, 4))
 		return false;
 	*q = (struct vouch_req){.token = t, .port = port->valueint, .addr = addr->valuestring,
-				.nonce = nonce->valuestring};
+				.nonce = nonce->valuestring, .workload = wl->valuestring,
+				.proto = proto->valuestring};
 	return true;
 }
 
@@ -138,6 +156,12 @@ static const char *refusal(const struct vouch_board *b, const struct vouch_req *
 			 q->port);
 		return why;
 	}
+	/* The same port number over the other protocol is another service, maybe not ours. */
+	if (strcmp(q->proto, b->proto) || strcmp(q->workload, b->workload)) {
+		snprintf(why, len, "this agent's test is %s over %s, not %s over %s: its port "
+			 "vouches for nothing else", b->workload, b->proto, q->workload, q->proto);
+		return why;
+	}
 	if (!to_sockaddr(q->addr, &a) || !ip_equal(&a, &b->addr))
 		return "this agent's test does not serve on that address";
 	if (!from_peer)
@@ -153,8 +177,8 @@ void vouch_answer(struct vouch_board *b, const struct auth_key *key,
 	cJSON *j = cJSON_Parse(payload);
 	struct vouch_req q;
 	char why[200], text[256], mac[2 * 32 + 1] = "";
-	const char *no = "a VOUCH needs token (16 hex digits), port, addr and nonce (64 hex "
-			 "digits)";
+	const char *no = "a VOUCH needs token (16 hex digits), port, addr, workload, proto and "
+			 "nonce (64 hex digits)";
 	int err = EPROTO;
 
 	*rtype = CTL_MSG_ERROR;
@@ -172,13 +196,16 @@ void vouch_answer(struct vouch_board *b, const struct auth_key *key,
 		serve_error_json(reply, rlen, no, err, 0);
 		goto out;
 	}
-	signed_text(text, sizeof(text), q.nonce, q.token, q.addr, q.port);
+	signed_text(text, sizeof(text), &q);
 	if (key && auth_sign(key, text, mac, sizeof(mac))) {
 		serve_error_json(reply, rlen, "cannot sign the answer", EIO, 0);
 		goto out;
 	}
-	snprintf(reply, rlen, "{\"vouch\":true,\"addr\":\"%s\",\"port\":%d,\"nonce\":\"%s\"%s%s%s}",
-		 q.addr, q.port, q.nonce, key ? ",\"mac\":\"" : "", mac, key ? "\"" : "");
+	snprintf(reply, rlen,
+		 "{\"vouch\":true,\"workload\":\"%s\",\"proto\":\"%s\",\"addr\":\"%s\","
+		 "\"port\":%d,\"nonce\":\"%s\"%s%s%s}",
+		 q.workload, q.proto, q.addr, q.port, q.nonce, key ? ",\"mac\":\"" : "", mac,
+		 key ? "\"" : "");
 	*rtype = CTL_MSG_ACK;
 out:
 	cJSON_Delete(j);
@@ -239,8 +266,10 @@ out:
 
 void vouch_request(const struct vouch_target *t, const char *nonce, char *buf, size_t len)
 {
-	snprintf(buf, len, "{\"token\":\"%016llx\",\"port\":%d,\"addr\":\"%s\",\"nonce\":\"%s\"}",
-		 (unsigned long long)t->token, t->port, t->addr, nonce);
+	snprintf(buf, len,
+		 "{\"token\":\"%016llx\",\"port\":%d,\"addr\":\"%s\",\"workload\":\"%s\","
+		 "\"proto\":\"%s\",\"nonce\":\"%s\"}",
+		 (unsigned long long)t->token, t->port, t->addr, t->workload, t->proto, nonce);
 }
 
 int vouch_reply_check(const struct vouch_target *t, const struct auth_key *key, const char *nonce,
@@ -251,6 +280,10 @@ int vouch_reply_check(const struct vouch_target *t, const struct auth_key *key, 
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "nonce");
 	const cJSON *mac = cJSON_GetObjectItemCaseSensitive(j, "mac");
 	const cJSON *port = cJSON_GetObjectItemCaseSensitive(j, "port");
+	const cJSON *wl = cJSON_GetObjectItemCaseSensitive(j, "workload");
+	const cJSON *proto = cJSON_GetObjectItemCaseSensitive(j, "proto");
+	struct vouch_req q = {.token = t->token, .port = t->port, .addr = t->addr, .nonce = nonce,
+			      .workload = t->workload, .proto = t->proto};
 	char text[256];
 	int ret = -EPROTO;
 
@@ -261,10 +294,12 @@ int vouch_reply_check(const struct vouch_target *t, const struct auth_key *key, 
 	} else if (type != CTL_MSG_ACK ||
 		   !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "vouch")) ||
 		   !cJSON_IsString(n) || strcmp(n->valuestring, nonce) || !cJSON_IsNumber(port) ||
-		   port->valuedouble != t->port) {
+		   port->valuedouble != t->port || !cJSON_IsString(wl) ||
+		   strcmp(wl->valuestring, t->workload) || !cJSON_IsString(proto) ||
+		   strcmp(proto->valuestring, t->proto)) {
 		snprintf(err, errlen, "its answer is not a vouch for this target and nonce");
 	} else if (key) {
-		signed_text(text, sizeof(text), nonce, t->token, t->addr, t->port);
+		signed_text(text, sizeof(text), &q);
 		if (!cJSON_IsString(mac) || !auth_sign_ok(key, text, mac->valuestring)) {
 			snprintf(err, errlen, "its answer is not signed with this agent's secret");
 			ret = -EACCES;
@@ -379,6 +414,41 @@ out:
 	return ret;
 }
 
+static bool loopback(const char *addr)
+{
+	struct sockaddr_storage a;
+
+	if (!to_sockaddr(addr, &a))
+		return false;
+	if (a.ss_family == AF_INET)
+		return (ntohl(((struct sockaddr_in *)&a)->sin_addr.s_addr) >> 24) == 127;
+	return a.ss_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&a)->sin6_addr);
+}
+
+/* Unsigned, a yes is only as good as who says it: an agent on this host must be root's or
+ * this agent's own user's (any user may listen on 127.x above 1024), and on loopback the
+ * kernel must show whose it is. 0, or -EPERM with why. */
+static int trusted_owner(int fd, const struct vouch_target *t, char *why, size_t len)
+{
+	uid_t uid;
+	int ret = sock_owner_uid(fd, &uid);
+
+	if (ret == -ENOENT && !loopback(t->ctl_addr))
+		return 0; /* another host: its address is the data's, as checked */
+	if (ret < 0) {
+		snprintf(why, len, "cannot tell which user runs the agent on this host (%s): "
+			 "without --auth-file none is trusted", strerror(-ret));
+		return -EPERM;
+	}
+	if (uid != 0 && uid != geteuid()) {
+		snprintf(why, len, "it runs as user %u, neither root nor this agent's user (%u): "
+			 "without --auth-file another user's agent on this host vouches for nothing "
+			 "(give both agents the same --auth-file)", (unsigned)uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	return 0;
+}
+
 int vouch_ask(const struct vouch_target *t, const struct auth_key *key, char *err, size_t errlen)
 {
 	char why[300] = "";
@@ -401,7 +471,9 @@ int vouch_ask(const struct vouch_target *t, const struct auth_key *key, char *er
 		return -EPERM;
 	}
 	fd = dial(t, why, sizeof(why));
-	ret = fd < 0 ? fd : ask(fd, t, key, why, sizeof(why));
+	ret = fd < 0 ? fd : key ? 0 : trusted_owner(fd, t, why, sizeof(why));
+	if (ret == 0)
+		ret = ask(fd, t, key, why, sizeof(why));
 	if (fd >= 0)
 		close(fd);
 	if (ret)

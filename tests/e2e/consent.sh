@@ -101,10 +101,11 @@ refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.2\",\"port
 	"not the address of the server agent"
 # B answers VOUCH while its slot is taken: yes for its test, no for another token.
 nonce=$(printf '%064d' 7)
-$CTL "$PORT_B" "{\"token\":\"$K\",\"port\":$P,\"addr\":\"127.0.0.1\",\"nonce\":\"$nonce\"}" --vouch >"$TMP/v"
+$CTL "$PORT_B" "{\"token\":\"$K\",\"port\":$P,\"addr\":\"127.0.0.1\",\"workload\":\"udp-stream\",\"proto\":\"udp\",\"nonce\":\"$nonce\"}" --vouch >"$TMP/v"
 jq -e ".type == \"ACK\" and .payload.vouch == true and .payload.nonce == \"$nonce\"" "$TMP/v" >/dev/null ||
 	fail "B did not vouch for its own test: $(cat "$TMP/v")"
-refused "$PORT_B" "{\"token\":\"$bad\",\"port\":$P,\"addr\":\"127.0.0.1\",\"nonce\":\"$nonce\"}" "that token" --vouch
+refused "$PORT_B" "{\"token\":\"$bad\",\"port\":$P,\"addr\":\"127.0.0.1\",\"workload\":\"udp-stream\",\"proto\":\"udp\",\"nonce\":\"$nonce\"}" "that token" --vouch
+refused "$PORT_B" "{\"token\":\"$K\",\"port\":$P,\"addr\":\"127.0.0.1\",\"workload\":\"tcp-crr\",\"proto\":\"tcp\",\"nonce\":\"$nonce\"}" "udp-stream over udp, not tcp-crr over tcp" --vouch
 # Its own target is taken: the clients run.
 $CTL "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$P,\"token\":\"$K\",\"ctl_addr\":\"127.0.0.1\",\"ctl_port\":$PORT_B}")" >"$TMP/ok"
 jq -e '.type == "READY"' "$TMP/ok" >/dev/null || fail "the vouched-for target was refused: $(cat "$TMP/ok")"
@@ -128,12 +129,65 @@ jq -e '.type == "READY"' "$TMP/okD" >/dev/null || fail "same secret, refused: $(
 refused "$PORT_C" "$(setup udp-stream "$UDP_CFG" "$(tgt "$TMP/srvE" "$PORT_E")")" "did not take this agent's secret" --auth "$secret"
 refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "$(tgt "$TMP/srvD" "$PORT_D")")" "has a secret and this agent has none"
 
+# 7. Consent names the protocol and the workload. A tcp-rr test whose data port is the UDP
+# sink's number vouches for no udp-stream there; a udp-rr test on the TCP sink's number for no
+# tcp-crr: unsigned, and signed. The hand-made controller runs as user nobody (anyone who can
+# reach the agents). Before, each was taken and flooded the sink (130,068 datagrams a run).
+# (Debian's python3: another user may not run root's own, such as a pyenv shim.)
+NOBODY=()
+setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 -c 1 2>/dev/null &&
+	NOBODY=(setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 -B)
+agent F --role server
+agent G --role server --auth-file "$secret"
+$CTL "$PORT_F" "{\"workload\":\"tcp-rr\",\"config\":{\"port\":$UPORT,\"duration\":1,\"warmup\":60}}" --hold 90 >"$TMP/srvF" &
+PIDS+=($!)
+$CTL "$PORT_G" "{\"workload\":\"udp-rr\",\"config\":{\"port\":$TPORT,\"duration\":1,\"warmup\":60}}" --auth "$secret" --hold 90 >"$TMP/srvG" &
+PIDS+=($!)
+for _ in $(seq 150); do [ -s "$TMP/srvF" ] && [ -s "$TMP/srvG" ] && break; sleep 0.1; done
+jq -e ".type == \"READY\" and .payload.port == $UPORT" "$TMP/srvF" >/dev/null || fail "F: no tcp-rr test on $UPORT: $(cat "$TMP/srvF" "$TMP/F.log")"
+jq -e ".type == \"READY\" and .payload.port == $TPORT" "$TMP/srvG" >/dev/null || fail "G: no udp-rr test on $TPORT: $(cat "$TMP/srvG" "$TMP/G.log")"
+CTL_NOBODY=$CTL NB_SECRET=$secret
+if [ ${#NOBODY[@]} -gt 0 ]; then # the secret too, as in the finding (a shared one)
+	CTL_NOBODY="${NOBODY[*]} $HERE/helpers/ctl_client.py" NB_SECRET=$TMP/nb/secret
+	chmod o+x "$TMP" && install -d -m 0755 "$TMP/nb" && install -m 0400 -o 65534 "$secret" "$NB_SECRET" ||
+		fail "cannot give user nobody a copy of the secret"
+fi
+CTL="$CTL_NOBODY" refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "$(tgt "$TMP/srvF" "$PORT_F")")" \
+	"this agent's test is tcp-rr over tcp, not udp-stream over udp"
+CTL="$CTL_NOBODY" refused "$PORT_A" "$(setup tcp-crr "$CRR_CFG" "$(tgt "$TMP/srvF" "$PORT_F")")" \
+	"this agent's test is tcp-rr over tcp, not tcp-crr over tcp"
+CTL="$CTL_NOBODY" refused "$PORT_C" "$(setup tcp-crr "$CRR_CFG" "$(tgt "$TMP/srvG" "$PORT_G")")" \
+	"this agent's test is udp-rr over udp, not tcp-crr over tcp" --auth "$NB_SECRET"
+# Its own kind is taken, signed (the clients run toward G's test, not a sink).
+$CTL "$PORT_C" "$(setup udp-rr "$UDP_CFG" "$(tgt "$TMP/srvG" "$PORT_G")")" --auth "$secret" >"$TMP/okG"
+jq -e '.type == "READY"' "$TMP/okG" >/dev/null || fail "udp-rr toward G's udp-rr test refused: $(cat "$TMP/okG")"
+
+# 8. No secret, loopback: a fake "agent" that says yes to everything, started by another user
+# (nobody) on 127.0.0.1, is not believed: the kernel's socket table names its user. The same
+# fake run as root (this agent's user) is believed: the user is what is refused.
+if [ ${#NOBODY[@]} -gt 0 ]; then
+	"${NOBODY[@]}" "$HERE/helpers/fake_agent.py" >"$TMP/fake.port" &
+	PIDS+=($!)
+	for _ in $(seq 50); do [ -s "$TMP/fake.port" ] && break; sleep 0.1; done
+	FAKE=$(cat "$TMP/fake.port")
+	refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$UPORT,\"token\":\"$tok\",\"ctl_addr\":\"127.0.0.1\",\"ctl_port\":$FAKE}")" \
+		"it runs as user 65534, neither root nor this agent's user"
+	python3 -B "$HERE/helpers/fake_agent.py" >"$TMP/fake0.port" &
+	PIDS+=($!)
+	for _ in $(seq 50); do [ -s "$TMP/fake0.port" ] && break; sleep 0.1; done
+	FREE_U=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	$CTL "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$FREE_U,\"token\":\"$tok\",\"ctl_addr\":\"127.0.0.1\",\"ctl_port\":$(cat "$TMP/fake0.port")}")" >"$TMP/fake0.ans"
+	jq -e '.type == "READY"' "$TMP/fake0.ans" >/dev/null || fail "root's own fake agent was not believed (the control): $(cat "$TMP/fake0.ans")"
+else
+	echo "consent: no setpriv here: the other user's cases not run"
+fi
+
 # Nothing reached a sink (the vouch's own HELLO went to the web-like listener only).
 sleep 0.5
 grep -qx "udp=0 udp2=0 tcp=0" "$TMP/sinks" || fail "traffic reached a sink: $(cat "$TMP/sinks")"
-echo "consent: 9 aimed SETUPs and a VOUCH refused, sinks: $(cat "$TMP/sinks")"
+echo "consent: 13 aimed SETUPs and a VOUCH refused, sinks: $(cat "$TMP/sinks")"
 
-# 7. No secret, not loopback: no client role unless the operator says so. An address of a
+# 9. No secret, not loopback: no client role unless the operator says so. An address of a
 # network namespace of our own (198.18.0.0/15, on its lo), so nothing leaves this machine.
 # Where no namespace can be made, the cases above still count: say so and pass.
 if ! unshare -rn true 2>/dev/null; then

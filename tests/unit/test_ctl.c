@@ -65,7 +65,7 @@ static void test_bad_magic_version_type(void **state)
 	buf[0] ^= 0xff;
 	assert_int_equal(ctl_decode_hdr(buf, sizeof(buf), &h), -EBADMSG);
 	frame(buf, CTL_MSG_HELLO, "x");
-	buf[5] = 2; /* version 2 */
+	buf[5] = CTL_VERSION + 1; /* the next version */
 	assert_int_equal(ctl_decode_hdr(buf, sizeof(buf), &h), -EPROTONOSUPPORT);
 	frame(buf, CTL_MSG_HELLO, "x");
 	buf[7] = 0; /* type 0 */
@@ -246,7 +246,8 @@ static void test_vouch(void **state)
 	struct vouch_board b;
 	struct server_ctx s = {.token = 0x1122334455667788ULL, .port = 5001};
 	struct vouch_target t = {.addr = "127.0.0.1", .port = 5001, .token = 0x1122334455667788ULL,
-				 .ctl_addr = "127.0.0.1", .ctl_port = 12866};
+				 .ctl_addr = "127.0.0.1", .ctl_port = 12866, .workload = "tcp-rr",
+				 .proto = "tcp"};
 	struct sockaddr_storage asker, stranger;
 	char req[300], reply[600], err[300];
 	unsigned rt;
@@ -261,7 +262,7 @@ static void test_vouch(void **state)
 	assert_int_equal(rt, CTL_MSG_ERROR);
 	assert_non_null(strstr(reply, "no test runs"));
 
-	vouch_publish(&b, &s);
+	vouch_publish(&b, &s, "tcp-rr", "tcp");
 	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ACK);
 	assert_int_equal(vouch_reply_check(&t, NULL, NONCE, rt, reply, err, sizeof(err)), 0);
@@ -318,6 +319,39 @@ static void test_vouch(void **state)
 	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ERROR);
 	assert_non_null(strstr(reply, "does not serve on that address"));
+	/* The same port and token for another protocol or workload (a UDP service, or a tcp-crr
+	 * connection storm, on a tcp-rr test's port number): no, unsigned or signed. */
+	const char *kinds[][2] = {{"udp-stream", "udp"}, {"tcp-rr", "udp"}, {"tcp-crr", "tcp"}};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		t2 = t;
+		snprintf(t2.workload, sizeof(t2.workload), "%s", kinds[i][0]);
+		snprintf(t2.proto, sizeof(t2.proto), "%s", kinds[i][1]);
+		vouch_request(&t2, NONCE, req, sizeof(req));
+		vouch_answer(&b, &key, &asker, req, &rt, reply, sizeof(reply));
+		assert_int_equal(rt, CTL_MSG_ERROR);
+		assert_non_null(strstr(reply, "this agent's test is tcp-rr over tcp"));
+	}
+	/* A signed yes for tcp-rr does not cover a udp-stream target, nor one without a kind. */
+	vouch_request(&t, NONCE, req, sizeof(req));
+	vouch_answer(&b, &key, &asker, req, &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ACK);
+	t2 = t;
+	snprintf(t2.proto, sizeof(t2.proto), "udp");
+	assert_int_equal(vouch_reply_check(&t2, &key, NONCE, rt, reply, err, sizeof(err)), -EPROTO);
+	snprintf(replayed, sizeof(replayed), "%s", reply);
+	char *pr = strstr(replayed, "\"proto\":\"tcp\"");
+
+	assert_non_null(pr);
+	memcpy(pr, "\"proto\":\"udp\"", 13);
+	assert_int_equal(vouch_reply_check(&t2, &key, NONCE, rt, replayed, err, sizeof(err)),
+			 -EACCES);
+	vouch_answer(&b, NULL, &asker,
+		     "{\"token\":\"1122334455667788\",\"port\":5001,\"addr\":\"127.0.0.1\",\"nonce\":"
+		     "\"" NONCE "\"}",
+		     &rt, reply, sizeof(reply));
+	assert_int_equal(rt, CTL_MSG_ERROR);
+	assert_non_null(strstr(reply, "workload, proto"));
 	vouch_answer(&b, NULL, &asker, "{\"token\":\"1\"}", &rt, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ERROR);
 
@@ -369,7 +403,8 @@ static void test_vouch_opens_peers(void **state)
 	struct server_ctx s = {.token = 7, .port = 5001, .also = also, .nalso = 2,
 			       .also_vouched = vouched};
 	struct vouch_target t = {.addr = "127.0.0.1", .port = 5001, .token = 7,
-				 .ctl_addr = "127.0.0.1", .ctl_port = 12866};
+				 .ctl_addr = "127.0.0.1", .ctl_port = 12866, .workload = "udp-rr",
+				 .proto = "udp"};
 	char req[300], reply[600];
 	unsigned rt;
 
@@ -380,7 +415,7 @@ static void test_vouch_opens_peers(void **state)
 	v4(&host1, "198.18.0.2");
 	v4(&host2, "198.18.0.3");
 	vouch_board_init(&b);
-	vouch_publish(&b, &s);
+	vouch_publish(&b, &s, "udp-rr", "udp");
 	assert_true(peer_allowed(&s, &s.peer)); /* the controller's host: always */
 	assert_false(peer_allowed(&s, &host1));	/* named, but has not asked */
 	assert_false(peer_allowed(&s, &host2));
