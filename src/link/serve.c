@@ -4,7 +4,10 @@
  *
  * The main thread never waits on one connection: it polls the control port and every
  * controller still in its handshake (at most MAX_PENDING, each with PENDING_MS to send a
- * valid HELLO, its AUTH and its SETUP, the oldest dropped to make room). Only a controller
+ * valid HELLO, its AUTH and its SETUP). When they are all taken, a newcomer's room is made
+ * at the expense of the source (an IPv4 address, an IPv6 /64) holding the most, its oldest
+ * first: a churn of connections from one source evicts its own, not a slow controller
+ * elsewhere. Only a controller
  * that has authenticated and sent a SETUP takes the test slot; the test then runs in a
  * session thread, its data loop in a thread of its own, so the control connection is always
  * answered. The CPU marks are taken for the whole process. A local run starts this same agent
@@ -33,7 +36,7 @@
 #include "link/vouch.h"
 #include "base/util.h"
 
-#define MAX_PENDING 64	      /* controllers in their handshake at once; the oldest goes first */
+#define MAX_PENDING 64	      /* controllers in their handshake at once (a source's share, above) */
 #define PENDING_MS 3000	      /* from accept to a valid SETUP */
 #define PENDING_PAYLOAD 16384 /* the largest HELLO, AUTH or SETUP taken */
 
@@ -74,6 +77,7 @@ static int listen_on(const struct opts *o, int *port)
 struct pending {
 	int fd;
 	uint64_t deadline;
+	uint8_t source[16]; /* its address: IPv4 v4-mapped, IPv6 to its /64 */
 	struct ctl_reader rd;
 	struct serve_hs hs;
 	char who[48];
@@ -139,25 +143,56 @@ static void pending_drop(struct agent *ag, int i)
 	ag->p[i] = ag->p[--ag->np];
 }
 
+static void source_of(const struct sockaddr_storage *a, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	if (a->ss_family == AF_INET) {
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &((const struct sockaddr_in *)a)->sin_addr, 4);
+	} else if (a->ss_family == AF_INET6) {
+		/* One host may hold a whole /64: its share is one source's. */
+		memcpy(out, &((const struct sockaddr_in6 *)a)->sin6_addr, 8);
+	}
+}
+
+/* Room for a newcomer from source src: the oldest of the source holding the most (the
+ * newcomer counted with its own), so one source's churn evicts its own connections. */
+static void make_room(struct agent *ag, const uint8_t src[16])
+{
+	int most = -1, most_n = 0;
+
+	for (int i = 0; i < ag->np; i++) {
+		int n = !memcmp(ag->p[i].source, src, 16);
+
+		for (int k = 0; k < ag->np; k++)
+			n += !memcmp(ag->p[k].source, ag->p[i].source, 16);
+		if (n > most_n || (n == most_n && most >= 0 &&
+				   !memcmp(ag->p[i].source, ag->p[most].source, 16) &&
+				   ag->p[i].deadline < ag->p[most].deadline)) {
+			most = i;
+			most_n = n;
+		}
+	}
+	pending_drop(ag, most);
+}
+
 static void pending_add(struct agent *ag, int fd)
 {
-	struct sockaddr_storage a;
+	struct sockaddr_storage a = {0};
 	socklen_t alen = sizeof(a);
 	struct timeval tv = {.tv_sec = 1};
 	struct pending *p;
+	uint8_t src[16];
+	bool named = getpeername(fd, (struct sockaddr *)&a, &alen) == 0;
 
-	if (ag->np == MAX_PENDING) {
-		int oldest = 0;
-
-		for (int i = 1; i < ag->np; i++)
-			if (ag->p[i].deadline < ag->p[oldest].deadline)
-				oldest = i;
-		pending_drop(ag, oldest);
-	}
+	source_of(&a, src);
+	if (ag->np == MAX_PENDING)
+		make_room(ag, src);
 	p = &ag->p[ag->np++];
 	*p = (struct pending){.fd = fd, .deadline = now_ns() + PENDING_MS * 1000000ULL};
+	memcpy(p->source, src, 16);
 	snprintf(p->who, sizeof(p->who), "?");
-	if (getpeername(fd, (struct sockaddr *)&a, &alen) == 0)
+	if (named)
 		getnameinfo((struct sockaddr *)&a, alen, p->who, sizeof(p->who), NULL, 0,
 			    NI_NUMERICHOST);
 	/* Our answers are small; a peer that reads nothing cannot hold us past this. */
@@ -235,7 +270,7 @@ static bool pending_read(struct agent *ag, struct pending *p)
 		if (ret != -ENOMEM) {
 			serve_error_json(reply, sizeof(reply),
 					 ret == -EMSGSIZE ? "a handshake frame over 16 KiB"
-							  : "expected a HELLO frame of protocol version 1",
+							  : "expected a HELLO frame of this protocol's version",
 					 EPROTO, 0);
 			ctl_send(p->fd, CTL_MSG_ERROR, reply, strlen(reply));
 		}

@@ -71,6 +71,8 @@ refused() {
 	grep -qF -- "$needle" "$TMP/ans" || fail "the refusal lacks '$needle': $(cat "$TMP/ans")"
 }
 tok=0123456789abcdef
+# ready FILE: the answer there is READY (jq -e alone passes an empty file: a helper that died).
+ready() { [ -s "$1" ] && jq -e '.type == "READY"' "$1" >/dev/null; }
 
 # 1. The attack as it was: a SETUP naming any address, and no server agent. Refused.
 refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$UPORT,\"token\":\"$tok\"}")" \
@@ -89,7 +91,7 @@ refused "$PORT_A" "$(setup tcp-crr "$CRR_CFG" "{\"addr\":\"127.0.0.1\",\"port\":
 $CTL "$PORT_B" '{"workload":"udp-stream","config":{"duration":1,"warmup":60}}' --hold 90 >"$TMP/srv" &
 PIDS+=($!)
 for _ in $(seq 150); do [ -s "$TMP/srv" ] && break; sleep 0.1; done
-jq -e '.type == "READY"' "$TMP/srv" >/dev/null || fail "B did not set up a test: $(cat "$TMP/srv") $(cat "$TMP/B.log")"
+ready "$TMP/srv" || fail "B did not set up a test: $(cat "$TMP/srv") $(cat "$TMP/B.log")"
 P=$(jq -r .payload.port "$TMP/srv") K=$(jq -r .payload.token "$TMP/srv")
 bad=$(printf '%016x' $((0x$K ^ 1)))
 # its token, but the sink's port; its port, but a wrong token; its port and token at another address
@@ -102,13 +104,13 @@ refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.2\",\"port
 # B answers VOUCH while its slot is taken: yes for its test, no for another token.
 nonce=$(printf '%064d' 7)
 $CTL "$PORT_B" "{\"token\":\"$K\",\"port\":$P,\"addr\":\"127.0.0.1\",\"workload\":\"udp-stream\",\"proto\":\"udp\",\"nonce\":\"$nonce\"}" --vouch >"$TMP/v"
-jq -e ".type == \"ACK\" and .payload.vouch == true and .payload.nonce == \"$nonce\"" "$TMP/v" >/dev/null ||
+[ -s "$TMP/v" ] && jq -e ".type == \"ACK\" and .payload.vouch == true and .payload.nonce == \"$nonce\"" "$TMP/v" >/dev/null ||
 	fail "B did not vouch for its own test: $(cat "$TMP/v")"
 refused "$PORT_B" "{\"token\":\"$bad\",\"port\":$P,\"addr\":\"127.0.0.1\",\"workload\":\"udp-stream\",\"proto\":\"udp\",\"nonce\":\"$nonce\"}" "that token" --vouch
 refused "$PORT_B" "{\"token\":\"$K\",\"port\":$P,\"addr\":\"127.0.0.1\",\"workload\":\"tcp-crr\",\"proto\":\"tcp\",\"nonce\":\"$nonce\"}" "udp-stream over udp, not tcp-crr over tcp" --vouch
 # Its own target is taken: the clients run.
 $CTL "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$P,\"token\":\"$K\",\"ctl_addr\":\"127.0.0.1\",\"ctl_port\":$PORT_B}")" >"$TMP/ok"
-jq -e '.type == "READY"' "$TMP/ok" >/dev/null || fail "the vouched-for target was refused: $(cat "$TMP/ok")"
+ready "$TMP/ok" || fail "the vouched-for target was refused: $(cat "$TMP/ok")"
 
 # 6. Secrets: both agents must hold the same one, and the answer is signed with it.
 secret=$TMP/secret other=$TMP/other
@@ -125,7 +127,7 @@ PIDS+=($!)
 for _ in $(seq 150); do [ -s "$TMP/srvD" ] && [ -s "$TMP/srvE" ] && break; sleep 0.1; done
 tgt() { jq -c "{addr: \"127.0.0.1\", port: .payload.port, token: .payload.token, ctl_addr: \"127.0.0.1\", ctl_port: $2}" "$1"; }
 $CTL "$PORT_C" "$(setup udp-stream "$UDP_CFG" "$(tgt "$TMP/srvD" "$PORT_D")")" --auth "$secret" >"$TMP/okD"
-jq -e '.type == "READY"' "$TMP/okD" >/dev/null || fail "same secret, refused: $(cat "$TMP/okD")"
+ready "$TMP/okD" || fail "same secret, refused: $(cat "$TMP/okD")"
 refused "$PORT_C" "$(setup udp-stream "$UDP_CFG" "$(tgt "$TMP/srvE" "$PORT_E")")" "did not take this agent's secret" --auth "$secret"
 refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "$(tgt "$TMP/srvD" "$PORT_D")")" "has a secret and this agent has none"
 
@@ -144,8 +146,8 @@ PIDS+=($!)
 $CTL "$PORT_G" "{\"workload\":\"udp-rr\",\"config\":{\"port\":$TPORT,\"duration\":1,\"warmup\":60}}" --auth "$secret" --hold 90 >"$TMP/srvG" &
 PIDS+=($!)
 for _ in $(seq 150); do [ -s "$TMP/srvF" ] && [ -s "$TMP/srvG" ] && break; sleep 0.1; done
-jq -e ".type == \"READY\" and .payload.port == $UPORT" "$TMP/srvF" >/dev/null || fail "F: no tcp-rr test on $UPORT: $(cat "$TMP/srvF" "$TMP/F.log")"
-jq -e ".type == \"READY\" and .payload.port == $TPORT" "$TMP/srvG" >/dev/null || fail "G: no udp-rr test on $TPORT: $(cat "$TMP/srvG" "$TMP/G.log")"
+[ -s "$TMP/srvF" ] && jq -e ".type == \"READY\" and .payload.port == $UPORT" "$TMP/srvF" >/dev/null || fail "F: no tcp-rr test on $UPORT: $(cat "$TMP/srvF" "$TMP/F.log")"
+[ -s "$TMP/srvG" ] && jq -e ".type == \"READY\" and .payload.port == $TPORT" "$TMP/srvG" >/dev/null || fail "G: no udp-rr test on $TPORT: $(cat "$TMP/srvG" "$TMP/G.log")"
 CTL_NOBODY=$CTL NB_SECRET=$secret
 if [ ${#NOBODY[@]} -gt 0 ]; then # the secret too, as in the finding (a shared one)
 	CTL_NOBODY="${NOBODY[*]} $HERE/helpers/ctl_client.py" NB_SECRET=$TMP/nb/secret
@@ -160,7 +162,7 @@ CTL="$CTL_NOBODY" refused "$PORT_C" "$(setup tcp-crr "$CRR_CFG" "$(tgt "$TMP/srv
 	"this agent's test is udp-rr over udp, not tcp-crr over tcp" --auth "$NB_SECRET"
 # Its own kind is taken, signed (the clients run toward G's test, not a sink).
 $CTL "$PORT_C" "$(setup udp-rr "$UDP_CFG" "$(tgt "$TMP/srvG" "$PORT_G")")" --auth "$secret" >"$TMP/okG"
-jq -e '.type == "READY"' "$TMP/okG" >/dev/null || fail "udp-rr toward G's udp-rr test refused: $(cat "$TMP/okG")"
+ready "$TMP/okG" || fail "udp-rr toward G's udp-rr test refused: $(cat "$TMP/okG")"
 
 # 8. No secret, loopback: a fake "agent" that says yes to everything, started by another user
 # (nobody) on 127.0.0.1, is not believed: the kernel's socket table names its user. The same
@@ -177,7 +179,7 @@ if [ ${#NOBODY[@]} -gt 0 ]; then
 	for _ in $(seq 50); do [ -s "$TMP/fake0.port" ] && break; sleep 0.1; done
 	FREE_U=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	$CTL "$PORT_A" "$(setup udp-stream "$UDP_CFG" "{\"addr\":\"127.0.0.1\",\"port\":$FREE_U,\"token\":\"$tok\",\"ctl_addr\":\"127.0.0.1\",\"ctl_port\":$(cat "$TMP/fake0.port")}")" >"$TMP/fake0.ans"
-	jq -e '.type == "READY"' "$TMP/fake0.ans" >/dev/null || fail "root's own fake agent was not believed (the control): $(cat "$TMP/fake0.ans")"
+	ready "$TMP/fake0.ans" || fail "root's own fake agent was not believed (the control): $(cat "$TMP/fake0.ans")"
 else
 	echo "consent: no setpriv here: the other user's cases not run"
 fi

@@ -42,8 +42,10 @@ def paced($x; $r): (($x - $r) | fabs) <= 0.02 * $r + $r * lag / .duration_s;
 def drops_seen: .kernel_check.counters.RcvbufErrors as $k | if $k.kernel == 0 then .loss == 0
 	else lag as $l | .duration_s as $d | ($k | kok($d; $l)) end;'
 
-# Assert a jq boolean expression holds on a file.
+# Assert a jq boolean expression holds on a file, which must hold JSON (jq -e exits 0 on an
+# empty file: a run that wrote nothing would pass every assertion).
 jassert() {
+	[ -s "$1" ] || fail "$1: empty, where $2 was to hold"
 	jq -e "$2" "$1" >/dev/null || fail "$1: expected $2, got: $(jq -c "${3:-.}" "$1")"
 }
 

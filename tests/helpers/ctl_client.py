@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""ctl_client.py PORT PAYLOAD [--host H] [--auth FILE] [--vouch] [--hold S]: a hand-made
+"""ctl_client.py PORT PAYLOAD [--host H] [--auth FILE] [--vouch] [--hold S] [--step-delay S]: a
+hand-made
 controller of the control protocol (src/link/ctl.h: a 12-byte header of magic 0x534b424e,
 version 2, type and payload length, all big-endian, then the JSON payload), for tests that send
 what sockbench itself never would. HELLO, AUTH when the agent sends a challenge (--auth FILE:
 HMAC-SHA256(secret, "sockbench-auth-v1" || challenge), as src/link/auth.c), then PAYLOAD as a
 SETUP (or a VOUCH with --vouch), retried while the agent says busy (5 s at most). Prints the
 answer as one JSON line {"type": "READY", "payload": {...}}; with --hold S keeps the connection
-open S seconds more (a server test stays set up meanwhile), reading what comes, then closes."""
+open S seconds more (a server test stays set up meanwhile), reading what comes, then closes.
+--step-delay S: wait S seconds before each frame (a controller on a slow link)."""
 import argparse
 import hashlib
 import hmac
@@ -46,6 +48,7 @@ def recv(s):
 
 def attempt(args):
     s = socket.create_connection((args.host, args.port), timeout=10)
+    time.sleep(args.step_delay)
     send(s, "HELLO", '{"protocol":1}')
     kind, ack = recv(s)
     if kind == "ACK" and "challenge" in ack:
@@ -54,10 +57,12 @@ def attempt(args):
         key = open(args.auth, "rb").read().rstrip(b"\r\n")
         mac = hmac.new(key, b"sockbench-auth-v1" + bytes.fromhex(ack["challenge"]),
                        hashlib.sha256).hexdigest()
+        time.sleep(args.step_delay)
         send(s, "AUTH", json.dumps({"mac": mac}))
         kind, ack = recv(s)
     if kind != "ACK":
         return s, kind, ack
+    time.sleep(args.step_delay)
     send(s, "VOUCH" if args.vouch else "SETUP", args.payload)
     kind, answer = recv(s)
     return s, kind, answer
@@ -71,6 +76,7 @@ def main():
     p.add_argument("--auth")
     p.add_argument("--vouch", action="store_true")
     p.add_argument("--hold", type=float, default=0)
+    p.add_argument("--step-delay", type=float, default=0)
     args = p.parse_args()
     until = time.monotonic() + 5
     while True:
