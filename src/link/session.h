@@ -37,6 +37,7 @@ struct session {
 	bool closed; /* the window's figures taken (CLOSE or END) */
 	uint64_t drops0; /* the listener's drops when the window opened */
 	int64_t overflows0; /* this namespace's ListenOverflows then (-1: not read) */
+	uint64_t foreign0;  /* the test's foreign connections then */
 	uint64_t queue0; /* ... and its accept queue's length then */
 	bool noticed;
 	struct sysctl_set knobs; /* the test's --sysctl, in force from SETUP to its end */

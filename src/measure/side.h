@@ -178,6 +178,9 @@ struct server_ctx {
 	 * TCP from the host itself), so no host is sent to that did not ask. */
 	_Atomic bool *also_vouched;
 	int port;	   /* the bound data port, set by server_open */
+	/* Connections accepted from hosts not in the test and closed (tcp_accept), as they come:
+	 * the agent's listener watch reads it while the workers count. */
+	_Atomic uint64_t foreign_conns;
 	int listen_fd;	   /* TCP: the data listener, whose own drops the agent watches; else -1 */
 	uint64_t token;	   /* this test's random token (udp-stream's datagrams carry it) */
 	_Atomic long mem_left; /* bytes of buffers the test may still take (serve --max-memory) */

@@ -2,6 +2,7 @@
 #include "transport/tcp.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -239,6 +240,7 @@ int tcp_accept(struct server_ctx *s, int lfd, struct side_counters *c, bool room
 	if (!peer_allowed(s, &from)) {
 		close(fd);
 		count_err(c, ERR_FOREIGN, true);
+		atomic_fetch_add_explicit(&s->foreign_conns, 1, memory_order_relaxed);
 		errno = EAGAIN;
 		return -1;
 	}
