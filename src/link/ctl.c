@@ -15,6 +15,7 @@ static const char *const type_names[] = {
 	[CTL_MSG_END] = "END",	   [CTL_MSG_RESULT] = "RESULT", [CTL_MSG_BYE] = "BYE",
 	[CTL_MSG_AUTH] = "AUTH",   [CTL_MSG_PING] = "PING",	  [CTL_MSG_NOTICE] = "NOTICE",
 	[CTL_MSG_STATE] = "STATE", [CTL_MSG_VOUCH] = "VOUCH",
+	[CTL_MSG_CLOSE] = "CLOSE",
 };
 
 const char *ctl_type_name(unsigned type)

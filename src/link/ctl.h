@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define CTL_MAGIC 0x534b424eu /* "SKBN" */
-#define CTL_VERSION 1
+#define CTL_VERSION 2 /* 2: CLOSE */
 #define CTL_HDR_LEN 12
 /* 256 KiB: a client agent's RESULT carries two latency histograms whole (2 x HIST_TEXT_MAX,
  * 240 KB at most, checked where it is sent); the agent takes far less from a controller that
@@ -43,7 +43,8 @@ enum ctl_type {
 	CTL_MSG_NOTICE, /* agent, during the window: something that ends the test (JSON "error") */
 	CTL_MSG_STATE,	/* client agent, from READY to END: its clients' progress (JSON) */
 	CTL_MSG_VOUCH,	/* client agent to server agent, in place of SETUP: is this your test? */
-	CTL_MSG_MAX_ = CTL_MSG_VOUCH,
+	CTL_MSG_CLOSE,	/* controller, at the window's close before a drain: count no more, answer on */
+	CTL_MSG_MAX_ = CTL_MSG_CLOSE,
 };
 
 struct ctl_hdr {

@@ -307,7 +307,22 @@ static void watch_listener(struct session *ss)
 	session_log(ss, "%s", msg);
 }
 
-/* BEGIN, PINGs and END, each phase within the time it may take. */
+/* The window's end on this side: CPU, listener and memory read at once, the queue just
+ * before the workers stop counting (a connection they took in between would count both as
+ * accepted and as waiting). */
+static void close_window(struct session *ss)
+{
+	cpu_mark_take(&ss->end);
+	if (!ss->began)
+		ss->begin = ss->end;
+	ss->s.c.listen_drops = ss->began ? listen_drops(ss) - ss->drops0 : 0;
+	mem_use_read(0, &ss->mem_end);
+	ss->s.c.accept_queue_open = ss->began ? ss->queue0 : 0;
+	ss->s.c.accept_queue_close = ss->began ? accept_queue(ss) : 0;
+	ss->closed = true;
+}
+
+/* BEGIN, PINGs, CLOSE (a drain follows) and END, each phase within the time it may take. */
 static int run_window(struct session *ss)
 {
 	uint64_t deadline = now_ns() + (uint64_t)(phase_limit_s(ss, false) * 1e9) +
@@ -352,16 +367,16 @@ static int run_window(struct session *ss)
 		} else if (type == CTL_MSG_PING) {
 			if (ctl_send(ss->fd, CTL_MSG_ACK, NULL, 0) < 0)
 				return -EPIPE;
+		} else if (type == CTL_MSG_CLOSE && ss->began && !ss->closed) {
+			/* The window closed; the clients drain (--timeout at most): answer on, count
+			 * no more, so this side's figures cover the window as the clients' do. */
+			close_window(ss);
+			set_phase(ss, PH_DRAIN);
+			deadline = now_ns() + (uint64_t)ss->o.timeout * 1000000ULL +
+				   PHASE_SLACK_MS * 1000000ULL;
 		} else if (type == CTL_MSG_END) {
-			cpu_mark_take(&ss->end);
-			if (!ss->began)
-				ss->begin = ss->end;
-			ss->s.c.listen_drops = ss->began ? listen_drops(ss) - ss->drops0 : 0;
-			mem_use_read(0, &ss->mem_end);
-			/* The queue, then at once the end of the workers' window: a connection they
-			 * took in between would count both as accepted and as waiting. */
-			ss->s.c.accept_queue_open = ss->began ? ss->queue0 : 0;
-			ss->s.c.accept_queue_close = ss->began ? accept_queue(ss) : 0;
+			if (!ss->closed)
+				close_window(ss);
 			set_phase(ss, PH_STOP);
 			stop_data(ss);
 			send_result(ss);

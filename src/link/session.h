@@ -34,6 +34,7 @@ struct session {
 	bool running;
 	struct cpu_mark begin, end;
 	bool began;
+	bool closed; /* the window's figures taken (CLOSE or END) */
 	uint64_t drops0; /* the listener's drops when the window opened */
 	int64_t overflows0; /* this namespace's ListenOverflows then (-1: not read) */
 	uint64_t queue0; /* ... and its accept queue's length then */

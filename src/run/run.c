@@ -193,7 +193,7 @@ static void run_window(struct run *r)
 	 * them before it opens. */
 	bool cpu_ok = false, k_ok = false, v6 = r->data.ss_family == AF_INET6;
 
-	uint64_t ks0 = 0;
+	uint64_t ks0 = 0, ks1 = 0;
 
 	if (r->count_based) {
 		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
@@ -242,6 +242,14 @@ static void run_window(struct run *r)
 		k_ok = read_at_edge(r->wl, v6, &k1, r->t_close, &r->res.kread_close_us) && k_ok;
 	if (r->prof)
 		prof_disable(r->prof);
+	if (!r->count_based) { /* the machine's CPU at the close too, not after the drain */
+		cpu_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
+		ks1 = kstat_ksoftirqd_ticks(&r->ksirq);
+	}
+	if (drain && ctl_send(r->ctl, CTL_MSG_CLOSE, NULL, 0) < 0) {
+		r->failed = true;
+		mark_partial(r, "the serve agent could not be told the window closed");
+	}
 	if (drain) /* --timeout, and 100 ms for the last scan to see it */
 		r->res.drain_s = clients_drain(r, (double)r->o->timeout / 1e3 + 0.1);
 	if (drain && run_sig)
@@ -249,7 +257,9 @@ static void run_window(struct run *r)
 			     "flight are counted unanswered at what they had waited");
 	hosts_end(r);
 	r->end_sent = ctl_send(r->ctl, CTL_MSG_END, NULL, 0) == 0;
-	r->res.machine_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
+	r->res.machine_ok = cpu_ok && (!r->count_based || kstat_cpu_read(NULL, &c1) == 0);
+	if (r->count_based)
+		ks1 = kstat_ksoftirqd_ticks(&r->ksirq);
 	if (r->count_based)
 		k_ok = read_kernel(r->wl, v6, &k1) && k_ok;
 	r->res.kernel_ok = k_ok;
@@ -259,7 +269,7 @@ static void run_window(struct run *r)
 		kstat_cpu_split(&c0, &c1, &r->res.machine);
 		r->res.softirq_inline_s = (double)(c1.t[CPU_SOFTIRQ] - c0.t[CPU_SOFTIRQ]) / hz;
 		if (r->ksirq.n)
-			r->res.softirq_ksoftirqd_s = (double)(kstat_ksoftirqd_ticks(&r->ksirq) - ks0) / hz;
+			r->res.softirq_ksoftirqd_s = (double)(ks1 - ks0) / hz;
 	}
 	if (r->res.kernel_ok)
 		kernel_delta(r, &k0, &k1);
