@@ -150,7 +150,8 @@ struct cJSON;
 
 #define TCP_CRR_OPTS(X)                                                                            \
 	X(INT, conns, 100000, 'n', "conns", 0, 100000000, "N",                                     \
-	  "connections in the measured window (a count-based run; --duration makes it time-based)") \
+	  "connections in the measured window, at least 1 (a count-based run; --duration without " \
+	  "--conns makes it time-based)")                                                          \
 	X(INT, warmup_conns, 1000, 0, "warmup-conns", 0, 100000000, "N",                           \
 	  "connections before the window, not counted")                                            \
 	X(INT, concurrency, 1, 0, "concurrency", 1, 100000, "N",                                  \

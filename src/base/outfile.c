@@ -31,6 +31,21 @@ static bool names_open_file(const char *path)
 	       !strncmp(path, "/proc/", 6);
 }
 
+/* A FIFO or a socket is anyone's to make in a shared folder such as /tmp, and whoever made it
+ * reads what is written there (and a FIFO with no reader holds open(2) forever); a block
+ * device is a disk. None is written unless the caller named it as a file this process has
+ * open: -ESPIPE, -ENOTSOCK, -ENOTBLK (outfile_strerror says why), or 0. */
+static int refused(const char *path, const struct stat *st)
+{
+	if (names_open_file(path))
+		return 0;
+	if (S_ISFIFO(st->st_mode))
+		return -ESPIPE;
+	if (S_ISSOCK(st->st_mode))
+		return -ENOTSOCK;
+	return S_ISBLK(st->st_mode) ? -ENOTBLK : 0;
+}
+
 static ssize_t fd_write(void *cookie, const char *buf, size_t n)
 {
 	struct outfile_fd *c = cookie;
@@ -137,6 +152,8 @@ static char *resolve(const char *path, struct stat *st, bool *exists, int *err)
 		*err = -errno;
 	if (*exists && S_ISDIR(st->st_mode))
 		*err = -EISDIR;
+	else if (*exists)
+		*err = refused(path, st);
 	if (*err) {
 		free(t);
 		return NULL;
@@ -148,6 +165,32 @@ static char *resolve(const char *path, struct stat *st, bool *exists, int *err)
 static bool direct(const char *path, const struct stat *st, bool exists)
 {
 	return exists && (!S_ISREG(st->st_mode) || names_open_file(path));
+}
+
+/* Open target, found to be a device or a file named as an open one, to be written directly:
+ * without waiting (O_NONBLOCK: a FIFO put there since it was looked at has no reader to wait
+ * for), without following a link put there since (O_NOFOLLOW), and refused when what was
+ * opened is what refused() refuses. The fd, blocking again, or -errno. */
+static int open_direct(const char *path, const char *target)
+{
+	bool open_file = names_open_file(path);
+	int fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK |
+				  (open_file ? O_APPEND : O_NOFOLLOW));
+	struct stat st;
+	int e = 0, fl;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || (fl = fcntl(fd, F_GETFL)) < 0 ||
+	    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		e = -errno;
+	else
+		e = refused(path, &st);
+	if (e) {
+		close(fd);
+		return e;
+	}
+	return fd;
 }
 
 /* A new file beside target, ".NAME.XXXXXX" (created here, so ours to remove): its fd, *tmp
@@ -215,13 +258,10 @@ int outfile_open(struct outfile *o, const char *path)
 		e = -errno;
 		goto fail;
 	}
-	if (direct(path, &st, exists)) {
-		fd = open(o->target, O_WRONLY | O_NOCTTY | O_CLOEXEC |
-					     (names_open_file(path) ? O_APPEND : 0));
-		e = fd < 0 ? -errno : 0;
-	} else {
+	if (direct(path, &st, exists))
+		fd = e = open_direct(path, o->target);
+	else
 		fd = e = tmp_beside(o->target, &o->tmp);
-	}
 	if (fd < 0)
 		goto fail;
 	if (!(o->fd = calloc(1, sizeof(*o->fd))) || !(o->f = fopencookie(o->fd, "w", io))) {
@@ -337,6 +377,22 @@ int outfile_stdout(void)
 int outfile_stdout_error(void)
 {
 	return out1.err;
+}
+
+const char *outfile_strerror(int err)
+{
+	switch (err) {
+	case -ESPIPE:
+		return "is a FIFO: refusing to write a result into a pipe someone else may read; "
+		       "name a regular file";
+	case -ENOTSOCK:
+		return "is a socket: refusing to send a result to whoever listens on it; name a "
+		       "regular file";
+	case -ENOTBLK:
+		return "is a block device: refusing to write a result over a disk; name a "
+		       "regular file";
+	}
+	return strerror(-err);
 }
 
 const char *outfile_left(int isdirect)

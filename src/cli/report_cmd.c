@@ -46,14 +46,15 @@ static int write_page(cJSON **docs, const char *const *files, int n, const char 
 		return e ? 1 : 0;
 	}
 	if ((e = outfile_open(&o, out))) {
-		fprintf(stderr, "sockbench: report -o %s: %s; nothing written\n", out, strerror(-e));
+		fprintf(stderr, "sockbench: report -o %s: %s; nothing written\n", out,
+			outfile_strerror(e));
 		return 1;
 	}
 	direct = outfile_direct(&o);
 	e = out_report_html(docs, files, n, o.f);
 	e = e ? outfile_abort(&o, e) : outfile_commit(&o);
 	if (e)
-		fprintf(stderr, "sockbench: report -o %s: %s%s\n", out, strerror(-e),
+		fprintf(stderr, "sockbench: report -o %s: %s%s\n", out, outfile_strerror(e),
 			outfile_left(direct));
 	return e ? 1 : 0;
 }
@@ -180,7 +181,7 @@ int cmd_report(int argc, char **argv)
 	int e;
 
 	if (out && (e = output_writable(out)))
-		die_usage("report: -o %s: %s", out, strerror(-e));
+		die_usage("report: -o %s: %s", out, outfile_strerror(e));
 	cJSON **docs = xcalloc((size_t)n, sizeof(*docs));
 
 	for (int i = 0; i < n; i++) {

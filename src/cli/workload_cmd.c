@@ -37,7 +37,7 @@ static int flame_run(const struct result *res, const char *svg)
 		return -1;
 	}
 	if ((e = outfile_open(&f, svg))) {
-		fprintf(stderr, "sockbench: --flamegraph %s: %s\n", svg, strerror(-e));
+		fprintf(stderr, "sockbench: --flamegraph %s: %s\n", svg, outfile_strerror(e));
 		return -1;
 	}
 	snprintf(title, sizeof(title), "sockbench %s: where the window's CPU time went (%s)",
@@ -48,7 +48,7 @@ static int flame_run(const struct result *res, const char *svg)
 	e = e ? outfile_abort(&f, e) : outfile_commit(&f);
 	if (e) {
 		fprintf(stderr, "sockbench: --flamegraph %s: %s%s\n", svg,
-			e == -ENODATA ? "the profile took no samples" : strerror(-e),
+			e == -ENODATA ? "the profile took no samples" : outfile_strerror(e),
 			outfile_left(direct && e != -ENODATA));
 		return -1;
 	}

@@ -47,12 +47,20 @@ uint64_t hist_percentile(const struct hist *h, double p);
 /* Mean of the recorded values (exact), 0 if empty. */
 double hist_mean(const struct hist *h);
 /* As text, to carry between hosts (a client agent's RESULT): the counts (and " !C,M": the
- * censored count and their least wait, when there are any) and every bucket that holds values, at most cap bytes (HIST_TEXT_MAX holds any histogram). Returns the
- * length it needed (>= cap: cut short). hist_decode takes it back exactly: 0, or -EINVAL for
- * text that is not one (its buckets must add up to its count). */
+ * censored count and their least wait, when there are any) and every bucket that holds values,
+ * at most cap bytes (HIST_TEXT_MAX holds any histogram). Returns the length it needed (>= cap:
+ * cut short). */
 #define HIST_TEXT_MAX (80 + (size_t)HIST_BUCKETS * 26)
 size_t hist_encode(const struct hist *h, char *out, size_t cap);
-int hist_decode(struct hist *h, const char *s);
+/* The most values a decoded histogram may hold: a year at 285 million a second, and the
+ * histograms of --clients-on's 16 hosts and more merge without passing 2^64. */
+#define HIST_COUNT_MAX (1ULL << 53)
+#define HIST_COUNT_MAX_TEXT "2^53"
+/* Take hist_encode's text back exactly: 0, or -EINVAL with *why (when why is not NULL) saying
+ * what no recorded histogram has (the text comes from another host: untrusted): a negative or
+ * overflowing number, a count past HIST_COUNT_MAX or not its buckets' sum, a sum not finite or
+ * its mean outside min..max, min or max outside the buckets that hold values. */
+int hist_decode(struct hist *h, const char *s, const char **why);
 /* The middle of bucket i, ns (what a percentile reports for a value in it). */
 uint64_t hist_bucket_mid(unsigned i);
 /* Bucket index of a value, exposed for tests. */

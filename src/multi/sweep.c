@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/outfile.h"
 #include "base/util.h"
 #include "multi/repeat.h"
 #include "multi/stats.h"
@@ -248,7 +249,7 @@ int cmd_sweep(int argc, char **argv)
 		int e = outs[i][1] ? output_writable(outs[i][1]) : 0;
 
 		if (e)
-			die_usage("sweep: %s %s: %s", outs[i][0], outs[i][1], strerror(-e));
+			die_usage("sweep: %s %s: %s", outs[i][0], outs[i][1], outfile_strerror(e));
 	}
 	if (!s->seed)
 		s->seed = fresh_seed();

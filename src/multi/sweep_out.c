@@ -332,7 +332,7 @@ static int sweep_csv(struct sweep *s)
 
 	if (e) {
 		fprintf(stderr, "sockbench: sweep --csv %s: %s; nothing written\n", s->csv,
-			strerror(-e));
+			outfile_strerror(e));
 		return 1;
 	}
 	direct = outfile_direct(&o);
@@ -340,7 +340,7 @@ static int sweep_csv(struct sweep *s)
 	for (int i = 0; i < s->npts; i++)
 		write_row(o.f, s, &s->pts[i], ",", false);
 	if ((e = outfile_commit(&o)))
-		fprintf(stderr, "sockbench: sweep --csv %s: %s%s\n", s->csv, strerror(-e),
+		fprintf(stderr, "sockbench: sweep --csv %s: %s%s\n", s->csv, outfile_strerror(e),
 			outfile_left(direct));
 	return e ? 1 : 0;
 }

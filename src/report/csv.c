@@ -232,22 +232,35 @@ static int columns(const cJSON *doc, const char *list, char cols[][64])
 	return n;
 }
 
-/* A number as a spreadsheet reads one: -?digits[.digits][e[+-]digits]. "-1" is a number, not
- * a formula; "-1+2" is not a number. */
-static bool csv_number(const char *s)
+/* A number as a spreadsheet reads one, the n bytes at s: -?digits[.digits][e[+-]digits]. "-1"
+ * is a number, not a formula; "-1+2" is not a number. */
+static bool csv_number(const char *s, size_t n)
 {
-	const char *p = s + (*s == '-');
-	size_t n = strspn(p, "0123456789");
+	const char *p = s + (n && *s == '-'), *e = s + n;
+	size_t d = strspn(p, "0123456789");
 
-	if (!n)
+	if (!d)
 		return false;
-	p += n;
-	if (*p == '.' && (n = strspn(p + 1, "0123456789")))
-		p += 1 + n;
-	if ((*p == 'e' || *p == 'E') && (n = strspn(p + 1 + (p[1] == '+' || p[1] == '-'),
+	p += d;
+	if (*p == '.' && (d = strspn(p + 1, "0123456789")))
+		p += 1 + d;
+	if ((*p == 'e' || *p == 'E') && (d = strspn(p + 1 + (p[1] == '+' || p[1] == '-'),
 						    "0123456789")))
-		p += 1 + (p[1] == '+' || p[1] == '-') + n;
-	return !*p;
+		p += 1 + (p[1] == '+' || p[1] == '-') + d;
+	return p == e;
+}
+
+/* Where a spreadsheet may start a cell inside text: its start, and after a separator (',',
+ * ';' where a locale separates lists with it, a tab). */
+#define CSV_SEPARATORS ",;\t"
+
+/* Would a spreadsheet run the piece of text at s (up to the next separator) as a formula? It
+ * starts, spaces aside, with = + - @ (or a tab or a carriage return) and is not a number. */
+static bool csv_formula(const char *s)
+{
+	size_t n = strcspn(s, CSV_SEPARATORS), sp = strspn(s, " ");
+
+	return sp < n && strchr("=+-@\t\r", s[sp]) && !csv_number(s + sp, n - sp);
 }
 
 void out_csv_text(FILE *f, const char *text)
@@ -255,16 +268,21 @@ void out_csv_text(FILE *f, const char *text)
 	/* A saved result is untrusted: no control character reaches a terminal. */
 	char *safe = safe_text_dup(text);
 	const char *s = safe;
-	/* OWASP's CSV injection advice: a text cell a spreadsheet would run as a formula (= + - @,
-	 * or a tab or carriage return first) is quoted and starts with ', so it stays text. */
-	bool formula = !csv_number(s) && *s && strchr("=+-@\t\r", *s);
+	bool quote = s[strcspn(s, CSV_SEPARATORS "\"\r\n")] || csv_formula(s);
 
-	if (!formula && !s[strcspn(s, ",\"\r\n")]) {
+	/* OWASP's CSV injection advice: each piece a spreadsheet would run as a formula gets a '
+	 * before it, so it stays text, and the cell is quoted (RFC 4180, a quote doubled). */
+	if (!quote) {
 		fputs(s, f);
 	} else {
-		fputs(formula ? "\"'" : "\"", f);
-		for (; *s; s++)
-			fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+		fputc('"', f);
+		for (const char *p = s; *p; p++) {
+			if ((p == s || strchr(CSV_SEPARATORS, p[-1])) && csv_formula(p))
+				fputc('\'', f);
+			if (*p == '"')
+				fputc('"', f);
+			fputc(*p, f);
+		}
 		fputc('"', f);
 	}
 	free(safe);

@@ -48,9 +48,11 @@ void out_csv_run(const struct cJSON *doc, const char *list, FILE *f);
 /* The same for a --runs document: a row per run (`run` 1..N, first), then a row per statistic
  * of the summary (`run` median, min, max, stddev, ci_low, ci_high; figures only). */
 void out_csv_runs(const struct cJSON *runs, const char *list, FILE *f);
-/* A text cell of CSV: RFC 4180 quoting where needed, control characters as \xNN, and a cell
- * a spreadsheet would take for a formula (= + - @ first, not a number) quoted and prefixed with
- * ' (OWASP); a number ("-1", "2.5") as it is. */
+/* A text cell of CSV: control characters as \xNN; quoted (RFC 4180) when it holds a separator
+ * (, ; tab) or a quote, or starts a formula; every piece a spreadsheet would take for a formula
+ * (= + - @ first, spaces aside, and not a number), at the start or after a , or ; (where a
+ * reader that splits on ; starts a cell), prefixed with ' (OWASP); a number ("-1", "2.5") as
+ * it is. */
 void out_csv_text(FILE *f, const char *text);
 /* The text report of a single run with --fields: a line per field, its name and value. */
 void out_fields_text(const struct cJSON *doc, const char *list, FILE *f);

@@ -227,7 +227,7 @@ int out_gnuplot(const char *what, const char *target, out_draw_fn draw, void *ar
 	if ((d && fclose(d)) || (g && fclose(g)))
 		e = -EIO;
 	if (!e && (e = run_gnuplot(script, tmp)) == 0 && (e = outfile_copy(tmp, target, &direct)))
-		fprintf(stderr, "sockbench: %s %s: %s%s\n", what, target, strerror(-e),
+		fprintf(stderr, "sockbench: %s %s: %s%s\n", what, target, outfile_strerror(e),
 			outfile_left(direct));
 	else if (e == -ENOENT)
 		fprintf(stderr, "sockbench: %s: gnuplot is not installed (apt-get install "

@@ -21,8 +21,10 @@ static double num(const cJSON *j, const char *key)
 	return cJSON_IsNumber(it) ? it->valuedouble : 0;
 }
 
-/* The host's own kernel counters and latency percentiles, from its RESULT. */
-static bool take_host_result(struct run *r, struct host_result *hr, const char *payload)
+/* The host's own kernel counters and latency percentiles, from its RESULT. *bad: why a latency
+ * histogram in it was refused (hist_decode), else left as it was. */
+static bool take_host_result(struct run *r, struct host_result *hr, const char *payload,
+			     const char **bad)
 {
 	cJSON *j = cJSON_Parse(payload);
 	const cJSON *k, *it;
@@ -38,8 +40,8 @@ static bool take_host_result(struct run *r, struct host_result *hr, const char *
 		const cJSON *l = cJSON_GetObjectItemCaseSensitive(j, "lat");
 		const cJSON *l2 = cJSON_GetObjectItemCaseSensitive(j, "lat2");
 
-		if ((cJSON_IsString(l) && hist_decode(lat, l->valuestring)) ||
-		    (cJSON_IsString(l2) && hist_decode(lat2, l2->valuestring)))
+		if ((cJSON_IsString(l) && hist_decode(lat, l->valuestring, bad)) ||
+		    (cJSON_IsString(l2) && hist_decode(lat2, l2->valuestring, bad)))
 			ok = false;
 	}
 	if (ok) {
@@ -146,6 +148,7 @@ void hosts_collect(struct run *r, const struct side_result *local, const struct 
 	for (int k = 0; k < r->nhosts; k++) {
 		struct remote_host *h = &r->hosts[k];
 		struct host_result *hr = &res->hosts[k + r->local_part];
+		const char *bad = NULL;
 		unsigned type = 0;
 		int ret = -EPIPE;
 
@@ -159,11 +162,13 @@ void hosts_collect(struct run *r, const struct side_result *local, const struct 
 			}
 		}
 		if (!h->gone && ret == 0 && type == CTL_MSG_RESULT &&
-		    take_host_result(r, hr, r->buf)) {
+		    take_host_result(r, hr, r->buf, &bad)) {
 			add_side(&res->client, &hr->side);
 			ctl_send(h->ctl, CTL_MSG_BYE, NULL, 0);
 		} else {
-			if (!h->gone)
+			if (!h->gone && bad)
+				host_gone(r, h, "sent a latency histogram that cannot be: %s", bad);
+			else if (!h->gone)
 				host_gone(r, h, "%s", "sent no result");
 			snprintf(hr->why, sizeof(hr->why), "%s", h->why);
 			mark_partial(r, hr->why);

@@ -25,6 +25,7 @@
 #include "link/ctl.h"
 #include "report/out.h"
 #include "measure/env.h"
+#include "base/outfile.h"
 #include "base/util.h"
 
 #include "run/agent.h"
@@ -341,7 +342,7 @@ static void profile_close(struct run *r)
 			e = e ? outfile_abort(&r->folded, e) : outfile_commit(&r->folded);
 			if (e) {
 				snprintf(r->fatal, sizeof(r->fatal), "--profile-folded %s: %s%s",
-					 r->o->profile_folded, strerror(-e), outfile_left(direct));
+					 r->o->profile_folded, outfile_strerror(e), outfile_left(direct));
 				r->failed = true;
 			}
 		}

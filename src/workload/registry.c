@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/cpus.h"
+#include "base/outfile.h"
 #include "base/util.h"
 #include "transport/knobs.h"
 #include "workload/workload.h"
@@ -127,9 +128,10 @@ void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, st
 	if (o->flamegraph && !o->profile)
 		die_usage("%s: --flamegraph draws the stacks --profile samples: add --profile", wl->name);
 	if (o->flamegraph && (ret = output_writable(o->flamegraph)))
-		die_usage("%s: --flamegraph %s: %s", wl->name, o->flamegraph, strerror(-ret));
+		die_usage("%s: --flamegraph %s: %s", wl->name, o->flamegraph, outfile_strerror(ret));
 	if (o->plot && (ret = output_writable(o->plot)))
-		die_usage("%s: --plot %s: %s", wl->name, o->plot, strerror(-ret));
+		die_usage("%s: --plot %s: %s", wl->name, o->plot, outfile_strerror(ret));
 	if (o->profile_folded && (ret = output_writable(o->profile_folded)))
-		die_usage("%s: --profile-folded %s: %s", wl->name, o->profile_folded, strerror(-ret));
+		die_usage("%s: --profile-folded %s: %s", wl->name, o->profile_folded,
+			  outfile_strerror(ret));
 }

@@ -91,6 +91,14 @@ static int crr_check_many(struct opts *o, char *err, size_t errlen)
 
 int crr_check(struct opts *o, char *err, size_t errlen)
 {
+	/* --conns 0 alone ran a time-based window of 5 s without a word. With --duration or
+	 * --rate the window is time-based as they say (and an agent's config, which sets every
+	 * key, carries a time-based run's conns as 0 beside its duration). */
+	if (OPT_IS_SET(o, conns) && !o->conns && !OPT_IS_SET(o, duration) && !o->rate) {
+		snprintf(err, errlen, "--conns 0: --conns must be at least 1, or omit it for a "
+			 "time-based run (--duration S)");
+		return -EINVAL;
+	}
 	/* --duration or --rate without --conns: a time-based window. (By value after this: an
 	 * agent's options come from the controller's config, which sets every key.) */
 	if ((OPT_IS_SET(o, duration) || o->rate) && !OPT_IS_SET(o, conns))

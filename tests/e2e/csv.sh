@@ -127,7 +127,42 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows[0]["unit"] == 'x\\x1b[2J,"y', rows
 EOF
 
-# Usage errors: exit 2, one line, what to do.
+# Spreadsheet formulas (issue 39, OWASP's CSV injection): a text cell that starts with = + - @
+# (a space before, or after a , or ; inside it, where a reader that splits on ; starts a cell)
+# gets a ' before that start, so it reads as text, and is quoted; a cell with a separator is
+# quoted; a number, text or JSON's, stays a plain number (-1.5 is no formula). The file column
+# of several results too (a name is text).
+cells=("x;=cmd|' /C calc'!A0" "=2+5" "@SUM(A1)" " =1" "a,+1" "a;-1" "a;-1+A1" "-1.5" "-" "k;v")
+for i in "${!cells[@]}"; do
+	jq --arg u "${cells[$i]}" '.unit = $u | .latency_us.min = -1.5' "$TMP/r.json" >"$TMP/f$i.json"
+done
+(cd "$TMP" && cp r.json "=HYPERLINK(1).json" && "$SB" report --format csv --fields unit,latency_us.min \
+	f?.json "=HYPERLINK(1).json") >"$TMP/f.csv" || fail "report --format csv of forged cells"
+python3 - "$TMP/f.csv" <<'EOF' || fail "formula cells: $(cat "$TMP/f.csv")"
+import csv, re, sys
+path = sys.argv[1]
+want = ["\"x;'=cmd|' /C calc'!A0\"", "\"'=2+5\"", "\"'@SUM(A1)\"", "\"' =1\"", "\"a,'+1\"",
+        "\"a;-1\"", "\"a;'-1+A1\"", "-1.5", "\"'-\"", "\"k;v\""]
+lines = open(path).read().splitlines()
+assert lines[0] == "file,unit,latency_us.min", lines[0]
+# As written: quoted and neutralised, the JSON's number plain.
+for i, w in enumerate(want):
+    assert lines[1 + i] == f"f{i}.json,{w},-1.5", (lines[1 + i], w)
+assert lines[-1].startswith("\"'=HYPERLINK(1).json\",transaction,"), lines[-1]
+# As an RFC 4180 reader reads it: the text, with the ' that keeps it text.
+rows = list(csv.reader(open(path)))[1:]
+assert [r[1] for r in rows[:-1]] == [w.strip('"') for w in want], rows
+assert all(r[2] == "-1.5" for r in rows[:-1]), rows
+# As a reader that splits on , or ; (a spreadsheet where ; separates a list) and takes a quote
+# only at a cell's start: no cell starts a formula.
+for sep in ",;":
+    for line in lines[1:]:
+        for c in line.split(sep):
+            c = c.lstrip('" ')
+            assert not re.match(r"[=+@]|-[^0-9]", c), (sep, line, c)
+print(len(rows), "rows of formula cells checked")
+EOF
+
 expect_usage "bogus is not a field" udp-rr --fields rate,bogus
 grep -q "latency_us.p99" "$TMP/err" || fail "the unknown-field error does not list the fields"
 expect_usage "two outputs" udp-rr --json --format csv

@@ -24,4 +24,31 @@ sed '/^server listen() backlog/s/(default: 1024)/(default: 512)/' docs/sockbench
 cmp -s docs/sockbench.1 "$TMP/page" && fail "the planted man page default did not change anything"
 $CHK docs/workloads.md "$TMP/page" >"$TMP/out" && fail "a wrong man page default passed"
 grep -q "man page tcp-crr: --backlog" "$TMP/out" || fail "not named: $(cat "$TMP/out")"
+
+# serve's caps (issue 39: docs/hosts.md said --max-flows 1024, the table 100,000): the figure
+# docs/hosts.md gives after each `--max-X` (in s, MiB or GiB) is the default `serve --help`
+# prints, for every cap it prints; and a planted drift is named.
+caps() {
+	"$SB" serve --help | python3 -c '
+import re, sys
+doc = open(sys.argv[1]).read()
+unit = {"": 1, "s": 1, "MiB": 1 << 20, "GiB": 1 << 30}
+caps = re.findall(r"--(max-[a-z]+) \S+ .*\(default: (\d+)\)", sys.stdin.read())
+bad = len(caps) < 5
+if bad:
+    print(f"serve --help: {len(caps)} caps with a default, not the 5 or more docs/hosts.md names")
+for name, dflt in caps:
+    m = re.search(r"`--" + name + r"` \(([0-9,]+) ?(s|MiB|GiB)?\b", doc)
+    said = int(m.group(1).replace(",", "")) * unit[m.group(2) or ""] if m else None
+    if said != int(dflt):
+        got = m.group(0) if m else "not given"
+        print(f"docs/hosts.md: --{name}: {got}, serve --help says {dflt}")
+        bad = 1
+sys.exit(bad)' "$1"
+}
+caps docs/hosts.md >"$TMP/out" || fail "serve's caps drift from docs/hosts.md: $(cat "$TMP/out")"
+sed 's/`--max-conns` (10,000,000/`--max-conns` (1,000,000/' docs/hosts.md >"$TMP/hosts.md"
+cmp -s docs/hosts.md "$TMP/hosts.md" && fail "the planted --max-conns figure did not change anything"
+caps "$TMP/hosts.md" >"$TMP/out" && fail "a wrong --max-conns figure passed"
+grep -q "docs/hosts.md: --max-conns" "$TMP/out" || fail "not named: $(cat "$TMP/out")"
 echo ok

@@ -45,5 +45,15 @@ grep -q "kernel counters" "$TMP/u.txt" && fail "the short report has the kernel'
 grep -qE '^    InDatagrams +[0-9]{1,3}(,[0-9]{3})+   sockbench ' "$TMP/uv.txt" ||
 	fail "-v: no kernel counters with separators: $(cat "$TMP/uv.txt")"
 expect_usage "see docs/workloads.md" tcp-crr --batch 4
+# --conns 0 (issue 39) ran a time-based window of 5 s without a word: a usage error that says
+# what to give instead, under sweep too; with --duration the window is time-based, as it says.
+msg="tcp-crr: --conns 0: --conns must be at least 1, or omit it for a time-based run (--duration S)"
+expect_usage "$msg" tcp-crr --conns 0
+expect_usage "$msg" tcp-crr -n 0 --warmup-conns 10
+expect_usage "--conns 0: --conns must be at least 1" sweep tcp-crr --conns 0,100
+"$SB" tcp-crr --conns 0 --duration 0.3 --warmup 0 --json >"$TMP/c0.json" 2>/dev/null ||
+	fail "tcp-crr --conns 0 --duration 0.3"
+jq -e '.duration_s > 0.25 and .duration_s < 1' "$TMP/c0.json" >/dev/null ||
+	fail "tcp-crr --conns 0 --duration 0.3: a window of $(jq .duration_s "$TMP/c0.json") s"
 [ -f "$(dirname "$0")/../../docs/workloads.md" ] || fail "the message points at docs/workloads.md, which is missing"
 echo ok

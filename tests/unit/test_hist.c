@@ -158,7 +158,7 @@ static void test_hosts_merge_as_text(void **state)
 		size_t len = hist_encode(host, txt, HIST_TEXT_MAX);
 
 		assert_true(len < HIST_TEXT_MAX);
-		assert_int_equal(hist_decode(back, txt), 0);
+		assert_int_equal(hist_decode(back, txt, NULL), 0);
 		assert_memory_equal(back->buckets, host->buckets, sizeof(host->buckets));
 		assert_int_equal(back->count, host->count);
 		assert_int_equal(back->min, host->min);
@@ -181,36 +181,39 @@ static void test_hosts_merge_as_text(void **state)
 	assert_true(fabs(p99_sum / 3 - (double)hist_percentile(merged, 99)) >
 		    0.3 * (double)hist_percentile(merged, 99));
 	/* Text that is not a histogram is refused. */
-	assert_int_equal(hist_decode(back, "3 1 9 13 0:1 5:1"), -EINVAL);	 /* 2 of 3 */
-	assert_int_equal(hist_decode(back, "1 1 1 1 999999:1"), -EINVAL);	 /* no such bucket */
-	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 0:1"), -EINVAL);	 /* the same one twice */
-	assert_int_equal(hist_decode(back, "x"), -EINVAL);
-	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 1:1"), 0);
-	/* Every bucket full, with 16-digit counts: the text fits HIST_TEXT_MAX (and a client
-	 * agent's RESULT holds two: link/client_side.c asserts it) and comes back exactly. */
+	assert_int_equal(hist_decode(back, "3 1 9 13 0:1 5:1", NULL), -EINVAL);	 /* 2 of 3 */
+	assert_int_equal(hist_decode(back, "1 1 1 1 999999:1", NULL), -EINVAL);	 /* no such bucket */
+	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 0:1", NULL), -EINVAL);	 /* the same one twice */
+	assert_int_equal(hist_decode(back, "x", NULL), -EINVAL);
+	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 1:1", NULL), 0);
+	/* Every bucket full, with 20-digit counts: the text fits HIST_TEXT_MAX (and a client
+	 * agent's RESULT holds two: link/client_side.c asserts it); with counts that keep the
+	 * total under HIST_COUNT_MAX it comes back exactly. */
 	struct hist *full = calloc(1, sizeof(*full));
 	char *full_txt = malloc(HIST_TEXT_MAX);
 
 	for (unsigned i = 0; i < HIST_BUCKETS; i++)
-		full->buckets[i] = 1000000000000000ULL + i;
+		full->buckets[i] = UINT64_MAX / HIST_BUCKETS;
+	full->count = UINT64_MAX / HIST_BUCKETS * HIST_BUCKETS;
+	assert_true(hist_encode(full, full_txt, HIST_TEXT_MAX) < HIST_TEXT_MAX);
 	full->count = 0;
 	for (unsigned i = 0; i < HIST_BUCKETS; i++)
-		full->count += full->buckets[i];
-	full->min = 1;
-	full->max = 1ULL << 41;
+		full->count += full->buckets[i] = 1000000000000ULL + i;
+	full->min = 0;
+	full->max = UINT64_MAX; /* clamped into the last bucket, kept exact */
 	full->sum = 1e30;
 	assert_true(hist_encode(full, full_txt, HIST_TEXT_MAX) < HIST_TEXT_MAX);
-	assert_int_equal(hist_decode(back, full_txt), 0);
-	assert_memory_equal(back->buckets, full->buckets, sizeof(full->buckets));
+	assert_int_equal(hist_decode(back, full_txt, NULL), 0);
+	assert_memory_equal(back, full, sizeof(*full));
 	free(full_txt);
 	free(full);
 	/* Sums that wrap around 2^64: counts that add to 2 only modulo 2^64, and a gap that
 	 * wraps back to a bucket already taken; "-1" is 2^64 - 1 to strtoull. */
-	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 1:18446744073709551617"), -EINVAL);
-	assert_int_equal(hist_decode(back, "2 1 2 3 1:3 1:18446744073709551615"), -EINVAL);
-	assert_int_equal(hist_decode(back, "2 1 2 3 5:1 18446744073709551615:1"), -EINVAL);
-	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 -1:1"), -EINVAL);
-	assert_int_equal(hist_decode(back, "2 1 2 3 1:-1 1:3"), -EINVAL);
+	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 1:18446744073709551617", NULL), -EINVAL);
+	assert_int_equal(hist_decode(back, "2 1 2 3 1:3 1:18446744073709551615", NULL), -EINVAL);
+	assert_int_equal(hist_decode(back, "2 1 2 3 5:1 18446744073709551615:1", NULL), -EINVAL);
+	assert_int_equal(hist_decode(back, "2 1 2 3 1:1 -1:1", NULL), -EINVAL);
+	assert_int_equal(hist_decode(back, "2 1 2 3 1:-1 1:3", NULL), -EINVAL);
 	free(host);
 	free(merged);
 	free(all);
@@ -277,6 +280,7 @@ static void test_censored(void **state)
 	enum { ANSWERED = 1000, CENS = 30, N = ANSWERED + CENS };
 	static const double ps[] = {1, 50, 90, 97, 97.1, 98, 99, 99.9, 99.99, 100};
 	struct hist *h = malloc(sizeof(*h)), *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	const char *why;
 	uint64_t truth[N];
 	char *txt = malloc(HIST_TEXT_MAX);
 
@@ -319,7 +323,7 @@ static void test_censored(void **state)
 	assert_int_equal(a->censored, CENS);
 	assert_int_equal(a->cens_min, h->cens_min);
 	assert_true(hist_encode(a, txt, HIST_TEXT_MAX) < HIST_TEXT_MAX);
-	assert_int_equal(hist_decode(b, txt), 0);
+	assert_int_equal(hist_decode(b, txt, NULL), 0);
 	assert_int_equal(b->censored, CENS);
 	assert_int_equal(b->cens_min, h->cens_min);
 	assert_memory_equal(b->buckets, h->buckets, sizeof(h->buckets));
@@ -330,13 +334,15 @@ static void test_censored(void **state)
 	hist_encode(a, txt, HIST_TEXT_MAX);
 	assert_null(strchr(txt, '!'));
 	/* Censored counts that cannot be: none, more than the count, a wait outside min..max. */
-	assert_int_equal(hist_decode(b, "2 1 2 3 !0,1 1:1 1:1"), -EINVAL);
-	assert_int_equal(hist_decode(b, "2 1 2 3 !3,1 1:1 1:1"), -EINVAL);
-	assert_int_equal(hist_decode(b, "2 1 2 3 !1,9 1:1 1:1"), -EINVAL);
-	assert_int_equal(hist_decode(b, "2 1 2 3 !1 1:1 1:1"), -EINVAL);
-	assert_int_equal(hist_decode(b, "2 1 2 3 !1,2 1:1 1:1"), 0);
-	/* Two censored at 1 ms or more, both values in the 1 ns bucket: forged. */
-	assert_int_equal(hist_decode(b, "2 1 1000000 3 !2,1000000 1:2"), -EINVAL);
+	assert_int_equal(hist_decode(b, "2 1 2 3 !0,1 1:1 1:1", NULL), -EINVAL);
+	assert_int_equal(hist_decode(b, "2 1 2 3 !3,1 1:1 1:1", NULL), -EINVAL);
+	assert_int_equal(hist_decode(b, "2 1 2 3 !1,9 1:1 1:1", NULL), -EINVAL);
+	assert_int_equal(hist_decode(b, "2 1 2 3 !1 1:1 1:1", NULL), -EINVAL);
+	assert_int_equal(hist_decode(b, "2 1 2 3 !1,2 1:1 1:1", NULL), 0);
+	/* Two censored at 1 ms or more, one value in 1 ms's bucket (1780), two in 1 ns's: forged. */
+	assert_int_equal(hist_decode(b, "3 1 1000000 1000002 !2,1000000 1:2 1779:1", &why), -EINVAL);
+	assert_non_null(strstr(why, "fewer values at or above the least censored wait"));
+	assert_int_equal(hist_decode(b, "3 1 1000000 1000002 !1,1000000 1:2 1779:1", NULL), 0);
 	free(txt);
 	free(h);
 	free(a);
@@ -383,6 +389,82 @@ static void test_censored_interleaved(void **state)
 	free(h);
 }
 
+/* A client agent's histogram is untrusted (issue 39): text that no histogram encodes is refused
+ * with why, each case breaking one rule, every other field consistent (so a decoder missing
+ * that one rule accepts it); real ones, empty and clamped included, come back exactly. */
+static void test_decode_forged(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *txt, *why;
+	} forged[] = {
+		{"-1 5 5 92233720368547758075 5:18446744073709551615", "negative"}, /* 2^64 - 1 */
+		{"1 5 5 -3.3e304 5:1", "negative"},			   /* mean -3.3e304 */
+		{"+1 5 5 5 5:1", "not a latency histogram"},
+		{"18446744073709551616 5 5 92233720368547758080 5:18446744073709551615", "past 2^64"},
+		{"9007199254740993 5 5 45035996273704965 5:9007199254740993", "more values"}, /* 2^53+1 */
+		{"1 5 5 nan 5:1", "finite"},
+		{"1 5 5 inf 5:1", "finite"},
+		{"1 5 5 infinity 5:1", "finite"},
+		{"2 5 6 1e300 5:1 1:1", "mean"},
+		{"2 5 6 3 5:1 1:1", "mean"},
+		{"2 100 101 198 100:1 1:1", "mean"},	   /* 1% under the least */
+		{"2 100 101 204 100:1 1:1", "mean"},	   /* 1% over the greatest */
+		{"0 18446744073709551615 0 7", "none counted"},
+		{"3 5 6 11 5:1 1:1", "add up"},
+		{"2 5 6 11 5:1 1:18446744073709551615", "more values than the count"},
+		{"2 6 5 11 5:1 1:1", "least value above"},
+		{"2 1 6 7 5:1 1:1", "bucket"},	      /* the least value is 1, its bucket empty */
+		{"2 5 1000 1005 5:1 1:1", "bucket"}, /* the greatest is 1000, its bucket empty */
+		{"2 5 6 11 5:1 1:1 x", "not a latency histogram"},
+		{"2 5 6 11 5:1 0:1", "twice"},
+		{"1 5 5 5 9999:1", "past the last"},
+		{"2 5 6 11 5:1 4603:1", "past the last"}, /* 5 + 4603: bucket 4608 of 0..4607 */
+		{"", "not a latency histogram"},
+	};
+	struct hist *h = malloc(sizeof(*h)), *back = malloc(sizeof(*back));
+	char *txt = malloc(HIST_TEXT_MAX);
+	const char *why;
+	int wrong = 0;
+
+	for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
+		why = NULL;
+		if (hist_decode(back, forged[i].txt, &why) != -EINVAL) {
+			print_error("accepted \"%s\": mean %g, count %llu\n", forged[i].txt,
+				    hist_mean(back), (unsigned long long)back->count);
+			wrong++;
+		} else if (!why || !strstr(why, forged[i].why)) {
+			print_error("\"%s\": refused for \"%s\", not \"%s\"\n", forged[i].txt,
+				    why ? why : "(nothing said)", forged[i].why);
+			wrong++;
+		} else if (back->count || back->sum != 0) {
+			print_error("\"%s\": refused, its figures left behind\n", forged[i].txt);
+			wrong++;
+		}
+	}
+	assert_int_equal(wrong, 0);
+	/* Real ones: empty, one value, the extremes (2^64 - 1 is clamped into the last bucket,
+	 * max exact), censored. */
+	static const uint64_t vals[] = {0, 1, 255, 256, 1ULL << 50, UINT64_MAX};
+
+	hist_reset(h);
+	for (size_t i = 0; i <= sizeof(vals) / sizeof(vals[0]); i++) {
+		hist_encode(h, txt, HIST_TEXT_MAX);
+		if (hist_decode(back, txt, NULL))
+			fail_msg("refused a real histogram \"%.200s\"", txt);
+		assert_memory_equal(back, h, sizeof(*h));
+		if (i < sizeof(vals) / sizeof(vals[0]))
+			hist_record(h, vals[i]);
+	}
+	hist_record_censored(h, 1000);
+	hist_encode(h, txt, HIST_TEXT_MAX);
+	assert_int_equal(hist_decode(back, txt, NULL), 0);
+	assert_memory_equal(back, h, sizeof(*h));
+	free(txt);
+	free(back);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_rank_rule),
 		cmocka_unit_test(test_censored),
 		cmocka_unit_test(test_censored_interleaved),
+		cmocka_unit_test(test_decode_forged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
