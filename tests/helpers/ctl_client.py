@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ctl_client.py PORT PAYLOAD [--host H] [--auth FILE] [--vouch] [--hold S]: a hand-made
 controller of the control protocol (src/link/ctl.h: a 12-byte header of magic 0x534b424e,
-version 1, type and payload length, all big-endian, then the JSON payload), for tests that send
+version 2, type and payload length, all big-endian, then the JSON payload), for tests that send
 what sockbench itself never would. HELLO, AUTH when the agent sends a challenge (--auth FILE:
 HMAC-SHA256(secret, "sockbench-auth-v1" || challenge), as src/link/auth.c), then PAYLOAD as a
 SETUP (or a VOUCH with --vouch), retried while the agent says busy (5 s at most). Prints the
@@ -16,7 +16,7 @@ import struct
 import sys
 import time
 
-MAGIC, VERSION = 0x534B424E, 1
+MAGIC, VERSION = 0x534B424E, 2
 TYPES = ["?", "HELLO", "ACK", "ERROR", "SETUP", "READY", "BEGIN", "END", "RESULT", "BYE",
          "AUTH", "PING", "NOTICE", "STATE", "VOUCH"]
 

@@ -189,6 +189,23 @@ static void test_safe_text(void **state)
 	assert_true(safe_text_needed("\x1b"));
 }
 
+/* A log line's text: a newline never ends it; a quoted value's end is plain, even cut short. */
+static void test_safe_text_log(void **state)
+{
+	(void)state;
+	char out[64];
+
+	assert_string_equal(safe_text_log(out, sizeof(out), "a\nb\r\tc\x1b]0;t\x07\xc2\x9b\\\""),
+			    "a\\nb\\r\\tc\\x1b]0;t\\x07\\xc2\\x9b\\\"");
+	assert_string_equal(safe_text_quoted(out, sizeof(out), "k=\"v\"\\\n"),
+			    "\"k=\\\"v\\\"\\\\\\n\"");
+	assert_string_equal(safe_text_quoted(out, 6, "abcdef"), "\"abc\"");
+	assert_string_equal(safe_text_quoted(out, 6, "ab\ncd"), "\"ab\""); /* not half of \n */
+	assert_string_equal(safe_text_quoted(out, 2, "ab"), "");
+	assert_string_equal(safe_text_log(out, 4, "a\nb"), "a\\n");
+	assert_string_equal(safe_text_log(out, sizeof(out), "caf\xc3\xa9"), "caf\xc3\xa9");
+}
+
 /* html_printf: the format is markup, every conversion is text. */
 static void test_html_printf(void **state)
 {
@@ -285,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_result_check),
 		cmocka_unit_test(test_result_strings),
 		cmocka_unit_test(test_safe_text),
+		cmocka_unit_test(test_safe_text_log),
 		cmocka_unit_test(test_html_printf),
 		cmocka_unit_test(test_chart_ranges),
 		cmocka_unit_test(test_flame_deep),
