@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
+#include "base/json_budget.h"
 #include "base/result_file.h"
 #include "base/safe_text.h"
 #include "measure/hist.h"
@@ -206,6 +207,36 @@ static void test_safe_text_log(void **state)
 	assert_string_equal(safe_text_log(out, sizeof(out), "caf\xc3\xa9"), "caf\xc3\xa9");
 }
 
+/* A parse counted against a budget: it takes what malloc gave, past the budget it fails as
+ * over (not as text that is not JSON) with its partial tree given back, and the least a text
+ * takes counts its values by the commas outside strings. */
+static void test_json_budget(void **state)
+{
+	(void)state;
+	const char *keys = "{\"a,b\":\"x\\\",\",\"c\":1}"; /* {"a,b":"x\",","c":1} */
+	struct json_budget b;
+	size_t node = sizeof(cJSON);
+	cJSON *d;
+
+	assert_int_equal(json_budget_least("[0,0,0]", 7), 3 * node);
+	assert_int_equal(json_budget_least(keys, strlen(keys)), 2 * node);
+	assert_int_equal(json_budget_least("a,b,c", 5), 0);
+	json_budget_begin(&b, 1 << 20);
+	d = cJSON_Parse("[0,0,0,0]");
+	json_budget_end();
+	assert_non_null(d);
+	assert_false(b.over || b.refused);
+	assert_true(b.peak >= 5 * (node + 8) && b.peak < 5 * (node + 32));
+	cJSON_Delete(d); /* after json_budget_end: freed as any other memory */
+	json_budget_begin(&b, 4 * (node + 8));
+	d = cJSON_Parse("[0,0,0,0]");
+	json_budget_end();
+	assert_null(d);
+	assert_true(b.over);
+	assert_false(b.refused);
+	assert_int_equal(b.used, 0);
+}
+
 /* html_printf: the format is markup, every conversion is text. */
 static void test_html_printf(void **state)
 {
@@ -303,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_result_strings),
 		cmocka_unit_test(test_safe_text),
 		cmocka_unit_test(test_safe_text_log),
+		cmocka_unit_test(test_json_budget),
 		cmocka_unit_test(test_html_printf),
 		cmocka_unit_test(test_chart_ranges),
 		cmocka_unit_test(test_flame_deep),
