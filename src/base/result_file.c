@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/json_budget.h"
-#include "base/safe_text.h"
+#include "base/safe_json.h"
 #include "base/util.h"
 
 enum range { R_ANY, R_NONNEG, R_FRACTION };
@@ -63,29 +63,6 @@ static bool in_range(double v, enum range r)
 	}
 }
 
-/* A cJSON string (key or value) with its unsafe bytes rewritten, in memory of cJSON's (so
- * counted against the reader's budget); cJSON frees it. false: no memory for it. */
-static bool make_safe(char **s)
-{
-	if (!*s || !safe_text_needed(*s))
-		return true;
-	size_t cap = 4 * strlen(*s) + 1;
-	char *t = cJSON_malloc(cap), *c;
-
-	if (!t)
-		return false;
-	safe_text(t, cap, *s);
-	c = cJSON_malloc(strlen(t) + 1);
-	if (c)
-		strcpy(c, t);
-	cJSON_free(t);
-	if (!c)
-		return false;
-	cJSON_free(*s);
-	*s = c;
-	return true;
-}
-
 struct level {
 	cJSON *it;	    /* the next member to look at */
 	const char *key;    /* the key of the container (NULL: an array item or the root) */
@@ -111,7 +88,7 @@ int result_file_check(cJSON *doc, char *why, size_t len)
 
 	if (!doc)
 		return -EINVAL;
-	if (cJSON_IsString(doc) && !make_safe(&doc->valuestring))
+	if (cJSON_IsString(doc) && !safe_json_string(&doc->valuestring))
 		return -ENOMEM;
 	if (cJSON_IsNumber(doc) && !in_range(doc->valuedouble, R_ANY)) {
 		snprintf(why, len, "the document is not %s", range_text[R_ANY]);
@@ -131,12 +108,12 @@ int result_file_check(cJSON *doc, char *why, size_t len)
 		l->it = m->next;
 		int idx = l->idx++;
 
-		if (m->string && !make_safe(&m->string))
+		if (m->string && !safe_json_string(&m->string))
 			return -ENOMEM;
 		size_t plen = path_add(path, sizeof(path), l->plen, m, idx);
 
 		if (cJSON_IsString(m)) {
-			if (!make_safe(&m->valuestring))
+			if (!safe_json_string(&m->valuestring))
 				return -ENOMEM;
 		} else if (cJSON_IsNumber(m)) {
 			enum range r = range_of(m->string, l->key ? l->key : l->pkey, idx);

@@ -3,9 +3,10 @@
 # puts terminal escapes (ESC ] 0; title BEL, ESC [ 2J, the C1 CSI, a newline) in the RESULT's
 # socket read-back and environment, a NOTICE, and a refusal. The controller's -v report and
 # its error output hold no control byte, and each forged string is there, written \xNN
-# (src/base/safe_text.c).
+# (src/base/safe_text.c); so does --json, where cJSON would write the C1 CSI as it is.
 . "$(dirname "$0")/lib.sh"
 need python3
+need jq
 RELAY=$(dirname "$0")/../helpers/ctl_relay.py
 start_agent
 run="--duration 0.5 --warmup 0.1"
@@ -44,6 +45,14 @@ has "$TMP/r.out" "server cc c\\x1b]0;t\\x07, mss 1000, tos 0x00, local 127.0.0.1
 	"agent's environment: Linux release$e, 2 CPUs online (model$e), hypervisor hypervisor$e, clocksource clock$e," \
 	"governor governor$e, turbo turbo$e; interface ifname$e (driver driver$e, MTU 1500, qdisc qdisc$e, GRO gro$e, GSO on, TSO off)"
 has "$TMP/r.err" "the agent's host keeps kernel settings changed: restore$e"
+# --json: cJSON writes C1 controls and DEL as they are, so the agent's words are safe text
+# there too (as a saved result read back is).
+"$SB" udp-rr --server 127.0.0.1:$RPORT $run --json >"$TMP/r.json" 2>"$TMP/r.err"
+LC_ALL=C grep -q $'\xc2\x9b' "$TMP/r.json" && fail "a C1 CSI in --json: $(grep -a pwned "$TMP/r.json" | head -c 400)"
+jq -e --arg e "$e" '.environment.agent.hostname == "host" + $e and
+	.environment.agent.interface.name == "ifname" + $e and
+	.sides.server.socket.local == "127.0.0.1\\x1b[1A\\xc2\\x9b"' "$TMP/r.json" >/dev/null ||
+	fail "--json: $(jq -c '[.environment.agent.hostname, .sides.server.socket]' "$TMP/r.json")"
 
 # A NOTICE in the window, and a refusal at SETUP: the controller's error output.
 relay notice

@@ -18,6 +18,7 @@
 
 #include "base/json_budget.h"
 #include "base/result_file.h"
+#include "base/safe_json.h"
 #include "base/safe_text.h"
 #include "measure/hist.h"
 #include "report/chart.h"
@@ -207,6 +208,22 @@ static void test_safe_text_log(void **state)
 	assert_string_equal(safe_text_log(out, sizeof(out), "caf\xc3\xa9"), "caf\xc3\xa9");
 }
 
+/* A peer's document made safe text whole: keys and strings at any depth; a constant key and a
+ * referenced string are not the tree's to replace (nor to free). */
+static void test_safe_json(void **state)
+{
+	(void)state;
+	cJSON *j = cJSON_Parse("{\"a\\u001b\":[{\"b\":\"x\\u009by\\u007f\"}],\"n\":1}");
+
+	assert_non_null(j);
+	cJSON_AddItemToObjectCS(j, "c", cJSON_CreateStringReference("r\x1b"));
+	assert_int_equal(safe_json_tree(j), 0);
+	assert_string_equal(j->child->string, "a\\x1b");
+	assert_string_equal(j->child->child->child->valuestring, "x\\xc2\\x9by\\x7f");
+	assert_string_equal(cJSON_GetObjectItem(j, "c")->valuestring, "r\x1b");
+	cJSON_Delete(j);
+}
+
 /* A parse counted against a budget: it takes what malloc gave, past the budget it fails as
  * over (not as text that is not JSON) with its partial tree given back, and the least a text
  * takes counts its values by the commas outside strings. */
@@ -334,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_result_strings),
 		cmocka_unit_test(test_safe_text),
 		cmocka_unit_test(test_safe_text_log),
+		cmocka_unit_test(test_safe_json),
 		cmocka_unit_test(test_json_budget),
 		cmocka_unit_test(test_html_printf),
 		cmocka_unit_test(test_chart_ranges),
