@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/safe_text.h"
+#include "base/json_budget.h"
+#include "base/safe_json.h"
 #include "base/util.h"
 
 enum range { R_ANY, R_NONNEG, R_FRACTION };
@@ -62,21 +63,6 @@ static bool in_range(double v, enum range r)
 	}
 }
 
-/* A cJSON string (key or value) with its unsafe bytes rewritten; cJSON frees it. */
-static void make_safe(char **s)
-{
-	if (!*s || !safe_text_needed(*s))
-		return;
-	char *t = safe_text_dup(*s), *c = cJSON_malloc(strlen(t) + 1);
-
-	if (c) {
-		strcpy(c, t);
-		cJSON_free(*s);
-		*s = c;
-	}
-	free(t);
-}
-
 struct level {
 	cJSON *it;	    /* the next member to look at */
 	const char *key;    /* the key of the container (NULL: an array item or the root) */
@@ -102,8 +88,8 @@ int result_file_check(cJSON *doc, char *why, size_t len)
 
 	if (!doc)
 		return -EINVAL;
-	if (cJSON_IsString(doc))
-		make_safe(&doc->valuestring);
+	if (cJSON_IsString(doc) && !safe_json_string(&doc->valuestring))
+		return -ENOMEM;
 	if (cJSON_IsNumber(doc) && !in_range(doc->valuedouble, R_ANY)) {
 		snprintf(why, len, "the document is not %s", range_text[R_ANY]);
 		return -EINVAL;
@@ -122,12 +108,13 @@ int result_file_check(cJSON *doc, char *why, size_t len)
 		l->it = m->next;
 		int idx = l->idx++;
 
-		if (m->string)
-			make_safe(&m->string);
+		if (m->string && !safe_json_string(&m->string))
+			return -ENOMEM;
 		size_t plen = path_add(path, sizeof(path), l->plen, m, idx);
 
 		if (cJSON_IsString(m)) {
-			make_safe(&m->valuestring);
+			if (!safe_json_string(&m->valuestring))
+				return -ENOMEM;
 		} else if (cJSON_IsNumber(m)) {
 			enum range r = range_of(m->string, l->key ? l->key : l->pkey, idx);
 
@@ -149,19 +136,60 @@ int result_file_check(cJSON *doc, char *why, size_t len)
 	return 0;
 }
 
+/* The most a file of n bytes may take parsed. */
+static size_t mem_budget(size_t n)
+{
+	return RESULT_FILE_MEM_FACTOR * n + RESULT_FILE_MEM_FLOOR;
+}
+
+static double mib(size_t n)
+{
+	return ceil((double)n / (1 << 20));
+}
+
+/* Why reading a file of n bytes found no memory: past its budget (-E2BIG), or refused by the
+ * system within it (-ENOMEM). */
+static int no_memory(const struct json_budget *b, size_t n, char *why, size_t len)
+{
+	if (b->over) {
+		snprintf(why, len, "it needs more than %.0f MiB (%d times its size), more than a "
+			 "sockbench result of its size takes", mib(mem_budget(n)),
+			 RESULT_FILE_MEM_FACTOR);
+		return -E2BIG;
+	}
+	snprintf(why, len, "the system gave no more memory after %.0f MiB (a limit such as ulimit "
+		 "-v?); reading it takes up to %.0f MiB (%d times its size)", mib(b->peak),
+		 mib(mem_budget(n)), RESULT_FILE_MEM_FACTOR);
+	return -ENOMEM;
+}
+
 int result_file_read(const char *path, cJSON **doc, char *why, size_t len)
 {
 	int e;
 	char *txt = slurp(path, RESULT_FILE_MAX, &e);
+	struct json_budget b;
+	size_t n;
 
 	*doc = NULL;
+	if (e == -ENOMEM)
+		snprintf(why, len, "the system gave no memory for its text (a limit such as ulimit "
+			 "-v?)");
 	if (!txt)
 		return e;
-	*doc = cJSON_Parse(txt);
+	n = strlen(txt);
+	if (json_budget_least(txt, n) > mem_budget(n)) { /* at once: no parse to the budget */
+		free(txt);
+		b = (struct json_budget){.over = true};
+		return no_memory(&b, n, why, len);
+	}
+	json_budget_begin(&b, mem_budget(n));
+	*doc = cJSON_ParseWithLength(txt, n);
 	free(txt);
-	if (!*doc)
-		return -EBADMSG;
-	if ((e = result_file_check(*doc, why, len))) {
+	e = *doc ? result_file_check(*doc, why, len) : -EBADMSG;
+	json_budget_end();
+	if (b.over || b.refused)
+		e = no_memory(&b, n, why, len);
+	if (e) {
 		cJSON_Delete(*doc);
 		*doc = NULL;
 	}

@@ -1,5 +1,6 @@
 /* safe_text.c: see safe_text.h. A byte is kept when it is printable ASCII or part of a whole
- * UTF-8 sequence of a character from U+00A0 up; everything else is written \xNN. */
+ * UTF-8 sequence of a character from U+00A0 up; everything else is written \xNN (in a log
+ * line newline, CR and tab as \n, \r, \t). safe_len alone decides what is safe. */
 #include "base/safe_text.h"
 
 #include <stdint.h>
@@ -8,6 +9,12 @@
 #include <string.h>
 
 #include "base/util.h"
+
+enum safe_mode {
+	SAFE_TERMINAL, /* \xNN for every unsafe byte */
+	SAFE_LOG,      /* \n, \r, \t by name */
+	SAFE_QUOTED,   /* as a log line, in double quotes, with " and \ escaped too */
+};
 
 /* How many bytes at s form one safe character (0: the byte at s is unsafe). */
 static size_t safe_len(const unsigned char *s)
@@ -45,30 +52,63 @@ bool safe_text_needed(const char *s)
 	return false;
 }
 
-const char *safe_text(char *out, size_t cap, const char *s)
+/* The escape written for the byte c (unsafe: safe_len refused it), or NULL: as it is. */
+static const char *escape_of(unsigned char c, bool unsafe, enum safe_mode m, char e[8])
 {
-	size_t o = 0;
+	if (unsafe && m != SAFE_TERMINAL && (c == '\n' || c == '\r' || c == '\t'))
+		return c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
+	if (unsafe) {
+		snprintf(e, 8, "\\x%02x", c);
+		return e;
+	}
+	if (m == SAFE_QUOTED && (c == '"' || c == '\\'))
+		return c == '"' ? "\\\"" : "\\\\";
+	return NULL;
+}
 
-	if (!cap)
+/* s into out (cap bytes), cut before a character or escape that does not fit whole. */
+static const char *escape(char *out, size_t cap, const char *s, enum safe_mode m)
+{
+	size_t o = 0, close = m == SAFE_QUOTED; /* room kept for the closing quote */
+	char e[8];
+
+	if (cap < 1 + 2 * close) {
+		if (cap)
+			out[0] = 0;
 		return out;
+	}
+	if (m == SAFE_QUOTED)
+		out[o++] = '"';
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
 		size_t n = safe_len(p);
+		const char *x = escape_of(*p, !n, m, e);
+		size_t w = x ? strlen(x) : n;
 
-		if (!n) {
-			if (o + 4 >= cap)
-				break;
-			snprintf(out + o, cap - o, "\\x%02x", *p++);
-			o += 4;
-			continue;
-		}
-		if (o + n >= cap)
+		if (o + w + close >= cap)
 			break;
-		memcpy(out + o, p, n);
-		o += n;
-		p += n;
+		memcpy(out + o, x ? (const unsigned char *)x : p, w);
+		o += w;
+		p += x ? 1 : n;
 	}
+	if (m == SAFE_QUOTED)
+		out[o++] = '"';
 	out[o] = 0;
 	return out;
+}
+
+const char *safe_text(char *out, size_t cap, const char *s)
+{
+	return escape(out, cap, s, SAFE_TERMINAL);
+}
+
+const char *safe_text_log(char *out, size_t cap, const char *s)
+{
+	return escape(out, cap, s, SAFE_LOG);
+}
+
+const char *safe_text_quoted(char *out, size_t cap, const char *s)
+{
+	return escape(out, cap, s, SAFE_QUOTED);
 }
 
 char *safe_text_dup(const char *s)

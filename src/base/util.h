@@ -58,7 +58,7 @@ int output_writable(const char *path);
 const char *fmt_fig(char *buf, size_t n, double v);
 
 /* A whole file ("-": stdin) as a NUL-terminated string (caller frees), or NULL with -errno in
- * err (-EFBIG past max bytes). */
+ * err (-EFBIG past max bytes, -ENOMEM where no memory was given for it). */
 char *slurp(const char *path, size_t max, int *err);
 
 /* Run gnuplot on a script file that writes the SVG at svg, and wait: 0, -ENOENT when gnuplot is

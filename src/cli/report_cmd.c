@@ -194,6 +194,10 @@ int cmd_report(int argc, char **argv)
 			die_usage("report: %s is not JSON (save results with --json)", files[i]);
 		if (e == -EINVAL)
 			die_usage("report: %s: %s", files[i], bad);
+		if (e == -E2BIG)
+			die_usage("report: out of memory reading %s: %s", files[i], bad);
+		if (e == -ENOMEM)
+			die("report: out of memory reading %s: %s", files[i], bad);
 		if (e)
 			die_usage("report: cannot read %s: %s", files[i],
 				  e == -EFBIG ? "too large to be a sockbench result (over "

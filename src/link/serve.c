@@ -34,6 +34,7 @@
 #include "link/server_side.h"
 #include "link/session.h"
 #include "link/vouch.h"
+#include "base/safe_text.h"
 #include "base/util.h"
 
 #define MAX_PENDING 64	      /* controllers in their handshake at once (a source's share, above) */
@@ -237,14 +238,15 @@ static void vouch_reply(struct agent *ag, struct pending *p)
 {
 	struct sockaddr_storage a = {0};
 	socklen_t alen = sizeof(a);
-	char reply[600];
+	char reply[600], text[2400];
 	unsigned rtype;
 
 	getpeername(p->fd, (struct sockaddr *)&a, &alen);
 	vouch_answer(&ag->board, ag->key, &a, p->rd.payload, &rtype, reply, sizeof(reply));
 	ctl_send(p->fd, rtype, reply, strlen(reply));
-	if (rtype == CTL_MSG_ERROR && !ag->o->once)
-		fprintf(stderr, "sockbench serve: %s: vouch refused: %s\n", p->who, reply);
+	if (rtype == CTL_MSG_ERROR && !ag->o->once) /* the reply may quote what the peer sent */
+		fprintf(stderr, "sockbench serve: %s: vouch refused: %s\n", p->who,
+			safe_text_log(text, sizeof(text), reply));
 }
 
 /* Read what a pending controller sent (never more than its frame needs) and answer it.

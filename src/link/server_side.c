@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "base/safe_text.h"
 #include "base/util.h"
 #include "link/ctl.h"
 #include "measure/env.h"
@@ -165,8 +166,11 @@ static int do_setup(struct session *ss, const char *payload)
 	}
 	if (ss->knobs.n)
 		knobs_guard(ss, &ss->knobs);
-	if (ss->knobs.n)
-		session_log(ss, "set %s", ss->o.sysctl);
+	if (ss->knobs.n) {
+		char q[1024];
+
+		session_log(ss, "set %s", safe_text_quoted(q, sizeof(q), ss->o.sysctl));
+	}
 	socklen_t plen = sizeof(ss->s.peer);
 
 	getpeername(ss->fd, (struct sockaddr *)&ss->s.peer, &plen);

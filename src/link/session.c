@@ -4,16 +4,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/safe_text.h"
 #include "link/ctl.h"
 #include "link/handshake.h"
 #include "link/session.h"
 
+/* arg may hold what a controller sent (a config key or value in a refusal): escaped, so it can
+ * neither start a log line of its own nor reach a terminal as a control. */
 void session_log(const struct session *ss, const char *fmt, const char *arg)
 {
+	char text[2048];
+
 	if (!ss->verbose)
 		return;
 	fprintf(stderr, "sockbench serve: %s: ", ss->who);
-	fprintf(stderr, fmt, arg);
+	fprintf(stderr, fmt, safe_text_log(text, sizeof(text), arg));
 	fputc('\n', stderr);
 }
 

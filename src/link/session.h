@@ -51,7 +51,7 @@ struct session {
 double phase_limit_s(const struct session *ss, bool window);
 /* An ERROR frame to the controller (logged when verbose). */
 void session_error(struct session *ss, const char *msg, int err, bool usage);
-/* A line on stderr when verbose: fmt with one string. */
+/* A line on stderr when verbose: fmt with one string, its controls escaped (safe_text_log). */
 void session_log(const struct session *ss, const char *fmt, const char *arg);
 
 #endif

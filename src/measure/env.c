@@ -1,5 +1,6 @@
 /* env.c: the environment block of every result (see env.h). */
 #include "measure/env.h"
+#include "base/safe_json.h"
 #include "base/util.h"
 
 #include <arpa/inet.h>
@@ -464,5 +465,6 @@ cJSON *env_collect(const struct sockaddr *peer, socklen_t peer_len)
 	cJSON_AddItemToObject(j, "virtualization", virt);
 	cJSON_AddItemToObject(j, "sysctl", sysctl_json());
 	cJSON_AddItemToObject(j, "interface", iface_json(peer, peer_len));
+	safe_json_tree(j); /* a hostname or an interface name may hold controls */
 	return j;
 }

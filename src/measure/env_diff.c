@@ -8,14 +8,15 @@
 #include <string.h>
 
 #include "base/json_index.h"
+#include "base/safe_text.h"
 #include "measure/env.h"
 
 static void leaf_text(const cJSON *v, char *out, size_t len)
 {
 	if (!v) {
 		snprintf(out, len, "(none)");
-	} else if (cJSON_IsString(v)) {
-		snprintf(out, len, "%s", v->valuestring);
+	} else if (cJSON_IsString(v)) { /* a hostname, an interface name: maybe with controls */
+		safe_text(out, len, v->valuestring);
 	} else {
 		char *t = cJSON_PrintUnformatted(v);
 

@@ -62,6 +62,10 @@ static void load_file(const char *path, struct side *s)
 		die_usage("compare: %s is not JSON (save results with --json)", path);
 	if (e == -EINVAL)
 		die_usage("compare: %s: %s", path, why);
+	if (e == -E2BIG)
+		die_usage("compare: out of memory reading %s: %s", path, why);
+	if (e == -ENOMEM)
+		die("compare: out of memory reading %s: %s", path, why);
 	if (e)
 		die_usage("compare: cannot read %s: %s", path,
 			  e == -EFBIG ? "too large to be a sockbench result (over "

@@ -2,6 +2,7 @@
  * printed comes from struct result. */
 #include "report/out.h"
 #include "report/out_priv.h"
+#include "base/safe_text.h"
 #include "measure/noise.h"
 
 #include <math.h>
@@ -131,8 +132,12 @@ int out_noise_warnings(FILE *f)
 	if (force ? strcmp(force, "1") != 0 : !isatty(fileno(f)))
 		return 0;
 	noise_check(&n, 200);
-	for (int i = 0; i < n.n; i++)
-		fprintf(f, "sockbench: noise: %s: %s (fix: %s)\n", n.f[i].what, n.f[i].does,
-			n.f[i].fix);
+	/* what names other processes (their comm, which they choose) and this host's clock */
+	for (int i = 0; i < n.n; i++) {
+		char what[4 * sizeof(n.f[i].what)];
+
+		fprintf(f, "sockbench: noise: %s: %s (fix: %s)\n",
+			safe_text(what, sizeof(what), n.f[i].what), n.f[i].does, n.f[i].fix);
+	}
 	return n.n;
 }

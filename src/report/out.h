@@ -112,8 +112,8 @@ void out_intervals_none(const char *why);
 int out_noise_warnings(FILE *f);
 
 /* The member at a dotted path of a JSON object (the environment: "kernel.release") as text:
- * a string as it is, a number without decimals, a bool as on/off, "-" for null or missing.
- * Returns buf. */
+ * a string made terminal-safe (safe_text: an agent's, or a name this host was given), a
+ * number without decimals, a bool as on/off, "-" for null or missing. Returns buf. */
 const char *out_env_str(const struct cJSON *e, const char *path, char *buf, size_t len);
 
 #endif

@@ -5,22 +5,28 @@
 
 #include "report/out.h"
 #include "report/out_priv.h"
+#include "base/safe_text.h"
 #include "base/util.h"
 
 static void table_memory(const struct result *r, FILE *f);
 
-/* One side's socket knobs as read back from its socket (cc, mss, tos, local address, device). */
+/* One side's socket knobs as read back from its socket (cc, mss, tos, local address, device).
+ * The server's come from the agent, maybe another host's: its words are escaped. */
 static void knobs_line(FILE *f, const char *side, const struct knobs_seen *k)
 {
-	char mss[16] = "-";
+	char mss[16] = "-", cc[4 * sizeof(k->cc)], local[4 * sizeof(k->local)],
+	     dev[4 * sizeof(k->dev)];
 
 	if (!k->seen)
 		return;
 	if (k->tcp)
 		snprintf(mss, sizeof(mss), "%d", k->mss);
+	safe_text(cc, sizeof(cc), k->cc);
+	safe_text(local, sizeof(local), *k->local ? k->local : "-");
+	safe_text(dev, sizeof(dev), k->dev);
 	fprintf(f, "  %-28s %-6s %s%s%smss %s, tos 0x%02x, local %s%s%s\n", "socket (read back)", side,
-		k->tcp ? "cc " : "", k->tcp ? k->cc : "", k->tcp ? ", " : "", mss, k->tos,
-		*k->local ? k->local : "-", *k->dev ? ", device " : "", k->dev);
+		k->tcp ? "cc " : "", k->tcp ? cc : "", k->tcp ? ", " : "", mss, k->tos, local,
+		*k->dev ? ", device " : "", dev);
 }
 
 /* A percentile of one figure over a side's connections read, where its spread holds them all
@@ -310,8 +316,8 @@ const char *out_env_str(const cJSON *e, const char *path, char *buf, size_t len)
 		it = cJSON_GetObjectItemCaseSensitive(it, key);
 		p += n + (p[n] == '.');
 	}
-	if (cJSON_IsString(it))
-		snprintf(buf, len, "%s", it->valuestring);
+	if (cJSON_IsString(it)) /* an agent's, or this host's (a hostname, an interface name) */
+		safe_text(buf, len, it->valuestring);
 	else if (cJSON_IsNumber(it))
 		snprintf(buf, len, "%.0f", it->valuedouble);
 	else if (cJSON_IsBool(it))

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "base/safe_json.h"
 #include "base/safe_text.h"
 #include "base/util.h"
 #include "link/auth.h"
@@ -419,7 +420,9 @@ void collect_server(struct run *r)
 	struct side_result *s = &r->res.server;
 	const cJSON *it;
 
-	s->present = j && side_counters_from_json(cJSON_GetObjectItemCaseSensitive(j, "counters"),
+	/* The agent's words, maybe another host's: safe text before they reach any output (the
+	 * socket read-back, its environment, in the report and in --json). */
+	s->present = j && safe_json_tree(j) == 0 && side_counters_from_json(cJSON_GetObjectItemCaseSensitive(j, "counters"),
 						  &s->c) == 0 &&
 		     knobs_seen_from_json(cJSON_GetObjectItemCaseSensitive(j, "socket"), &s->sock) == 0;
 	s->processes = 1;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/safe_json.h"
 #include "base/util.h"
 #include "link/ctl.h"
 #include "measure/tcp_info_sum.h"
@@ -29,7 +30,8 @@ static bool take_host_result(struct run *r, struct host_result *hr, const char *
 	cJSON *j = cJSON_Parse(payload);
 	const cJSON *k, *it;
 	struct hist *lat = xmalloc(sizeof(*lat)), *lat2 = xmalloc(sizeof(*lat2));
-	bool ok = j && side_counters_from_json(cJSON_GetObjectItemCaseSensitive(j, "counters"),
+	bool ok = j && safe_json_tree(j) == 0 && /* its words: safe text before any output */
+		  side_counters_from_json(cJSON_GetObjectItemCaseSensitive(j, "counters"),
 					       &hr->side.c) == 0 &&
 		  knobs_seen_from_json(cJSON_GetObjectItemCaseSensitive(j, "socket"),
 				       &hr->side.sock) == 0;

@@ -65,7 +65,7 @@ static void test_bad_magic_version_type(void **state)
 	buf[0] ^= 0xff;
 	assert_int_equal(ctl_decode_hdr(buf, sizeof(buf), &h), -EBADMSG);
 	frame(buf, CTL_MSG_HELLO, "x");
-	buf[5] = CTL_VERSION + 1; /* the next version */
+	buf[5] = CTL_VERSION + 1; /* a version this build does not speak */
 	assert_int_equal(ctl_decode_hdr(buf, sizeof(buf), &h), -EPROTONOSUPPORT);
 	frame(buf, CTL_MSG_HELLO, "x");
 	buf[7] = 0; /* type 0 */

@@ -16,7 +16,9 @@
 #include <cmocka.h>
 #include <unistd.h>
 
+#include "base/json_budget.h"
 #include "base/result_file.h"
+#include "base/safe_json.h"
 #include "base/safe_text.h"
 #include "measure/hist.h"
 #include "report/chart.h"
@@ -189,6 +191,69 @@ static void test_safe_text(void **state)
 	assert_true(safe_text_needed("\x1b"));
 }
 
+/* A log line's text: a newline never ends it; a quoted value's end is plain, even cut short. */
+static void test_safe_text_log(void **state)
+{
+	(void)state;
+	char out[64];
+
+	assert_string_equal(safe_text_log(out, sizeof(out), "a\nb\r\tc\x1b]0;t\x07\xc2\x9b\\\""),
+			    "a\\nb\\r\\tc\\x1b]0;t\\x07\\xc2\\x9b\\\"");
+	assert_string_equal(safe_text_quoted(out, sizeof(out), "k=\"v\"\\\n"),
+			    "\"k=\\\"v\\\"\\\\\\n\"");
+	assert_string_equal(safe_text_quoted(out, 6, "abcdef"), "\"abc\"");
+	assert_string_equal(safe_text_quoted(out, 6, "ab\ncd"), "\"ab\""); /* not half of \n */
+	assert_string_equal(safe_text_quoted(out, 2, "ab"), "");
+	assert_string_equal(safe_text_log(out, 4, "a\nb"), "a\\n");
+	assert_string_equal(safe_text_log(out, sizeof(out), "caf\xc3\xa9"), "caf\xc3\xa9");
+}
+
+/* A peer's document made safe text whole: keys and strings at any depth; a constant key and a
+ * referenced string are not the tree's to replace (nor to free). */
+static void test_safe_json(void **state)
+{
+	(void)state;
+	cJSON *j = cJSON_Parse("{\"a\\u001b\":[{\"b\":\"x\\u009by\\u007f\"}],\"n\":1}");
+
+	assert_non_null(j);
+	cJSON_AddItemToObjectCS(j, "c", cJSON_CreateStringReference("r\x1b"));
+	assert_int_equal(safe_json_tree(j), 0);
+	assert_string_equal(j->child->string, "a\\x1b");
+	assert_string_equal(j->child->child->child->valuestring, "x\\xc2\\x9by\\x7f");
+	assert_string_equal(cJSON_GetObjectItem(j, "c")->valuestring, "r\x1b");
+	cJSON_Delete(j);
+}
+
+/* A parse counted against a budget: it takes what malloc gave, past the budget it fails as
+ * over (not as text that is not JSON) with its partial tree given back, and the least a text
+ * takes counts its values by the commas outside strings. */
+static void test_json_budget(void **state)
+{
+	(void)state;
+	const char *keys = "{\"a,b\":\"x\\\",\",\"c\":1}"; /* {"a,b":"x\",","c":1} */
+	struct json_budget b;
+	size_t node = sizeof(cJSON);
+	cJSON *d;
+
+	assert_int_equal(json_budget_least("[0,0,0]", 7), 3 * node);
+	assert_int_equal(json_budget_least(keys, strlen(keys)), 2 * node);
+	assert_int_equal(json_budget_least("a,b,c", 5), 0);
+	json_budget_begin(&b, 1 << 20);
+	d = cJSON_Parse("[0,0,0,0]");
+	json_budget_end();
+	assert_non_null(d);
+	assert_false(b.over || b.refused);
+	assert_true(b.peak >= 5 * (node + 8) && b.peak < 5 * (node + 32));
+	cJSON_Delete(d); /* after json_budget_end: freed as any other memory */
+	json_budget_begin(&b, 4 * (node + 8));
+	d = cJSON_Parse("[0,0,0,0]");
+	json_budget_end();
+	assert_null(d);
+	assert_true(b.over);
+	assert_false(b.refused);
+	assert_int_equal(b.used, 0);
+}
+
 /* html_printf: the format is markup, every conversion is text. */
 static void test_html_printf(void **state)
 {
@@ -285,6 +350,9 @@ int main(void)
 		cmocka_unit_test(test_result_check),
 		cmocka_unit_test(test_result_strings),
 		cmocka_unit_test(test_safe_text),
+		cmocka_unit_test(test_safe_text_log),
+		cmocka_unit_test(test_safe_json),
+		cmocka_unit_test(test_json_budget),
 		cmocka_unit_test(test_html_printf),
 		cmocka_unit_test(test_chart_ranges),
 		cmocka_unit_test(test_flame_deep),
