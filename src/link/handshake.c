@@ -58,7 +58,7 @@ int serve_hs_frame(struct serve_hs *h, const struct auth_key *key, unsigned type
 		return h->state = type == CTL_MSG_SETUP ? HS_DONE : HS_VOUCH;
 	}
 	serve_error_json(reply, rlen,
-			 h->state == HS_HELLO ? "expected a HELLO frame of protocol version 1"
+			 h->state == HS_HELLO ? "expected a HELLO frame of this protocol's version"
 			 : h->state == HS_AUTH ? "expected AUTH (this agent has a secret)"
 					       : "expected SETUP (or VOUCH)",
 			 EPROTO, 0);
