@@ -26,6 +26,14 @@ LIBS    += $(shell pkg-config --libs liburing)
 else
 SKIP_SRC := src/transport/io_uring.c
 endif
+# --trace's BPF programs when libbpf, bpftool and clang are there (else --trace says so).
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || ls /usr/sbin/bpftool 2>/dev/null)
+BPF_CLANG ?= clang
+ifneq ($(and $(shell pkg-config --exists libbpf && echo yes),$(BPFTOOL),$(shell command -v $(BPF_CLANG))),)
+CFLAGS  += -DHAVE_LIBBPF -I$(BUILD)/trace
+LIBS    += $(shell pkg-config --libs libbpf)
+TRACE_SKEL := $(BUILD)/trace/stages.skel.h
+endif
 CMOCKA  := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 SRC  := $(filter-out $(SKIP_SRC),$(wildcard src/*/*.c))
@@ -46,6 +54,16 @@ $(BUILD)/%.o: src/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+# The BPF object (no sanitizer, no host flags: BPF's own target) and its libbpf skeleton.
+$(BUILD)/trace/stages.bpf.o: src/trace/bpf/stages.bpf.c src/trace/trace_abi.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  BPF     $<")
+	$(Q)$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+$(BUILD)/trace/stages.skel.h: $(BUILD)/trace/stages.bpf.o
+	$(Q)$(BPFTOOL) gen skeleton $< name stages_bpf >$@.tmp && mv $@.tmp $@
+$(BUILD)/trace/trace.o: $(TRACE_SKEL)
 
 $(BUILD)/sockbench: $(OBJ)
 	@$(if $(Q),echo "  LD      $@")

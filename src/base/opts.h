@@ -47,6 +47,9 @@ struct cJSON;
 	  "sample every CPU during the window: time per side and mode, per syscall, top kernel "   \
 	  "functions")                                                                             \
 	X(INT, profile_hz, 2999, 0, "profile-hz", 10, 50000, "HZ", "samples per second per CPU")   \
+	X(BOOL, trace, false, 0, "trace", 0, 1, "",                                                \
+	  "follow each packet through the kernel in the window (BPF on tracepoints, root): where "\
+	  "a round trip waits, stage by stage (send, device, softirq, socket, wakeup, receive)")  \
 	X(ENUM, profile_event, "cpu-clock", 0, "profile-event", 0, 0, "cpu-clock|cycles",          \
 	  "what --profile samples on: the CPU clock (time shares, idle included) or CPU cycles "   \
 	  "(a halted CPU takes none)")                                                             \

@@ -87,6 +87,7 @@ struct result {
 	 * (microseconds; -1: a count-based window, read while no traffic flowed). */
 	double kread_open_us, kread_close_us;
 	struct cJSON *profile;	  /* --profile: prof_json(), or NULL */
+	struct cJSON *trace;	  /* --trace: trace_json(), or NULL */
 	struct cJSON *env;	  /* this host's environment (env_collect), or NULL */
 	struct cJSON *agent_env;  /* with --server: the agent's, as it reported it, or NULL */
 	char profile_error[300]; /* why there is no profile, when one was asked for */

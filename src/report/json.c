@@ -393,6 +393,8 @@ struct cJSON *out_result_json(const struct result *r)
 	}
 	out_intervals_json(r, j);
 	cJSON_AddItemToObject(j, "environment", env_json(r));
+	if (r->trace)
+		cJSON_AddItemToObject(j, "trace", cJSON_Duplicate(r->trace, true));
 	if (r->profile) {
 		cJSON *pj = cJSON_Duplicate(r->profile, true);
 

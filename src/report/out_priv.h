@@ -60,6 +60,8 @@ void out_table_full(const struct result *r, FILE *f);
  * note under the latency of the requests that timed out. */
 void out_table_hosts(const struct result *r, FILE *f);
 void out_table_profile(const struct result *r, FILE *f);
+/* --trace: where a round trip goes, stage by stage (table_trace.c); nothing without it. */
+void out_table_trace(const struct result *r, FILE *f);
 void out_table_censored(FILE *f, const struct hist *h, long timeout_ms);
 /* The latency_us object of a histogram (json_latency.c). */
 struct cJSON *out_latency_json(const struct hist *h);

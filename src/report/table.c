@@ -384,6 +384,7 @@ void out_table_full(const struct result *r, FILE *f)
 	out_table_hosts(r, f);
 	table_kernel(r, f);
 	out_table_profile(r, f);
+	out_table_trace(r, f);
 	table_env(f, "environment", r->env);
 	table_env(f, "agent's environment", r->agent_env);
 }

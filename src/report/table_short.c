@@ -145,6 +145,7 @@ static void out_table_short(const struct result *r, FILE *f)
 	out_cpu_rows(r, f, false);
 	out_table_hosts(r, f);
 	out_table_profile(r, f);
+	out_table_trace(r, f);
 	warnings(r, f);
 	fprintf(f, "\n  (-v: the full report; --json or --format csv: every figure)\n");
 }

@@ -213,6 +213,8 @@ static void run_window(struct run *r)
 		k_ok = read_at_edge(r->wl, v6, &k0, t0, &r->res.kread_open_us);
 	if (r->prof)
 		prof_enable(r->prof);
+	if (r->trace)
+		trace_enable(r->trace);
 	hosts_begin(r);
 	if (!r->count_based) {
 		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
@@ -243,6 +245,8 @@ static void run_window(struct run *r)
 		k_ok = read_at_edge(r->wl, v6, &k1, r->t_close, &r->res.kread_close_us) && k_ok;
 	if (r->prof)
 		prof_disable(r->prof);
+	if (r->trace)
+		trace_disable(r->trace);
 	if (!r->count_based) { /* the machine's CPU at the close too, not after the drain */
 		cpu_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
 		ks1 = kstat_ksoftirqd_ticks(&r->ksirq);
@@ -357,6 +361,8 @@ static void profile_close(struct run *r)
 void result_free(struct result *res)
 {
 	cJSON_Delete(res->profile);
+	cJSON_Delete(res->trace);
+	res->trace = NULL;
 	cJSON_Delete(res->env);
 	cJSON_Delete(res->agent_env);
 	res->profile = res->env = res->agent_env = NULL;
@@ -426,6 +432,11 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 
 	*error = (struct run_error){0};
 	r.count_based = wl->count_based && wl->count_based(o);
+	/* --trace's needs (root, tracefs, BPF) before any work: a run without them is refused. */
+	char terr[300];
+
+	if (o->trace && trace_check(terr, sizeof(terr)))
+		return run_fail(&r, EPERM, false, "%s", terr);
 	/* Output paths are checked before any work. */
 	if (o->profile && o->profile_folded && (ret = outfile_open(&r.folded, o->profile_folded)))
 		return run_fail(&r, -ret, true, "--profile-folded %s: %s", o->profile_folded,
@@ -450,8 +461,20 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	r.res.env = env_collect((struct sockaddr *)&r.data, sizeof(r.data));
 	if (o->profile)
 		profile_open(&r);
+	if (o->trace && !(r.trace = trace_open(r.local.pid, r.local.n, r.server_pid, terr,
+					      sizeof(terr)))) {
+		profile_close(&r);
+		teardown(&r);
+		ret = run_fail(&r, EPERM, false, "%s", terr);
+		goto out;
+	}
 	run_window(&r);
 	profile_close(&r);
+	if (r.trace) {
+		r.res.trace = trace_json(r.trace);
+		trace_close(r.trace);
+		r.trace = NULL;
+	}
 	set_phase(&r, PH_STOP);
 	collect_server(&r);
 	if (r.fanout)

@@ -13,6 +13,7 @@
 #include "measure/result.h"
 #include "run/state.h"
 #include "profile/prof.h"
+#include "trace/trace.h"
 #include "workload/group.h"
 #include "workload/workload.h"
 
@@ -78,6 +79,7 @@ struct run {
 	char stall_who[256];
 	struct ksyms *ksyms; /* --profile */
 	struct prof *prof;
+	struct trace *trace; /* --trace */
 	struct outfile folded; /* --profile-folded, opened (.f) before the run */
 	struct run_error *error; /* why it could not be set up */
 };

@@ -1,0 +1,247 @@
+/* trace.c: see trace.h. The loader (libbpf's skeleton of bpf/stages.bpf.c) and the sums. */
+#include "trace/trace.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "trace/trace_abi.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+
+#ifdef HAVE_LIBBPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "stages.skel.h"
+
+static bool tracefs_ready(void)
+{
+	struct stat st;
+
+	return stat(TRACEFS "/events/net/net_dev_queue", &st) == 0;
+}
+
+struct trace {
+	struct stages_bpf *skel;
+	int ncpu;
+};
+
+int trace_check(char *err, size_t len)
+{
+	if (geteuid() != 0) {
+		snprintf(err, len, "--trace needs root (it loads BPF programs on the kernel's "
+			 "tracepoints): run as root, or leave --trace out");
+		return -EPERM;
+	}
+	if (!tracefs_ready())
+		mount("nodev", TRACEFS, "tracefs", 0, NULL);
+	if (!tracefs_ready()) {
+		snprintf(err, len, "--trace needs tracefs with the net tracepoints at " TRACEFS
+			 ": mount it (mount -t tracefs nodev " TRACEFS ") on a kernel built with "
+			 "CONFIG_TRACEPOINTS");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void set_bit(unsigned long long *lo, unsigned long long *hi, long nr)
+{
+	if (nr >= 0 && nr < 64)
+		*lo |= 1ULL << nr;
+	else if (nr >= 64 && nr < 128)
+		*hi |= 1ULL << (nr - 64);
+}
+
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+struct trace *trace_open(const pid_t *clients, int n, pid_t server, char *err, size_t len)
+{
+	struct trace *t = xcalloc(1, sizeof(*t));
+	unsigned long long s_lo = 0, s_hi = 0, r_lo = 0, r_hi = 0;
+	static const long sends[] = {SYS_sendto, SYS_sendmsg, SYS_sendmmsg, SYS_write, SYS_writev};
+	static const long recvs[] = {SYS_recvfrom, SYS_recvmsg, SYS_recvmmsg, SYS_read, SYS_readv};
+	int ret;
+
+	libbpf_set_print(quiet);
+	t->ncpu = libbpf_num_possible_cpus();
+	t->skel = stages_bpf__open();
+	if (!t->skel || t->ncpu <= 0) {
+		snprintf(err, len, "--trace: cannot open its BPF programs (%s)", strerror(errno));
+		goto fail;
+	}
+	for (size_t i = 0; i < sizeof(sends) / sizeof(sends[0]); i++)
+		set_bit(&s_lo, &s_hi, sends[i]);
+	for (size_t i = 0; i < sizeof(recvs) / sizeof(recvs[0]); i++)
+		set_bit(&r_lo, &r_hi, recvs[i]);
+	t->skel->rodata->send_calls = s_lo;
+	t->skel->rodata->send_calls_hi = s_hi;
+	t->skel->rodata->recv_calls = r_lo;
+	t->skel->rodata->recv_calls_hi = r_hi;
+	if ((ret = stages_bpf__load(t->skel))) {
+		snprintf(err, len, "--trace: the kernel refused its BPF programs (%s): it needs "
+			 "BPF with tracepoint programs (CONFIG_BPF_EVENTS)", strerror(-ret));
+		goto fail;
+	}
+	for (int i = 0; i <= n; i++) {
+		__u32 pid = (__u32)(i < n ? clients[i] : server), side = i < n ? TRACE_SIDE_CLIENT
+									       : TRACE_SIDE_SERVER;
+
+		if (pid > 0 && bpf_map_update_elem(bpf_map__fd(t->skel->maps.tgids), &pid, &side, BPF_ANY)) {
+			snprintf(err, len, "--trace: cannot name the run's processes to it (%s)",
+				 strerror(errno));
+			goto fail;
+		}
+	}
+	if ((ret = stages_bpf__attach(t->skel))) {
+		snprintf(err, len, "--trace: cannot attach to the kernel's tracepoints (%s): "
+			 "tracefs at " TRACEFS " with the net, skb, sock and sched events is needed",
+			 strerror(-ret));
+		goto fail;
+	}
+	return t;
+fail:
+	trace_close(t);
+	return NULL;
+}
+
+void trace_enable(struct trace *t)
+{
+	__atomic_store_n(&t->skel->bss->on, 1, __ATOMIC_RELEASE);
+}
+
+void trace_disable(struct trace *t)
+{
+	__atomic_store_n(&t->skel->bss->on, 0, __ATOMIC_RELEASE);
+}
+
+/* The sum over the CPUs of a per-CPU array's cell k. */
+static unsigned long long cell(int fd, int ncpu, __u32 k)
+{
+	unsigned long long v[ncpu], sum = 0;
+
+	if (bpf_map_lookup_elem(fd, &k, v))
+		return 0;
+	for (int c = 0; c < ncpu; c++)
+		sum += v[c];
+	return sum;
+}
+
+static const char *const stage_names[TRACE_STAGES] = {
+	[TRACE_STAGE_SEND] = "send",	   [TRACE_STAGE_DEVICE] = "device",
+	[TRACE_STAGE_SOFTIRQ] = "softirq", [TRACE_STAGE_SOCKET] = "socket",
+	[TRACE_STAGE_WAKEUP] = "wakeup",   [TRACE_STAGE_RECV] = "receive",
+	[TRACE_STAGE_USER] = "user",
+};
+
+/* The value at quantile q of a bucketed histogram, the middle of its bucket, in us. */
+static double quantile_us(const unsigned long long *b, unsigned long long n, double q)
+{
+	unsigned long long want = (unsigned long long)(q * (double)n) + 1, seen = 0;
+
+	if (want > n)
+		want = n;
+	for (unsigned i = 0; i < TRACE_BUCKETS; i++) {
+		seen += b[i];
+		if (seen >= want) {
+			unsigned long long lo = trace_bucket_lo(i);
+			unsigned long long hi = i + 1 < TRACE_BUCKETS ? trace_bucket_lo(i + 1) : lo;
+
+			return (double)(lo + hi) / 2 / 1e3;
+		}
+	}
+	return 0;
+}
+
+cJSON *trace_json(struct trace *t)
+{
+	cJSON *j = cJSON_CreateObject(), *dirs = cJSON_AddObjectToObject(j, "directions");
+	int hfd = bpf_map__fd(t->skel->maps.hist), cfd = bpf_map__fd(t->skel->maps.cnt);
+	static const char *const dir_names[2] = {"request", "answer"};
+	static const char *const cnt_names[TRACE_CNT_N] = {
+		"sent_by_clients", "sent_by_server", "read_by_server", "read_by_clients",
+		"unfollowed", "sock_rcvqueue_full", "udp_fail_queue_rcv_skb", "tcp_retransmit_skb"};
+	cJSON *c = cJSON_AddObjectToObject(j, "packets");
+
+	for (int d = 0; d < 2; d++) {
+		cJSON *dj = cJSON_AddObjectToObject(dirs, dir_names[d]);
+
+		for (int s = 0; s < TRACE_STAGES; s++) {
+			unsigned long long b[TRACE_BUCKETS], n = 0;
+			cJSON *sj;
+
+			for (unsigned i = 0; i < TRACE_BUCKETS; i++) {
+				b[i] = cell(hfd, t->ncpu, (__u32)((s * 2 + d) * TRACE_BUCKETS + i));
+				n += b[i];
+			}
+			sj = cJSON_AddObjectToObject(dj, stage_names[s]);
+			cJSON_AddNumberToObject(sj, "count", (double)n);
+			if (!n)
+				continue;
+			cJSON_AddNumberToObject(sj, "p50_us", quantile_us(b, n, 0.5));
+			cJSON_AddNumberToObject(sj, "p90_us", quantile_us(b, n, 0.9));
+			cJSON_AddNumberToObject(sj, "p99_us", quantile_us(b, n, 0.99));
+			cJSON_AddNumberToObject(sj, "p999_us", quantile_us(b, n, 0.999));
+			unsigned top = TRACE_BUCKETS - 1;
+
+			while (top && !b[top])
+				top--;
+			/* The top of the highest bucket that holds one: max within 12.5%, not below. */
+			cJSON_AddNumberToObject(sj, "max_us_at_most",
+						(double)(top + 1 < TRACE_BUCKETS ? trace_bucket_lo(top + 1)
+										 : trace_bucket_lo(top)) / 1e3);
+		}
+	}
+	for (int k = 0; k < TRACE_CNT_N; k++)
+		cJSON_AddNumberToObject(c, cnt_names[k], (double)cell(cfd, t->ncpu, (__u32)k));
+	return j;
+}
+
+void trace_close(struct trace *t)
+{
+	if (!t)
+		return;
+	stages_bpf__destroy(t->skel);
+	free(t);
+}
+
+#else /* no libbpf at build time */
+
+struct trace {
+	int unused;
+};
+
+int trace_check(char *err, size_t len)
+{
+	snprintf(err, len, "--trace: this sockbench was built without libbpf: install libbpf-dev, "
+		 "bpftool and clang (scripts/deps run) and rebuild");
+	return -ENOTSUP;
+}
+
+struct trace *trace_open(const pid_t *clients, int n, pid_t server, char *err, size_t len)
+{
+	(void)clients, (void)n, (void)server;
+	trace_check(err, len);
+	return NULL;
+}
+
+void trace_enable(struct trace *t) { (void)t; }
+void trace_disable(struct trace *t) { (void)t; }
+cJSON *trace_json(struct trace *t)
+{
+	(void)t;
+	return NULL;
+}
+void trace_close(struct trace *t) { (void)t; }
+#endif
