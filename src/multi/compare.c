@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "profile/moved.h"
+#include "trace/stage_moved.h"
 #include "report/out.h"
 #include "base/result_file.h"
 #include "base/util.h"
@@ -270,7 +271,10 @@ int cmd_compare(int argc, char **argv)
 	if (!mv && !f.profile && !(a->n && cJSON_GetObjectItemCaseSensitive(a->docs[0], "profile")) &&
 	    !(b->n && cJSON_GetObjectItemCaseSensitive(b->docs[0], "profile")))
 		mv_why = NULL;
-	compare_print(a, b, !files, rows, n, &plan, f.json, mv, mv_why, lg);
+	struct stage_moved *sm = stage_moved_of(a->docs, a->n, b->docs, b->n);
+
+	compare_print(a, b, !files, rows, n, &plan, f.json, mv, mv_why, lg, sm);
+	stage_moved_free(sm);
 	fflush(stdout);
 	int rc = lg ? nothing_compared(a, lg) : 0;
 

@@ -8,6 +8,7 @@
 #include "multi/compare_priv.h"
 #include "base/util.h"
 #include "profile/moved.h"
+#include "trace/stage_moved.h"
 #include "report/out.h"
 
 /* The rate's words: "B is 1.23x faster (1.18-1.29, 95% confidence)", "B is slower: ...", or
@@ -210,7 +211,7 @@ static cJSON *cdfs_json(const struct side *a, const struct side *b)
 static void print_json(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
 		       int n, const struct verdict_plan *plan, const char *head,
 		       const struct env_report *env, const struct moved_set *mv, const char *mv_why,
-		       const struct compare_log *lg)
+		       const struct compare_log *lg, const struct stage_moved *sm)
 {
 	cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
 
@@ -246,6 +247,8 @@ static void print_json(struct side *a, struct side *b, bool paired, struct verdi
 		cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
 	else if (mv_why)
 		cJSON_AddStringToObject(j, "where_time_moved_note", mv_why);
+	if (sm)
+		cJSON_AddItemToObject(j, "where_wait_moved", stage_moved_json(sm));
 	out_print_json(j, stdout);
 	cJSON_Delete(j);
 }
@@ -298,7 +301,7 @@ static void loss_note(const struct verdict_row *rows, int n, char *head, size_t 
 
 void compare_print(struct side *a, struct side *b, bool paired, struct verdict_row *rows, int n,
 		   const struct verdict_plan *plan, bool json, const struct moved_set *mv,
-		   const char *mv_why, const struct compare_log *lg)
+		   const char *mv_why, const struct compare_log *lg, const struct stage_moved *sm)
 {
 	char head[600] = "no verdict: no pair of whole runs to compare", rule[300];
 	struct env_report *env = xcalloc(1, sizeof(*env));
@@ -308,7 +311,7 @@ void compare_print(struct side *a, struct side *b, bool paired, struct verdict_r
 		headline(&rows[plan->primary_row], a->wl, head, sizeof(head));
 	loss_note(rows, n, head, sizeof(head));
 	if (json) {
-		print_json(a, b, paired, rows, n, plan, head, env, mv, mv_why, lg);
+		print_json(a, b, paired, rows, n, plan, head, env, mv, mv_why, lg, sm);
 		free(env);
 		return;
 	}
@@ -344,4 +347,6 @@ void compare_print(struct side *a, struct side *b, bool paired, struct verdict_r
 	} else if (mv_why) {
 		printf("(%s)\n", mv_why);
 	}
+	if (sm)
+		stage_moved_print(sm);
 }

@@ -9,6 +9,8 @@
 #    the stop and at most the slowest round trip (bucket's 12.5% either way); every other
 #    stage's max is under half the stop.
 # 3. An unprivileged user is refused in one line naming root, exit 1.
+# 4. compare of blocking against spinning reads names the readers' wait as what moved.
+# 5. A tbf qdisc rate-limiting the sender's device shows in the request's device stage.
 . "$(dirname "$0")/lib.sh"
 need jq
 need python3
@@ -32,12 +34,13 @@ for w in udp-rr tcp-rr; do
 	echo "$w: $(jq -c "$ADDS | {sum, p50, off}" "$TMP/$w.json")"
 done
 
-# 2. The server stopped 50 ms. A ping-pong server waits for its next request nearly all the
-# time, so the stop lands there: in the socket stage of the request sent meanwhile. Rarely it
-# lands between a read and its answer (seen once in 6 here): in the server's user space, as
-# truly; that run goes again (3 tries).
+# 2. The server stopped 50 ms. Where a ping-pong server waits for its next request, the stop
+# lands in the socket stage of the request sent meanwhile; where it has just read one (here a
+# woken reader takes ~30 us to finish its read: 1 try in 3 or so), in the server's user space,
+# as truly. Each try must hold the stop in exactly one of those two stages; a try in the user
+# space goes again, up to 6 (all 6 there: 0.4^6, 0.4%).
 BIG='[.trace.directions | to_entries[] | .key as $d | .value | to_entries[] | select((.value.max_us_at_most // 0) >= $P * 1e6 / 2) | "\($d).\(.key)"]'
-for try in 1 2 3; do
+for try in 1 2 3 4 5 6; do
 	SOCKBENCH_PROGRESS=1 "$SB" udp-rr --window 1 --clients 1 --duration 2 --warmup 0.3 --trace --json \
 		>"$TMP/stop.json" 2>"$TMP/stop.err" &
 	run=$!
@@ -50,6 +53,8 @@ for try in 1 2 3; do
 	P=$(cat "$TMP/stop.p")
 	big=$(jq -c --argjson P "$P" "$BIG" "$TMP/stop.json")
 	echo "try $try: stopped $P s: stages holding it: $big"
+	[ "$big" = '["answer.user"]' ] || [ "$big" = '["request.socket"]' ] ||
+		fail "the 50 ms stop is in $big: $(jq -c '.trace.directions | map_values(map_values(.max_us_at_most))' "$TMP/stop.json")"
 	[ "$big" = '["answer.user"]' ] || break
 done
 [ "$big" = '["request.socket"]' ] || fail "the 50 ms stop is not in the request's socket stage alone: $big: $(jq -c '.trace.directions | map_values(map_values(.max_us_at_most))' "$TMP/stop.json")"
@@ -67,3 +72,30 @@ if setpriv --reuid 65534 --regid 65534 --clear-groups "$SB" version >/dev/null 2
 else
 	echo "trace: user nobody cannot run $SB here: the unprivileged case not run"
 fi
+
+# 4. compare, blocking reads against spinning ones (--trace on both): the stage that moved most
+# is the readers' wait (socket or wakeup), down; the two together, both directions, account
+# for at least half the change of the measured median round trip.
+"$SB" compare 'udp-rr --window 1 --clients 1 --wait block --duration 0.5 --warmup 0.2 --trace' \
+	'udp-rr --window 1 --clients 1 --wait busy --duration 0.5 --warmup 0.2 --trace' --runs 2 --json \
+	>"$TMP/cmp.json" 2>"$TMP/cmp.err" || fail "compare with --trace: $(cat "$TMP/cmp.err")"
+MOVED='.where_wait_moved as $m | (.figures[] | select(.key == "latency_p50_us") | .b_geomean - .a_geomean) as $d |
+	{top: $m[0], d: $d, waits: ([$m[] | select(.stage == "socket" or .stage == "wakeup") | .change_us] | add)}'
+jassert "$TMP/cmp.json" "$MOVED"' | (.top.stage == "socket" or .top.stage == "wakeup") and .top.change_us < 0 and .waits <= 0.5 * .d' "$MOVED"
+echo "compare block/busy: $(jq -c "$MOVED" "$TMP/cmp.json")"
+
+# 5. The sender's device rate-limited (tbf on its veth, 800 kbit/s: a 142-byte frame's token
+# takes 1.42 ms): the request's device stage holds that wait; without tbf it is microseconds.
+two_hosts 198.18.0.1 198.18.0.2
+ns_agent "$HOST_B" 198.18.0.2
+dev_p50() { # tag: the request's device stage p50 (us), and the send stage's, in $TMP/tag.json
+	ip netns exec "$HOST_A" "$SB" udp-rr --server 198.18.0.2:"$AGENT_PORT" --window 1 --clients 1 \
+		--duration 1 --warmup 0.2 --trace --json >"$TMP/$1.json" 2>"$TMP/$1.err" || fail "$1: $(cat "$TMP/$1.err")"
+}
+dev_p50 plain
+ip -n "$HOST_A" link set "$IF_A" txqueuelen 1000
+tc -n "$HOST_A" qdisc add dev "$IF_A" root tbf rate 800kbit burst 1540 latency 200ms || skip "no tbf qdisc"
+dev_p50 tbf
+D='.trace.directions.request'
+jassert "$TMP/tbf.json" "$D.device.p50_us >= 1420 / 2 and $D.device.p50_us >= 100 * $(jq "$D.device.p50_us" "$TMP/plain.json") and $D.send.p50_us < 200" "$D"
+echo "tbf: request device p50 $(jq "$D.device.p50_us" "$TMP/plain.json") us plain, $(jq "$D.device.p50_us" "$TMP/tbf.json") us at 800 kbit/s"
