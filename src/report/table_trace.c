@@ -1,7 +1,9 @@
 /* table_trace.c: --trace in the text report: where a round trip goes, stage by stage. The
  * request's stages (the clients' packet to the server's read), the server's user space
  * between its read and its answer, then the answer's stages; each stage's p50 and p99, and
- * its p50 as a share of the sum of the p50s, set beside the measured median round trip. */
+ * its mean per round trip (its whole time over the packets of its direction read) with its
+ * share. The means add up as the round trip's mean does (a sum of medians need not: a stage
+ * with two modes); the sum is set beside the measured mean. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,37 +29,43 @@ static double num(const cJSON *o, const char *k)
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-static void row(FILE *f, const char *label, const char *desc, const cJSON *s, double total)
+/* A stage's whole time per packet of its direction read: its share of a round trip. */
+static double per_trip(const cJSON *s, double reads)
+{
+	double t = num(s, "total_us");
+
+	return reads > 0 && !isnan(t) ? t / reads : 0;
+}
+
+static void row(FILE *f, const char *label, const char *desc, const cJSON *s, double reads,
+		double total)
 {
 	double n = num(s, "count"), p50 = num(s, "p50_us"), p99 = num(s, "p99_us");
+	double m = per_trip(s, reads);
 
 	if (!(n > 0)) {
-		fprintf(f, "  %-20s %-32s %9s %9s %6s\n", label, desc, "-", "-", "-");
+		fprintf(f, "  %-20s %-32s %8s %8s %8s %6s\n", label, desc, "-", "-", "-", "-");
 		return;
 	}
-	fprintf(f, "  %-20s %-32s %9.1f %9.1f %5.0f%%\n", label, desc, p50, p99,
-		total > 0 ? 100 * p50 / total : NAN);
+	fprintf(f, "  %-20s %-32s %8.1f %8.1f %8.1f %5.0f%%\n", label, desc, p50, p99, m,
+		total > 0 ? 100 * m / total : NAN);
 }
 
 void out_table_trace(const struct result *r, FILE *f)
 {
 	const cJSON *t = r->trace, *dirs = cJSON_GetObjectItemCaseSensitive(t, "directions");
 	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(t, "packets");
-	double total = 0;
+	double reads[2] = {num(pk, "read_by_server"), num(pk, "read_by_clients")}, total = 0;
 
 	if (!t)
 		return;
 	for (int d = 0; d < 2; d++)
-		for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
-			double v = num(stage(dirs, d ? "answer" : "request", stages[i]), "p50_us");
-
-			total += isnan(v) ? 0 : v;
-		}
-	double user = num(stage(dirs, "answer", "user"), "p50_us");
-
-	total += isnan(user) ? 0 : user;
+		for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++)
+			total += per_trip(stage(dirs, d ? "answer" : "request", stages[i]), reads[d]);
+	total += per_trip(stage(dirs, "answer", "user"), reads[0]);
 	fprintf(f, "\n  where a round trip goes (--trace: each packet followed in the kernel)\n");
-	fprintf(f, "  %-20s %-32s %9s %9s %6s\n", "stage", "", "p50 us", "p99 us", "share");
+	fprintf(f, "  %-20s %-32s %8s %8s %8s %6s\n", "stage", "", "p50 us", "p99 us", "mean us",
+		"share");
 	for (int d = 0; d < 2; d++) {
 		const char *dir = d ? "answer" : "request";
 
@@ -65,14 +73,15 @@ void out_table_trace(const struct result *r, FILE *f)
 			char label[32];
 
 			snprintf(label, sizeof(label), "%s %s", dir, stages[i]);
-			row(f, label, what[i], stage(dirs, dir, stages[i]), total);
+			row(f, label, what[i], stage(dirs, dir, stages[i]), reads[d], total);
 		}
 		if (!d)
-			row(f, "server user space", "read returns -> answer's send", stage(dirs, "answer", "user"),
-			    total);
+			row(f, "server user space", "read returns -> answer's send",
+			    stage(dirs, "answer", "user"), reads[0], total);
 	}
-	fprintf(f, "  %-53s %9.1f   (the median round trip measured: %.1f)\n", "sum of the p50s",
-		total, r->lat->count ? hist_percentile(r->lat, 50) / 1e3 : NAN);
+	fprintf(f, "  %-71s %8.1f\n  the mean round trip measured: %.1f us (beyond the stages: the "
+		"client's own time around its calls, and any packet not followed)\n",
+		"sum of the means", total, r->lat->count ? hist_mean(r->lat) / 1e3 : NAN);
 	fprintf(f, "  packets followed: %.0f of %.0f requests read by the server, %.0f of %.0f answers "
 		"by the clients; this host's drops: %.0f receive queue full, %.0f UDP queueing "
 		"failures, %.0f TCP retransmits\n",

@@ -168,6 +168,7 @@ cJSON *trace_json(struct trace *t)
 {
 	cJSON *j = cJSON_CreateObject(), *dirs = cJSON_AddObjectToObject(j, "directions");
 	int hfd = bpf_map__fd(t->skel->maps.hist), cfd = bpf_map__fd(t->skel->maps.cnt);
+	int sfd = bpf_map__fd(t->skel->maps.sums);
 	static const char *const dir_names[2] = {"request", "answer"};
 	static const char *const cnt_names[TRACE_CNT_N] = {
 		"sent_by_clients", "sent_by_server", "read_by_server", "read_by_clients",
@@ -187,6 +188,9 @@ cJSON *trace_json(struct trace *t)
 			}
 			sj = cJSON_AddObjectToObject(dj, stage_names[s]);
 			cJSON_AddNumberToObject(sj, "count", (double)n);
+			/* The stage's whole time: over the round trips it adds up, as a mean. */
+			cJSON_AddNumberToObject(sj, "total_us",
+						(double)cell(sfd, t->ncpu, (__u32)(s * 2 + d)) / 1e3);
 			if (!n)
 				continue;
 			cJSON_AddNumberToObject(sj, "p50_us", quantile_us(b, n, 0.5));

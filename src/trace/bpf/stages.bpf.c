@@ -80,6 +80,14 @@ struct {
 	__type(value, __u64);
 } hist SEC(".maps");
 
+/* Each stage's total, per direction (ns): the means add up as the round trip's does. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TRACE_STAGES * 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} sums SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TRACE_CNT_N);
@@ -113,7 +121,7 @@ static __always_inline __u32 ilog2(__u64 v)
 	return r;
 }
 
-static __always_inline void record(__u32 stage, __u32 dir, __u64 ns)
+static __noinline void record(__u32 stage, __u32 dir, __u64 ns)
 {
 	__u32 b = trace_bucket(ns, ilog2(ns | 1));
 	__u32 k = (stage * 2 + (dir & 1)) * TRACE_BUCKETS + b;
@@ -124,6 +132,10 @@ static __always_inline void record(__u32 stage, __u32 dir, __u64 ns)
 	c = bpf_map_lookup_elem(&hist, &k);
 	if (c)
 		(*c)++;
+	k = stage * 2 + (dir & 1);
+	c = bpf_map_lookup_elem(&sums, &k);
+	if (c)
+		*c += ns;
 }
 
 static __always_inline int bit(__u64 lo, __u64 hi, long id)
