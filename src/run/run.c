@@ -435,6 +435,9 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	/* --trace's needs (root, tracefs, BPF) before any work: a run without them is refused. */
 	char terr[300];
 
+	if (o->trace && o->io == IO_URING)
+		return run_fail(&r, EINVAL, true, "--trace follows send and receive calls, not "
+				"io_uring's: leave out --io uring, or --trace");
 	if (o->trace && trace_check(terr, sizeof(terr)))
 		return run_fail(&r, EPERM, false, "%s", terr);
 	/* Output paths are checked before any work. */
@@ -459,15 +462,14 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 	 * network namespace has addresses of its own. */
 	r.res.server_local = !o->server || addr_is_this_host(&r.data);
 	r.res.env = env_collect((struct sockaddr *)&r.data, sizeof(r.data));
-	if (o->profile)
-		profile_open(&r);
 	if (o->trace && !(r.trace = trace_open(r.local.pid, r.local.n, r.server_pid, terr,
 					      sizeof(terr)))) {
-		profile_close(&r);
 		teardown(&r);
 		ret = run_fail(&r, EPERM, false, "%s", terr);
 		goto out;
 	}
+	if (o->profile)
+		profile_open(&r);
 	run_window(&r);
 	profile_close(&r);
 	if (r.trace) {

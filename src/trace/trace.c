@@ -3,6 +3,8 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,12 +54,10 @@ int trace_check(char *err, size_t len)
 	return 0;
 }
 
-static void set_bit(unsigned long long *lo, unsigned long long *hi, long nr)
+static void set_bit(volatile __u64 *set, long nr)
 {
-	if (nr >= 0 && nr < 64)
-		*lo |= 1ULL << nr;
-	else if (nr >= 64 && nr < 128)
-		*hi |= 1ULL << (nr - 64);
+	if (nr >= 0 && nr < TRACE_SYSCALL_WORDS * 64)
+		set[nr / 64] |= 1ULL << (nr % 64);
 }
 
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -69,7 +69,6 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 struct trace *trace_open(const pid_t *clients, int n, pid_t server, char *err, size_t len)
 {
 	struct trace *t = xcalloc(1, sizeof(*t));
-	unsigned long long s_lo = 0, s_hi = 0, r_lo = 0, r_hi = 0;
 	static const long sends[] = {SYS_sendto, SYS_sendmsg, SYS_sendmmsg, SYS_write, SYS_writev};
 	static const long recvs[] = {SYS_recvfrom, SYS_recvmsg, SYS_recvmmsg, SYS_read, SYS_readv};
 	int ret;
@@ -82,16 +81,14 @@ struct trace *trace_open(const pid_t *clients, int n, pid_t server, char *err, s
 		goto fail;
 	}
 	for (size_t i = 0; i < sizeof(sends) / sizeof(sends[0]); i++)
-		set_bit(&s_lo, &s_hi, sends[i]);
+		set_bit(t->skel->rodata->send_calls, sends[i]);
 	for (size_t i = 0; i < sizeof(recvs) / sizeof(recvs[0]); i++)
-		set_bit(&r_lo, &r_hi, recvs[i]);
-	t->skel->rodata->send_calls = s_lo;
-	t->skel->rodata->send_calls_hi = s_hi;
-	t->skel->rodata->recv_calls = r_lo;
-	t->skel->rodata->recv_calls_hi = r_hi;
+		set_bit(t->skel->rodata->recv_calls, recvs[i]);
 	if ((ret = stages_bpf__load(t->skel))) {
-		snprintf(err, len, "--trace: the kernel refused its BPF programs (%s): it needs "
-			 "BPF with tracepoint programs (CONFIG_BPF_EVENTS)", strerror(-ret));
+		snprintf(err, len, "--trace: the kernel refused its BPF programs (%s): %s", strerror(-ret),
+			 ret == -ENOMEM ? "no memory for its maps (raise the memlock limit)"
+			 : "it needs BPF tracepoint programs (CONFIG_BPF_EVENTS) and the tracepoints "
+			   "sock_recv_length and tcp_probe's skb (Linux 6.3 or later)");
 		goto fail;
 	}
 	for (int i = 0; i <= n; i++) {
@@ -148,15 +145,17 @@ static const char *const stage_names[TRACE_STAGES] = {
 /* The value at quantile q of a bucketed histogram, the middle of its bucket, in us. */
 static double quantile_us(const unsigned long long *b, unsigned long long n, double q)
 {
-	unsigned long long want = (unsigned long long)(q * (double)n) + 1, seen = 0;
+	unsigned long long want = (unsigned long long)ceil(q * (double)n), seen = 0;
 
+	if (want < 1)
+		want = 1;
 	if (want > n)
 		want = n;
 	for (unsigned i = 0; i < TRACE_BUCKETS; i++) {
 		seen += b[i];
 		if (seen >= want) {
 			unsigned long long lo = trace_bucket_lo(i);
-			unsigned long long hi = i + 1 < TRACE_BUCKETS ? trace_bucket_lo(i + 1) : lo;
+			unsigned long long hi = i + 1 < TRACE_BUCKETS ? trace_bucket_lo(i + 1) : 2 * lo;
 
 			return (double)(lo + hi) / 2 / 1e3;
 		}
@@ -204,7 +203,7 @@ cJSON *trace_json(struct trace *t)
 			/* The top of the highest bucket that holds one: max within 12.5%, not below. */
 			cJSON_AddNumberToObject(sj, "max_us_at_most",
 						(double)(top + 1 < TRACE_BUCKETS ? trace_bucket_lo(top + 1)
-										 : trace_bucket_lo(top)) / 1e3);
+										 : UINT64_MAX / 2) / 1e3);
 		}
 	}
 	for (int k = 0; k < TRACE_CNT_N; k++)

@@ -16,19 +16,22 @@ enum trace_stage {
 
 enum trace_side { TRACE_SIDE_CLIENT = 1, TRACE_SIDE_SERVER = 2 };
 
+/* The system calls that send and read, as bitmaps of 64-bit words (ids up to 511). */
+#define TRACE_SYSCALL_WORDS 8
+
 enum trace_cnt {
 	TRACE_CNT_SENT_CLIENT,	 /* packets the clients sent, seen queued to a device */
 	TRACE_CNT_SENT_SERVER,
 	TRACE_CNT_READ_BY_SERVER,  /* ... and read by the receiving process, each stage seen */
 	TRACE_CNT_READ_BY_CLIENTS,
 	TRACE_CNT_UNFOLLOWED,	 /* queued to a socket whose 256 unread were followed already */
-	TRACE_CNT_RCVQ_FULL,	 /* sock_rcvqueue_full, this network namespace */
+	TRACE_CNT_RCVQ_FULL,	 /* sock_rcvqueue_full, anywhere on this host (any socket) */
 	TRACE_CNT_UDP_FAIL,	 /* udp_fail_queue_rcv_skb */
 	TRACE_CNT_RETRANS,	 /* tcp_retransmit_skb */
 	TRACE_CNT_N,
 };
 
-/* Log-linear buckets: 8 a power of two (within 12.5%), exact below 16 ns, up to 2^41 ns;
+/* Log-linear buckets: 8 a power of two (within 12.5%), exact below 16 ns, up to 2^42 ns;
  * bucket b holds [lo(b), lo(b+1)). */
 #define TRACE_SUB 8
 #define TRACE_BUCKETS 320

@@ -5,8 +5,9 @@
  *   send     the send call's entry (raw_syscalls) -> the skb queued to the device (net_dev_queue)
  *   device   -> taken off the device or backlog queue in softirq (netif_receive_skb)
  *   softirq  -> queued to the receiving socket (sk_data_ready, same CPU, same softirq)
- *   socket   -> read by the receiving process (UDP: it frees that skb, consume_skb; TCP:
- *              the next read of the socket, sock_recv_length), less the wake-up
+ *   socket   -> read by the receiving process (sock_recv_length: a UDP read takes the oldest
+ *              datagram queued, a TCP read the bytes of the segments in order), less the
+ *              wake-up
  *   wakeup   the reader's sched_wakeup -> sched_switch to it, when it fell inside the above
  *   receive  that read -> the receiving call's exit
  *   user     a thread's receiving call's exit -> its next send call's entry
@@ -23,11 +24,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-volatile const __u64 send_calls = 0; /* bit n: syscall n sends (user space sets them) */
-volatile const __u64 send_calls_hi = 0;
-volatile const __u64 recv_calls = 0;
-volatile const __u64 recv_calls_hi = 0;
+/* Bit n: system call n sends / reads (user space sets them; ids up to 511). */
+volatile const __u64 send_calls[TRACE_SYSCALL_WORDS] = {};
+volatile const __u64 recv_calls[TRACE_SYSCALL_WORDS] = {};
 volatile __u32 on = 0;
+
+#define STALE_NS 1000000000ULL /* an skb of ours not delivered in a second: a dropped one's */
 
 struct skb_info {
 	__u64 t_queue, t_rx, t_sock;
@@ -43,6 +45,8 @@ struct tid_info {
 	__u64 t_running;  /* running again after that wake-up */
 	__u32 side;	  /* TRACE_SIDE_CLIENT or _SERVER */
 	__u32 copy_dir;
+	__u32 tgid;	  /* its process (a tid is reused once its thread is gone) */
+	__u32 pad;
 };
 
 struct {
@@ -138,11 +142,11 @@ static __noinline void record(__u32 stage, __u32 dir, __u64 ns)
 		*c += ns;
 }
 
-static __always_inline int bit(__u64 lo, __u64 hi, long id)
+static __always_inline int bit(volatile const __u64 *set, long id)
 {
-	if (id < 0 || id >= 128)
+	if (id < 0 || id >= TRACE_SYSCALL_WORDS * 64)
 		return 0;
-	return id < 64 ? (lo >> id) & 1 : (hi >> (id - 64)) & 1;
+	return (set[(id >> 6) & (TRACE_SYSCALL_WORDS - 1)] >> (id & 63)) & 1;
 }
 
 /* The thread's record when it is one of the run's (its process's side set), else NULL. */
@@ -153,14 +157,17 @@ static __always_inline struct tid_info *ours(void)
 	struct tid_info *t = bpf_map_lookup_elem(&tids, &tid);
 	__u32 *side;
 
-	if (t)
+	if (t && t->tgid == tgid)
 		return t;
 	side = bpf_map_lookup_elem(&tgids, &tgid);
-	if (!side)
+	if (!side) {
+		if (t) /* another process's thread now: not ours */
+			bpf_map_delete_elem(&tids, &tid);
 		return NULL;
-	struct tid_info n = {.side = *side};
+	}
+	struct tid_info n = {.side = *side, .tgid = tgid};
 
-	bpf_map_update_elem(&tids, &tid, &n, BPF_NOEXIST);
+	bpf_map_update_elem(&tids, &tid, &n, BPF_ANY);
 	return bpf_map_lookup_elem(&tids, &tid);
 }
 
@@ -173,7 +180,7 @@ int on_sys_enter(struct sys_enter_ctx *ctx)
 	struct tid_info *t;
 	__u64 now;
 
-	if (!bit(send_calls, send_calls_hi, ctx->id) || !(t = ours()))
+	if (!bit(send_calls, ctx->id) || !(t = ours()))
 		return 0;
 	now = bpf_ktime_get_ns();
 	t->t_send = now;
@@ -191,11 +198,11 @@ int on_sys_exit(struct sys_exit_ctx *ctx)
 
 	if (!(t = ours()))
 		return 0;
-	if (bit(send_calls, send_calls_hi, ctx->id)) {
+	if (bit(send_calls, ctx->id)) {
 		t->t_send = 0;
 		return 0;
 	}
-	if (!bit(recv_calls, recv_calls_hi, ctx->id))
+	if (!bit(recv_calls, ctx->id))
 		return 0;
 	now = bpf_ktime_get_ns();
 	if (t->t_copy) {
@@ -237,11 +244,19 @@ int on_receive_skb(struct skb_ctx *ctx)
 		return 0;
 	*cur = 0;
 	s = bpf_map_lookup_elem(&skbs, &skb);
-	if (!s || s->t_rx)
+	if (!s)
 		return 0;
 	now = bpf_ktime_get_ns();
-	s->t_rx = now;
-	record(TRACE_STAGE_DEVICE, s->dir, now - s->t_queue);
+	/* An address a freed skb of ours had (dropped on the way, never delivered) now another
+	 * packet's: stale after a second. */
+	if (now - s->t_queue > STALE_NS) {
+		bpf_map_delete_elem(&skbs, &skb);
+		return 0;
+	}
+	if (!s->t_rx) { /* its first pass (a bridge or vlan may show it twice) */
+		s->t_rx = now;
+		record(TRACE_STAGE_DEVICE, s->dir, now - s->t_queue);
+	}
 	*cur = skb;
 	return 0;
 }
@@ -253,13 +268,15 @@ int on_receive_skb(struct skb_ctx *ctx)
 struct sock_q {
 	__u64 t[RING];
 	__u32 dir[RING];
+	__u32 len[RING]; /* TCP: its payload bytes not yet read */
 	__u32 head, tail;
-	__u32 early; /* reads that came before sk_data_ready was seen */
+	__u32 early; /* UDP: reads that came before sk_data_ready was seen */
+	__u32 pad;
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 1024); /* 4 KiB each: 4 MiB, least recently used out */
 	__type(key, __u64);
 	__type(value, struct sock_q);
 } socks SEC(".maps");
@@ -286,7 +303,7 @@ static __always_inline struct sock_q *sock_q_of(__u64 sk)
 struct sk_ctx { __u64 common; __u64 skaddr; __u16 family; __u16 protocol; };
 
 /* A packet queued to socket sk now. */
-static __always_inline void queued(__u64 sk, struct skb_info *s, __u64 now)
+static __always_inline void queued(__u64 sk, struct skb_info *s, __u64 now, __u32 len)
 {
 	struct sock_q *q = sock_q_of(sk);
 
@@ -297,6 +314,7 @@ static __always_inline void queued(__u64 sk, struct skb_info *s, __u64 now)
 	} else if (q && q->tail - q->head < RING) {
 		q->t[q->tail & (RING - 1)] = now;
 		q->dir[q->tail & (RING - 1)] = s->dir;
+		q->len[q->tail & (RING - 1)] = len;
 		q->tail++;
 	} else {
 		count(TRACE_CNT_UNFOLLOWED);
@@ -316,11 +334,11 @@ int on_data_ready(struct sk_ctx *ctx)
 	*cur = 0;
 	/* TCP's are queued where tcp_probe names both the skb and the socket, in softirq or
 	 * from the socket's backlog in the reader's context (on_tcp_probe). */
-	if (ctx->protocol == 6 || !(s = bpf_map_lookup_elem(&skbs, &skb)))
+	if (ctx->protocol != 17 || !(s = bpf_map_lookup_elem(&skbs, &skb)) || !s->t_rx)
 		return 0;
 	now = bpf_ktime_get_ns();
 	record(TRACE_STAGE_SOFTIRQ, s->dir, now - s->t_rx);
-	queued(sk, s, now);
+	queued(sk, s, now, 1);
 	bpf_map_delete_elem(&skbs, &skb);
 	return 0;
 }
@@ -346,13 +364,13 @@ int on_tcp_probe(struct tcp_probe_ctx *ctx)
 		return 0;
 	now = bpf_ktime_get_ns();
 	record(TRACE_STAGE_SOFTIRQ, s->dir, now - s->t_rx);
-	queued(ctx->skaddr, s, now);
+	queued(ctx->skaddr, s, now, ctx->data_len);
 	bpf_map_delete_elem(&skbs, &skb);
 	return 0;
 }
 
 /* A packet queued at tq read by thread t now: the socket and wake-up stages. */
-static __always_inline void one_read(struct tid_info *t, __u64 tq, __u32 dir, __u64 now)
+static __noinline void one_read(struct tid_info *t, __u64 tq, __u32 dir, __u64 now)
 {
 	__u64 w = 0, wait = now > tq ? now - tq : 0;
 
@@ -386,24 +404,37 @@ int on_recv_length(struct recv_len_ctx *ctx)
 	    !(q = sock_q_of(sk)))
 		return 0;
 	now = bpf_ktime_get_ns();
-	if (q->head == q->tail) {
-		/* Read between its queueing and sk_data_ready (a reader on another CPU): its wait
-		 * was nil, told when it is seen queued. */
-		if (q->early < RING)
-			q->early++;
-		if (!t->t_copy) {
-			t->t_copy = now;
-			t->copy_dir = t->side == TRACE_SIDE_CLIENT;
+	if (ctx->protocol == 17) {
+		if (q->head == q->tail) {
+			/* Read between its queueing and sk_data_ready (a reader on another CPU): its
+			 * wait was nil, told when it is seen queued. */
+			if (q->early < RING)
+				q->early++;
+			if (!t->t_copy) {
+				t->t_copy = now;
+				t->copy_dir = t->side == TRACE_SIDE_CLIENT;
+			}
+			return 0;
 		}
+		one_read(t, q->t[q->head & (RING - 1)], q->dir[q->head & (RING - 1)], now);
+		q->head++;
 		return 0;
 	}
-	for (int k = 0; k < 64 && q->head != q->tail; k++) {
+	/* TCP: the bytes read take the queued segments in order; a segment is read when its last
+	 * byte is (a read of part of one leaves the rest queued). tcp_probe comes before its
+	 * data is queued, so no read is early; nothing followed queued: not ours to time. */
+	__u32 left = (__u32)ctx->ret;
+
+	for (int k = 0; k < 16 && q->head != q->tail && left; k++) {
 		__u32 i = q->head & (RING - 1);
 
+		if (q->len[i] > left) {
+			q->len[i] -= left;
+			break;
+		}
+		left -= q->len[i];
 		one_read(t, q->t[i], q->dir[i], now);
 		q->head++;
-		if (ctx->protocol == 17)
-			break;
 	}
 	return 0;
 }
