@@ -94,7 +94,9 @@ run:
 deps:
 	@scripts/deps
 
-unit: $(UNIT)
+# The unit tests alone (each a cmocka binary), through the same runner.
+unit: all $(UNIT)
+	@T='^unit/' SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench tests/run.sh $(UNIT)
 
 # The tests' tools too (scripts/deps run test); without root, what is missing is said and the
 # tests that need it skip.
@@ -104,7 +106,7 @@ test:
 
 test-only: all $(UNIT) $(BUILD)/tests/udp_probe $(BUILD)/tests/flood $(BUILD)/tests/prof_replay
 	@scripts/layers
-	@SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench UDP_PROBE=$(CURDIR)/$(BUILD)/tests/udp_probe \
+	@T='$(T)' SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench UDP_PROBE=$(CURDIR)/$(BUILD)/tests/udp_probe \
 		FLOOD=$(CURDIR)/$(BUILD)/tests/flood \
 		PROF_REPLAY=$(CURDIR)/$(BUILD)/tests/prof_replay tests/run.sh $(UNIT)
 

@@ -7,23 +7,32 @@
 # (isolation.sh proves it beside a loopback flood). Where no namespace can be made (not root,
 # no unshare or ip), the tests run in this one, as before, and that is said once.
 # SOCKBENCH_TEST_NETNS=0 asks for that.
+# T=PATTERN runs only the tests whose name (unit/test_hist, e2e/trace) matches the extended
+# regular expression PATTERN (`make test T=trace`, `make test T='e2e/(csv|outputs)'`). Each
+# test's seconds are printed beside its verdict, and the slowest five at the end.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${SOCKBENCH:?set SOCKBENCH to the binary under test}"
 export SOCKBENCH
-pass=0 fail=0 skip=0 failed=()
+pass=0 fail=0 skip=0 failed=() ran=0
 log=$(mktemp -d)
+: >"$log/times"
 trap 'rm -rf "$log"' EXIT
 
 run_one() { # name, timeout, command...
-	local name=$1 limit=$2 rc
+	local name=$1 limit=$2 rc t0 secs
 	shift 2
+	[ -n "${T:-}" ] && ! printf '%s\n' "$name" | grep -qE -- "$T" && return 0
+	ran=$((ran + 1))
+	t0=$(date +%s.%N)
 	timeout -k 5 "$limit" "$@" >"$log/out" 2>&1
 	rc=$?
+	secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	printf '%.1f %s\n' "$secs" "$name" >>"$log/times"
 	case $rc in
-	0) pass=$((pass + 1)); echo "PASS $name" ;;
-	77) skip=$((skip + 1)); echo "SKIP $name: $(tail -n 1 "$log/out")" ;;
-	*) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $rc)"
+	0) pass=$((pass + 1)); printf 'PASS %s (%.1f s)\n' "$name" "$secs" ;;
+	77) skip=$((skip + 1)); printf 'SKIP %s (%.1f s): %s\n' "$name" "$secs" "$(tail -n 1 "$log/out")" ;;
+	*) fail=$((fail + 1)); failed+=("$name"); printf 'FAIL %s (exit %d, %.1f s)\n' "$name" "$rc" "$secs"
 	   sed 's/^/    /' "$log/out" | tail -n 40 ;;
 	esac
 }
@@ -68,6 +77,8 @@ for t in "$here"/e2e/*.sh; do
 	*) run_one "e2e/$name" 300 "${isolate[@]}" bash "$t" ;;
 	esac
 done
+[ -n "${T:-}" ] && [ "$ran" -eq 0 ] && { echo "no test's name matches T='$T' (names: unit/test_hist, e2e/trace, ...)"; exit 2; }
+echo "slowest: $(sort -rn "$log/times" | head -n 5 | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1}')"
 summary="$pass passed, $fail failed"
 [ "$skip" -gt 0 ] && summary="$summary, $skip skipped"
 echo "$summary"

@@ -36,7 +36,7 @@ check_run() { # workload, flags...: the run must succeed and agree with the kern
 	# by udp_stream.sh on a steady stream and RetransSegs by tcp_stream.sh on 2 s windows, not
 	# here. (tcp-rr has no pair to check.)
 	jassert "$f" "$KOK"' rbuf as $q | lag as $l | .duration_s as $d | [.kernel_check.counters | to_entries[] | select(.key != "RcvbufErrors" and .key != "RetransSegs") | (if .key == "InOctets" then $q else 0 end) as $x | .value | kokx($d; $l; $x)] | all' '{k: .kernel_check, d: .duration_s, s: .sides}'
-	jassert "$f" '.sides.client.syscalls > 0 and .sides.server.syscalls >= 0'
+	jassert "$f" '.sides.client.syscalls > 0 and .sides.server.syscalls > 0' '{c: .sides.client.syscalls, s: .sides.server.syscalls}'
 }
 
 for wl in $("$SB" list); do
