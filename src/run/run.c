@@ -358,29 +358,6 @@ static void profile_close(struct run *r)
 	r->ksyms = NULL;
 }
 
-void result_free(struct result *res)
-{
-	cJSON_Delete(res->profile);
-	cJSON_Delete(res->trace);
-	res->trace = NULL;
-	cJSON_Delete(res->env);
-	cJSON_Delete(res->agent_env);
-	res->profile = res->env = res->agent_env = NULL;
-	free(res->hosts);
-	res->hosts = NULL;
-	res->nhosts = 0;
-	free(res->lat);
-	free(res->lat2);
-	res->lat = res->lat2 = NULL;
-	free(res->series_t);
-	free(res->series_gbit);
-	res->series_t = res->series_gbit = NULL;
-	res->nseries = 0;
-	free(res->intervals);
-	res->intervals = NULL;
-	res->nintervals = 0;
-}
-
 /* A run that could not be set up: end every process it started, free what it took. */
 static void teardown(struct run *r)
 {

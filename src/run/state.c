@@ -2,9 +2,11 @@
  * and the progress line. It reads and writes the state of a run (state_priv.h) and calls
  * nothing else of run/; every other file of run/ uses it.
  */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
@@ -84,4 +86,27 @@ void run_progress(struct run *r, uint64_t now)
 			     elapsed);
 	else
 		out_progress(what, 0, 0, r->wl->unit, elapsed);
+}
+
+void result_free(struct result *res)
+{
+	cJSON_Delete(res->profile);
+	cJSON_Delete(res->trace);
+	res->trace = NULL;
+	cJSON_Delete(res->env);
+	cJSON_Delete(res->agent_env);
+	res->profile = res->env = res->agent_env = NULL;
+	free(res->hosts);
+	res->hosts = NULL;
+	res->nhosts = 0;
+	free(res->lat);
+	free(res->lat2);
+	res->lat = res->lat2 = NULL;
+	free(res->series_t);
+	free(res->series_gbit);
+	res->series_t = res->series_gbit = NULL;
+	res->nseries = 0;
+	free(res->intervals);
+	res->intervals = NULL;
+	res->nintervals = 0;
 }
