@@ -137,7 +137,13 @@ refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "$(tgt "$TMP/srvD" "$PORT_D")")
 # reach the agents). Before, each was taken and flooded the sink (130,068 datagrams a run).
 # (Debian's python3: another user may not run root's own, such as a pyenv shim.)
 NOBODY=()
-setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 -c 1 2>/dev/null &&
+# The helpers copied where user nobody can read them (a clone may sit in a folder only root
+# reads: mktemp -d is 0700).
+NBH=$TMP/nb
+chmod o+x "$TMP" && install -d -m 0755 "$NBH" &&
+	install -m 0644 "$HERE/helpers/ctl_client.py" "$HERE/helpers/fake_agent.py" "$NBH/" ||
+	fail "cannot copy the helpers for user nobody"
+setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 -B "$NBH/ctl_client.py" -h >/dev/null 2>&1 &&
 	NOBODY=(setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 -B)
 agent F --role server
 agent G --role server --auth-file "$secret"
@@ -150,8 +156,8 @@ for _ in $(seq 150); do [ -s "$TMP/srvF" ] && [ -s "$TMP/srvG" ] && break; sleep
 [ -s "$TMP/srvG" ] && jq -e ".type == \"READY\" and .payload.port == $TPORT" "$TMP/srvG" >/dev/null || fail "G: no udp-rr test on $TPORT: $(cat "$TMP/srvG" "$TMP/G.log")"
 CTL_NOBODY=$CTL NB_SECRET=$secret
 if [ ${#NOBODY[@]} -gt 0 ]; then # the secret too, as in the finding (a shared one)
-	CTL_NOBODY="${NOBODY[*]} $HERE/helpers/ctl_client.py" NB_SECRET=$TMP/nb/secret
-	chmod o+x "$TMP" && install -d -m 0755 "$TMP/nb" && install -m 0400 -o 65534 "$secret" "$NB_SECRET" ||
+	CTL_NOBODY="${NOBODY[*]} $NBH/ctl_client.py" NB_SECRET=$NBH/secret
+	install -m 0400 -o 65534 "$secret" "$NB_SECRET" ||
 		fail "cannot give user nobody a copy of the secret"
 fi
 CTL="$CTL_NOBODY" refused "$PORT_A" "$(setup udp-stream "$UDP_CFG" "$(tgt "$TMP/srvF" "$PORT_F")")" \
@@ -168,7 +174,7 @@ ready "$TMP/okG" || fail "udp-rr toward G's udp-rr test refused: $(cat "$TMP/okG
 # (nobody) on 127.0.0.1, is not believed: the kernel's socket table names its user. The same
 # fake run as root (this agent's user) is believed: the user is what is refused.
 if [ ${#NOBODY[@]} -gt 0 ]; then
-	"${NOBODY[@]}" "$HERE/helpers/fake_agent.py" >"$TMP/fake.port" &
+	"${NOBODY[@]}" "$NBH/fake_agent.py" >"$TMP/fake.port" &
 	PIDS+=($!)
 	for _ in $(seq 50); do [ -s "$TMP/fake.port" ] && break; sleep 0.1; done
 	FAKE=$(cat "$TMP/fake.port")
