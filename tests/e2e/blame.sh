@@ -9,9 +9,12 @@
 # 3. Every connection failing (tcp-crr --server-fault short): partial, exit 1, the kind named.
 # 4. compare with B's requests dropped (nftables drops 5% of the packets marked with B's
 #    --tos): loss is a compared figure, and the verdict names B's loss.
-# 5. knee over a path that loses about 0.4% of requests (0.2% of the datagrams each way): under
-#    the 1% that p99 leaves above it, so only knee's own bound fails each rate ("over 0.1%"),
-#    and every point's loss is in its row (4,000/s and up: some 8 requests lost a run at least).
+# 5. knee over a path that loses about 0.5% of requests (0.25% of the datagrams each way): under
+#    the 1% that p99 leaves above it, so knee's own bound ("over 0.1%") fails the rates, and
+#    every point's loss is in its row. A knee run is 0.5 s, 2,000 requests at 4,000/s: some 10
+#    lost, Poisson, so a run may see 2 or fewer (0.1%) about one time in 350 (CI saw 0.0999%
+#    with 0.2% each way). Each point must agree with its own loss, and at least two fail on it
+#    (two of three under 0.1%: about one in 100,000).
 . "$(dirname "$0")/lib.sh"
 pausable_agent
 
@@ -74,13 +77,19 @@ jassert "$TMP/cmp.json" '.figures[] | select(.key == "loss_pct") | (.b_median //
 jassert "$TMP/cmp.json" '.verdict | test("B lost requests")' '.verdict'
 echo "compare: $(jq -r .verdict "$TMP/cmp.json")"
 
-# 5. 0.2% of everything dropped (both ways): about 0.4% of requests.
+# 5. 0.25% of everything dropped (both ways): about 0.5% of requests.
 nft flush chain inet sbloss in
-nft add rule inet sbloss in meta l4proto udp numgen random mod 1000 \< 2 drop
+nft add rule inet sbloss in meta l4proto udp numgen random mod 10000 \< 25 drop
 "$SB" knee udp-rr --clients 1 --slo p99=50ms --min-rate 4000 --max-rate 8000 --budget 8 --server "$srv" --json \
 	>"$TMP/knee.json" 2>"$TMP/knee.err"
 rc=$?
-[ $rc -eq 1 ] || fail "knee passed a rate over a lossy path (exit $rc): $(jq -c '.points' "$TMP/knee.json")"
-jassert "$TMP/knee.json" '.points | length > 0 and all(.pass | not) and all(.loss_pct > 0.1 and .loss_pct < 1) and all(.why | test("over 0.1%"))' '.points'
+# A point passes only with its loss at 0.1% or under; one over it fails and says so.
+jassert "$TMP/knee.json" '.points | length > 0 and all(if .loss_pct > 0.1 then (.pass | not) and (.why | test("over 0.1%")) else (.why // "" | test("over 0.1%") | not) end)' '.points'
+jassert "$TMP/knee.json" '[.points[] | select(.loss_pct > 0.1 and .loss_pct < 2)] | length >= 2' '[.points[] | {loss_pct, pass}]'
+# Exit 1 when no rate passed; 0 only if a run drew 0.1% or less and passed.
+if [ $rc -ne 1 ]; then
+	[ $rc -eq 0 ] && jq -e '[.points[] | select(.pass)] | length > 0 and all(.loss_pct <= 0.1)' "$TMP/knee.json" >/dev/null ||
+		fail "knee exited $rc over a lossy path: $(jq -c '.points' "$TMP/knee.json")"
+fi
 echo "knee: $(jq -c '[.points[] | {offered_rate, loss_pct, why}]' "$TMP/knee.json")"
 echo ok

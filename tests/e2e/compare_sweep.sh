@@ -19,7 +19,10 @@ jassert "$TMP/c.json" '[.figures[] | select(.ratio) | ((.b_geomean / .a_geomean)
 # call B faster. Shown, the checks below.
 if jq -e '.verdicts.judged' "$TMP/c.json" >/dev/null; then
 	jassert "$TMP/c.json" '(.verdict | startswith("B is slower")) and (.figures[0].key == "transactions_per_s") and .figures[0].ci_high < 1' '.verdict'
-	jassert "$TMP/c.json" '.figures[] | select(.key == "latency_p50_us") | .verdict == "B lower (better)"'
+	# p50 is far lower with one request outstanding (0.05x), but four pairs in a family of 17
+	# may not carry it past Holm (p 0.009, adjusted 0.076 under a sanitizer build): its
+	# verdict follows its adjusted p, never the wrong way.
+	jassert "$TMP/c.json" '.figures[] | select(.key == "latency_p50_us") | .ratio < 1 and .verdict == (if .p_adjusted < 0.05 then "B lower (better)" else "no significant difference" end)' '.figures[] | select(.key == "latency_p50_us")'
 	# One primary figure at 95% on its own p; the others one family, Holm-adjusted (never below
 	# their own p), judged because the primary's difference is significant.
 	jassert "$TMP/c.json" '.verdicts.primary == "transactions_per_s" and .verdicts.method == "holm" and .verdicts.judged == true and .verdicts.figures == ([.figures[] | select(.ratio)] | length) - 1' '.verdicts'

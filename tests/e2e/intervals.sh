@@ -11,11 +11,12 @@
 #  - their latency samples add up to latency_us.count within the same slack (request/response);
 #  - each interval's p50 and p99 lie within the run's latency_us min..max (+ rounding), and
 #    p50 <= p99; a stream's are null; CPU figures are percentages in range.
-# Then the text lines (a header and one per interval), the usage errors, and a 300 ms SIGSTOP
-# of the agent inside a udp-rr window: the interval with the least rate is under half the
-# median interval's. That run uses -i 0.25: a 0.3 s pause spans at most two intervals and
-# covers at least 0.6 of one of them (1.2 intervals' worth split in two), where with -i 0.5
-# it could split 0.15 + 0.15 and leave each interval 70% of its traffic.
+# Then the text lines (a header and one per interval), the usage errors, and a SIGSTOP of the
+# agent inside a udp-rr window, -i 0.25, of at least 0.6 s as tests/helpers/pause.py measures
+# it: a pause over two intervals long holds one interval whole, which then has no answer but
+# those already queued, so the interval with the least rate is under half the median's. (A
+# shell's 0.3 s stop covered 0.6 of an interval at best and gave 0.6x the median once on a
+# busy machine, the rest of that interval carrying a catch-up.)
 . "$(dirname "$0")/lib.sh"
 need jq
 CHECK="$KOK"'
@@ -63,16 +64,15 @@ expect_usage "longer than the window" udp-rr --duration 1 -i 2
 expect_usage "time-based window" tcp-crr -i 0.5
 expect_usage "a latency histogram (37 KiB) per connection" tcp-crr --duration 2 --clients 20 --concurrency 256 -i 1
 # A 300 ms pause of the server inside the window: a dip in the interval holding it.
-start_agent
+pausable_agent
 SOCKBENCH_PROGRESS=1 "$SB" udp-rr --server 127.0.0.1:"$AGENT_PORT" --duration 3 --warmup 0.3 -i 0.25 \
 	--json >"$TMP/pause.json" 2>"$TMP/pause.err" &
 pid=$!
 PIDS+=("$pid")
 wait_window "$pid" "$TMP/pause.err"
-kill -STOP "$AGENT_PID"
-sleep 0.3
-kill -CONT "$AGENT_PID"
+paused=$(python3 "$PAUSE" "$AGENT_PID" 0 0.6)
 wait "$pid" || fail "udp-rr with a paused server: $(cat "$TMP/pause.err")"
+awk -v p="$paused" 'BEGIN { exit !(p >= 2 * 0.25) }' || fail "the pause lasted $paused s, not two intervals"
 jassert "$TMP/pause.json" '[.intervals[].rate] | sort as $r | ($r[length / 2 | floor]) as $med | $r[0] < $med / 2' \
 	'[.intervals[] | {t_s, rate}]'
 # ... and it is the one the pause fell in: a second or more into the window, not the last.

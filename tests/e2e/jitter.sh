@@ -1,8 +1,11 @@
 # udp-stream's jitter (RFC 3550, iperf3's figure) against a known one. Between two network
 # namespaces a relay (tests/helpers/delay_relay.py, where nftables sends the test's datagrams)
 # holds every datagram 1.5-2.5 ms, uniform and independent: the expected |D| between two
-# datagrams' transit times is then 1 ms / 3 = 0.333 ms, the value the estimate settles around
-# (plus the relay's own timing noise). iperf3 -u through the same relay, in the same test,
+# datagrams' transit times is then 1 ms / 3 = 0.333 ms, the value the estimate settles around,
+# on a quiet machine. A busy one makes the relay late (1.26 ms measured beside a busy loop
+# pinned to a CPU), so the relay says what it gave: the mean |D| of the holds it actually gave
+# consecutive datagrams, and the estimate is held to that (within 0.6-1.6x, plus what the
+# link adds without the relay). iperf3 -u through a relay of its own, in the same test,
 # measures the same link. Root only (namespaces, nftables).
 . "$(dirname "$0")/lib.sh"
 need jq
@@ -28,7 +31,7 @@ through() { # DPORT RPORT [LO HI]: A's datagrams to DPORT of B through a relay o
 			dnat to 198.18.3.1:$2 || skip "nftables cannot redirect here (no NAT)"
 	# Real-time priority, so that the machine's other work adds little to the relay's delays.
 	inA chrt -f 10 python3 "$relay" "198.18.3.1:$2" "198.18.3.2:$1" $(($2 + 1)) "${3:-1.5}" "${4:-2.5}" 40 \
-		>"$TMP/relay$2.out" 2>&1 &
+		"$TMP/relay$2.stats" >"$TMP/relay$2.out" 2>&1 &
 	PIDS+=("$!")
 	for _ in $(seq 50); do grep -q ready "$TMP/relay$2.out" 2>/dev/null && return; sleep 0.1; done
 	fail "the relay did not start: $(cat "$TMP/relay$2.out")"
@@ -64,8 +67,11 @@ inA "$SB" udp-stream --server $srv --port "$far" --size 100 --rate 2000 --peers 
 jassert "$TMP/far.json" '.packets_received > 1500 and .loss == 0 and .reordered > 500' '{packets_received, loss, reordered}'
 median() { sort -g "$1" | sed -n 2p; }
 ours=$(median "$TMP/ours")
-awk -v a="$ours" 'BEGIN {exit !(a > 0.25 && a < 0.6)}' ||
-	fail "jitter through the relay: $(tr '\n' ' ' <"$TMP/ours")ms, not near 0.333"
+sleep 0.6 # the relays' last word on what they gave
+gave=$(awk '{print $2}' "$TMP/relay40001.stats")
+direct=$(jq .jitter_ms "$TMP/direct.json")
+awk -v a="$ours" -v e="$gave" -v d="$direct" 'BEGIN {exit !(a > 0.6 * e && a < 1.6 * e + d)}' ||
+	fail "jitter through the relay: $(tr '\n' ' ' <"$TMP/ours")ms, where the relay gave a mean |D| of $gave ms (the link alone $direct ms)"
 # Without the relay the link adds nothing: what is left is the sender's and receiver's own
 # timing, well under the relay's (a jitter figure that came out the same whatever the link
 # would fail here). Half, not less: with two busy neighbours on this 2-CPU machine the direct
@@ -73,8 +79,10 @@ awk -v a="$ours" 'BEGIN {exit !(a > 0.25 && a < 0.6)}' ||
 jassert "$TMP/direct.json" ".jitter_ms < $ours / 2" '.jitter_ms'
 if [ -s "$TMP/theirs" ]; then
 	theirs=$(median "$TMP/theirs")
-	awk -v a="$ours" -v b="$theirs" 'BEGIN {r = a / b; exit !(r > 0.6 && r < 1.6)}' ||
-		fail "jitter through the same relay: sockbench $(tr '\n' ' ' <"$TMP/ours")ms, iperf3 $(tr '\n' ' ' <"$TMP/theirs")ms"
-	echo "jitter through a relay holding 1.5-2.5 ms (expected ~0.333 ms), medians of 3: sockbench $ours ms, iperf3 $theirs ms"
+	gave_i=$(awk '{print $2}' "$TMP/relay40011.stats")
+	# Each against what its own relay gave: the two relays may be late differently.
+	awk -v a="$ours" -v b="$theirs" -v ea="$gave" -v eb="$gave_i" 'BEGIN {r = (a / ea) / (b / eb); exit !(r > 0.6 && r < 1.6)}' ||
+		fail "jitter through like relays: sockbench $(tr '\n' ' ' <"$TMP/ours")ms (its relay gave $gave), iperf3 $(tr '\n' ' ' <"$TMP/theirs")ms (its relay gave $gave_i)"
+	echo "jitter through a relay holding 1.5-2.5 ms (~0.333 ms quiet), medians of 3: sockbench $ours ms (its relay gave $gave ms), iperf3 $theirs ms (its relay gave $gave_i ms)"
 fi
 echo ok

@@ -9,9 +9,24 @@ need jq
 # delays between the window's edges and the clients seeing them (lib.sh's lag). The generator
 # holds its load, sent what its schedule put in the window, and the service time (from the
 # actual send) is never above the latency from the scheduled send.
+#    Beside a busy CPU the generator may not hold its schedule: then the run must say so and
+# blame its own CPU (partial, the reason naming it, its threads' run delay measured), and is
+# tried again, up to three times; the rate checks need a run that held (a busy loop pinned to
+# a CPU of two starved one for 0.84 s of a 3 s window here).
+held() { # OUT ARGS...: 0 once a run held its load; 1 when three did not, each saying why
+	local out=$1
+	shift
+	for _ in 1 2 3; do
+		"$SB" "$@" --json >"$out" 2>"$out.err"
+		jq -e '.holding_load == true' "$out" >/dev/null && return 0
+		jassert "$out" '.partial and (.holding_load_reason | test("its own CPU or scheduling")) and .sides.client.run_delay_s > 0' '{partial_reason, holding_load_reason, run_delay: .sides.client.run_delay_s}'
+		echo "not held, said so: $(jq -r .holding_load_reason "$out" | cut -c1-120)"
+	done
+	return 1
+}
 r=5000
-"$SB" udp-rr --clients 1 --rate $r --duration 3 --warmup 0.5 --json >"$TMP/c.json" || fail "--rate $r: $(cat "$TMP/c.json")"
 f=$TMP/c.json
+held "$f" udp-rr --clients 1 --rate $r --duration 3 --warmup 0.5 || skip "the generator never held $r/s in three tries beside this machine's load (each said so)"
 jassert "$f" '.partial == false and .holding_load == true and .holding_load_reason == null and .offered_rate == '$r '{partial_reason, holding_load_reason, schedule_lag_us}'
 jassert "$f" "$KOK"' ((.achieved_rate - '$r') | fabs) <= 0.01 * '$r' + '$r' * lag / .duration_s' '{achieved_rate, sent_rate, duration_s, kernel_check}'
 jassert "$f" "$KOK"' ((.scheduled - '$r' * .duration_s) | fabs) <= 0.01 * '$r' * .duration_s + '$r' * lag' '{scheduled, duration_s, kernel_check}'
@@ -21,7 +36,7 @@ jassert "$f" '.schedule_lag_us.p99 <= .schedule_lag_us.max and .schedule_lag_us.
 echo "constant: $(jq -c '{achieved_rate, sent_rate, schedule_lag_us, p99: .latency_us.p99, service_p99: .service_latency_us.p99}' "$f")"
 # Poisson arrivals: the count in a window of T s has a standard deviation of sqrt(r T), so the
 # rate is within 4 of them (plus the edges' lag) of r.
-"$SB" udp-rr --clients 1 --rate $r --arrivals poisson --duration 3 --warmup 0.5 --json >"$TMP/p.json" || fail "poisson"
+held "$TMP/p.json" udp-rr --clients 1 --rate $r --arrivals poisson --duration 3 --warmup 0.5 || skip "poisson never held"
 jassert "$TMP/p.json" "$KOK"' .holding_load and ((.achieved_rate - '$r') | fabs) <= 4 * ('$r' * .duration_s | sqrt) / .duration_s + 0.01 * '$r' + '$r' * lag / .duration_s' '{achieved_rate, duration_s, kernel_check}'
 echo "poisson: $(jq -c '{achieved_rate, schedule_lag_us}' "$TMP/p.json")"
 
@@ -30,7 +45,7 @@ echo "poisson: $(jq -c '{achieved_rate, schedule_lag_us}' "$TMP/p.json")"
 # interval, 1/r, each), so its service p50 is under half an interval.
 r=1000
 for w in tcp-rr tcp-crr; do
-	"$SB" $w --rate $r --duration 2 --warmup 0.3 --json >"$TMP/$w.json" 2>"$TMP/$w.err" || fail "$w --rate $r: $(cat "$TMP/$w.err")"
+	held "$TMP/$w.json" $w --rate $r --duration 2 --warmup 0.3 || skip "$w --rate $r never held"
 	jassert "$TMP/$w.json" "$KOK"' .holding_load and .offered_rate == '$r' and ((.achieved_rate - '$r') | fabs) <= 0.01 * '$r' + '$r' * lag / .duration_s + 1 / .duration_s' '{achieved_rate, holding_load_reason, duration_s}'
 done
 jassert "$TMP/tcp-rr.json" '.config.nodelay == true and .service_latency_us.p50 < 0.5e6 / '$r '{nodelay: .config.nodelay, s: (.service_latency_us | del(.cdf))}'

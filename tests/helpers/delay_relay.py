@@ -1,14 +1,19 @@
 # A UDP relay that delays every datagram by its own uniform random time in [LO, HI] ms, for
 # jitter.sh: what it receives on LISTEN it sends to DEST from its own SRC port, each after its
 # delay; what comes back to SRC goes to the last sender seen. Bounded: it exits after SECONDS.
-#   usage: delay_relay.py LISTEN_ADDR:PORT DEST_ADDR:PORT SRC_PORT LO_MS HI_MS SECONDS
-import heapq, random, select, socket, sys, time
+#   usage: delay_relay.py LISTEN_ADDR:PORT DEST_ADDR:PORT SRC_PORT LO_MS HI_MS SECONDS [STATS]
+# With STATS, a file it rewrites twice a second: "DATAGRAMS MEAN_ABS_D_MS", the mean difference
+# between the holds it actually gave consecutive datagrams it sent (each hold as it was, the
+# machine's lateness included): the jitter a receiver should measure through it.
+import heapq, os, random, select, socket, sys, time
 
 def addr(s):
     h, p = s.rsplit(":", 1)
     return h, int(p)
 
 listen, dest = addr(sys.argv[1]), addr(sys.argv[2])
+stats = sys.argv[7] if len(sys.argv) > 7 else None
+last_hold, sum_abs, sent, next_stats = None, 0.0, 0, 0.0
 src_port, lo, hi, seconds = int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
 rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 rx.bind(listen)
@@ -31,7 +36,7 @@ while time.monotonic() < end:
             except BlockingIOError:
                 break
             n += 1
-            heapq.heappush(queue, (now + random.uniform(lo, hi) / 1000.0, n, data))
+            heapq.heappush(queue, (now + random.uniform(lo, hi) / 1000.0, n, data, now))
     if tx in ready:
         while True:
             try:
@@ -42,4 +47,15 @@ while time.monotonic() < end:
                 rx.sendto(data, back_to)
     now = time.monotonic()
     while queue and queue[0][0] <= now:
-        tx.sendto(heapq.heappop(queue)[2], dest)
+        _, _, data, t_rx = heapq.heappop(queue)
+        tx.sendto(data, dest)
+        hold = time.monotonic() - t_rx
+        if last_hold is not None:
+            sum_abs += abs(hold - last_hold)
+            sent += 1
+        last_hold = hold
+    if stats and now >= next_stats and sent:
+        with open(stats + ".tmp", "w") as f:
+            f.write(f"{sent} {1000 * sum_abs / sent:.6f}\n")
+        os.replace(stats + ".tmp", stats)
+        next_stats = now + 0.5
