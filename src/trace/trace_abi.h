@@ -28,6 +28,8 @@ enum trace_cnt {
 	TRACE_CNT_RCVQ_FULL,	 /* sock_rcvqueue_full, anywhere on this host (any socket) */
 	TRACE_CNT_UDP_FAIL,	 /* udp_fail_queue_rcv_skb */
 	TRACE_CNT_RETRANS,	 /* tcp_retransmit_skb */
+	TRACE_CNT_TCP_SOFTIRQ,	 /* TCP segments of the run's taken by their socket in softirq */
+	TRACE_CNT_TCP_PROCESS,	 /* ... in the reading process (its socket's backlog, at release) */
 	TRACE_CNT_N,
 };
 

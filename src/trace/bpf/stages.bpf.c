@@ -16,163 +16,26 @@
  * log-linear buckets, per CPU; user space adds them up. The packets are followed from the
  * programs' start (before the run's traffic: a socket's queue is known whole), recorded only
  * while .on (the window). */
-#include <linux/bpf.h>
-#include <linux/types.h>
-#include <bpf/bpf_helpers.h>
+#include "stages_maps.bpf.h"
 
-#include "../trace_abi.h"
-
-char LICENSE[] SEC("license") = "GPL";
-
-/* Bit n: system call n sends / reads (user space sets them; ids up to 511). */
-volatile const __u64 send_calls[TRACE_SYSCALL_WORDS] = {};
-volatile const __u64 recv_calls[TRACE_SYSCALL_WORDS] = {};
-volatile __u32 on = 0;
-
-#define STALE_NS 1000000000ULL /* an skb of ours not delivered in a second: a dropped one's */
-
-struct skb_info {
-	__u64 t_queue, t_rx, t_sock;
-	__u32 dir;
-	__u32 pad;
-};
-
-struct tid_info {
-	__u64 t_send;	  /* in a send call since (0: not) */
-	__u64 t_copy;	  /* the last copy to it, not yet returned (0: none) */
-	__u64 t_exit;	  /* its last receiving call's exit */
-	__u64 t_wake;	  /* its last wake-up */
-	__u64 t_running;  /* running again after that wake-up */
-	__u32 side;	  /* TRACE_SIDE_CLIENT or _SERVER */
-	__u32 copy_dir;
-	__u32 tgid;	  /* its process (a tid is reused once its thread is gone) */
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u32);
-	__type(value, __u32);
-} tgids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct tid_info);
-} tids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u64);
-	__type(value, struct skb_info);
-} skbs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} cur_rx SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TRACE_HIST_CELLS);
-	__type(key, __u32);
-	__type(value, __u64);
-} hist SEC(".maps");
-
-/* Each stage's total, per direction (ns): the means add up as the round trip's does. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TRACE_STAGES * 2);
-	__type(key, __u32);
-	__type(value, __u64);
-} sums SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TRACE_CNT_N);
-	__type(key, __u32);
-	__type(value, __u64);
-} cnt SEC(".maps");
-
-static __always_inline void count(__u32 k)
+/* The thread's first send call since it last read: each packet those reads took waited in
+ * its user space until now (the user stage, under the direction of the send to come: the
+ * server's before its answer, a client's before its next request). */
+static __noinline void burst_starts(struct tid_info *t, __u64 now)
 {
-	__u64 *c;
+	__u32 dir = t->side == TRACE_SIDE_SERVER;
 
-	if (!on)
-		return;
-	c = bpf_map_lookup_elem(&cnt, &k);
+	for (__u32 i = 0; i < PENDING; i++) {
+		if (i >= t->pending)
+			break;
+		__u64 w = now > t->exit_t[i] ? now - t->exit_t[i] : 0;
+		__u32 n = t->exit_n[i];
 
-	if (c)
-		(*c)++;
-}
-
-/* floor(log2(v)) for v > 0, without loops. */
-static __always_inline __u32 ilog2(__u64 v)
-{
-	__u32 r = 0;
-
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) r += 1;
-	return r;
-}
-
-static __noinline void record(__u32 stage, __u32 dir, __u64 ns)
-{
-	__u32 b = trace_bucket(ns, ilog2(ns | 1));
-	__u32 k = (stage * 2 + (dir & 1)) * TRACE_BUCKETS + b;
-	__u64 *c;
-
-	if (!on || k >= TRACE_HIST_CELLS)
-		return;
-	c = bpf_map_lookup_elem(&hist, &k);
-	if (c)
-		(*c)++;
-	k = stage * 2 + (dir & 1);
-	c = bpf_map_lookup_elem(&sums, &k);
-	if (c)
-		*c += ns;
-}
-
-static __always_inline int bit(volatile const __u64 *set, long id)
-{
-	if (id < 0 || id >= TRACE_SYSCALL_WORDS * 64)
-		return 0;
-	return (set[(id >> 6) & (TRACE_SYSCALL_WORDS - 1)] >> (id & 63)) & 1;
-}
-
-/* The thread's record when it is one of the run's (its process's side set), else NULL. */
-static __always_inline struct tid_info *ours(void)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id;
-	struct tid_info *t = bpf_map_lookup_elem(&tids, &tid);
-	__u32 *side;
-
-	if (t && t->tgid == tgid)
-		return t;
-	side = bpf_map_lookup_elem(&tgids, &tgid);
-	if (!side) {
-		if (t) /* another process's thread now: not ours */
-			bpf_map_delete_elem(&tids, &tid);
-		return NULL;
+		record_n(TRACE_STAGE_USER, dir, w, n, w * n);
 	}
-	struct tid_info n = {.side = *side, .tgid = tgid};
-
-	bpf_map_update_elem(&tids, &tid, &n, BPF_ANY);
-	return bpf_map_lookup_elem(&tids, &tid);
+	t->pending = 0;
+	t->t_first = now;
 }
-
-struct sys_enter_ctx { __u64 common; long id; unsigned long args[6]; };
-struct sys_exit_ctx { __u64 common; long id; long ret; };
 
 SEC("tracepoint/raw_syscalls/sys_enter")
 int on_sys_enter(struct sys_enter_ctx *ctx)
@@ -180,21 +43,49 @@ int on_sys_enter(struct sys_enter_ctx *ctx)
 	struct tid_info *t;
 	__u64 now;
 
+	if (bit(recv_calls, ctx->id)) {
+		if ((t = ours()))
+			t->in_recv = 1;
+		return 0;
+	}
 	if (!bit(send_calls, ctx->id) || !(t = ours()))
 		return 0;
 	now = bpf_ktime_get_ns();
 	t->t_send = now;
-	if (t->t_exit && now > t->t_exit)
-		record(TRACE_STAGE_USER, t->side == TRACE_SIDE_SERVER, now - t->t_exit);
-	t->t_exit = 0;
+	if (!t->t_first || t->pending)
+		burst_starts(t, now);
 	return 0;
+}
+
+/* A receiving call's exit: its packets' receive stage (copy -> exit; those of one call by
+ * their mean copy), then they wait for the thread's next send. */
+static __noinline void recv_exit(struct tid_info *t, __u64 now)
+{
+	__u32 n = t->n_copied, i = t->pending;
+	__u64 total = n * now - t->copy_sum;
+
+	if (n)
+		record_n(TRACE_STAGE_RECV, t->copy_dir, total / n, n, total);
+	t->t_copy = 0;
+	t->copy_sum = 0;
+	t->n_copied = 0;
+	t->t_first = 0;
+	if (!n)
+		return;
+	if (i >= PENDING) { /* more calls than kept: told as the last one's (a little later) */
+		i = PENDING - 1;
+		n += t->exit_n[i & (PENDING - 1)];
+	} else {
+		t->pending = i + 1;
+	}
+	t->exit_t[i & (PENDING - 1)] = now;
+	t->exit_n[i & (PENDING - 1)] = n;
 }
 
 SEC("tracepoint/raw_syscalls/sys_exit")
 int on_sys_exit(struct sys_exit_ctx *ctx)
 {
 	struct tid_info *t;
-	__u64 now;
 
 	if (!(t = ours()))
 		return 0;
@@ -202,14 +93,15 @@ int on_sys_exit(struct sys_exit_ctx *ctx)
 		t->t_send = 0;
 		return 0;
 	}
-	if (!bit(recv_calls, ctx->id))
+	if (bit(recv_calls, ctx->id)) {
+		t->in_recv = 0;
+		recv_exit(t, bpf_ktime_get_ns());
 		return 0;
-	now = bpf_ktime_get_ns();
-	if (t->t_copy) {
-		record(TRACE_STAGE_RECV, t->copy_dir, now - t->t_copy);
-		t->t_copy = 0;
-		t->t_exit = now;
 	}
+	/* Any other call (a wait, a timer): the thread's burst is over, and what it read is
+	 * answered later by its schedule, not at once (the open loop): no user stage. */
+	t->t_first = 0;
+	t->pending = 0;
 	return 0;
 }
 
@@ -221,12 +113,18 @@ int on_dev_queue(struct skb_ctx *ctx)
 	struct tid_info *t;
 	__u64 now, skb = ctx->skbaddr;
 
-	if (!(t = ours()) || !t->t_send)
+	__u32 z = 0, *r = bpf_map_lookup_elem(&in_rx, &z);
+
+	/* In the NET_RX softirq (run inline in a send call on loopback): the receiver's ACK or
+	 * answer, not this call's packet. */
+	if (!(t = ours()) || !t->t_send || (r && *r))
 		return 0;
 	now = bpf_ktime_get_ns();
 	struct skb_info s = {.t_queue = now, .dir = t->side == TRACE_SIDE_SERVER};
 
-	record(TRACE_STAGE_SEND, s.dir, now - t->t_send);
+	/* From the burst's first send call: a packet behind the thread's earlier sends of the
+	 * burst waited for them in its sender. */
+	record(TRACE_STAGE_SEND, s.dir, now - (t->t_first ? t->t_first : t->t_send));
 	bpf_map_update_elem(&skbs, &skb, &s, BPF_ANY);
 	count(s.dir ? TRACE_CNT_SENT_SERVER : TRACE_CNT_SENT_CLIENT);
 	return 0;
@@ -253,7 +151,13 @@ int on_receive_skb(struct skb_ctx *ctx)
 		bpf_map_delete_elem(&skbs, &skb);
 		return 0;
 	}
-	if (!s->t_rx) { /* its first pass (a bridge or vlan may show it twice) */
+	/* Taken in already long ago: a packet of ours lost before its socket (never freed in
+	 * our sight), whose address another's skb has now. */
+	if (s->t_rx && now - s->t_rx > REPASS_NS) {
+		bpf_map_delete_elem(&skbs, &skb);
+		return 0;
+	}
+	if (!s->t_rx) { /* its first pass (a bridge or vlan may show it twice, at once) */
 		s->t_rx = now;
 		record(TRACE_STAGE_DEVICE, s->dir, now - s->t_queue);
 	}
@@ -261,183 +165,7 @@ int on_receive_skb(struct skb_ctx *ctx)
 	return 0;
 }
 
-#define RING 256
-
-/* A socket's packets queued and not yet read, oldest first: when each was queued, and its
- * direction. */
-struct sock_q {
-	__u64 t[RING];
-	__u32 dir[RING];
-	__u32 len[RING]; /* TCP: its payload bytes not yet read */
-	__u32 head, tail;
-	__u32 early; /* UDP: reads that came before sk_data_ready was seen */
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024); /* 4 KiB each: 4 MiB, least recently used out */
-	__type(key, __u64);
-	__type(value, struct sock_q);
-} socks SEC(".maps");
-
-/* An empty sock_q to copy from (too large for the BPF stack). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sock_q);
-} empty_q SEC(".maps");
-
-static __always_inline struct sock_q *sock_q_of(__u64 sk)
-{
-	struct sock_q *q = bpf_map_lookup_elem(&socks, &sk), *e;
-	__u32 z = 0;
-
-	if (q || !(e = bpf_map_lookup_elem(&empty_q, &z)))
-		return q;
-	bpf_map_update_elem(&socks, &sk, e, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&socks, &sk);
-}
-
-struct sk_ctx { __u64 common; __u64 skaddr; __u16 family; __u16 protocol; };
-
-/* A packet queued to socket sk now. */
-static __always_inline void queued(__u64 sk, struct skb_info *s, __u64 now, __u32 len)
-{
-	struct sock_q *q = sock_q_of(sk);
-
-	if (q && q->early) { /* already read, by a reader spinning on another CPU */
-		q->early--;
-		record(TRACE_STAGE_SOCKET, s->dir, 0);
-		count(s->dir ? TRACE_CNT_READ_BY_CLIENTS : TRACE_CNT_READ_BY_SERVER);
-	} else if (q && q->tail - q->head < RING) {
-		q->t[q->tail & (RING - 1)] = now;
-		q->dir[q->tail & (RING - 1)] = s->dir;
-		q->len[q->tail & (RING - 1)] = len;
-		q->tail++;
-	} else {
-		count(TRACE_CNT_UNFOLLOWED);
-	}
-}
-
-SEC("tracepoint/sock/sk_data_ready")
-int on_data_ready(struct sk_ctx *ctx)
-{
-	__u32 z = 0;
-	__u64 *cur = bpf_map_lookup_elem(&cur_rx, &z), now, sk = ctx->skaddr, skb;
-	struct skb_info *s;
-
-	if (!cur || !*cur)
-		return 0;
-	skb = *cur;
-	*cur = 0;
-	/* TCP's are queued where tcp_probe names both the skb and the socket, in softirq or
-	 * from the socket's backlog in the reader's context (on_tcp_probe). */
-	if (ctx->protocol != 17 || !(s = bpf_map_lookup_elem(&skbs, &skb)) || !s->t_rx)
-		return 0;
-	now = bpf_ktime_get_ns();
-	record(TRACE_STAGE_SOFTIRQ, s->dir, now - s->t_rx);
-	queued(sk, s, now, 1);
-	bpf_map_delete_elem(&skbs, &skb);
-	return 0;
-}
-
-struct tcp_probe_ctx {
-	__u64 common;
-	__u8 saddr[28], daddr[28];
-	__u16 sport, dport, family, pad;
-	__u32 mark;
-	__u16 data_len, pad2;
-	__u32 snd_nxt, snd_una, snd_cwnd, ssthresh, snd_wnd, srtt, rcv_wnd, pad3;
-	__u64 sock_cookie, skbaddr, skaddr;
-};
-
-/* A TCP segment an established socket processes: one with data is queued to it now. */
-SEC("tracepoint/tcp/tcp_probe")
-int on_tcp_probe(struct tcp_probe_ctx *ctx)
-{
-	__u64 skb = ctx->skbaddr, now;
-	struct skb_info *s;
-
-	if (!ctx->data_len || !(s = bpf_map_lookup_elem(&skbs, &skb)) || !s->t_rx)
-		return 0;
-	now = bpf_ktime_get_ns();
-	record(TRACE_STAGE_SOFTIRQ, s->dir, now - s->t_rx);
-	queued(ctx->skaddr, s, now, ctx->data_len);
-	bpf_map_delete_elem(&skbs, &skb);
-	return 0;
-}
-
-/* A packet queued at tq read by thread t now: the socket and wake-up stages. */
-static __noinline void one_read(struct tid_info *t, __u64 tq, __u32 dir, __u64 now)
-{
-	__u64 w = 0, wait = now > tq ? now - tq : 0;
-
-	/* Woken after the packet was queued, and running again before this read: that wait for
-	 * a CPU is the wake-up stage, the rest the socket's. */
-	if (t->t_wake >= tq && t->t_running >= t->t_wake && t->t_running <= now) {
-		w = t->t_running - t->t_wake;
-		record(TRACE_STAGE_WAKEUP, dir, w);
-	}
-	record(TRACE_STAGE_SOCKET, dir, wait - (w < wait ? w : wait));
-	count(dir ? TRACE_CNT_READ_BY_CLIENTS : TRACE_CNT_READ_BY_SERVER);
-	if (!t->t_copy) {
-		t->t_copy = now;
-		t->copy_dir = dir;
-	}
-}
-
-struct recv_len_ctx { __u64 common; __u64 sk; __u16 family; __u16 protocol; int ret; int flags; };
-
-/* A read of the socket: the oldest datagram queued (UDP), or all that was queued (TCP, whose
- * segments may merge). The programs follow every packet from their start, before the run's
- * traffic, so the queue here is the socket's. */
-SEC("tracepoint/sock/sock_recv_length")
-int on_recv_length(struct recv_len_ctx *ctx)
-{
-	__u64 sk = ctx->sk, now;
-	struct tid_info *t;
-	struct sock_q *q;
-
-	if (ctx->ret <= 0 || (ctx->flags & 2 /* MSG_PEEK */) || !(t = ours()) ||
-	    !(q = sock_q_of(sk)))
-		return 0;
-	now = bpf_ktime_get_ns();
-	if (ctx->protocol == 17) {
-		if (q->head == q->tail) {
-			/* Read between its queueing and sk_data_ready (a reader on another CPU): its
-			 * wait was nil, told when it is seen queued. */
-			if (q->early < RING)
-				q->early++;
-			if (!t->t_copy) {
-				t->t_copy = now;
-				t->copy_dir = t->side == TRACE_SIDE_CLIENT;
-			}
-			return 0;
-		}
-		one_read(t, q->t[q->head & (RING - 1)], q->dir[q->head & (RING - 1)], now);
-		q->head++;
-		return 0;
-	}
-	/* TCP: the bytes read take the queued segments in order; a segment is read when its last
-	 * byte is (a read of part of one leaves the rest queued). tcp_probe comes before its
-	 * data is queued, so no read is early; nothing followed queued: not ours to time. */
-	__u32 left = (__u32)ctx->ret;
-
-	for (int k = 0; k < 16 && q->head != q->tail && left; k++) {
-		__u32 i = q->head & (RING - 1);
-
-		if (q->len[i] > left) {
-			q->len[i] -= left;
-			break;
-		}
-		left -= q->len[i];
-		one_read(t, q->t[i], q->dir[i], now);
-		q->head++;
-	}
-	return 0;
-}
+#include "stages_sock.bpf.h"
 
 struct wakeup_ctx { __u64 common; char comm[16]; int pid; };
 struct switch_ctx { __u64 common; char prev_comm[16]; int prev_pid; int prev_prio; long prev_state;
@@ -459,8 +187,19 @@ int on_wakeup(struct wakeup_ctx *ctx)
 SEC("tracepoint/sched/sched_switch")
 int on_switch(struct switch_ctx *ctx)
 {
-	__u32 tid = ctx->next_pid;
-	struct tid_info *t;
+	__u32 tid = ctx->prev_pid;
+	struct tid_info *t = bpf_map_lookup_elem(&tids, &tid);
+	struct sock_q *q;
+
+	/* A reader asleep in its receiving call (S or D, not preempted): its UDP socket is empty,
+	 * so is its queue here. A read seen early whose sk_data_ready came late left one packet
+	 * in it for good (every wait then one arrival too long). */
+	if (t && t->in_recv && (ctx->prev_state & 3) && t->udp_sk &&
+	    (q = bpf_map_lookup_elem(&socks, &t->udp_sk))) {
+		q->head = q->tail;
+		q->early = 0;
+	}
+	tid = ctx->next_pid;
 
 	if (!(t = bpf_map_lookup_elem(&tids, &tid)))
 		return 0;
