@@ -19,7 +19,7 @@ LIBS    := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson) \
 	   $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium) \
 	   $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas) \
 	   $(shell pkg-config --libs libmnl 2>/dev/null || echo -lmnl) -lm
-# io_uring back end when liburing is there (STYLE.md: HAVE_LIBURING).
+# The io_uring back end when liburing is there (HAVE_LIBURING; docs/style.md, "Back ends").
 ifneq ($(shell pkg-config --exists liburing && echo yes),)
 CFLAGS  += -DHAVE_LIBURING
 LIBS    += $(shell pkg-config --libs liburing)
@@ -56,7 +56,7 @@ $(BUILD)/%.o: src/%.c
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 # The BPF object (no sanitizer, no host flags: BPF's own target) and its libbpf skeleton.
-$(BUILD)/trace/stages.bpf.o: src/trace/bpf/stages.bpf.c src/trace/trace_abi.h
+$(BUILD)/trace/stages.bpf.o: src/trace/bpf/stages.bpf.c src/trace/bpf/stages_maps.bpf.h src/trace/bpf/stages_sock.bpf.h src/trace/trace_abi.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  BPF     $<")
 	$(Q)$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror \
@@ -106,6 +106,8 @@ test:
 
 test-only: all $(UNIT) $(BUILD)/tests/udp_probe $(BUILD)/tests/flood $(BUILD)/tests/prof_replay
 	@scripts/layers
+	@scripts/funcs
+	@BUILD=$(BUILD) scripts/exports
 	@T='$(T)' SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench UDP_PROBE=$(CURDIR)/$(BUILD)/tests/udp_probe \
 		FLOOD=$(CURDIR)/$(BUILD)/tests/flood \
 		PROF_REPLAY=$(CURDIR)/$(BUILD)/tests/prof_replay tests/run.sh $(UNIT)

@@ -7,20 +7,18 @@
 
 #include "base/nofile.h"
 
-int nofile_plan(unsigned long long soft, unsigned long long hard, unsigned long long want,
-		int may_raise_hard, unsigned long long nr_open, unsigned long long *new_soft,
-		unsigned long long *new_hard)
+int nofile_plan(const struct rlimit *cur, unsigned long long want, int may_raise_hard,
+		unsigned long long nr_open, struct rlimit *set)
 {
-	*new_soft = soft;
-	*new_hard = hard;
-	if (soft >= want)
+	*set = *cur;
+	if (cur->rlim_cur >= want)
 		return 0;
-	if (hard < want) {
+	if (cur->rlim_max < want) {
 		if (!may_raise_hard || nr_open < want)
 			return -EMFILE;
-		*new_hard = want;
+		set->rlim_max = want;
 	}
-	*new_soft = want;
+	set->rlim_cur = want;
 	return 0;
 }
 
@@ -39,14 +37,14 @@ static unsigned long long read_nr_open(void)
 
 int nofile_ensure(long need, const char *what, char *err, size_t errlen)
 {
-	struct rlimit rl;
-	unsigned long long want = (unsigned long long)need + NOFILE_SPARE, ns, nh;
+	struct rlimit rl, set;
+	unsigned long long want = (unsigned long long)need + NOFILE_SPARE;
 	unsigned long long nr_open = read_nr_open();
 	int root = geteuid() == 0;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl))
 		return -errno;
-	if (nofile_plan(rl.rlim_cur, rl.rlim_max, want, root, nr_open, &ns, &nh)) {
+	if (nofile_plan(&rl, want, root, nr_open, &set)) {
 		if (root)
 			snprintf(err, errlen,
 				 "%s needs %llu open files, more than the kernel allows a process "
@@ -61,11 +59,9 @@ int nofile_ensure(long need, const char *what, char *err, size_t errlen)
 				 (unsigned long long)rl.rlim_max, want);
 		return -EMFILE;
 	}
-	if (ns == rl.rlim_cur && nh == rl.rlim_max)
+	if (set.rlim_cur == rl.rlim_cur && set.rlim_max == rl.rlim_max)
 		return 0;
-	rl.rlim_cur = ns;
-	rl.rlim_max = nh;
-	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+	if (setrlimit(RLIMIT_NOFILE, &set)) {
 		int e = errno;
 
 		snprintf(err, errlen, "%s needs %llu open files: raising the limit failed (%s): "

@@ -5,6 +5,7 @@
 #define SB_NOFILE_H
 
 #include <stddef.h>
+#include <sys/resource.h>
 
 /* Descriptors a process uses besides its sockets (stdio, pipes, epoll, perf, files). */
 #define NOFILE_SPARE 64
@@ -14,11 +15,10 @@
  * number needed and `ulimit -n`. */
 int nofile_ensure(long need, const char *what, char *err, size_t errlen);
 
-/* The pure decision, for tests: from the soft and hard limits, the need and whether the hard
- * limit may be raised (root) up to nr_open, the soft and hard limits to set. 0, or -EMFILE
- * when even the most that may be set is short of want. */
-int nofile_plan(unsigned long long soft, unsigned long long hard, unsigned long long want,
-		int may_raise_hard, unsigned long long nr_open, unsigned long long *new_soft,
-		unsigned long long *new_hard);
+/* The pure decision, for tests: from the soft and hard limits (cur), the need and whether the
+ * hard limit may be raised (root) up to nr_open, the soft and hard limits to set (set). 0, or
+ * -EMFILE when even the most that may be set is short of want (set is then cur). */
+int nofile_plan(const struct rlimit *cur, unsigned long long want, int may_raise_hard,
+		unsigned long long nr_open, struct rlimit *set);
 
 #endif

@@ -230,6 +230,35 @@ static int set_with_unit(const struct opt_def *d, const char *val, struct opts *
 	return 0;
 }
 
+/* A string option: a list (max > 0) takes one more line for each time it is given. */
+static int set_str(const struct opt_def *d, const char *val, struct opts *o, char *err,
+		   size_t errlen)
+{
+	char **p = (char **)field(o, d);
+
+	if (!*val) {
+		snprintf(err, errlen, "--%s needs a non-empty value", d->name);
+		return -EINVAL;
+	}
+	if (d->max > 0 && *p) { /* a list: one more line */
+		size_t a = strlen(*p), b = strlen(val);
+
+		if (strchr(val, '\n')) {
+			snprintf(err, errlen, "--%s: a value has no newline", d->name);
+			return -EINVAL;
+		}
+		*p = realloc(*p, a + b + 2);
+		if (!*p)
+			abort();
+		(*p)[a] = '\n';
+		memcpy(*p + a + 1, val, b + 1);
+		return 0;
+	}
+	free(*p);
+	*p = xstrdup(val);
+	return 0;
+}
+
 /* Set one option from its text value. */
 int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, char *err,
 		     size_t errlen)
@@ -252,28 +281,7 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 		return 0;
 	}
 	case OPT_STR:
-		if (!*val) {
-			snprintf(err, errlen, "--%s needs a non-empty value", d->name);
-			return -EINVAL;
-		}
-		if (d->max > 0 && *(char **)field(o, d)) { /* a list: one more line */
-			char **p = (char **)field(o, d);
-			size_t a = strlen(*p), b = strlen(val);
-
-			if (strchr(val, '\n')) {
-				snprintf(err, errlen, "--%s: a value has no newline", d->name);
-				return -EINVAL;
-			}
-			*p = realloc(*p, a + b + 2);
-			if (!*p)
-				abort();
-			(*p)[a] = '\n';
-			memcpy(*p + a + 1, val, b + 1);
-			return 0;
-		}
-		free(*(char **)field(o, d));
-		*(char **)field(o, d) = xstrdup(val);
-		return 0;
+		return set_str(d, val, o, err, errlen);
 	case OPT_U64: {
 		errno = 0;
 		unsigned long long v = strtoull(val, &end, 10);
@@ -321,39 +329,62 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 	return -EINVAL;
 }
 
-int opts_take(const struct opt_def *defs, void *base, int argc, char **argv, char **rest,
-	      int *nrest, char *err, size_t errlen)
+void opts_own_defaults(const struct opt_def *defs, void *base)
 {
-	*nrest = 0;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *eq = strchr(a, '=');
-		size_t len = eq ? (size_t)(eq - a) : strlen(a);
-		const struct opt_def *d = NULL;
+	char err[160];
 
-		for (const struct opt_def *k = defs; !strncmp(a, "--", 2) && k->name; k++)
-			if (strlen(k->name) == len - 2 && !strncmp(k->name, a + 2, len - 2))
-				d = k;
+	for (; defs->name; defs++)
+		if (defs->def && opts_set_value(defs, defs->def, base, err, sizeof(err)))
+			abort();
+}
+
+/* The own flag word a names: --name, --name=VALUE (*val: after the '=') or -c; NULL if none. */
+static const struct opt_def *own_flag(const struct opt_def *defs, const char *a, const char **val)
+{
+	const char *eq = strchr(a, '=');
+	size_t len = eq ? (size_t)(eq - a) : strlen(a);
+
+	*val = NULL;
+	for (; defs->name; defs++) {
+		if (a[0] == '-' && a[1] && a[1] == defs->shortc && !a[2])
+			return defs;
+		if (!strncmp(a, "--", 2) && strlen(defs->name) == len - 2 &&
+		    !strncmp(defs->name, a + 2, len - 2)) {
+			*val = eq ? eq + 1 : NULL;
+			return defs;
+		}
+	}
+	return NULL;
+}
+
+int opts_take(const struct opt_def *defs, void *base, const struct opts_words *w, char **rest,
+	      char *err, size_t errlen)
+{
+	int nrest = 0;
+
+	for (int i = 0; i < w->argc; i++) {
+		const char *val;
+		const struct opt_def *d = own_flag(defs, w->argv[i], &val);
+
 		if (!d) {
-			rest[(*nrest)++] = argv[i];
+			rest[nrest++] = w->argv[i];
 			continue;
 		}
-		const char *val = eq ? eq + 1 : NULL;
-
 		if (d->type == OPT_BOOL && val) {
 			opts_flag_value_err(d, val, err, errlen);
 			return -EINVAL;
 		}
 		if (d->type != OPT_BOOL && !val) {
-			if (i + 1 >= argc) {
-				snprintf(err, errlen, "--%s needs a value", d->name);
+			if (i + 1 >= w->argc) {
+				snprintf(err, errlen, "%s needs a value", w->argv[i]);
 				return -EINVAL;
 			}
-			val = argv[++i];
+			val = w->argv[++i];
 		}
 		if (opts_set_value(d, val ? val : "", base, err, errlen))
 			return -EINVAL;
 	}
-	return 0;
+	return nrest;
 }
 
 const struct opt_def *opts_find_field(const struct opt_def *defs, const char *name)

@@ -324,6 +324,10 @@ struct opt_def {
 	double min, max;
 	const char *metavar; /* for OPT_ENUM: the choices, "a|b|c" */
 	const char *help;
+	/* A command's own flag (OWN_FLAG) only: its default as typed on the command line (NULL:
+	 * zero), and as its usage says it where the value would mislead (a seed of 0: a fresh
+	 * one; NULL: the default, or nothing where it has none). */
+	const char *def, *shown;
 };
 
 /* A workload's own default and help for a shared option. NULL field ends a table. */
@@ -349,10 +353,15 @@ extern const struct opt_def opts_serve[];
 void opts_defaults(struct opts *o, const struct opt_override *ov);
 /* Free the strings of o. */
 void opts_free(struct opts *o);
-/* Parse argv (argv[0] is the subcommand) against defs into o, which holds defaults.
+/* The words of a command line: argc of them at argv. */
+struct opts_words {
+	int argc;
+	char **argv;
+};
+/* Parse the words (argv[0] is the subcommand) against defs into o, which holds defaults.
  * 0 ok, 1 when --help was asked, -EINVAL with a one-line reason in err. */
-int opts_parse(const struct opt_def *defs, const struct opt_override *ov, int argc, char **argv,
-	       struct opts *o, char *err, size_t errlen);
+int opts_parse(const struct opt_def *defs, const struct opt_override *ov,
+	       const struct opts_words *w, struct opts *o, char *err, size_t errlen);
 /* The option of defs whose long name is the first len bytes of name, or NULL. */
 const struct opt_def *opt_find(const struct opt_def *defs, const char *name, size_t len);
 /* val as a number of d's own unit, a unit taken where d has one ("64K" of a BYTES option:
@@ -365,19 +374,35 @@ void opts_usage(const struct opt_def *defs, const struct opt_override *ov, const
 void opts_man(const struct opt_def *table, const struct opt_override *ov, void *file);
 /* The options of defs as a JSON object keyed by field name (caller frees). */
 struct cJSON *opts_to_json(const struct opt_def *defs, const struct opts *o);
-/* A command's own flag (compare, sweep, explore), stored in the command's own struct at off:
- * OWN_FLAG(type, struct, field, "name", min, max). */
-#define OWN_FLAG(t, st, f, n, lo, hi)                                                              \
-	{.name = n, .field = #f, .type = OPT_##t, .off = offsetof(st, f), .min = lo, .max = hi}
-/* The same with a metavar: "S" (seconds), "BYTES"... then takes units as the table's do. */
-#define OWN_FLAG_UNIT(t, st, f, n, lo, hi, mv)                                                     \
-	{.name = n, .field = #f, .type = OPT_##t, .off = offsetof(st, f), .min = lo, .max = hi,     \
-	 .metavar = mv}
-/* Take a command's own flags (defs, ending with {0}) out of argv into the struct at base, with
- * the same checks as the option table's; every other word goes to rest, in order (*nrest
- * words). 0, or -EINVAL with a one-line reason in err. */
-int opts_take(const struct opt_def *defs, void *base, int argc, char **argv, char **rest,
-	      int *nrest, char *err, size_t errlen);
+/* A command's own flag (compare, explore, knee, sweep, check, report), stored in the command's
+ * own struct at off: {OWN_FLAG(type, struct, field, "name", min, max, "METAVAR", "help")}, then
+ * where it has them .def = "60" (set by opts_own_defaults), .shown, .shortc = 'o'. A metavar of
+ * S, MS or BYTES takes units as the option table's do; the help's first clause (up to '(', ':'
+ * or ';') names what a number counts in a range error. */
+#define OWN_FLAG(t, st, f, n, lo, hi, mv, h)                                                       \
+	.name = n, .field = #f, .type = OPT_##t, .off = offsetof(st, f), .min = lo, .max = hi,     \
+	.metavar = mv, .help = h
+/* Set each own flag of defs (ending with {0}) that has a .def in the struct at base; a bad
+ * default is a bug in the table: abort. */
+void opts_own_defaults(const struct opt_def *defs, void *base);
+/* Take a command's own flags (defs, ending with {0}) out of the words w into the struct at base,
+ * with the same checks as the option table's, --name VALUE, --name=VALUE or -c VALUE; every
+ * other word goes to rest (room for w->argc), in order. The number of words in rest, or -EINVAL
+ * with a one-line reason in err. */
+int opts_take(const struct opt_def *defs, void *base, const struct opts_words *w, char **rest,
+	      char *err, size_t errlen);
+/* After opts_take, for a command whose every flag is its own (report, check): 1 when the words
+ * left ask for --help (-h), -EINVAL with err, said as opts_parse says it, when one is a flag
+ * that defs do not have ("-" alone is a file: standard input); else 0. */
+int opts_own_words(const struct opt_def *defs, char *const *words, int n, char *err,
+		   size_t errlen);
+/* The usage of a command with flags of its own, made from its table as opts_usage makes a
+ * workload's: "usage: sockbench CMD ARGS [--flag METAVAR]... MORE", the second form (also),
+ * the summary, then a line per flag with its help and default. */
+struct cmd_usage {
+	const char *cmd, *args, *more, *also, *summary; /* more, also: NULL where none */
+};
+void opts_usage_cmd(const struct opt_def *defs, const struct cmd_usage *u, void *file);
 
 /* Apply the keys of a JSON object (as opts_to_json writes) to o, with the same range checks as
  * the command line. Unknown keys are an error. 0 or -EINVAL with err. */

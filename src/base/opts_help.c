@@ -44,6 +44,13 @@ static void default_text(const struct opt_def *d, const struct opt_override *ov,
 	opts_free(&o);
 }
 
+/* The flag as an option list's first column: "-l, --duration S", "    --warmup S". */
+static void flag_column(const struct opt_def *d, char *buf, size_t len)
+{
+	snprintf(buf, len, "%c%c%s--%s %s", d->shortc ? '-' : ' ', d->shortc ? d->shortc : ' ',
+		 d->shortc ? ", " : "  ", d->name, d->metavar ? d->metavar : "");
+}
+
 void opts_usage(const struct opt_def *table, const struct opt_override *ov, const char *cmd,
 		const char *summary, void *file)
 {
@@ -54,9 +61,7 @@ void opts_usage(const struct opt_def *table, const struct opt_override *ov, cons
 	for (; defs->name; defs++) {
 		char flag[64], def[64];
 
-		snprintf(flag, sizeof(flag), "%c%c%s--%s %s", defs->shortc ? '-' : ' ',
-			 defs->shortc ? defs->shortc : ' ', defs->shortc ? ", " : "  ", defs->name,
-			 defs->metavar);
+		flag_column(defs, flag, sizeof(flag));
 		default_text(defs, ov, def, sizeof(def));
 		fprintf(f, "  %-28s %s (default: %s)\n", flag, defs->help, def);
 	}
@@ -65,6 +70,28 @@ void opts_usage(const struct opt_def *table, const struct opt_override *ov, cons
 		   "take us, ms, s, m or h (-l 500ms); a bare number is the metavar's unit (S: seconds,\n"
 		   "MS: milliseconds, USEC: microseconds)\n");
 	free(all);
+}
+
+void opts_usage_cmd(const struct opt_def *defs, const struct cmd_usage *u, void *file)
+{
+	FILE *f = file;
+
+	fprintf(f, "usage: sockbench %s%s%s", u->cmd, *u->args ? " " : "", u->args);
+	for (const struct opt_def *d = defs; d->name; d++)
+		fprintf(f, " [--%s%s%s]", d->name, d->metavar && *d->metavar ? " " : "",
+			d->metavar ? d->metavar : "");
+	fprintf(f, "%s%s\n", u->more ? " " : "", u->more ? u->more : "");
+	if (u->also)
+		fprintf(f, "       sockbench %s %s\n", u->cmd, u->also);
+	fprintf(f, "%s\n\noptions:\n", u->summary);
+	for (const struct opt_def *d = defs; d->name; d++) {
+		const char *def = d->shown ? d->shown : d->def;
+		char flag[64];
+
+		flag_column(d, flag, sizeof(flag));
+		fprintf(f, "  %-28s %s%s%s%s\n", flag, d->help, def ? " (default: " : "",
+			def ? def : "", def ? ")" : "");
+	}
 }
 
 /* troff: a backslash is an escape, a '-' is written \- (a minus, as man pages write

@@ -105,6 +105,25 @@ static void unknown_long(const struct opt_def *defs, const char *bad, char *err,
 	free(names);
 }
 
+int opts_own_words(const struct opt_def *defs, char *const *words, int n, char *err,
+		   size_t errlen)
+{
+	for (int i = 0; i < n; i++) {
+		const char *w = words[i];
+
+		if (!strcmp(w, "--help") || !strcmp(w, "-h"))
+			return 1;
+		if (w[0] != '-' || !w[1])
+			continue;
+		if (w[1] == '-')
+			unknown_long(defs, w, err, errlen);
+		else
+			snprintf(err, errlen, "unknown option '-%c' (see '--help')", w[1]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Every long option spelled whole: getopt_long takes any unambiguous prefix, and a prefix
  * can mean something else to a user of another tool (iperf3's --time would be our --timeout,
  * in milliseconds). A value given apart (--size 64) is skipped. 0, or -EINVAL with err. */
@@ -142,9 +161,11 @@ static int whole_long_names(const struct opt_def *defs, int argc, char **argv, c
 	return 0;
 }
 
-int opts_parse(const struct opt_def *table, const struct opt_override *ov, int argc, char **argv,
-	       struct opts *o, char *err, size_t errlen)
+int opts_parse(const struct opt_def *table, const struct opt_override *ov,
+	       const struct opts_words *w, struct opts *o, char *err, size_t errlen)
 {
+	int argc = w->argc;
+	char **argv = w->argv;
 	struct opt_def *defs = opts_effective(table, ov);
 	size_t n = count_defs(defs);
 	struct option *lo = xcalloc(n + 2, sizeof(*lo));
@@ -176,8 +197,13 @@ int opts_parse(const struct opt_def *table, const struct opt_override *ov, int a
 			const struct opt_def *d = c >= 256 ? &defs[c - 256] : find_short(defs, c);
 
 			if (!d || c == 'R') { /* -R: opts_vocab tells --reverse from the old --runs */
-				ret = opts_vocab(defs, c, optarg, optind < argc ? argv[optind] : NULL,
-						 o, err, errlen);
+				struct short_flag f = {
+					.c = c,
+					.arg = optarg,
+					.next = optind < argc ? argv[optind] : NULL,
+				};
+
+				ret = opts_vocab(defs, &f, o, err, errlen);
 				continue;
 			}
 			ret = opts_set_value(d, optarg, o, err, errlen);

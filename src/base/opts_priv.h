@@ -33,10 +33,16 @@ int opts_unit_value(const struct opt_def *d, const char *val, double *v, char *e
 bool opts_has_unit(const char *val);
 /* Add to getopt's shorts the retired short flags that apply to defs (opts_vocab.c). */
 void opts_vocab_shorts(const struct opt_def *defs, char *shorts);
-/* Short flag c, not in defs: its peers' meaning (-t 10s, -R) or the error naming its new
- * spelling (0 or -EINVAL with err); -ENOENT: not a retired flag. next: the word after it. */
-int opts_vocab(const struct opt_def *defs, int c, const char *arg, const char *next,
-	       struct opts *o, char *err, size_t errlen);
+/* A short flag as getopt gave it: its letter, its value (NULL: none) and the word after it
+ * (NULL: none). */
+struct short_flag {
+	int c;
+	const char *arg, *next;
+};
+/* Short flag f->c, not in defs: its peers' meaning (-t 10s, -R) or the error naming its new
+ * spelling (0 or -EINVAL with err); -ENOENT: not a retired flag. */
+int opts_vocab(const struct opt_def *defs, const struct short_flag *f, struct opts *o, char *err,
+	       size_t errlen);
 /* After d given as short flag c failed on arg: add the peers' meaning of c to err. */
 void opts_vocab_hint(const struct opt_def *d, int c, const char *arg, char *err, size_t errlen);
 /* "--reverse=2": d, a flag, was given a value (the reason, and --runs 2 where that was meant). */

@@ -118,17 +118,17 @@ static int vocab_time(const struct opt_def *defs, const char *arg, struct opts *
 	return opts_set_value(dur, arg, o, err, errlen);
 }
 
-int opts_vocab(const struct opt_def *defs, int c, const char *arg, const char *next,
-	       struct opts *o, char *err, size_t errlen)
+int opts_vocab(const struct opt_def *defs, const struct short_flag *f, struct opts *o, char *err,
+	       size_t errlen)
 {
-	const struct retired *r = retired_of(defs, c);
+	const struct retired *r = retired_of(defs, f->c);
 
 	if (!r)
 		return -ENOENT;
-	if (c == 'R')
-		return vocab_reverse(defs, arg, next, o, err, errlen);
-	if (c == 't')
-		return vocab_time(defs, arg, o, err, errlen);
+	if (f->c == 'R')
+		return vocab_reverse(defs, f->arg, f->next, o, err, errlen);
+	if (f->c == 't')
+		return vocab_time(defs, f->arg, o, err, errlen);
 	snprintf(err, errlen, "%s", r->msg);
 	return -EINVAL;
 }

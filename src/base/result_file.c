@@ -9,31 +9,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
+#include "base/figure_table.h"
 #include "base/json_budget.h"
 #include "base/safe_json.h"
 #include "base/util.h"
 
 enum range { R_ANY, R_NONNEG, R_FRACTION };
 
-/* The ranges of the keys sockbench writes (docs/json.md); any other number need only be
+/* The ranges of the keys sockbench writes (docs/json.md) beyond the figures (each figure's key,
+ * the last part of its path, is >= 0: base/figure_table.h); any other number need only be
  * finite and within RESULT_FILE_NUM_MAX. Signed figures (change, diff_pct) are not here. */
 static const struct {
 	const char *key;
 	enum range r;
 } ranges[] = {
 	{"duration_s", R_NONNEG}, {"warmup_s", R_NONNEG}, {"window_s", R_NONNEG},
-	{"rate", R_NONNEG}, {"gbit_per_s", R_NONNEG}, {"errors", R_NONNEG},
-	{"p50", R_NONNEG}, {"p90", R_NONNEG}, {"p99", R_NONNEG}, {"p999", R_NONNEG},
-	{"p9999", R_NONNEG}, {"cpu_us_per_unit", R_NONNEG}, {"user_s", R_NONNEG},
-	{"sys_s", R_NONNEG}, {"samples", R_NONNEG}, {"hz", R_NONNEG}, {"mtu", R_NONNEG},
+	{"errors", R_NONNEG}, {"samples", R_NONNEG}, {"hz", R_NONNEG}, {"mtu", R_NONNEG},
 	{"step_s", R_NONNEG}, {"run_seconds", R_NONNEG}, {"runs", R_NONNEG},
 	{"runs_asked", R_NONNEG}, {"runs_a", R_NONNEG}, {"runs_b", R_NONNEG},
 	{"pairs", R_NONNEG}, {"stacks_left_out", R_NONNEG},
 	{"ratio", R_NONNEG}, {"speedup", R_NONNEG}, {"a_us_per_unit", R_NONNEG},
 	{"b_us_per_unit", R_NONNEG}, {"ci_confidence", R_FRACTION}, {"ci_level", R_FRACTION},
 	{"family_confidence", R_FRACTION}, {"confidence", R_FRACTION}, {"p_value", R_FRACTION},
-	{"pct", R_NONNEG}, {"loss_pct", R_NONNEG}, {"steal_pct_in_window", R_NONNEG},
+	{"pct", R_NONNEG}, {"steal_pct_in_window", R_NONNEG},
 };
 
 static const char *const range_text[] = {
@@ -41,15 +41,55 @@ static const char *const range_text[] = {
 	[R_FRACTION] = "a number from 0 to 1",
 };
 
+/* Every key with a range: those above and each figure's (its path's last part, and its older
+ * path's), sorted by key for bsearch; made once. A key above keeps its range. */
+static struct range_key {
+	const char *key;
+	enum range r;
+} keys[ARRAY_SIZE(ranges) + 2 * NFIGURES];
+static size_t nkeys;
+static once_flag keys_once = ONCE_FLAG_INIT;
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct range_key *)a)->key, ((const struct range_key *)b)->key);
+}
+
+static void key_add(const char *path, enum range r)
+{
+	const char *dot = path ? strrchr(path, '.') : NULL;
+
+	if (!path)
+		return;
+	for (size_t i = 0; i < nkeys; i++)
+		if (!strcmp(keys[i].key, dot ? dot + 1 : path))
+			return;
+	keys[nkeys++] = (struct range_key){dot ? dot + 1 : path, r};
+}
+
+static void keys_make(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(ranges); i++)
+		key_add(ranges[i].key, ranges[i].r);
+	for (int f = 0; f < nfigures; f++) {
+		key_add(figures[f].path, R_NONNEG);
+		key_add(figures[f].alt, R_NONNEG);
+	}
+	qsort(keys, nkeys, sizeof(keys[0]), key_cmp);
+}
+
 static enum range range_of(const char *key, const char *parent_key, int idx)
 {
+	struct range_key k = {key, R_ANY}, *at;
+
 	/* A CDF point: [latency us >= 0, fraction 0..1]. */
 	if (!key && parent_key && !strcmp(parent_key, "cdf"))
 		return idx == 1 ? R_FRACTION : R_NONNEG;
-	for (size_t i = 0; key && i < sizeof(ranges) / sizeof(ranges[0]); i++)
-		if (!strcmp(key, ranges[i].key))
-			return ranges[i].r;
-	return R_ANY;
+	if (!key)
+		return R_ANY;
+	call_once(&keys_once, keys_make);
+	at = bsearch(&k, keys, nkeys, sizeof(keys[0]), key_cmp);
+	return at ? at->r : R_ANY;
 }
 
 static bool in_range(double v, enum range r)

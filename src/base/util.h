@@ -11,6 +11,9 @@
 #include <stdint.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* A macro's value as a string literal: STRINGIFY(STATS_DEFAULT_RUNS) is "12". */
+#define STRINGIFY(x) STRINGIFY_(x)
+#define STRINGIFY_(x) #x
 #define NSEC_PER_SEC 1000000000ULL
 
 /* Print "sockbench: msg" to stderr and exit 1 (setup failure). */

@@ -95,51 +95,50 @@ static void check_summary(const cJSON *env, const struct noise *n)
 }
 
 /* check's own flags: --sample takes the time units every other time option takes (opts.h). */
-struct check_flags {
+struct check_args {
 	long sample; /* ms */
 	bool json;
 };
 
-static const struct opt_def check_defs[] = {
-	OWN_FLAG_UNIT(INT, struct check_flags, sample, "sample", 100, 60000, "MS"),
-	OWN_FLAG(BOOL, struct check_flags, json, "json", 0, 1),
+const struct opt_def check_flags[] = {
+	{OWN_FLAG(INT, struct check_args, sample, "sample", 100, 60000, "MS",
+		  "how long to sample /proc (a unit if you like: 2s, 500ms)"),
+	 .def = "1000"},
+	{OWN_FLAG(BOOL, struct check_args, json, "json", 0, 1, "",
+		  "print the findings and the whole environment a result records, as JSON"),
+	 .shortc = 'j'},
 	{0},
 };
 
-static void check_usage(void)
-{
-	printf("usage: sockbench check [--sample MS] [--json]\n"
-	       "Looks for what would make figures vary (frequency scaling, turbo, busy "
-	       "processes, steal time,\na CPU loaded with interrupts, a slow clock "
-	       "source), sampling /proc for MS milliseconds\n(default 1000; a unit if you like: "
-	       "2s, 500ms), and prints "
-	       "a summary of what is set that shapes results (kernel, CPUs, clock, interface, "
-	       "boot flags,\nsocket sysctls not at the kernel's default), then each finding "
-	       "with what it does and\nhow to fix it; --json: the findings and the whole "
-	       "environment a result records.\nExit 0 when quiet, 1 when something was "
-	       "found.\n");
-}
+static const struct cmd_usage check_usage = {
+    .cmd = "check",
+    .args = "",
+    .summary = "Looks for what would make figures vary (frequency scaling, turbo, busy processes, "
+	       "steal time, a CPU loaded with interrupts, a slow clock source), sampling /proc, "
+	       "and prints a summary of what is set that shapes results (kernel, CPUs, clock, "
+	       "interface, boot flags, socket sysctls not at the kernel's default), then each "
+	       "finding with what it does and how to fix it. Exit 0 when quiet, 1 when something "
+	       "was found.",
+};
 
 int cmd_check(int argc, char **argv)
 {
-	struct check_flags f = {.sample = 1000};
+	struct check_args f = {0};
 	char **rest = xcalloc((size_t)argc + 1, sizeof(*rest)), err[512];
-	int nrest;
+	int nrest, e = 0;
 
-	if (opts_take(check_defs, &f, argc - 1, argv + 1, rest, &nrest, err, sizeof(err)))
+	opts_own_defaults(check_flags, &f);
+	if ((nrest = opts_take(check_flags, &f, &(struct opts_words){argc - 1, argv + 1}, rest, err,
+			       sizeof(err))) < 0 ||
+	    (e = opts_own_words(check_flags, rest, nrest, err, sizeof(err))) < 0)
 		die_usage("check: %s", err);
-	for (int i = 0; i < nrest; i++) {
-		if (!strcmp(rest[i], "-j")) {
-			f.json = true;
-		} else if (!strcmp(rest[i], "--help") || !strcmp(rest[i], "-h")) {
-			check_usage();
-			free(rest);
-			return 0;
-		} else {
-			die_usage("check: unknown argument '%.*s%s' (try sockbench check --help)",
-				  OPTS_VAL(rest[i]));
-		}
+	if (e) {
+		opts_usage_cmd(check_flags, &check_usage, stdout);
+		free(rest);
+		return 0;
 	}
+	if (nrest)
+		die_usage("check: unexpected argument '%.*s%s' (see '--help')", OPTS_VAL(rest[0]));
 	free(rest);
 	int ms = (int)f.sample;
 	bool json = f.json;

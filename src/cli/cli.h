@@ -13,6 +13,9 @@ int cmd_workload(const struct workload *wl, int argc, char **argv);
 int cmd_check(int argc, char **argv);
 /* `sockbench report RESULT.json... -o FILE.html`: the HTML report of saved results. */
 int cmd_report(int argc, char **argv);
+/* Their own flags (opts.h's OWN_FLAG), for the completion. */
+extern const struct opt_def check_flags[];
+extern const struct opt_def report_flags[];
 /* `sockbench completion bash`: the bash completion script, from the option tables. */
 int cmd_completion(int argc, char **argv);
 /* `sockbench man-options CMD`: CMD's options as troff (scripts/mkman puts them in the page). */

@@ -46,10 +46,14 @@ static void command_case(const char *name, const struct opt_def *defs, const cha
 	printf("\t\tesac\n\t\t;;\n");
 }
 
+/* A command's own flags, each as -c (where it has one) and --name. */
 static void own_flags(const struct opt_def *defs)
 {
-	for (const struct opt_def *d = defs; d->name; d++)
-		printf("%s--%s", d == defs ? "" : " ", d->name);
+	for (const struct opt_def *d = defs; d->name; d++) {
+		if (d->shortc)
+			printf("%s-%c", d == defs ? "" : " ", d->shortc);
+		printf("%s--%s", d == defs && !d->shortc ? "" : " ", d->name);
+	}
 }
 
 int cmd_completion(int argc, char **argv)
@@ -89,9 +93,11 @@ int cmd_completion(int argc, char **argv)
 	    "\treport)\n\t\tcase \"$prev\" in\n\t\t-o|--output) COMPREPLY=($(compgen -f -- \"$cur\")); "
 	    "return ;;\n\t\tesac\n\t\tif [[ $cur != -* ]]; then\n\t\t\tCOMPREPLY=($(compgen -f -X "
 	    "'!*.json' -- \"$cur\") $(compgen -d -- \"$cur\"))\n\t\t\treturn\n\t\tfi\n"
-	    "\t\topts=\"--help -o --output\"\n\t\t;;\n"
-	    "\tcompletion)\n\t\topts=bash\n\t\t;;\n\tcheck)\n\t\topts=\"--sample --json\"\n\t\t;;\n"
-	    "\t*)\n\t\treturn\n\t\t;;\n\tesac\n");
+	    "\t\topts=\"--help ");
+	own_flags(report_flags);
+	printf("\"\n\t\t;;\n\tcompletion)\n\t\topts=bash\n\t\t;;\n\tcheck)\n\t\topts=\"--help ");
+	own_flags(check_flags);
+	printf("\"\n\t\t;;\n\t*)\n\t\treturn\n\t\t;;\n\tesac\n");
 	printf("\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n}\ncomplete -F _sockbench "
 	       "sockbench\n");
 	return 0;

@@ -7,30 +7,42 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/opts.h"
 #include "base/outfile.h"
 #include "base/result_file.h"
 #include "base/util.h"
 #include "cli/cli.h"
 #include "report/out.h"
 
-static void report_usage(FILE *f)
-{
-	fprintf(f, "usage: sockbench report RESULT.json... [-o FILE.html | --format csv [--fields LIST]]\n"
-		   "One self-contained HTML page (inline SVG, no network) from saved --json results of "
-		   "any kind: a single run, --runs N, compare, explore, sweep. Each gets its section: "
-		   "headline, config and environment, latency CDF, CPU per side, time per syscall and "
-		   "a flame graph (runs with --profile), explore's ranking with interval whiskers, "
-		   "compare's ratios, a sweep's curve; several results also get an overview with "
-		   "their rates side by side and their latency CDFs overlaid.\n"
-		   "  -o, --output FILE.html   where to write the page (default: standard output)\n"
-		   "  --format csv             instead of the page, the result as CSV: a header and "
-		   "a row per run (a --runs result: then its summary's rows), as the run's "
-		   "--format csv prints it; several results: one table, a file column first, the "
-		   "header once\n"
-		   "  --fields LIST            with --format csv: the columns (JSON paths, "
-		   "docs/json.md)\n"
-		   "  RESULT.json              a file written by --json (\"-\": standard input)\n");
-}
+/* report's flags; every other word is a result file. */
+struct report_args {
+	char *output, *format, *fields;
+};
+
+const struct opt_def report_flags[] = {
+	{OWN_FLAG(STR, struct report_args, output, "output", 0, 0, "FILE.html",
+		  "where to write the page"),
+	 .shortc = 'o', .shown = "standard output"},
+	{OWN_FLAG(STR, struct report_args, format, "format", 0, 0, "csv",
+		  "instead of the page, the result as CSV on standard output: a header and a row per "
+		  "run (a --runs result: then its summary's rows), as the run's --format csv prints "
+		  "it; several results: one table, a file column first, the header once")},
+	{OWN_FLAG(STR, struct report_args, fields, "fields", 0, 0, "LIST",
+		  "with --format csv: the columns (JSON paths, docs/json.md)")},
+	{0},
+};
+
+static const struct cmd_usage report_usage = {
+    .cmd = "report",
+    .args = "RESULT.json...",
+    .summary = "One self-contained HTML page (inline SVG, no network) from saved --json results "
+	       "of any kind: a single run, --runs N, compare, explore, sweep. Each gets its "
+	       "section: headline, config and environment, latency CDF, CPU per side, time per "
+	       "syscall and a flame graph (runs with --profile), explore's ranking with interval "
+	       "whiskers, compare's ratios, a sweep's curve; several results also get an overview "
+	       "with their rates side by side and their latency CDFs overlaid. RESULT.json: a file "
+	       "written by --json (\"-\": standard input).",
+};
 
 /* The page to out (NULL: standard output), whole or not at all (outfile.h). 0 or 1 (said). */
 static int write_page(cJSON **docs, const char *const *files, int n, const char *out)
@@ -143,45 +155,25 @@ static int write_csv(cJSON **docs, const char *const *files, int n, const char *
 
 int cmd_report(int argc, char **argv)
 {
-	const char *out = NULL, *format = NULL, *fields = NULL;
-	char **files = xcalloc((size_t)argc, sizeof(*files));
-	int n = 0, rc = 0;
+	struct report_args f = {0};
+	char **files = xcalloc((size_t)argc, sizeof(*files)), err[512];
+	int n = 0, rc = 0, e = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			report_usage(stdout);
-			free(files);
-			return 0;
-		}
-		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
-			if (++i == argc)
-				die_usage("report: %s needs a file name (-o report.html)", argv[i - 1]);
-			out = argv[i];
-		} else if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "--fields")) {
-			if (i + 1 == argc)
-				die_usage("report: %s needs a value (--format csv, --fields rate,"
-					  "latency_us.p99)", argv[i]);
-			if (!strcmp(argv[i], "--format"))
-				format = argv[i + 1];
-			else
-				fields = argv[i + 1];
-			i++;
-		} else if (!strncmp(argv[i], "--output=", 9)) {
-			out = argv[i] + 9;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			die_usage("report: unknown option %s (sockbench report --help)", argv[i]);
-		} else {
-			files[n++] = argv[i];
-		}
+	if ((n = opts_take(report_flags, &f, &(struct opts_words){argc - 1, argv + 1}, files, err,
+			   sizeof(err))) < 0 ||
+	    (e = opts_own_words(report_flags, files, n, err, sizeof(err))) < 0)
+		die_usage("report: %s", err);
+	if (e) {
+		opts_usage_cmd(report_flags, &report_usage, stdout);
+		free(files);
+		return 0;
 	}
-	csv_args_check(format, fields, out);
+	csv_args_check(f.format, f.fields, f.output);
 	if (!n)
 		die_usage("report: no result given: save one with `sockbench udp-rr --json > r.json`, "
 			  "then `sockbench report r.json -o report.html`");
-	int e;
-
-	if (out && (e = output_writable(out)))
-		die_usage("report: -o %s: %s", out, outfile_strerror(e));
+	if (f.output && (e = output_writable(f.output)))
+		die_usage("report: -o %s: %s", f.output, outfile_strerror(e));
 	cJSON **docs = xcalloc((size_t)n, sizeof(*docs));
 
 	for (int i = 0; i < n; i++) {
@@ -205,11 +197,14 @@ int cmd_report(int argc, char **argv)
 		if ((why = report_check(docs[i])))
 			die_usage("report: %s is %s", files[i], why);
 	}
-	rc = format ? write_csv(docs, (const char *const *)files, n, fields)
-		    : write_page(docs, (const char *const *)files, n, out);
+	rc = f.format ? write_csv(docs, (const char *const *)files, n, f.fields)
+		      : write_page(docs, (const char *const *)files, n, f.output);
 	for (int i = 0; i < n; i++)
 		cJSON_Delete(docs[i]);
 	free(docs);
 	free(files);
+	free(f.output);
+	free(f.format);
+	free(f.fields);
 	return rc;
 }

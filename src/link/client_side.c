@@ -122,13 +122,7 @@ static void send_result(struct session *ss, struct client_group *g, double windo
 	cJSON_AddNumberToObject(j, "window_s", window_s);
 	cJSON_AddNumberToObject(j, "processes", s.processes);
 	cJSON_AddNumberToObject(j, "missing", missing);
-	cJSON_AddNumberToObject(j, "user_s", s.user_s);
-	cJSON_AddNumberToObject(j, "sys_s", s.sys_s);
-	cJSON_AddNumberToObject(j, "voluntary_switches", s.vcsw);
-	cJSON_AddNumberToObject(j, "involuntary_switches", s.ivcsw);
-	cJSON_AddNumberToObject(j, "memory_before_kb", s.mem_before_kb);
-	cJSON_AddNumberToObject(j, "vm_hwm_kb", s.vm_hwm_kb);
-	cJSON_AddNumberToObject(j, "vm_rss_kb", s.vm_rss_kb);
+	side_measures_put(j, &s);
 	cJSON_AddItemToObject(j, "counters", side_counters_to_json(&s.c));
 	cJSON_AddItemToObject(j, "socket", knobs_seen_to_json(&s.sock));
 	if (k_ok) {

@@ -54,6 +54,12 @@ struct ctl_hdr {
 	uint32_t len;
 };
 
+/* A frame as received: its type and its payload (NUL-terminated). */
+struct ctl_frame {
+	unsigned type;
+	const char *payload;
+};
+
 /* Name of a message type ("HELLO"), "?" if unknown. */
 const char *ctl_type_name(unsigned type);
 /* Write the header of a frame into out. 0, or -EMSGSIZE / -EINVAL for a bad len / type. */

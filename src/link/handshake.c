@@ -22,14 +22,16 @@ void serve_error_json(char *buf, size_t len, const char *msg, int err, int usage
 
 void serve_hs_start(struct serve_hs *h, const struct auth_key *key)
 {
-	*h = (struct serve_hs){.state = HS_HELLO};
+	*h = (struct serve_hs){.state = HS_HELLO, .key = key};
 	if (key)
 		auth_challenge(h->challenge, sizeof(h->challenge));
 }
 
-int serve_hs_frame(struct serve_hs *h, const struct auth_key *key, unsigned type,
-		   const char *payload, unsigned *rtype, char *reply, size_t rlen)
+int serve_hs_frame(struct serve_hs *h, unsigned type, const char *payload, unsigned *rtype,
+		   char *reply, size_t rlen)
 {
+	const struct auth_key *key = h->key;
+
 	*rtype = CTL_MSG_ERROR;
 	reply[0] = '\0';
 	if (h->state == HS_HELLO && type == CTL_MSG_HELLO) {

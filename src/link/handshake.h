@@ -17,17 +17,19 @@ enum serve_hs_state { HS_HELLO, HS_AUTH, HS_SETUP, HS_DONE, HS_FAILED, HS_VOUCH 
 
 struct serve_hs {
 	int state;
+	const struct auth_key *key; /* the agent's secret, NULL: none */
 	char challenge[2 * AUTH_CHALLENGE_LEN + 1];
 };
 
-/* Begin a handshake (a fresh challenge when key is not NULL). */
+/* Begin a handshake with the agent's secret key, which outlives it (a fresh challenge when key
+ * is not NULL). */
 void serve_hs_start(struct serve_hs *h, const struct auth_key *key);
 /* Take one whole frame: fills the answer to send (*rtype 0: none) and returns the new state:
  * HS_DONE when the frame was the SETUP (its payload is the test), HS_VOUCH when it was a
  * VOUCH (answered by the caller, vouch_answer, and the connection dropped), HS_FAILED when the
  * connection is to be dropped after the answer. */
-int serve_hs_frame(struct serve_hs *h, const struct auth_key *key, unsigned type,
-		   const char *payload, unsigned *rtype, char *reply, size_t rlen);
+int serve_hs_frame(struct serve_hs *h, unsigned type, const char *payload, unsigned *rtype,
+		   char *reply, size_t rlen);
 struct opts;
 struct workload;
 /* A SETUP payload checked as the command line and the agent's caps (so) would: 0 with the

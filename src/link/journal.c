@@ -49,11 +49,12 @@ static int check_dir(const struct stat *st, const char *where, bool own, char *e
 	return 0;
 }
 
-/* One step down from fd to the folder comp (create: make it, 0700, where missing). */
-static int step_dir(int fd, const char *comp, const char *where, bool own, bool create, char *err,
-		    size_t errlen)
+/* One step down from fd to the last folder of where, the path so far (create: make it, 0700,
+ * where missing). */
+static int step_dir(int fd, const char *where, bool own, bool create, char *err, size_t errlen)
 {
 	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, nfd, e = 0;
+	const char *comp = strrchr(where, '/') + 1;
 	struct stat st;
 
 	if (!strcmp(comp, ".") || !strcmp(comp, "..")) {
@@ -117,7 +118,7 @@ static int open_dir(const char *path, bool create, char *err, size_t errlen)
 		size_t o = strlen(where);
 
 		snprintf(where + o, sizeof(where) - o, "/%s", comp);
-		int nfd = step_dir(fd, comp, where, !next, create, err, errlen);
+		int nfd = step_dir(fd, where, !next, create, err, errlen);
 
 		close(fd);
 		if (nfd < 0)

@@ -242,7 +242,7 @@ static void vouch_reply(struct agent *ag, struct pending *p)
 	unsigned rtype;
 
 	getpeername(p->fd, (struct sockaddr *)&a, &alen);
-	vouch_answer(&ag->board, ag->key, &a, p->rd.payload, &rtype, reply, sizeof(reply));
+	rtype = vouch_answer(&ag->board, ag->key, &a, p->rd.payload, reply, sizeof(reply));
 	ctl_send(p->fd, rtype, reply, strlen(reply));
 	if (rtype == CTL_MSG_ERROR && !ag->o->once) /* the reply may quote what the peer sent */
 		fprintf(stderr, "sockbench serve: %s: vouch refused: %s\n", p->who,
@@ -278,8 +278,7 @@ static bool pending_read(struct agent *ag, struct pending *p)
 		}
 		return false;
 	}
-	int st = serve_hs_frame(&p->hs, ag->key, p->rd.h.type, p->rd.payload, &rtype, reply,
-				sizeof(reply));
+	int st = serve_hs_frame(&p->hs, p->rd.h.type, p->rd.payload, &rtype, reply, sizeof(reply));
 
 	if (rtype)
 		ctl_send(p->fd, rtype, reply, strlen(reply));
@@ -394,7 +393,7 @@ int cmd_serve(int argc, char **argv)
 	int port, lfd, ret;
 
 	opts_defaults(&o, NULL);
-	ret = opts_parse(opts_serve, NULL, argc, argv, &o, err, sizeof(err));
+	ret = opts_parse(opts_serve, NULL, &(struct opts_words){argc, argv}, &o, err, sizeof(err));
 	if (ret == 1) {
 		opts_usage(opts_serve, NULL, "serve",
 			   "Run the server side of tests for a controller (sockbench WORKLOAD --server).",

@@ -19,6 +19,7 @@
 #include "link/ctl.h"
 #include "measure/env.h"
 #include "measure/kstat.h"
+#include "measure/result.h"
 #include "measure/tcp_info_sum.h"
 #include "link/handshake.h"
 #include "link/server_side.h"
@@ -217,21 +218,17 @@ out:
 
 static void send_result(struct session *ss)
 {
-	double user, sys, wall, slept, preempted;
+	double wall;
 	cJSON *j = cJSON_CreateObject();
 	const struct side_counters *c = &ss->s.c;
+	struct side_result m = {.run_delay_s = cpu_mark_run_delay(&ss->begin, &ss->end),
+				.mem_before_kb = ss->mem_before.rss_kb,
+				.vm_hwm_kb = ss->mem_end.hwm_kb, .vm_rss_kb = ss->mem_end.rss_kb};
 
-	cpu_mark_delta(&ss->begin, &ss->end, &user, &sys, &wall);
+	cpu_mark_delta(&ss->begin, &ss->end, &m.user_s, &m.sys_s, &wall);
+	cpu_mark_switches(&ss->begin, &ss->end, &m.vcsw, &m.ivcsw);
 	cJSON_AddNumberToObject(j, "window_s", wall);
-	cJSON_AddNumberToObject(j, "user_s", user);
-	cJSON_AddNumberToObject(j, "sys_s", sys);
-	cpu_mark_switches(&ss->begin, &ss->end, &slept, &preempted);
-	cJSON_AddNumberToObject(j, "voluntary_switches", slept);
-	cJSON_AddNumberToObject(j, "involuntary_switches", preempted);
-	cJSON_AddNumberToObject(j, "run_delay_s", cpu_mark_run_delay(&ss->begin, &ss->end));
-	cJSON_AddNumberToObject(j, "memory_before_kb", ss->mem_before.rss_kb);
-	cJSON_AddNumberToObject(j, "vm_hwm_kb", ss->mem_end.hwm_kb);
-	cJSON_AddNumberToObject(j, "vm_rss_kb", ss->mem_end.rss_kb);
+	side_measures_put(j, &m);
 	cJSON_AddItemToObject(j, "counters", side_counters_to_json(c));
 	tcp_info_sum_put_dist(j, &ss->s.ti);
 	cJSON_AddItemToObject(j, "socket", knobs_seen_to_json(&ss->s.sock));

@@ -170,18 +170,18 @@ static const char *refusal(const struct vouch_board *b, const struct vouch_req *
 	return NULL;
 }
 
-void vouch_answer(struct vouch_board *b, const struct auth_key *key,
-		  const struct sockaddr_storage *asker, const char *payload, unsigned *rtype,
-		  char *reply, size_t rlen)
+unsigned vouch_answer(struct vouch_board *b, const struct auth_key *key,
+		      const struct sockaddr_storage *asker, const char *payload, char *reply,
+		      size_t rlen)
 {
 	cJSON *j = cJSON_Parse(payload);
 	struct vouch_req q;
 	char why[200], text[256], mac[2 * 32 + 1] = "";
 	const char *no = "a VOUCH needs token (16 hex digits), port, addr, workload, proto and "
 			 "nonce (64 hex digits)";
+	unsigned rtype = CTL_MSG_ERROR;
 	int err = EPROTO;
 
-	*rtype = CTL_MSG_ERROR;
 	if (parse_req(j, &q)) {
 		pthread_mutex_lock(&b->lock);
 		no = refusal(b, &q, asker, why, sizeof(why));
@@ -206,9 +206,10 @@ void vouch_answer(struct vouch_board *b, const struct auth_key *key,
 		 "\"port\":%d,\"nonce\":\"%s\"%s%s%s}",
 		 q.workload, q.proto, q.addr, q.port, q.nonce, key ? ",\"mac\":\"" : "", mac,
 		 key ? "\"" : "");
-	*rtype = CTL_MSG_ACK;
+	rtype = CTL_MSG_ACK;
 out:
 	cJSON_Delete(j);
+	return rtype;
 }
 
 /* ---- the client agent's side ---- */
@@ -273,9 +274,10 @@ void vouch_request(const struct vouch_target *t, const char *nonce, char *buf, s
 }
 
 int vouch_reply_check(const struct vouch_target *t, const struct auth_key *key, const char *nonce,
-		      unsigned type, const char *payload, char *err, size_t errlen)
+		      const struct ctl_frame *answer, char *err, size_t errlen)
 {
-	cJSON *j = cJSON_Parse(payload);
+	unsigned type = answer->type;
+	cJSON *j = cJSON_Parse(answer->payload);
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "error");
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "nonce");
 	const cJSON *mac = cJSON_GetObjectItemCaseSensitive(j, "mac");
@@ -408,7 +410,7 @@ static int ask(int fd, const struct vouch_target *t, const struct auth_key *key,
 	if (ret < 0)
 		snprintf(err, errlen, "it did not answer VOUCH (%s)", strerror(-ret));
 	else
-		ret = vouch_reply_check(t, key, nonce, type, buf, err, errlen);
+		ret = vouch_reply_check(t, key, nonce, &(struct ctl_frame){type, buf}, err, errlen);
 out:
 	free(buf);
 	return ret;

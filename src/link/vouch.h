@@ -33,6 +33,7 @@
 #define VOUCH_MS 3000	   /* the client agent's connect and each answer it waits for */
 
 struct server_ctx;
+struct ctl_frame;
 
 /* What the server agent vouches for: the test its session runs now, if any. The session
  * thread writes it, the agent's main thread reads it to answer VOUCH: under lock. */
@@ -56,11 +57,11 @@ void vouch_board_init(struct vouch_board *b);
 void vouch_publish(struct vouch_board *b, const struct server_ctx *s, const char *workload,
 		   const char *proto);
 void vouch_withdraw(struct vouch_board *b);
-/* The answer to a VOUCH payload from asker: *rtype CTL_MSG_ACK with the attestation (signed
- * with key when there is one), or CTL_MSG_ERROR with why not. */
-void vouch_answer(struct vouch_board *b, const struct auth_key *key,
-		  const struct sockaddr_storage *asker, const char *payload, unsigned *rtype,
-		  char *reply, size_t rlen);
+/* The answer to a VOUCH payload from asker, in reply; returns its type: CTL_MSG_ACK with the
+ * attestation (signed with key when there is one), or CTL_MSG_ERROR with why not. */
+unsigned vouch_answer(struct vouch_board *b, const struct auth_key *key,
+		      const struct sockaddr_storage *asker, const char *payload, char *reply,
+		      size_t rlen);
 
 /* The target a client-side SETUP names. */
 struct vouch_target {
@@ -83,11 +84,11 @@ int vouch_target_parse(const char *payload, struct vouch_target *t, char *err, s
 bool vouch_same_ip(const char *a, const char *b);
 /* The VOUCH payload for t with the client agent's nonce (hex). Pure. */
 void vouch_request(const struct vouch_target *t, const char *nonce, char *buf, size_t len);
-/* The server agent's answer (type, payload) to vouch_request(t, nonce): 0 when it vouches for
- * t (signed with key, when there is one), else -EPERM (it says no) / -EACCES (not signed
- * with key) / -EPROTO, with err. Pure. */
+/* The server agent's answer to vouch_request(t, nonce): 0 when it vouches for t (signed with
+ * key, when there is one), else -EPERM (it says no) / -EACCES (not signed with key) / -EPROTO,
+ * with err. Pure. */
 int vouch_reply_check(const struct vouch_target *t, const struct auth_key *key, const char *nonce,
-		      unsigned type, const char *payload, char *err, size_t errlen);
+		      const struct ctl_frame *answer, char *err, size_t errlen);
 /* Ask the server agent t names whether it vouches for t: 0, or -errno with a one-line err
  * that a controller can show as is. Waits at most about 3 * VOUCH_MS. */
 int vouch_ask(const struct vouch_target *t, const struct auth_key *key, char *err, size_t errlen);

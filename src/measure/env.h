@@ -6,7 +6,6 @@
 #ifndef SB_ENV_H
 #define SB_ENV_H
 
-#include <stdbool.h>
 #include <sys/socket.h>
 
 struct cJSON;
@@ -27,9 +26,5 @@ extern const char *const env_sysctls[];
  * Returns how many differ. */
 int env_diff(const struct cJSON *a, const struct cJSON *b,
 	     void (*each)(const char *path, const char *va, const char *vb, void *arg), void *arg);
-
-/* Whether a path names something set by the run itself (a sysctl the run's --sysctl set), so a
- * comparison of it is its subject rather than noise. keys: the --sysctl KEY=VALUE list. */
-bool env_path_is_subject(const char *path, const char *const *keys, int nkeys);
 
 #endif

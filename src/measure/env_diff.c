@@ -81,15 +81,3 @@ int env_diff(const cJSON *a, const cJSON *b,
 {
 	return diff_at(a, b, "", each, arg);
 }
-
-bool env_path_is_subject(const char *path, const char *const *keys, int nkeys)
-{
-	for (int i = 0; i < nkeys; i++) {
-		size_t kl = strcspn(keys[i], "=");
-
-		if (!strncmp(path, "sysctl.", 7) && strlen(path + 7) == kl &&
-		    !strncmp(path + 7, keys[i], kl))
-			return true;
-	}
-	return false;
-}

@@ -72,12 +72,14 @@ static void ivl_cpu(struct interval *iv, const struct ivl_snap *a, const struct 
 }
 
 void ivl_make(struct interval *iv, const struct ivl_snap *a, const struct ivl_snap *b,
-	      uint64_t t_open, double hz, const char *proto, struct hist *tmp)
+	      const struct ivl_run *run)
 {
 	bool k = a->kernel_ok && b->kernel_ok;
+	const char *proto = run->proto;
+	struct hist *tmp = run->tmp;
 
 	memset(iv, 0, sizeof(*iv));
-	iv->t_s = (double)(b->t_ns - t_open) / 1e9;
+	iv->t_s = (double)(b->t_ns - run->t_open) / 1e9;
 	iv->len_s = (double)(b->t_ns - a->t_ns) / 1e9;
 	iv->units = b->units > a->units ? b->units - a->units : 0;
 	iv->rate = iv->len_s > 0 ? iv->units / iv->len_s : 0;
@@ -95,7 +97,7 @@ void ivl_make(struct interval *iv, const struct ivl_snap *a, const struct ivl_sn
 			iv->p99_at_least = hist_at_least(tmp, p99);
 		}
 	}
-	ivl_cpu(iv, a, b, hz);
+	ivl_cpu(iv, a, b, run->hz);
 	iv->retransmits = iv->udp_drops = NAN;
 	if (k && proto && !strcmp(proto, "Tcp"))
 		iv->retransmits = (double)(b->retrans - a->retrans);

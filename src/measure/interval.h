@@ -47,9 +47,15 @@ void ivl_hist_read(struct hist *sum, const struct hist *const *live, int n);
 /* d = cur - prev, bucket by bucket (a bucket that went down counts 0); d's count is the sum
  * of its buckets, its min and max cur's (so a percentile stays inside what was measured). */
 void ivl_hist_diff(struct hist *d, const struct hist *cur, const struct hist *prev);
-/* The interval from a to b (t_open: the window's start); tmp is scratch for the
- * histogram difference. proto: "Tcp" or "Udp" (which kernel counter applies). */
+/* What every interval of a run is made with. */
+struct ivl_run {
+	uint64_t t_open;   /* the window's start */
+	double hz;	   /* the clock ticks per second of the CPU counts */
+	const char *proto; /* "Tcp" or "Udp" (which kernel counter applies) */
+	struct hist *tmp;  /* scratch for the histogram difference */
+};
+/* The interval from a to b. */
 void ivl_make(struct interval *iv, const struct ivl_snap *a, const struct ivl_snap *b,
-	      uint64_t t_open, double hz, const char *proto, struct hist *tmp);
+	      const struct ivl_run *run);
 
 #endif

@@ -161,7 +161,10 @@ int kstat_snmp_read(const char *path, const char *proto, struct snmp *s)
 	return ret;
 }
 
-int kstat_snmp6_read(const char *path, const char *proto, struct snmp *s)
+/* kstat_snmp_read for IPv6 from a /proc/net/snmp6 file (NULL: the real one): "Udp" reads the
+ * Udp6* lines, named without the "Udp6" (InDatagrams, ...). TCP has no IPv6 row of its own: its
+ * counters in /proc/net/snmp count both families. 0 or -errno. */
+static int kstat_snmp6_read(const char *path, const char *proto, struct snmp *s)
 {
 	FILE *f = fopen(path ? path : "/proc/net/snmp6", "re");
 	char line[256], prefix[40];

@@ -50,10 +50,6 @@ void kstat_cpu_split(const struct cpu_stat *a, const struct cpu_stat *b, struct 
 /* Read the counters of one protocol ("Udp", "Tcp") from a /proc/net/snmp file (NULL: the real
  * one). 0 or -errno (-ENOENT when the protocol is absent). */
 int kstat_snmp_read(const char *path, const char *proto, struct snmp *s);
-/* The same for IPv6 from a /proc/net/snmp6 file (NULL: the real one): "Udp" reads the Udp6*
- * lines, named without the "Udp6" (InDatagrams, ...). TCP has no IPv6 row of its own: its
- * counters in /proc/net/snmp count both families. 0 or -errno. */
-int kstat_snmp6_read(const char *path, const char *proto, struct snmp *s);
 /* A protocol's row as a workload counts it ("Udp", "Tcp"): over IPv6, UDP from snmp6 (TCP's
  * one row counts both families). 0 or -errno. */
 int kstat_proto_read(const char *proto, bool v6, struct snmp *s);

@@ -1,10 +1,28 @@
 /* result.c: the arithmetic shared by every reader of a result. */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/util.h"
 #include "measure/result.h"
+
+/* A side's measures by their keys in an agent's RESULT (the keys of the run's JSON's sides). */
+static const struct {
+	const char *key;
+	size_t at; /* offsetof(struct side_result, ...), a double */
+} side_measures[] = {
+	{"user_s", offsetof(struct side_result, user_s)},
+	{"sys_s", offsetof(struct side_result, sys_s)},
+	{"voluntary_switches", offsetof(struct side_result, vcsw)},
+	{"involuntary_switches", offsetof(struct side_result, ivcsw)},
+	{"run_delay_s", offsetof(struct side_result, run_delay_s)},
+	{"memory_before_kb", offsetof(struct side_result, mem_before_kb)},
+	{"vm_hwm_kb", offsetof(struct side_result, vm_hwm_kb)},
+	{"vm_rss_kb", offsetof(struct side_result, vm_rss_kb)},
+};
 
 double result_per_s(uint64_t count, double seconds)
 {
@@ -53,6 +71,22 @@ void headline_key(struct headline *h, const char *path, double value, int decima
 	h->key[h->nkeys].decimals = decimals;
 	h->key[h->nkeys].kind = HK_NUMBER;
 	h->nkeys++;
+}
+
+void side_measures_put(cJSON *j, const struct side_result *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(side_measures); i++)
+		cJSON_AddNumberToObject(j, side_measures[i].key,
+					*(const double *)((const char *)s + side_measures[i].at));
+}
+
+void side_measures_get(const cJSON *j, struct side_result *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(side_measures); i++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(j, side_measures[i].key);
+
+		*(double *)((char *)s + side_measures[i].at) = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	}
 }
 
 void side_window_add(struct side_result *s, double window_s)

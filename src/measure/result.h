@@ -43,6 +43,11 @@ struct side_result {
 
 /* Take one process's own window into a side's shortest and longest. */
 void side_window_add(struct side_result *s, double window_s);
+/* A side's own measures (user_s to vm_rss_kb), each once in one table of keys, into the RESULT
+ * a serve agent or a client host sends the coordinator ... */
+void side_measures_put(struct cJSON *j, const struct side_result *s);
+/* ... and from it back into s: each a number, or 0 where it is not one. */
+void side_measures_get(const struct cJSON *j, struct side_result *s);
 
 /* One client host of a fanned-out run (--clients-on), as it measured itself. */
 struct host_result {
@@ -125,7 +130,7 @@ struct headline {
 		double value;	  /* NAN: null */
 		int decimals;	  /* rounded to so many places; -1: as it is */
 		enum { HK_NUMBER, HK_BOOL, HK_TEXT } kind; /* HK_BOOL: value != 0 */
-		char text[200];	  /* HK_TEXT: the string */
+		char text[480];	  /* HK_TEXT: the string (a reason whole: holding_load_reason) */
 	} key[HEADLINE_KEYS];
 	int nrows, nkeys;
 };

@@ -105,15 +105,33 @@ struct compare_args {
 };
 
 const struct opt_def compare_flags[] = {
-	OWN_FLAG(INT, struct compare_args, runs, "runs", 2, MAX_RUNS),
-	OWN_FLAG(U64, struct compare_args, seed, "seed", 1, 0),
-	OWN_FLAG(STR, struct compare_args, primary, "primary", 0, 0),
-	OWN_FLAG(BOOL, struct compare_args, json, "json", 0, 1),
-	OWN_FLAG(BOOL, struct compare_args, profile, "profile", 0, 1),
+	{OWN_FLAG(INT, struct compare_args, runs, "runs", 2, MAX_RUNS, "N",
+		  "rounds; each runs A and B once, in an order drawn from --seed"),
+	 .def = STRINGIFY(STATS_DEFAULT_RUNS)},
+	{OWN_FLAG(U64, struct compare_args, seed, "seed", 1, 0, "N", "of the order of runs"),
+	 .shown = "a fresh one, printed"},
+	{OWN_FLAG(STR, struct compare_args, primary, "primary", 0, 0, "FIGURE",
+		  "the figure that carries the headline, judged at 95% on its own; the other "
+		  "figures are one family, Holm-adjusted at 5% and judged only when the primary's "
+		  "difference is significant, so any false verdict stays under 5%"),
+	 .shown = "the rate"},
+	{OWN_FLAG(BOOL, struct compare_args, json, "json", 0, 1, "",
+		  "print one JSON document instead of the table")},
+	{OWN_FLAG(BOOL, struct compare_args, profile, "profile", 0, 1, "",
+		  "profile every run (root) and say where the time moved: CPU us per unit in each "
+		  "syscall of each side and each kernel function, A against B")},
 	{0},
 };
 
-/* A fresh seed when none was given: the time and the pid, never 0. */
+static const struct cmd_usage compare_usage = {
+    .cmd = "compare",
+    .args = "'WORKLOAD [flags]' 'WORKLOAD [flags]'",
+    .also = "before.json after.json [--primary FIGURE] [--json]",
+    .summary = "Runs A and B in --runs rounds, each round both in an order drawn from --seed, or "
+	       "reads two saved --json results, and prints every figure with B/A, a 95% t "
+	       "interval and a verdict.",
+};
+
 /* --runs rounds of A and B in a seeded random order; a round counts only when both of its
  * runs were whole. */
 static void run_rounds(struct side *a, struct side *b, int runs, uint64_t seed,
@@ -122,6 +140,7 @@ static void run_rounds(struct side *a, struct side *b, int runs, uint64_t seed,
 	uint64_t t0 = now_ns(), st;
 	size_t olen = 0;
 
+	/* A fresh seed when none was given: the time and the pid, never 0. */
 	lg->seed = seed ? seed : fresh_seed();
 	st = stats_seed_state(lg->seed, 0);
 	lg->asked = runs;
@@ -191,27 +210,50 @@ static int nothing_compared(const struct side *a, const struct compare_log *lg)
 	return 1;
 }
 
+/* A and B from the two words left: two result files (true) or two configurations, each
+ * profiled with --profile. Anything else is a usage error. */
+static bool load_sides(char **rest, bool profile, struct side *a, struct side *b)
+{
+	if (is_file_arg(rest[0]) && is_file_arg(rest[1])) {
+		load_file(rest[0], a);
+		load_file(rest[1], b);
+		return true;
+	}
+	if (is_file_arg(rest[0]) || is_file_arg(rest[1]))
+		die_usage("compare: give two configurations or two result files, not one of each");
+	parse_spec(rest[0], a);
+	parse_spec(rest[1], b);
+	/* Functions outside a run's top list count 0 there: keep a long list. */
+	for (struct side *s = a; s; s = s == a ? b : NULL) {
+		s->o.profile |= profile;
+		if (s->o.profile && !OPT_IS_SET(&s->o, profile_top))
+			s->o.profile_top = MOVED_PROFILE_TOP;
+	}
+	return false;
+}
+
+/* A side's runs (its own when it ran them, a file's document when read), options, itself. */
+static void side_free(struct side *s, bool files)
+{
+	for (int i = 0; !files && i < s->n; i++)
+		cJSON_Delete(s->docs[i]);
+	cJSON_Delete(s->file);
+	if (s->have_opts)
+		opts_free(&s->o);
+	free(s);
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	/* Static: a usage error (die_usage) exits with them still reachable, not leaked. */
 	static struct side *a, *b;
 	char *rest[16], err[512];
-	struct compare_args f = {.runs = STATS_DEFAULT_RUNS};
+	struct compare_args f = {0};
 	int nrest = 0;
 	struct compare_log *lg = NULL;
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: sockbench compare 'WORKLOAD [flags]' 'WORKLOAD [flags]' [--runs N] [--seed N] [--primary FIGURE] [--profile] [--json]\n"
-		       "       sockbench compare before.json after.json [--primary FIGURE] [--json]\n"
-		       "Runs A and B in --runs rounds (default %d), each round both in an order drawn "
-		       "from --seed (default: a fresh one, printed), or reads two saved --json results, "
-		       "and prints every figure with B/A, a 95%% t interval and a verdict.\n"
-		       "--primary FIGURE (default: the rate) carries the headline, judged at 95%% on its "
-		       "own; the other figures are one family, Holm-adjusted at 5%% and judged only when "
-		       "the primary's difference is significant, so any false verdict stays under 5%%.\n"
-		       "--profile (root) profiles every run and says where the time moved: CPU us per "
-		       "unit in each syscall of each side and each kernel function, A against B.\n",
-		       STATS_DEFAULT_RUNS);
+		opts_usage_cmd(compare_flags, &compare_usage, stdout);
 		return 0;
 	}
 	/* 'tcp-rr --help' (quoted, as a configuration) or tcp-rr --help: tcp-rr's flags. */
@@ -221,29 +263,16 @@ int cmd_compare(int argc, char **argv)
 		wl_help_or_return("compare", workload_find(argv[1]), argc - 2, argv + 2);
 	a = xcalloc(1, sizeof(*a));
 	b = xcalloc(1, sizeof(*b));
-	if (argc > 16 || opts_take(compare_flags, &f, argc - 1, argv + 1, rest, &nrest, err,
-				   sizeof(err)))
+	opts_own_defaults(compare_flags, &f);
+	if (argc > 16 ||
+	    (nrest = opts_take(compare_flags, &f, &(struct opts_words){argc - 1, argv + 1}, rest,
+			       err, sizeof(err))) < 0)
 		die_usage("compare: %s", argc > 16 ? "too many words: quote each configuration" : err);
 	if (nrest != 2)
 		die_usage("compare: give two configurations ('udp-rr' 'udp-rr --window 1') or two "
 			  "result files (a.json b.json)");
-	bool files = is_file_arg(rest[0]) && is_file_arg(rest[1]);
+	bool files = load_sides(rest, f.profile, a, b);
 
-	if (files) {
-		load_file(rest[0], a);
-		load_file(rest[1], b);
-	} else if (is_file_arg(rest[0]) || is_file_arg(rest[1])) {
-		die_usage("compare: give two configurations or two result files, not one of each");
-	} else {
-		parse_spec(rest[0], a);
-		parse_spec(rest[1], b);
-		/* Functions outside a run's top list count 0 there: keep a long list. */
-		for (struct side *s = a; s; s = s == a ? b : NULL) {
-			s->o.profile |= f.profile;
-			if (s->o.profile && !OPT_IS_SET(&s->o, profile_top))
-				s->o.profile_top = MOVED_PROFILE_TOP;
-		}
-	}
 	if (a->wl != b->wl)
 		die_usage("compare: A is %s and B is %s: compare runs of one workload", a->wl->name,
 			  b->wl->name);
@@ -273,24 +302,17 @@ int cmd_compare(int argc, char **argv)
 		mv_why = NULL;
 	struct stage_moved *sm = stage_moved_of(a->docs, a->n, b->docs, b->n);
 
-	compare_print(a, b, !files, rows, n, &plan, f.json, mv, mv_why, lg, sm);
+	struct compare_report cr = {.a = a, .b = b, .paired = !files, .rows = rows, .n = n,
+				    .plan = &plan, .mv = mv, .mv_why = mv_why, .lg = lg, .sm = sm};
+
+	compare_print(&cr, f.json);
 	stage_moved_free(sm);
 	fflush(stdout);
 	int rc = lg ? nothing_compared(a, lg) : 0;
 
 	moved_free(mv);
-	for (int i = 0; !files && i < a->n; i++)
-		cJSON_Delete(a->docs[i]);
-	for (int i = 0; !files && i < b->n; i++)
-		cJSON_Delete(b->docs[i]);
-	cJSON_Delete(a->file);
-	cJSON_Delete(b->file);
-	if (a->have_opts)
-		opts_free(&a->o);
-	if (b->have_opts)
-		opts_free(&b->o);
-	free(a);
-	free(b);
+	side_free(a, files);
+	side_free(b, files);
 	free(lg);
 	free(f.primary);
 	return rc;

@@ -68,11 +68,23 @@ struct compare_log {
 
 struct moved_set;
 struct stage_moved;
-/* The verdict rows of A against B (paired: live rounds; else two files), as a table or as
- * JSON, with where the time moved (mv, or why not), how a live comparison went (lg) and
- * where the wait moved (sm: --trace on both sides, or NULL). */
-void compare_print(struct side *a, struct side *b, bool paired, struct verdict_row *rows, int n,
-		   const struct verdict_plan *plan, bool json, const struct moved_set *mv, const char *mv_why,
-		   const struct compare_log *lg, const struct stage_moved *sm);
+/* What compare's report prints: the verdict rows of A against B (paired: live rounds; else
+ * two files) and how they were made, where the time moved (mv, or why not), how a live
+ * comparison went (lg, or NULL) and where the wait moved (sm: --trace on both sides, or
+ * NULL). */
+struct compare_report {
+	const struct side *a, *b;
+	bool paired;
+	const struct verdict_row *rows;
+	int n;
+	const struct verdict_plan *plan;
+	const struct moved_set *mv;
+	const char *mv_why;
+	const struct compare_log *lg;
+	const struct stage_moved *sm;
+};
+
+/* The report, as a table or as JSON. */
+void compare_print(const struct compare_report *cr, bool json);
 
 #endif

@@ -208,11 +208,12 @@ static cJSON *cdfs_json(const struct side *a, const struct side *b)
 	return j;
 }
 
-static void print_json(struct side *a, struct side *b, bool paired, struct verdict_row *rows,
-		       int n, const struct verdict_plan *plan, const char *head,
-		       const struct env_report *env, const struct moved_set *mv, const char *mv_why,
-		       const struct compare_log *lg, const struct stage_moved *sm)
+static void print_json(const struct compare_report *cr, const char *head,
+		       const struct env_report *env)
 {
+	const struct side *a = cr->a, *b = cr->b;
+	const struct compare_log *lg = cr->lg;
+	bool paired = cr->paired;
 	cJSON *j = cJSON_CreateObject(), *arr = cJSON_CreateArray();
 
 	cJSON_AddNumberToObject(j, "schema", RESULT_SCHEMA);
@@ -237,18 +238,18 @@ static void print_json(struct side *a, struct side *b, bool paired, struct verdi
 	}
 	cJSON_AddBoolToObject(j, "partial", lg && lg->partial);
 	cJSON_AddStringToObject(j, "verdict", head);
-	cJSON_AddItemToObject(j, "verdicts", family_json(plan, rows, a->wl));
-	for (int i = 0; i < n; i++)
-		cJSON_AddItemToArray(arr, row_json(&rows[i], a->wl));
+	cJSON_AddItemToObject(j, "verdicts", family_json(cr->plan, cr->rows, a->wl));
+	for (int i = 0; i < cr->n; i++)
+		cJSON_AddItemToArray(arr, row_json(&cr->rows[i], a->wl));
 	cJSON_AddItemToObject(j, "figures", arr);
 	cJSON_AddItemToObject(j, "environment", env_report_json(env));
 	cJSON_AddItemToObject(j, "latency_cdfs", cdfs_json(a, b));
-	if (mv)
-		cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
-	else if (mv_why)
-		cJSON_AddStringToObject(j, "where_time_moved_note", mv_why);
-	if (sm)
-		cJSON_AddItemToObject(j, "where_wait_moved", stage_moved_json(sm));
+	if (cr->mv)
+		cJSON_AddItemToObject(j, "where_time_moved", moved_json(cr->mv));
+	else if (cr->mv_why)
+		cJSON_AddStringToObject(j, "where_time_moved_note", cr->mv_why);
+	if (cr->sm)
+		cJSON_AddItemToObject(j, "where_wait_moved", stage_moved_json(cr->sm));
 	out_print_json(j, stdout);
 	cJSON_Delete(j);
 }
@@ -299,19 +300,21 @@ static void loss_note(const struct verdict_row *rows, int n, char *head, size_t 
 	}
 }
 
-void compare_print(struct side *a, struct side *b, bool paired, struct verdict_row *rows, int n,
-		   const struct verdict_plan *plan, bool json, const struct moved_set *mv,
-		   const char *mv_why, const struct compare_log *lg, const struct stage_moved *sm)
+void compare_print(const struct compare_report *cr, bool json)
 {
+	const struct side *a = cr->a, *b = cr->b;
+	const struct verdict_plan *plan = cr->plan;
+	const struct compare_log *lg = cr->lg;
+	bool paired = cr->paired;
 	char head[600] = "no verdict: no pair of whole runs to compare", rule[300];
 	struct env_report *env = xcalloc(1, sizeof(*env));
 
 	env_report(a, b, paired, env);
 	if (plan->primary_row >= 0)
-		headline(&rows[plan->primary_row], a->wl, head, sizeof(head));
-	loss_note(rows, n, head, sizeof(head));
+		headline(&cr->rows[plan->primary_row], a->wl, head, sizeof(head));
+	loss_note(cr->rows, cr->n, head, sizeof(head));
 	if (json) {
-		print_json(a, b, paired, rows, n, plan, head, env, mv, mv_why, lg, sm);
+		print_json(cr, head, env);
 		free(env);
 		return;
 	}
@@ -323,7 +326,7 @@ void compare_print(struct side *a, struct side *b, bool paired, struct verdict_r
 		printf("  order (seed %llu): %s\n", (unsigned long long)lg->seed, lg->order);
 	env_report_print(env, paired);
 	free(env);
-	print_rows(a, rows, n);
+	print_rows(a, cr->rows, cr->n);
 	family_rule(plan, rule, sizeof(rule));
 	printf("\n  B/A is the ratio of the two columns beside it: the geometric means of the %s "
 	       "runs; the interval is Student's t on the %s (docs/json.md). The primary figure (%s) "
@@ -339,14 +342,14 @@ void compare_print(struct side *a, struct side *b, bool paired, struct verdict_r
 			printf("\n");
 	}
 	printf("\n%s\n", head);
-	if (mv) {
+	if (cr->mv) {
 		const cJSON *u = cJSON_GetObjectItemCaseSensitive(a->docs[0], "unit");
 
 		printf("\nwhere the time moved (from the profiles of every run):");
-		moved_print(mv, cJSON_IsString(u) ? u->valuestring : "unit", 12);
-	} else if (mv_why) {
-		printf("(%s)\n", mv_why);
+		moved_print(cr->mv, cJSON_IsString(u) ? u->valuestring : "unit", 12);
+	} else if (cr->mv_why) {
+		printf("(%s)\n", cr->mv_why);
 	}
-	if (sm)
-		stage_moved_print(sm);
+	if (cr->sm)
+		stage_moved_print(cr->sm);
 }

@@ -42,7 +42,7 @@ static bool isolated_run(struct explore *x, const struct config *c, struct sampl
 	}
 	if (s->status == RUN_WHOLE)
 		figures_of(doc, s->fig);
-	s->doc = s->status == RUN_WHOLE && c->o.profile ? doc : NULL;
+	s->doc = s->status == RUN_WHOLE && (c->o.profile || c->o.trace) ? doc : NULL;
 	if (!s->doc)
 		cJSON_Delete(doc);
 	return true;
@@ -78,11 +78,19 @@ static void free_docs(struct sample *s, int n)
 
 /* explore's own flags; the other words are the workload's. */
 const struct opt_def explore_flags[] = {
-	OWN_FLAG_UNIT(DBL, struct explore, budget, "budget", 5, 86400, "S"),
-	OWN_FLAG(INT, struct explore, rounds, "runs", 2, MAX_ROUNDS),
-	OWN_FLAG(U64, struct explore, seed, "seed", 1, 0),
-	OWN_FLAG(BOOL, struct explore, list, "list", 0, 1),
-	OWN_FLAG(BOOL, struct explore, kernel, "kernel", 0, 1),
+	{OWN_FLAG(DBL, struct explore, budget, "budget", 5, 86400, "S", "total time to spend"),
+	 .def = STRINGIFY(DEFAULT_BUDGET)},
+	{OWN_FLAG(INT, struct explore, rounds, "runs", 2, MAX_ROUNDS, "N", "rounds"),
+	 .shown = STRINGIFY(STATS_DEFAULT_RUNS) "; fewer when the budget is short, down to "
+		  STRINGIFY(MIN_ROUNDS)},
+	{OWN_FLAG(U64, struct explore, seed, "seed", 1, 0, "N", "of the order of runs"),
+	 .shown = "a fresh one, printed"},
+	{OWN_FLAG(BOOL, struct explore, list, "list", 0, 1, "",
+		  "print the strategies (name, flags) and exit")},
+	{OWN_FLAG(BOOL, struct explore, kernel, "kernel", 0, 1, "",
+		  "add the kernel's knobs (root): busy polling, buffer sizes, backlog and budget, RPS "
+		  "and RFS, TCP autocorking, timestamps, slow start after idle; each set with "
+		  "--sysctl for its runs only, marked [sys] (system-wide)")},
 	{0},
 };
 
@@ -134,29 +142,35 @@ void explore_phase(struct explore *x, const char *name, int runs, double seconds
 	p->needs_s = needs_s;
 }
 
-bool explore_rounds(struct explore *x, struct config **cs, int n, int rounds, uint64_t stream,
-		    char *order, size_t orderlen)
-{
-	return explore_rounds_from(x, cs, n, 0, rounds, stream, order, orderlen);
-}
+/* Some rounds of a phase: n configurations, rounds from .. to - 1 (a phase in stages: a later
+ * stage of fewer configurations), in orders drawn from the seed's stream; with order, each
+ * round's order appended to x->order (the screen's). */
+struct round_span {
+	struct config **cs;
+	int n;
+	int from, to;
+	uint64_t stream;
+	bool order;
+};
 
-bool explore_rounds_from(struct explore *x, struct config **cs, int n, int from, int rounds,
-			 uint64_t stream, char *order, size_t orderlen)
+/* The span's rounds, each sample in its round's slot; false when Ctrl-C cut them. */
+static bool rounds_run(struct explore *x, const struct round_span *sp)
 {
-	uint64_t st = stats_seed_state(x->seed, stream + (uint64_t)from);
-	int o[MAX_CONFIGS];
-	size_t olen = order ? strlen(order) : 0;
+	uint64_t st = stats_seed_state(x->seed, sp->stream + (uint64_t)sp->from);
+	int o[MAX_CONFIGS], n = sp->n;
+	size_t olen = sp->order ? strlen(x->order) : 0;
 
-	x->runs_total = x->runs_done + n * (rounds - from) + x->reserve_runs + final_reserve(x);
-	for (int r = from; r < rounds; r++) {
+	x->runs_total = x->runs_done + n * (sp->to - sp->from) + x->reserve_runs + final_reserve(x);
+	for (int r = sp->from; r < sp->to; r++) {
 		stats_shuffle(o, n, &st);
-		refit(x, cs, n);
+		refit(x, sp->cs, n);
 		for (int i = 0; i < n; i++) {
-			struct config *c = cs[o[i]];
+			struct config *c = sp->cs[o[i]];
 
-			if (order) /* the screen's: configuration numbers, whatever the subset */
-				olen += (size_t)snprintf(order + olen, orderlen - olen, "%s%d",
-							 !r && !i ? "" : i ? "," : " ",
+			/* the screen's: configuration numbers, whatever the subset */
+			if (sp->order)
+				olen += (size_t)snprintf(x->order + olen, sizeof(x->order) - olen,
+							 "%s%d", !r && !i ? "" : i ? "," : " ",
 							 (int)(c - x->conf));
 			if (!measure(x, c, c->name, &c->s[r]))
 				return false;
@@ -164,6 +178,13 @@ bool explore_rounds_from(struct explore *x, struct config **cs, int n, int from,
 		}
 	}
 	return true;
+}
+
+bool explore_rounds(struct explore *x, struct config **cs, int n, int rounds, uint64_t stream)
+{
+	struct round_span sp = {.cs = cs, .n = n, .to = rounds, .stream = stream};
+
+	return rounds_run(x, &sp);
 }
 
 void explore_schedule(int nconfigs, int rounds, uint64_t seed, int *order)
@@ -212,6 +233,8 @@ out:
 /* The search's final configuration (when it holds a strategy) against the baseline. */
 static void final_phase(struct explore *x, char **user, int nuser)
 {
+	struct config_line cl = {.wl = x->wl, .user = user, .nuser = nuser,
+				 .extra = x->search.flags};
 	char err[512];
 	double t = x->clock(x), needs;
 	int r0 = x->runs_done;
@@ -223,8 +246,7 @@ static void final_phase(struct explore *x, char **user, int nuser)
 		explore_phase(x, "final", 0, 0, needs);
 		return;
 	}
-	if (explore_parse_config(x->wl, user, nuser, x->search.flags, &x->combo.o, err,
-				 sizeof(err))) {
+	if (explore_parse_config(&cl, &x->combo.o, err, sizeof(err))) {
 		opts_free(&x->combo.o); /* every step's configuration parsed already */
 		return;
 	}
@@ -252,7 +274,9 @@ void explore_free(struct explore *x)
 	explore_search_free(x);
 }
 
-int explore_screen_stage(int rounds)
+/* The screen's first stage: rounds every strategy runs before the clearly slower ones are
+ * dropped (0: no stages, too few rounds to spare any). */
+static int explore_screen_stage(int rounds)
 {
 	int first = rounds / 3 < MIN_ROUNDS ? MIN_ROUNDS : rounds / 3;
 
@@ -265,12 +289,14 @@ static void screen(struct explore *x, struct config **cs)
 {
 	int first = explore_screen_stage((int)x->rounds), n = 0;
 	struct config *left[MAX_CONFIGS];
+	struct round_span sp = {.cs = cs, .n = x->nconf, .to = first, .order = true};
 
 	if (!first) {
-		explore_rounds(x, cs, x->nconf, (int)x->rounds, 0, x->order, sizeof(x->order));
+		sp.to = (int)x->rounds;
+		rounds_run(x, &sp);
 		return;
 	}
-	if (!explore_rounds_from(x, cs, x->nconf, 0, first, 0, x->order, sizeof(x->order)))
+	if (!rounds_run(x, &sp))
 		return;
 	for (int i = 0; i < x->nconf; i++) {
 		struct config *c = cs[i];
@@ -286,9 +312,11 @@ static void screen(struct explore *x, struct config **cs)
 		}
 		left[n++] = c;
 	}
-	/* What the dropped would have run is no longer planned (explore_rounds_from counts the
-	 * runs left): the later phases get its time. */
-	explore_rounds_from(x, left, n, first, (int)x->rounds, 0, x->order, sizeof(x->order));
+	/* What the dropped would have run is no longer planned (rounds_run counts the runs left):
+	 * the later phases get its time. */
+	sp = (struct round_span){.cs = left, .n = n, .from = first, .to = (int)x->rounds,
+				 .order = true};
+	rounds_run(x, &sp);
 }
 
 void explore_execute(struct explore *x, char **user, int nuser)
@@ -334,41 +362,37 @@ static int nothing_ran(const struct explore *x)
 	return 1;
 }
 
+static const struct cmd_usage explore_usage = {
+    .cmd = "explore",
+    .args = "WORKLOAD [workload flags]",
+    .more = "[--json]",
+    .summary = "Runs the workload as given and every applicable strategy in rounds (each round all "
+	       "of them, in a random order) and ranks them by measured gain; then searches from "
+	       "the best: each step tries every strategy of another group on top of the current "
+	       "best and keeps the one that helps most, if confirmed in fresh runs; then measures "
+	       "the final configuration against the workload as given. Every claim of a gain "
+	       "shares one 5% error budget (half for the ranking, half for the search's steps).",
+};
+
 int cmd_explore(int argc, char **argv)
 {
 	struct explore *x;
 	char **rest;
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		printf("usage: sockbench explore WORKLOAD [workload flags] [--budget S] [--runs N] "
-		       "[--seed N] [--json] [--list] [--kernel]\n"
-		       "Runs the workload as given and every applicable strategy in rounds (each round "
-		       "all of them, in a random order) and ranks them by measured gain; then searches "
-		       "from the best: each step tries every strategy of another group on top of the "
-		       "current best and keeps the one that helps most, if confirmed in fresh runs; "
-		       "then measures the final configuration against the workload as given. Every "
-		       "claim of a gain shares one 5%% error budget (half for the ranking, half for "
-		       "the search's steps).\n"
-		       "  --budget S   total time to spend (default %d)\n"
-		       "  --runs N     rounds (default %d; fewer when the budget is short, down to %d)\n"
-		       "  --seed N     of the order of runs (default: a fresh one, printed)\n"
-		       "  --list       print the strategies (name, flags) and exit\n"
-		       "  --kernel     add the kernel's knobs (root): busy polling, buffer sizes, backlog "
-		       "and budget, RPS and RFS, TCP autocorking, timestamps, slow start after idle; "
-		       "each set with "
-		       "--sysctl for its runs only, marked [sys] (system-wide)\n",
-		       DEFAULT_BUDGET, STATS_DEFAULT_RUNS, MIN_ROUNDS);
+		opts_usage_cmd(explore_flags, &explore_usage, stdout);
 		return argc < 2 ? 2 : 0;
 	}
 	x = xcalloc(1, sizeof(*x));
 	rest = xcalloc((size_t)argc + 1, sizeof(char *));
 	x->wl = workload_or_exit("explore", argv[1]);
 	wl_help_or_return("explore", x->wl, argc - 2, argv + 2);
-	x->budget = DEFAULT_BUDGET;
-	x->rounds = 0; /* given or not: see below */
+	opts_own_defaults(explore_flags, x); /* --runs: 0 unless given, see below */
 	int nrest;
 	char err[512];
 
-	if (opts_take(explore_flags, x, argc - 2, argv + 2, rest, &nrest, err, sizeof(err)))
+	nrest = opts_take(explore_flags, x, &(struct opts_words){argc - 2, argv + 2}, rest, err,
+			  sizeof(err));
+	if (nrest < 0)
 		die_usage("explore: %s", err);
 	x->rounds_given = x->rounds != 0;
 	if (!x->rounds)
@@ -385,7 +409,7 @@ int cmd_explore(int argc, char **argv)
 	x->json = x->conf[0].o.json || OPT_IS_SET(&x->conf[0].o, json);
 	x->t0 = now_ns();
 	x->run_s_planned = x->run_s;
-	x->overhead_s = RUN_OVERHEAD_S;
+	x->overhead_s = explore_planned_overhead(x);
 	run_signals_keep();
 	out_noise_warnings(stderr);
 	x->run = isolated_run;

@@ -15,32 +15,30 @@
 
 #include "multi/explore_priv.h"
 
-/* argv = the user's flags, then the strategy's (later flags win). */
-static int build_argv(const struct workload *wl, char **user, int nuser, const char *extra,
-		      char *store, size_t storelen, char **argv)
+/* argv = the user's flags, then the strategy's (later flags win), split in store. */
+static int build_argv(const struct config_line *cl, char *store, size_t storelen, char **argv)
 {
 	int argc = 0;
 
-	argv[argc++] = (char *)wl->name;
-	for (int i = 0; i < nuser && argc < MAX_ARGS - 1; i++)
-		argv[argc++] = user[i];
-	snprintf(store, storelen, "%s", extra ? extra : "");
+	argv[argc++] = (char *)cl->wl->name;
+	for (int i = 0; i < cl->nuser && argc < MAX_ARGS - 1; i++)
+		argv[argc++] = cl->user[i];
+	snprintf(store, storelen, "%s", cl->extra ? cl->extra : "");
 	for (char *tok = strtok(store, " "); tok && argc < MAX_ARGS - 1; tok = strtok(NULL, " "))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
 	return argc;
 }
 
-/* Parse a configuration; 0, or -EINVAL with the reason in err. */
-int explore_parse_config(const struct workload *wl, char **user, int nuser, const char *extra,
-			struct opts *o, char *err, size_t errlen)
+int explore_parse_config(const struct config_line *cl, struct opts *o, char *err, size_t errlen)
 {
+	const struct workload *wl = cl->wl;
 	char store[512], *argv[MAX_ARGS]; /* a configuration's flags: at most 400 */
-	int argc = build_argv(wl, user, nuser, extra, store, sizeof(store), argv);
+	int argc = build_argv(cl, store, sizeof(store), argv);
 	int ret;
 
 	opts_defaults(o, wl->overrides);
-	ret = opts_parse(wl->opts, wl->overrides, argc, argv, o, err, errlen);
+	ret = opts_parse(wl->opts, wl->overrides, &(struct opts_words){argc, argv}, o, err, errlen);
 	if (ret == 0)
 		ret = wl->check(o, err, errlen);
 	/* As a run's own command line is checked (workload_parse_or_exit): a strategy naming CPUs
@@ -114,11 +112,12 @@ static void skip_strategy(struct explore *x, const struct strategy *st, const ch
 static void add_strategy(struct explore *x, const struct strategy *st, char **user, int nuser)
 {
 	struct config *c = &x->conf[x->nconf];
+	struct config_line cl = {.wl = x->wl, .user = user, .nuser = nuser, .extra = st->args};
 	char err[240];
 
 	if (x->nconf == MAX_CONFIGS || x->nskipped == MAX_CONFIGS)
 		return;
-	if (explore_parse_config(x->wl, user, nuser, st->args, &c->o, err, sizeof(err))) {
+	if (explore_parse_config(&cl, &c->o, err, sizeof(err))) {
 		opts_free(&c->o);
 		skip_strategy(x, st, err);
 		return;
@@ -234,11 +233,20 @@ int explore_selection_rounds(int rounds)
 	return rounds / 2 < least ? least : rounds / 2;
 }
 
-int explore_planned_runs(int nconf, int rounds, int cand)
+/* The runs planned: the screen's nconf x rounds, a search step's with cand candidates
+ * (selection and confirmation; none when cand is 0), the final comparison's. */
+static int explore_planned_runs(int nconf, int rounds, int cand)
 {
 	int sel = explore_selection_rounds(rounds);
 
 	return nconf * rounds + (cand ? sel * (cand + 1) + 2 * rounds : 0) + 2 * rounds;
+}
+
+/* What a run costs beyond its warm-up and window, as planned (each round then refits it to
+ * what the runs took). */
+double explore_planned_overhead(const struct explore *x)
+{
+	return RUN_OVERHEAD_S + (x->conf[0].o.trace ? TRACE_OVERHEAD_S : 0);
 }
 
 /* The rounds and the windows for the plan with cand candidates a step: true when they fit. */
@@ -248,7 +256,7 @@ static bool fit_rounds(struct explore *x, int cand)
 		x->rounds = STATS_DEFAULT_RUNS;
 	for (;;) {
 		x->runs_total = explore_planned_runs(x->nconf, (int)x->rounds, cand);
-		x->run_s = x->budget / x->runs_total - WARMUP_S - RUN_OVERHEAD_S;
+		x->run_s = x->budget / x->runs_total - WARMUP_S - explore_planned_overhead(x);
 		if (x->run_s >= MIN_RUN_S || x->rounds_given || x->rounds == MIN_ROUNDS)
 			break;
 		x->rounds--;
@@ -261,10 +269,11 @@ void explore_plan(struct explore *x, char **user, int nuser)
 	const struct workload *wl = x->wl;
 	char err[512];
 	struct config *base = &x->conf[0];
+	struct config_line cl = {.wl = wl, .user = user, .nuser = nuser};
 
 	base->name = "baseline (as given)";
 	base->group = "";
-	if (explore_parse_config(wl, user, nuser, NULL, &base->o, err, sizeof(err)))
+	if (explore_parse_config(&cl, &base->o, err, sizeof(err)))
 		die_usage("explore %s: %s", wl->name, err);
 	x->nconf = 1;
 	for (const struct strategy *st = wl->strategies; st && st->name; st++)
@@ -279,7 +288,7 @@ void explore_plan(struct explore *x, char **user, int nuser)
 		die_usage("explore: --budget %.0f is too short for %d configurations x %ld runs: give at "
 			  "least %.0f seconds, or fewer --runs",
 			  x->budget, x->nconf, x->rounds,
-			  x->runs_total * (MIN_RUN_S + WARMUP_S + RUN_OVERHEAD_S) + 1);
+			  x->runs_total * (MIN_RUN_S + WARMUP_S + explore_planned_overhead(x)) + 1);
 	for (int i = 0; i < x->nconf; i++)
 		explore_fit_run(x, &x->conf[i].o);
 }

@@ -20,6 +20,9 @@
 #define MAX_ROUNDS 32
 #define RUN_OVERHEAD_S 0.25 /* a child process, the agent and the clients, handshakes: planned;
 			     * each round then refits to what the runs so far took */
+/* --trace's own, beyond that: loading its BPF programs and letting them go (the kernel waits
+ * out a grace period for each tracepoint: 1.0-1.6 s a run measured here). */
+#define TRACE_OVERHEAD_S 1.2
 #define MIN_RUN_S 0.15
 #define MIN_ROUNDS 3	    /* fewer than this and no budget is enough */
 #define WARMUP_S 0.15
@@ -203,12 +206,17 @@ void explore_unsteady(struct explore *x);
  * budget (exits 2 on a bad flag or a budget too short); --list's lines. */
 void explore_plan(struct explore *x, char **user, int nuser);
 void explore_list(const struct explore *x);
-/* Parse the user's flags plus extra (a strategy's); 0, or -EINVAL with the reason in err. */
-int explore_parse_config(const struct workload *wl, char **user, int nuser, const char *extra,
-			 struct opts *o, char *err, size_t errlen);
-/* The runs planned: the screen's nconf x rounds, a search step's with cand candidates
- * (selection and confirmation; none when cand is 0), the final comparison's. */
-int explore_planned_runs(int nconf, int rounds, int cand);
+/* A configuration's command line: the workload, the user's flags, then extra (a strategy's,
+ * or NULL); later flags win. */
+struct config_line {
+	const struct workload *wl;
+	char **user;
+	int nuser;
+	const char *extra;
+};
+
+/* Parse a configuration's command line; 0, or -EINVAL with the reason in err. */
+int explore_parse_config(const struct config_line *cl, struct opts *o, char *err, size_t errlen);
 /* A search step's selection rounds: half the screen's, at least MIN_ROUNDS (or the screen's
  * own, when --runs gave fewer). */
 int explore_selection_rounds(int rounds);
@@ -222,15 +230,7 @@ void explore_execute(struct explore *x, char **user, int nuser);
 void explore_free(struct explore *x);
 /* Rounds of n configurations, each round all of them in an order drawn from the seed's
  * stream, each sample in its round's slot (cs[i]->s[round]); false when Ctrl-C cut them. */
-bool explore_rounds(struct explore *x, struct config **cs, int n, int rounds, uint64_t stream,
-		    char *order, size_t orderlen);
-/* The same for rounds from .. rounds - 1 only (a phase in stages: a later stage of fewer
- * configurations); the order string, when given, is appended to, as configuration numbers. */
-bool explore_rounds_from(struct explore *x, struct config **cs, int n, int from, int rounds,
-			 uint64_t stream, char *order, size_t orderlen);
-/* The screen's first stage: rounds every strategy runs before the clearly slower ones are
- * dropped (0: no stages, too few rounds to spare any). */
-int explore_screen_stage(int rounds);
+bool explore_rounds(struct explore *x, struct config **cs, int n, int rounds, uint64_t stream);
 /* Is there room in the budget for runs more, keeping the final comparison's? 0, or the
  * seconds more they need. */
 double explore_room(const struct explore *x, int runs);
@@ -238,12 +238,18 @@ double explore_room(const struct explore *x, int runs);
 void explore_phase(struct explore *x, const char *name, int runs, double seconds,
 		   double needs_s);
 
+/* explore_best.c: the search's current best. The index in it of group's strategy, or -1. */
+int explore_best_group(const struct search *s, const char *group);
+/* Its flags without its strategy at index skip (-1: none), then extra, into out. */
+void explore_best_flags(const struct search *s, int skip, const char *extra, char *out, size_t n);
+/* It gets strategy (flags, name) of group: in the place of that group's, or added (s->flags
+ * and s->names follow). */
+void explore_best_take(struct search *s, const char *group, const char *flags, const char *name);
+
 /* explore_search.c: the forward search from the screen's best (or the baseline), each step
  * one strategy of another group on top of the current best; the path in x->search. */
 void explore_search(struct explore *x, char **user, int nuser);
 void explore_search_free(struct explore *x);
-/* Strategies that are candidates at all (not apart, not failed, not found slower). */
-bool explore_search_candidate(const struct config *c);
 
 /* explore_path.c: the search's path and the budget's phases, as text and as JSON. */
 #define EXPLORE_SEARCH_FAMILY                                                                      \
@@ -263,9 +269,6 @@ int explore_pairs(const struct config *c, const struct sample *base, int nbase, 
 /* c against the baseline runs of the same rounds, at 95% on its own; _at: at level. */
 void explore_analyse(struct config *c, const struct sample *base, int nbase);
 void explore_analyse_at(struct config *c, const struct sample *base, int nbase, double level);
-/* Holm over n configurations analysed against base, at family-wise alpha: each one's level,
- * decision, verdict and interval at that level. */
-void explore_holm(struct config **cs, int n, const struct sample *base, int nbase, double alpha);
 /* Every strategy analysed, Holm over them (one SCREEN_ALPHA family); ranked best first, and
  * those that change the workload apart. */
 void explore_judge(struct explore *x, struct config **ranked, int *n, struct config **apart,
@@ -279,6 +282,8 @@ cJSON *explore_config_json(const struct explore *x, const struct config *c, int 
 /* Where the time moved from base's runs to c's, under --profile (NULL without profiles;
  * moved_free it). */
 struct moved_set *explore_moved(const struct config *c, const struct sample *base, int nbase);
+/* A run's cost beyond its warm-up and window, as planned: more with --trace (explore_plan.c). */
+double explore_planned_overhead(const struct explore *x);
 const char *explore_verdict_words(const struct config *c, char *buf, size_t len);
 
 #endif

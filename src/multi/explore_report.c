@@ -8,6 +8,7 @@
 
 #include "multi/explore_priv.h"
 #include "profile/moved.h"
+#include "trace/stage_moved.h"
 #include "report/out.h"
 
 /* The median over c's whole runs of a figure of its samples. */
@@ -45,20 +46,41 @@ static cJSON *sample_sides_json(const struct workload *wl, const struct config *
 	return sides;
 }
 
+/* The kept result documents of n runs, into out (MAX_ROUNDS); how many. */
+static int docs_of(const struct sample *s, int n, cJSON **out)
+{
+	int k = 0;
+
+	for (int i = 0; i < n && i < MAX_ROUNDS; i++)
+		if (s[i].doc)
+			out[k++] = s[i].doc;
+	return k;
+}
+
 struct moved_set *explore_moved(const struct config *c, const struct sample *base, int nbase)
 {
 	cJSON *a[MAX_ROUNDS], *b[MAX_ROUNDS];
-	int na = 0, nb = 0;
+	int na, nb;
 
 	if (!c->o.profile)
 		return NULL;
-	for (int i = 0; i < nbase; i++)
-		if (base[i].doc)
-			a[na++] = base[i].doc;
-	for (int i = 0; i < c->nsamples; i++)
-		if (c->s[i].doc)
-			b[nb++] = c->s[i].doc;
+	na = docs_of(base, nbase, a);
+	nb = docs_of(c->s, c->nsamples, b);
 	return na && nb ? moved_of(a, na, b, nb) : NULL;
+}
+
+/* --trace: which stage of a round trip moved from the baseline's runs to c's (NULL unless
+ * both were traced). */
+static struct stage_moved *config_stage_moved(const struct explore *x, const struct config *c)
+{
+	cJSON *a[MAX_ROUNDS], *b[MAX_ROUNDS];
+	int na, nb;
+
+	if (!c->o.trace || c == &x->conf[0] || c < x->conf || c >= x->conf + x->nconf)
+		return NULL; /* (the search's and the combination's runs: their own pairs) */
+	na = docs_of(x->conf[0].s, x->conf[0].nsamples, a);
+	nb = docs_of(c->s, c->nsamples, b);
+	return na && nb ? stage_moved_of(a, na, b, nb) : NULL;
 }
 
 /* Where the time moved from the baseline's runs to c's (NULL without profiles). */
@@ -151,6 +173,11 @@ cJSON *explore_config_json(const struct explore *x, const struct config *c, int 
 	if (mv)
 		cJSON_AddItemToObject(j, "where_time_moved", moved_json(mv));
 	moved_free(mv);
+	struct stage_moved *sm = config_stage_moved(x, c);
+
+	if (sm)
+		cJSON_AddItemToObject(j, "where_wait_moved", stage_moved_json(sm));
+	stage_moved_free(sm);
 	return j;
 }
 
@@ -225,6 +252,24 @@ static void print_why(struct explore *x, struct config **ranked, int n, bool hav
 		print_why_one(x, &x->combo);
 }
 
+/* --trace: for the first WHY_SHOWN strategies with a verdict either way, which stage of a
+ * round trip moved against the baseline. */
+static void print_waits(struct explore *x, struct config **ranked, int n)
+{
+	for (int i = 0, shown = 0; i < n && shown < WHY_SHOWN; i++) {
+		if (ranked[i]->verdict != VERDICT_FASTER && ranked[i]->verdict != VERDICT_SLOWER)
+			continue;
+		struct stage_moved *sm = config_stage_moved(x, ranked[i]);
+
+		if (!sm)
+			continue;
+		printf("\n%s against the baseline (%.2fx):", ranked[i]->name, ranked[i]->e.ratio);
+		stage_moved_print(sm);
+		stage_moved_free(sm);
+		shown++;
+	}
+}
+
 void explore_print_table(struct explore *x)
 {
 	struct config **ranked = x->ranked, **apart = x->apart;
@@ -291,6 +336,8 @@ void explore_print_table(struct explore *x)
 		       "(--json: left_out)\n", partial, x->runs_done, failed);
 	if (x->conf[0].o.profile)
 		print_why(x, ranked, n, have_combo);
+	if (x->conf[0].o.trace)
+		print_waits(x, ranked, n);
 	if (run_interrupted())
 		printf("\nPARTIAL: interrupted after %d of %d runs\n", x->runs_done, x->runs_total);
 }

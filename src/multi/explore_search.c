@@ -21,8 +21,8 @@
  * of another) is found here. So is a swap: once a strategy of another group has been kept on
  * top of it, each kept strategy's alternatives (the other strategies of its group: batch 64 for
  * batch 8) are candidates too, in its place, as an expert re-tunes the batch after adding a
- * thread. Runs go through explore.c (explore_rounds), time through its budget (explore_room);
- * this file touches nothing else.
+ * thread. Runs go through explore.c (explore_rounds), time through its budget (explore_room),
+ * the current best through explore_best.c; this file touches nothing else.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,44 +33,22 @@
 #include "multi/explore.h"
 #include "multi/explore_priv.h"
 
-bool explore_search_candidate(const struct config *c)
+/* Strategies that are candidates at all (not apart, not failed, not found slower). */
+static bool explore_search_candidate(const struct config *c)
 {
 	return !c->changes && c->analysed && c->verdict != VERDICT_SLOWER && !c->dropped;
-}
-
-/* The index in the current best of group's strategy, or -1. */
-static int group_at(const struct search *s, const char *group)
-{
-	for (int i = 0; i < s->nstrategies; i++)
-		if (!strcmp(s->groups[i], group))
-			return i;
-	return -1;
-}
-
-/* The current best's flags without its strategy at index skip (-1: none), then extra. */
-static void compose(const struct search *s, int skip, const char *extra, char *out, size_t n)
-{
-	size_t len = 0;
-
-	out[0] = '\0';
-	for (int i = 0; i <= s->nstrategies; i++) {
-		const char *f = i < s->nstrategies ? s->kept_flags[i] : extra;
-
-		if (i == skip || !f || !*f || len >= n)
-			continue;
-		len += (size_t)snprintf(out + len, n - len, "%s%s", len ? " " : "", f);
-	}
 }
 
 /* flags parsed into c (0), or -EINVAL (nothing to free). */
 static int config_of(struct explore *x, char **user, int nuser, const char *flags,
 		     struct config *c)
 {
+	struct config_line cl = {.wl = x->wl, .user = user, .nuser = nuser, .extra = flags};
 	char err[240];
 
 	if (strlen(flags) >= sizeof(c->flags))
 		return -1; /* more flags than a configuration holds */
-	if (explore_parse_config(x->wl, user, nuser, flags, &c->o, err, sizeof(err))) {
+	if (explore_parse_config(&cl, &c->o, err, sizeof(err))) {
 		opts_free(&c->o);
 		return -1;
 	}
@@ -85,7 +63,7 @@ static int step_config(struct explore *x, char **user, int nuser, int skip, cons
 {
 	char flags[2 * sizeof(c->flags)];
 
-	compose(&x->search, skip, extra, flags, sizeof(flags));
+	explore_best_flags(&x->search, skip, extra, flags, sizeof(flags));
 	return config_of(x, user, nuser, flags, c);
 }
 
@@ -98,10 +76,10 @@ static bool candidate_at(const struct search *s, const struct config *c, int *at
 
 	if (!explore_search_candidate(c))
 		return false;
-	*at = group_at(s, c->group);
+	*at = explore_best_group(s, c->group);
 	if (*at >= 0 && (*at == s->last_changed || !strcmp(s->kept_flags[*at], c->flags)))
 		return false;
-	compose(s, *at, NULL, rest, sizeof(rest));
+	explore_best_flags(s, *at, NULL, rest, sizeof(rest));
 	return !explore_flags_clash(rest, c->flags);
 }
 
@@ -184,17 +162,17 @@ static int runner_up(const struct search_step *st)
 	return best;
 }
 
-/* A step of one candidate, the runner-up (index r) of step prev's selection, on top of the same
- * current best (prev's leader was not kept, so the best did not move). */
-static void gather_runner_up(struct explore *x, char **user, int nuser, struct search_step *st,
-			     const struct search_step *prev, int k_prev, int r)
+/* A step of one candidate, the runner-up (s->runner_up) of the last step's selection, on top of
+ * the same current best (that step's leader was not kept, so the best did not move). */
+static void gather_runner_up(struct explore *x, char **user, int nuser, struct search_step *st)
 {
-	const struct config *c = &prev->sel[r];
+	const struct search *s = &x->search;
+	const struct config *c = &s->step[s->nsteps - 1].sel[s->runner_up];
 
 	st->sel = xcalloc(2, sizeof(*st->sel));
 	step_config(x, user, nuser, -1, NULL, &st->sel[0]);
 	st->sel[0].name = "current best";
-	st->runner_up_of = k_prev;
+	st->runner_up_of = s->nsteps;
 	if (config_of(x, user, nuser, c->flags, &st->sel[1])) /* the same current best's */
 		return;
 	same_candidate(&st->sel[1], c);
@@ -234,8 +212,7 @@ static bool confirm(struct explore *x, char **user, int nuser, struct search_ste
 	same_candidate(&st->conf[1], &st->sel[st->leader]);
 	both[0] = &st->conf[0];
 	both[1] = &st->conf[1];
-	if (!explore_rounds(x, both, 2, st->conf_rounds, 0x5ea7c40000ULL + 2 * (uint64_t)k + 1,
-			    NULL, 0))
+	if (!explore_rounds(x, both, 2, st->conf_rounds, 0x5ea7c40000ULL + 2 * (uint64_t)k + 1))
 		return false;
 	explore_analyse_at(&st->conf[1], st->conf[0].s, st->conf[0].nsamples, 1 - st->alpha);
 	struct config *c = &st->conf[1];
@@ -259,33 +236,6 @@ static bool helps(struct search_step *st)
 	return st->confirmed || (st->keep.lo > 1 && st->keep.ratio >= 1 + MIN_GAIN);
 }
 
-/* The current best's names, from its strategies. */
-static void name_best(struct search *s)
-{
-	size_t n = 0;
-
-	s->names[0] = '\0';
-	for (int i = 0; i < s->nstrategies && n < sizeof(s->names); i++)
-		n += (size_t)snprintf(s->names + n, sizeof(s->names) - n, "%s%s", i ? " + " : "",
-				      s->kept_names[i]);
-}
-
-/* The current best gets strategy (flags, name) of group: in the place of that group's, or
- * added. */
-static void take(struct search *s, const char *group, const char *flags, const char *name)
-{
-	int i = group_at(s, group);
-
-	if (i < 0)
-		i = s->nstrategies++;
-	s->groups[i] = group;
-	s->kept_flags[i] = flags;
-	s->kept_names[i] = name;
-	s->last_changed = i;
-	compose(s, -1, NULL, s->flags, sizeof(s->flags));
-	name_best(s);
-}
-
 /* The leader goes into the current best. */
 static void keep(struct explore *x, struct search_step *st)
 {
@@ -293,20 +243,15 @@ static void keep(struct explore *x, struct search_step *st)
 
 	st->kept = true;
 	x->search.stopped[0] = '\0'; /* a runner-up's step kept: the leader's "not clearly" is past */
-	take(&x->search, c->group, c->added, c->added_name);
+	explore_best_take(&x->search, c->group, c->added, c->added_name);
 }
 
-/* One step: false when the search stops (s->stopped says why). */
-static bool step(struct explore *x, char **user, int nuser)
+/* Step k begins: its candidates, those that go with the current best, or the last step's
+ * runner-up. */
+static void start_step(struct explore *x, char **user, int nuser, struct search_step *st, int k)
 {
 	struct search *s = &x->search;
-	struct search_step *st = &s->step[s->nsteps];
-	int k = s->nsteps + 1, r0 = x->runs_done;
-	double t = x->clock(x), needs;
-	char phase[40];
-	struct config *sel[MAX_CONFIGS];
 
-	snprintf(phase, sizeof(phase), "search step %d", k);
 	*st = (struct search_step){.leader = -1, .alpha = SEARCH_ALPHA / pow(2, k)};
 	/* A lone candidate needs no selection: it goes straight to its confirmation. */
 	st->sel_rounds = explore_selection_rounds((int)x->rounds);
@@ -314,18 +259,22 @@ static bool step(struct explore *x, char **user, int nuser)
 	snprintf(st->flags, sizeof(st->flags), "%s", s->flags); /* until a strategy is kept */
 	snprintf(st->names, sizeof(st->names), "%s", s->names);
 	if (s->runner_up > 0)
-		gather_runner_up(x, user, nuser, st, &s->step[s->nsteps - 1], s->nsteps, s->runner_up);
+		gather_runner_up(x, user, nuser, st);
 	else
 		gather(x, user, nuser, st);
 	s->runner_up = 0;
 	s->nsteps++;
 	if (st->ncand == 1)
 		st->sel_rounds = 0;
-	if (!st->ncand) {
-		snprintf(s->stopped, sizeof(s->stopped),
-			 "no strategy of another group (or in the place of one) goes with it");
-		return false;
-	}
+}
+
+/* Step k fitted to the budget; false when not even one candidate fits (the phase recorded as
+ * skipped with what it needed, s->stopped says why). */
+static bool fit_step(struct explore *x, struct search_step *st, int k, const char *phase)
+{
+	struct search *s = &x->search;
+	double needs;
+
 	/* A budget short of the step's plan takes fewer selection rounds, down to MIN_ROUNDS:
 	 * the confirmation, which decides, keeps all of its own. */
 	for (;;) {
@@ -346,24 +295,32 @@ static bool step(struct explore *x, char **user, int nuser)
 			st->sel_rounds = 0;
 		needs = explore_room(x, st->sel_rounds * (st->ncand + 1) + 2 * st->conf_rounds);
 	}
-	if (needs > 0) {
-		/* not even one fits: what the step as planned needs, and nothing "left out" (the
-		 * configurations left out are freed: ncand stays) */
-		int planned = st->ncand + st->left_out;
+	if (needs <= 0)
+		return true;
+	/* not even one fits: what the step as planned needs, and nothing "left out" (the
+	 * configurations left out are freed: ncand stays) */
+	int planned = st->ncand + st->left_out;
 
-		needs = needs_all;
-		st->left_out = 0;
-		explore_phase(x, phase, 0, 0, needs);
-		if (st->runner_up_of)
-			snprintf(s->stopped, sizeof(s->stopped),
-				 "the budget had no room for step %d (%s, the runner-up of step %d): "
-				 "it needed %.0f s more", k, st->sel[1].name, st->runner_up_of, needs);
-		else
-			snprintf(s->stopped, sizeof(s->stopped),
-				 "the budget had no room for step %d (%d candidates): it needed %.0f "
-				 "s more", k, planned, needs);
-		return false;
-	}
+	needs = needs_all;
+	st->left_out = 0;
+	explore_phase(x, phase, 0, 0, needs);
+	if (st->runner_up_of)
+		snprintf(s->stopped, sizeof(s->stopped),
+			 "the budget had no room for step %d (%s, the runner-up of step %d): "
+			 "it needed %.0f s more", k, st->sel[1].name, st->runner_up_of, needs);
+	else
+		snprintf(s->stopped, sizeof(s->stopped),
+			 "the budget had no room for step %d (%d candidates): it needed %.0f "
+			 "s more", k, planned, needs);
+	return false;
+}
+
+/* Step k's runs: the selection rounds, then its leader's confirmation; false when Ctrl-C cut
+ * them. */
+static bool run_step(struct explore *x, char **user, int nuser, struct search_step *st, int k)
+{
+	struct config *sel[MAX_CONFIGS];
+
 	st->ran = true;
 	for (int i = 0; i <= st->ncand; i++)
 		sel[i] = &st->sel[i];
@@ -373,7 +330,7 @@ static bool step(struct explore *x, char **user, int nuser)
 
 	x->reserve_runs = 2 * st->conf_rounds + next;
 	bool whole = explore_rounds(x, sel, st->ncand + 1, st->sel_rounds,
-				    0x5ea7c40000ULL + 2 * (uint64_t)k, NULL, 0);
+				    0x5ea7c40000ULL + 2 * (uint64_t)k);
 
 	x->reserve_runs = next;
 	if (whole && (st->leader = st->ncand == 1 ? 1 : leader(st)) > 0) {
@@ -381,11 +338,15 @@ static bool step(struct explore *x, char **user, int nuser)
 		whole = confirm(x, user, nuser, st, k);
 	}
 	x->reserve_runs = 0;
-	explore_phase(x, phase, x->runs_done - r0, x->clock(x) - t, 0);
-	if (!whole) {
-		snprintf(s->stopped, sizeof(s->stopped), "interrupted");
-		return false;
-	}
+	return whole;
+}
+
+/* What a whole step's runs showed: its leader kept (true), or why the search stops there
+ * (false), unless a runner-up's confirmation is the next step (true). */
+static bool conclude_step(struct explore *x, struct search_step *st)
+{
+	struct search *s = &x->search;
+
 	if (st->leader < 0) {
 		snprintf(s->stopped, sizeof(s->stopped),
 			 "no candidate gained %.0f%% on top of it in the selection rounds",
@@ -407,6 +368,34 @@ static bool step(struct explore *x, char **user, int nuser)
 	snprintf(st->flags, sizeof(st->flags), "%s", s->flags);
 	snprintf(st->names, sizeof(st->names), "%s", s->names);
 	return true;
+}
+
+/* One step: false when the search stops (s->stopped says why). */
+static bool step(struct explore *x, char **user, int nuser)
+{
+	struct search *s = &x->search;
+	struct search_step *st = &s->step[s->nsteps];
+	int k = s->nsteps + 1, r0 = x->runs_done;
+	double t = x->clock(x);
+	char phase[40];
+
+	snprintf(phase, sizeof(phase), "search step %d", k);
+	start_step(x, user, nuser, st, k);
+	if (!st->ncand) {
+		snprintf(s->stopped, sizeof(s->stopped),
+			 "no strategy of another group (or in the place of one) goes with it");
+		return false;
+	}
+	if (!fit_step(x, st, k, phase))
+		return false;
+	bool whole = run_step(x, user, nuser, st, k);
+
+	explore_phase(x, phase, x->runs_done - r0, x->clock(x) - t, 0);
+	if (!whole) {
+		snprintf(s->stopped, sizeof(s->stopped), "interrupted");
+		return false;
+	}
+	return conclude_step(x, st);
 }
 
 /* Where the search starts: the screen's best found faster; else, as an expert would, its
@@ -451,7 +440,7 @@ void explore_search(struct explore *x, char **user, int nuser)
 
 		s->start_unconfirmed = c->verdict != VERDICT_FASTER;
 		s->start_keep = keep;
-		take(s, c->group, c->flags, c->name);
+		explore_best_take(s, c->group, c->flags, c->name);
 	}
 	if (run_interrupted()) {
 		snprintf(s->stopped, sizeof(s->stopped), "interrupted");

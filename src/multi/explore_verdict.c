@@ -61,9 +61,11 @@ void explore_analyse_at(struct config *c, const struct sample *base, int nbase, 
 	c->analysed = true;
 }
 
-/* Holm over every configuration analysed: one error budget for all their verdicts; each
+/* Holm over n configurations analysed against base, at family-wise alpha: each one's level,
+ * decision, verdict and interval at that level. One error budget for all their verdicts; each
  * interval is recomputed at the level its configuration was held to. */
-void explore_holm(struct config **cs, int n, const struct sample *base, int nbase, double alpha)
+static void explore_holm(struct config **cs, int n, const struct sample *base, int nbase,
+			 double alpha)
 {
 	double p[MAX_CONFIGS] = {0}, level[MAX_CONFIGS];
 	bool reject[MAX_CONFIGS];

@@ -37,15 +37,41 @@
 #define KNEE_LOSS_MAX 0.001
 
 static const struct opt_def knee_flags[] = {
-	OWN_FLAG(STR, struct knee, slo, "slo", 0, 0),
-	OWN_FLAG(INT, struct knee, max_rate, "max-rate", 1, 100000000),
-	OWN_FLAG(INT, struct knee, min_rate, "min-rate", 1, 100000000),
-	OWN_FLAG_UNIT(DBL, struct knee, budget, "budget", 5, 86400, "S"),
-	OWN_FLAG(STR, struct knee, plot, "plot", 0, 0),
+	{OWN_FLAG(STR, struct knee, slo, "slo", 0, 0, "pNN=LIMIT",
+		  "percentile 50, 90, 99, 99.9 or 99.99 and its limit in us, ms or s"),
+	 .def = "p99=1ms"},
+	{OWN_FLAG(INT, struct knee, max_rate, "max-rate", 1, 100000000, "N",
+		  "the highest rate tried"),
+	 .def = "1000000"},
+	{OWN_FLAG(INT, struct knee, min_rate, "min-rate", 1, 100000000, "N",
+		  "the first rate of the ramp"),
+	 .def = "1000"},
+	{OWN_FLAG(DBL, struct knee, budget, "budget", 5, 86400, "S",
+		  "total time; each run's window is fitted to it"),
+	 .def = "60"},
+	{OWN_FLAG(STR, struct knee, plot, "plot", 0, 0, "FILE.svg",
+		  "p50, p99 and p99.9 against the offered rate (gnuplot)")},
 	{0},
 };
 
-int knee_parse_slo(const char *s, double *pct, double *limit_us)
+static void knee_usage(void)
+{
+	static const struct cmd_usage u = {
+	    .cmd = "knee",
+	    .args = "WORKLOAD",
+	    .more = "[--json] [workload flags]",
+	    .summary = "Finds the highest open-loop rate (--rate) whose percentile stays within the "
+		       "SLO and whose run holds its load: a x2 ramp from --min-rate, bisection to "
+		       "within 15%, then two more runs at the last rate that passed and the first "
+		       "that failed.",
+	};
+
+	opts_usage_cmd(knee_flags, &u, stdout);
+}
+
+/* The SLO "pNN=VALUE[us|ms|s]" as a percentile (one the report gives: 50, 90, 99, 99.9,
+ * 99.99) and a limit in microseconds: 0, or -1 when it is not one. */
+static int knee_parse_slo(const char *s, double *pct, double *limit_us)
 {
 	char *end;
 
@@ -218,16 +244,16 @@ int cmd_knee(int argc, char **argv)
 	rest = xcalloc((size_t)argc + 3, sizeof(char *));
 	k->wl = workload_or_exit("knee", argv[1]);
 	wl_help_or_return("knee", k->wl, argc - 2, argv + 2);
-	k->budget = 60;
-	k->max_rate = 1000000;
-	k->min_rate = 1000;
+	opts_own_defaults(knee_flags, k);
 	/* The workload's flags are checked as an open-loop run's (the search sets the rate). */
 	char first[24];
 
 	snprintf(first, sizeof(first), "%ld", k->min_rate);
-	if (opts_take(knee_flags, k, argc - 2, argv + 2, rest + 3, &nrest, err, sizeof(err)))
+	nrest = opts_take(knee_flags, k, &(struct opts_words){argc - 2, argv + 2}, rest + 3, err,
+			  sizeof(err));
+	if (nrest < 0)
 		die_usage("knee: %s", err);
-	if (knee_parse_slo(k->slo ? k->slo : "p99=1ms", &k->pct, &k->limit_us))
+	if (knee_parse_slo(k->slo, &k->pct, &k->limit_us))
 		die_usage("knee: --slo %s: give a percentile of 50, 90, 99, 99.9 or 99.99 and a limit, "
 			  "as p99=1ms (us, ms or s)", k->slo);
 	if (!opt_find(k->wl->opts, "rate", 4) || k->wl->units)

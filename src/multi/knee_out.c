@@ -24,8 +24,9 @@ const char *knee_pct_key(double p)
 	return NULL;
 }
 
-/* The knee: the highest rate most of whose runs passed; its runs' percentiles in v. */
-double knee_rate(const struct knee *k, double *v, int *nv, int *npass)
+/* The knee: the highest rate most of whose runs passed (0: none); its runs' percentiles in v
+ * (*nv of them, *npass passed). */
+static double knee_rate(const struct knee *k, double *v, int *nv, int *npass)
 {
 	double best = 0;
 
@@ -47,21 +48,6 @@ double knee_rate(const struct knee *k, double *v, int *nv, int *npass)
 			*npass += k->pt[i].pass;
 		}
 	return best;
-}
-
-void knee_usage(void)
-{
-	printf("usage: sockbench knee WORKLOAD [--slo pNN=LIMIT] [--max-rate N] [--min-rate N] "
-	       "[--budget S] [--plot FILE.svg] [--json] [workload flags]\n"
-	       "Finds the highest open-loop rate (--rate) whose percentile stays within the SLO and "
-	       "whose run holds its load: a x2 ramp from --min-rate, bisection to within 15%%, then "
-	       "two more runs at the last rate that passed and the first that failed.\n"
-	       "  --slo pNN=LIMIT  percentile 50, 90, 99, 99.9 or 99.99 and its limit in us, ms or "
-	       "s (default p99=1ms)\n"
-	       "  --max-rate N     the highest rate tried (default 1000000)\n"
-	       "  --min-rate N     the first rate of the ramp (default 1000)\n"
-	       "  --budget S       total time (default 60); each run's window is fitted to it\n"
-	       "  --plot FILE.svg  p50, p99 and p99.9 against the offered rate (gnuplot)\n");
 }
 
 static void knee_interval(const double *v, int n, double *lo, double *hi, double *conf)

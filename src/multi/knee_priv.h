@@ -34,10 +34,6 @@ struct knee {
 
 /* The key of percentile p in a run's latency_us ("p99"), or NULL. */
 const char *knee_pct_key(double p);
-/* The knee: the highest rate most of whose runs passed (0: none); its runs' percentiles in v
- * (*nv of them, *npass passed). */
-double knee_rate(const struct knee *k, double *v, int *nv, int *npass);
-void knee_usage(void);
 /* The outputs: 0, or 1 when no rate held the SLO (or --plot failed: said). */
 int knee_print_table(const struct knee *k, double lo, double hi);
 int knee_print_json(const struct knee *k, double lo, double hi);

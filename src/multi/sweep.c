@@ -17,6 +17,8 @@
 #include "multi/wl_help.h"
 #include "report/out.h"
 
+#define SWEEP_RUNS 3 /* rounds unless --runs says */
+
 static void add_param(struct sweep *s, const char *flag, char *list)
 {
 	const struct opt_def *d = find_flag(s->wl, flag);
@@ -45,23 +47,41 @@ static void add_param(struct sweep *s, const char *flag, char *list)
 	s->np++;
 }
 
-/* Split sweep's own flags, the swept ones (a value with a comma) and the rest. */
 /* sweep's own flags; the other words are the workload's, some with lists of values. */
 const struct opt_def sweep_flags[] = {
-	OWN_FLAG(STR, struct sweep, csv, "csv", 0, 0),
-	OWN_FLAG(STR, struct sweep, plot, "plot", 0, 0),
-	OWN_FLAG(STR, struct sweep, compare, "compare", 0, 0),
-	OWN_FLAG(BOOL, struct sweep, json, "json", 0, 1),
-	OWN_FLAG(U64, struct sweep, seed, "seed", 1, 0),
+	{OWN_FLAG(STR, struct sweep, csv, "csv", 0, 0, "FILE",
+		  "write the medians as CSV: a row per point")},
+	{OWN_FLAG(STR, struct sweep, plot, "plot", 0, 0, "FILE.svg",
+		  "draw the medians (gnuplot): x the first flag, a line per value of the second; "
+		  "with --compare, B/A with its interval")},
+	{OWN_FLAG(STR, struct sweep, compare, "compare", 0, 0, "'B flags'",
+		  "B: the same point plus these flags, run beside A at every point in a drawn order; "
+		  "reports B/A")},
+	{OWN_FLAG(BOOL, struct sweep, json, "json", 0, 1, "",
+		  "print one JSON document instead of the table")},
+	{OWN_FLAG(U64, struct sweep, seed, "seed", 1, 0, "N", "of the order of points in a round"),
+	 .shown = "a fresh one, printed"},
 	{0},
 };
 
+static const struct cmd_usage sweep_usage = {
+    .cmd = "sweep",
+    .args = "WORKLOAD --FLAG v1,v2,... [--FLAG2 w1,w2,...] [flags]",
+    .more = "[--runs N]",
+    .summary = "Runs the grid in --runs rounds (default " STRINGIFY(SWEEP_RUNS) "), each round every point once in an "
+	       "order drawn from --seed, and prints the medians; --compare adds B's flags at each "
+	       "point, runs A and B in a drawn order, and reports B/A. A point whose every round "
+	       "failed is shown failed: exit 1.",
+};
+
+/* Split sweep's own flags, the swept ones (a value with a comma) and the rest. */
 static void sweep_args(struct sweep *s, int argc, char **argv)
 {
 	char **rest = xcalloc((size_t)argc + 1, sizeof(char *)), err[512];
 	int n;
 
-	if (opts_take(sweep_flags, s, argc, argv, rest, &n, err, sizeof(err)))
+	n = opts_take(sweep_flags, s, &(struct opts_words){argc, argv}, rest, err, sizeof(err));
+	if (n < 0)
 		die_usage("sweep: %s", err);
 	s->base[s->nbase++] = (char *)s->wl->name;
 	for (int i = 0; i < n; i++) {
@@ -110,7 +130,8 @@ static void point_opts(struct sweep *s, struct point *pt, bool b, struct opts *o
 		argv[argc++] = s->bflags[i];
 	argv[argc] = NULL;
 	opts_defaults(o, s->wl->overrides);
-	int ret = opts_parse(s->wl->opts, s->wl->overrides, argc, argv, o, err, sizeof(err));
+	int ret = opts_parse(s->wl->opts, s->wl->overrides, &(struct opts_words){argc, argv}, o,
+			     err, sizeof(err));
 
 	if (ret || s->wl->check(o, err, sizeof(err)))
 		die_usage("sweep %s: at %s %s%s%s: %s", s->wl->name, s->p[0].flag, pt->v[0],
@@ -223,12 +244,7 @@ int cmd_sweep(int argc, char **argv)
 	struct opts check;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		printf("usage: sockbench sweep WORKLOAD --FLAG v1,v2,... [--FLAG2 w1,w2,...] [flags]\n"
-		       "       [--runs N] [--seed N] [--csv FILE] [--plot FILE.svg] [--json] [--compare 'B flags']\n"
-		       "Runs the grid in --runs rounds (default 3), each round every point once in an "
-		       "order drawn from --seed (default: a fresh one, printed), and prints the medians; "
-		       "--compare adds B's flags at each point, runs A and B in a drawn order, and "
-		       "reports B/A. A point whose every round failed is shown failed: exit 1.\n");
+		opts_usage_cmd(sweep_flags, &sweep_usage, stdout);
 		return argc < 2 ? 2 : 0;
 	}
 	s = xcalloc(1, sizeof(*s));
@@ -239,9 +255,9 @@ int cmd_sweep(int argc, char **argv)
 
 	if (bcopy)
 		s->nb = split_words(bcopy, s->bflags, MAX_WORDS);
-	/* --runs from the flags (default 3 for a sweep). */
+	/* --runs from the flags (a sweep's own default). */
 	workload_parse_or_exit(s->wl, s->nbase, s->base, &check);
-	s->runs = OPT_IS_SET(&check, runs) ? (int)check.runs : 3;
+	s->runs = OPT_IS_SET(&check, runs) ? (int)check.runs : SWEEP_RUNS;
 	/* Output paths before the first run, not after the last. */
 	const char *outs[][2] = {{"--csv", s->csv}, {"--plot", s->plot}};
 

@@ -150,8 +150,6 @@ static void axis_name(struct sweep *s, char *axis, size_t len)
 	}
 }
 
-/* The title says what is drawn and, with --compare, what B is. Every text from the command
- * line reaches gnuplot as a single-quoted string (gp_str): no escapes, no `commands`. */
 /* "3" or "2-3": the whole rounds the points actually have (not --runs). */
 static void taken(const struct sweep *s, char *buf, size_t len, int *most)
 {
@@ -168,6 +166,8 @@ static void taken(const struct sweep *s, char *buf, size_t len, int *most)
 	*most = hi;
 }
 
+/* The title says what is drawn and, with --compare, what B is. Every text from the command
+ * line reaches gnuplot as a single-quoted string (gp_str): no escapes, no `commands`. */
 static void plot_titles(struct sweep *s, FILE *g)
 {
 	char line[400], q[2][820], axis[96], n[32];

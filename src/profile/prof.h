@@ -61,13 +61,9 @@ void prof_drain(struct prof *p);
 void prof_add_sample(struct prof *p, uint32_t pid, uint64_t ip, const uint64_t *chain, int nr,
 		     uint64_t uip);
 /* The report as JSON (caller frees): event, samples, lost, modes, syscalls per side, the top
- * kernel functions with a column per side, the irq-enable share. */
+ * kernel functions with a column per side, the irq-enable share, and the folded stacks, most
+ * samples first, when the profile keeps them. */
 struct cJSON *prof_json(const struct prof *p, int top);
-/* The folded stacks as JSON, most samples first: [{stack: "side;outer;...;leaf", samples}],
- * at most max of them; left_out gets the samples of the rest (and of the overflow). prof_json
- * adds them as "stacks" (PROF_JSON_STACKS at most) when the profile keeps folded stacks. */
-#define PROF_JSON_STACKS 1500
-struct cJSON *prof_stacks_json(const struct prof *p, int max, uint64_t *left_out);
 /* Folded stacks, one "side;outer;...;leaf count" line per distinct stack. 0 or -errno. */
 int prof_write_folded(const struct prof *p, FILE *f);
 

@@ -111,6 +111,81 @@ static cJSON *functions_json(const struct prof *p, int top, uint64_t busy, cJSON
 	return arr;
 }
 
+static const char *const side_names[] = {"client", "server", "other", "idle"};
+
+/* One stack as a folded line's frames: "side;outer;...;leaf" (no count). */
+static void fold_print(const struct prof *p, const struct fold *e, FILE *f)
+{
+	fputs(side_names[e->side], f);
+	if (e->user)
+		fputs(e->side == PS_CLIENT || e->side == PS_SERVER ? ";[user] sockbench" : ";[user]", f);
+	for (int d = 0; d < e->depth; d++)
+		fprintf(f, ";%s", ksyms_name(p->k, e->frames[d]));
+}
+
+int prof_write_folded(const struct prof *p, FILE *f)
+{
+	for (int i = 0; p->folds && i < FOLD_SLOTS; i++) {
+		const struct fold *e = &p->folds[i];
+
+		if (!e->count)
+			continue;
+		fold_print(p, e, f);
+		fprintf(f, " %u\n", e->count);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+static int cmp_fold_desc(const void *a, const void *b)
+{
+	uint32_t x = (*(const struct fold *const *)a)->count, y = (*(const struct fold *const *)b)->count;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The most folded stacks prof_json's "stacks" holds. */
+#define PROF_JSON_STACKS 1500
+
+/* The folded stacks as JSON, most samples first: [{stack: "side;outer;...;leaf", samples}],
+ * at most max of them; left_out gets the samples of the rest (and of the overflow). */
+static cJSON *prof_stacks_json(const struct prof *p, int max, uint64_t *left_out)
+{
+	cJSON *arr = cJSON_CreateArray();
+	const struct fold **all;
+	int n = 0;
+
+	*left_out = p->fold_overflow;
+	if (!p->folds)
+		return arr;
+	all = xmalloc(FOLD_SLOTS * sizeof(*all));
+	for (int i = 0; i < FOLD_SLOTS; i++)
+		if (p->folds[i].count)
+			all[n++] = &p->folds[i];
+	qsort(all, (size_t)n, sizeof(*all), cmp_fold_desc);
+	for (int i = 0; i < n; i++) {
+		char *line = NULL;
+		size_t len = 0;
+		FILE *m;
+
+		if (i >= max) {
+			*left_out += all[i]->count;
+			continue;
+		}
+		if (!(m = open_memstream(&line, &len)))
+			die("out of memory");
+		fold_print(p, all[i], m);
+		fclose(m);
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "stack", line);
+		cJSON_AddNumberToObject(e, "samples", all[i]->count);
+		cJSON_AddItemToArray(arr, e);
+		free(line);
+	}
+	free(all);
+	return arr;
+}
+
 cJSON *prof_json(const struct prof *p, int top)
 {
 	cJSON *j = cJSON_CreateObject(), *modes = cJSON_CreateObject(), *sys = cJSON_CreateObject();
@@ -165,74 +240,4 @@ cJSON *prof_json(const struct prof *p, int top)
 		cJSON_AddNumberToObject(j, "stacks_left_out", (double)left);
 	}
 	return j;
-}
-
-static const char *const side_names[] = {"client", "server", "other", "idle"};
-
-/* One stack as a folded line's frames: "side;outer;...;leaf" (no count). */
-static void fold_print(const struct prof *p, const struct fold *e, FILE *f)
-{
-	fputs(side_names[e->side], f);
-	if (e->user)
-		fputs(e->side == PS_CLIENT || e->side == PS_SERVER ? ";[user] sockbench" : ";[user]", f);
-	for (int d = 0; d < e->depth; d++)
-		fprintf(f, ";%s", ksyms_name(p->k, e->frames[d]));
-}
-
-int prof_write_folded(const struct prof *p, FILE *f)
-{
-	for (int i = 0; p->folds && i < FOLD_SLOTS; i++) {
-		const struct fold *e = &p->folds[i];
-
-		if (!e->count)
-			continue;
-		fold_print(p, e, f);
-		fprintf(f, " %u\n", e->count);
-	}
-	return ferror(f) ? -EIO : 0;
-}
-
-static int cmp_fold_desc(const void *a, const void *b)
-{
-	uint32_t x = (*(const struct fold *const *)a)->count, y = (*(const struct fold *const *)b)->count;
-
-	return x < y ? 1 : x > y ? -1 : 0;
-}
-
-cJSON *prof_stacks_json(const struct prof *p, int max, uint64_t *left_out)
-{
-	cJSON *arr = cJSON_CreateArray();
-	const struct fold **all;
-	int n = 0;
-
-	*left_out = p->fold_overflow;
-	if (!p->folds)
-		return arr;
-	all = xmalloc(FOLD_SLOTS * sizeof(*all));
-	for (int i = 0; i < FOLD_SLOTS; i++)
-		if (p->folds[i].count)
-			all[n++] = &p->folds[i];
-	qsort(all, (size_t)n, sizeof(*all), cmp_fold_desc);
-	for (int i = 0; i < n; i++) {
-		char *line = NULL;
-		size_t len = 0;
-		FILE *m;
-
-		if (i >= max) {
-			*left_out += all[i]->count;
-			continue;
-		}
-		if (!(m = open_memstream(&line, &len)))
-			die("out of memory");
-		fold_print(p, all[i], m);
-		fclose(m);
-		cJSON *e = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(e, "stack", line);
-		cJSON_AddNumberToObject(e, "samples", all[i]->count);
-		cJSON_AddItemToArray(arr, e);
-		free(line);
-	}
-	free(all);
-	return arr;
 }

@@ -242,12 +242,29 @@ void chart_lines(FILE *f, const struct chart *c, const struct chart_series *s, i
 	html_printf(f, "</svg>\n");
 }
 
-void chart_bars(FILE *f, const char *title, const char *xlabel, const struct chart_bar *b, int n,
-		double ref, const char *ref_label, enum chart_axis xa)
+#define BAR_ROW 24.0		 /* a bar's row */
+#define BAR_LW 300.0		 /* the labels' column */
+#define BAR_W (CW - BAR_LW - 40) /* the bars' */
+
+/* A bar chart's axis: its range in data units, and that range mapped (ax_map). */
+struct bar_axis {
+	enum chart_axis xa;
+	double lo, hi, m0, m1;
+};
+
+/* The x of v, clamped to the axis. */
+static double bar_x(const struct bar_axis *ax, double v)
 {
-	const double row = 24, lw = 300, w = CW - lw - 40;
-	double lo = isnan(ref) ? 0 : ref, hi = isnan(ref) ? 0 : ref, h = n * row;
-	char lab[32];
+	return BAR_LW + (ax_map(ax->xa, fmin(fmax(v, ax->lo), ax->hi)) - ax->m0) /
+				(ax->m1 - ax->m0) * BAR_W;
+}
+
+/* The axis of n bars: each value and whisker, and the reference, in range. */
+static void bar_axis(struct bar_axis *ax, const struct chart_bar_opts *o, const struct chart_bar *b,
+		     int n)
+{
+	double ref = o->ref, lo = isnan(ref) ? 0 : ref, hi = isnan(ref) ? 0 : ref;
+	enum chart_axis xa = o->xa;
 
 	for (int i = 0; i < n; i++) {
 		double a = isnan(b[i].lo) ? b[i].v : b[i].lo, z = isnan(b[i].hi) ? b[i].v : b[i].hi;
@@ -276,66 +293,80 @@ void chart_bars(FILE *f, const char *title, const char *xlabel, const struct cha
 	}
 	if (!(hi > lo))
 		hi = lo + 1;
-	double m0 = ax_map(xa, lo), m1 = ax_map(xa, hi);
-#define BX(v) (lw + (ax_map(xa, fmin(fmax((v), lo), hi)) - m0) / (m1 - m0) * w)
-	svg_open(f, MT + h + 44, title);
-	double t[64];
-	int nt = ticks(xa, lo, hi, t, 64);
+	*ax = (struct bar_axis){.xa = xa, .lo = lo, .hi = hi, .m0 = ax_map(xa, lo),
+				.m1 = ax_map(xa, hi)};
+}
+
+/* Bar b in its row at y, from base: its label, the bar, its whisker, a hover title of all. */
+static void bar_row(FILE *f, const struct bar_axis *ax, const struct chart_bar *b, double y,
+		    double base)
+{
+	double x0 = bar_x(ax, fmin(base, b->v)), x1 = bar_x(ax, fmax(base, b->v));
+	const char *col = b->colour ? b->colour : chart_palette[0];
+
+	html_printf(f, "<g class=\"bar\"><title>");
+	html_text(f, b->label);
+	html_printf(f, ": %.4g", b->v);
+	if (!isnan(b->lo))
+		html_printf(f, " (interval %.4g to %.4g)", b->lo, b->hi);
+	if (b->note) {
+		html_printf(f, "; ");
+		html_text(f, b->note);
+	}
+	html_printf(f, "</title><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", BAR_LW - 8, y + 16);
+	html_text(f, b->label);
+	html_printf(f, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+		   "opacity=\"0.8\"/>", x0, y + 4, fmax(x1 - x0, 1), BAR_ROW - 8, col);
+	if (!isnan(b->lo)) {
+		double a = bar_x(ax, b->lo), z = bar_x(ax, b->hi), ym = y + BAR_ROW / 2;
+
+		html_printf(f, "<line class=\"whisker\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			   "stroke=\"#222\" stroke-width=\"1.5\"/>", a, ym, z, ym);
+		/* an end inside the axis is a bar, one past it an arrow */
+		if (b->lo >= ax->lo)
+			html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>",
+				a, y + 6, a, y + BAR_ROW - 6);
+		else
+			html_printf(f, "<path d=\"M%.1f %.1f l6 -4 v8 z\" fill=\"#222\"/>", a, ym);
+		if (b->hi <= ax->hi)
+			html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>",
+				z, y + 6, z, y + BAR_ROW - 6);
+		else
+			html_printf(f, "<path d=\"M%.1f %.1f l-6 -4 v8 z\" fill=\"#222\"/>", z, ym);
+	}
+	html_printf(f, "</g>\n");
+}
+
+void chart_bars(FILE *f, const struct chart_bar_opts *o, const struct chart_bar *b, int n)
+{
+	double h = n * BAR_ROW, t[64], ref = o->ref;
+	struct bar_axis ax;
+	char lab[32];
+
+	bar_axis(&ax, o, b, n);
+	svg_open(f, MT + h + 44, o->title);
+	int nt = ticks(ax.xa, ax.lo, ax.hi, t, 64);
 
 	for (int i = 0; i < nt; i++) {
 		fmt_num(lab, sizeof(lab), t[i]);
 		html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
 			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-			BX(t[i]), MT, BX(t[i]), MT + h, BX(t[i]), MT + h + 16, lab);
+			bar_x(&ax, t[i]), MT, bar_x(&ax, t[i]), MT + h, bar_x(&ax, t[i]),
+			MT + h + 16, lab);
 	}
-	for (int i = 0; i < n; i++) {
-		double y = MT + i * row, base = isnan(ref) ? lo : ref;
-		double x0 = BX(fmin(base, b[i].v)), x1 = BX(fmax(base, b[i].v));
-		const char *col = b[i].colour ? b[i].colour : chart_palette[0];
-
-		html_printf(f, "<g class=\"bar\"><title>");
-		html_text(f, b[i].label);
-		html_printf(f, ": %.4g", b[i].v);
-		if (!isnan(b[i].lo))
-			html_printf(f, " (interval %.4g to %.4g)", b[i].lo, b[i].hi);
-		if (b[i].note) {
-			html_printf(f, "; ");
-			html_text(f, b[i].note);
-		}
-		html_printf(f, "</title><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8, y + 16);
-		html_text(f, b[i].label);
-		html_printf(f, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
-			   "opacity=\"0.8\"/>", x0, y + 4, fmax(x1 - x0, 1), row - 8, col);
-		if (!isnan(b[i].lo)) {
-			double a = BX(b[i].lo), z = BX(b[i].hi), ym = y + row / 2;
-
-			html_printf(f, "<line class=\"whisker\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				   "stroke=\"#222\" stroke-width=\"1.5\"/>", a, ym, z, ym);
-			/* an end inside the axis is a bar, one past it an arrow */
-			if (b[i].lo >= lo)
-				html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>",
-					a, y + 6, a, y + row - 6);
-			else
-				html_printf(f, "<path d=\"M%.1f %.1f l6 -4 v8 z\" fill=\"#222\"/>", a, ym);
-			if (b[i].hi <= hi)
-				html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>",
-					z, y + 6, z, y + row - 6);
-			else
-				html_printf(f, "<path d=\"M%.1f %.1f l-6 -4 v8 z\" fill=\"#222\"/>", z, ym);
-		}
-		html_printf(f, "</g>\n");
-	}
+	for (int i = 0; i < n; i++)
+		bar_row(f, &ax, &b[i], MT + i * BAR_ROW, isnan(ref) ? ax.lo : ref);
 	if (!isnan(ref)) {
 		html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
 			   "stroke-width=\"1.5\" stroke-dasharray=\"6,4\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#000\">",
-			BX(ref), MT, BX(ref), MT + h, BX(ref) + 4, MT + h + 30);
-		html_text(f, ref_label ? ref_label : "");
+			bar_x(&ax, ref), MT, bar_x(&ax, ref), MT + h, bar_x(&ax, ref) + 4,
+			MT + h + 30);
+		html_text(f, o->ref_label ? o->ref_label : "");
 		html_printf(f, "</text>\n");
 	}
-	html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", lw - 8, MT + h + 36);
-	html_text(f, xlabel);
-	html_printf(f, "%s</text>\n</svg>\n", xa == AX_LOG ? " (log scale)" : "");
-#undef BX
+	html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", BAR_LW - 8, MT + h + 36);
+	html_text(f, o->xlabel);
+	html_printf(f, "%s</text>\n</svg>\n", ax.xa == AX_LOG ? " (log scale)" : "");
 }
 
 void chart_stacked(FILE *f, const char *title, const char *xlabel, const char *const part[2],

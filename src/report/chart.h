@@ -46,11 +46,18 @@ struct chart_bar {
 	const char *note; /* added to the hover title */
 };
 
+/* A bar chart's title, axis and reference: a labelled vertical line at ref (NAN: none). */
+struct chart_bar_opts {
+	const char *title, *xlabel;
+	double ref;
+	const char *ref_label;
+	enum chart_axis xa;
+};
+
 /* Horizontal bars, one a row, from the reference (or 0 when ref is NAN) to each value, with
  * whiskers where given. xa AX_LOG (with a reference: ratios) spaces the axis in log, at most
  * 10x either way of ref; a whisker past the edge ends in an arrow. */
-void chart_bars(FILE *f, const char *title, const char *xlabel, const struct chart_bar *b, int n,
-		double ref, const char *ref_label, enum chart_axis xa);
+void chart_bars(FILE *f, const struct chart_bar_opts *o, const struct chart_bar *b, int n);
 
 struct chart_stack {
 	const char *label;

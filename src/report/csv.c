@@ -15,18 +15,29 @@
 
 /* The first columns of every default row, before the figures the document has. */
 static const char *const head_fields[] = {"run", "workload", "partial", "duration_s", "unit"};
-/* Members beyond the figure table that a script may ask for. */
-static const char *const more_fields[] = {
-	"transactions", "lost", "late", "errors", "megabytes", "packets", "jitter_ms",
-	"latency_us.count", "latency_us.min", "latency_us.mean", "latency_us.max",
-	"latency_us.unanswered", "latency_us.unanswered_share", "latency_us.at_least_from_us",
-	"drain_s", "sides.client.run_delay_s", "sides.server.run_delay_s",
-	"connect_latency_us.p99", "sides.client.processes", "sides.server.processes",
-	"sides.client.packets_sent", "sides.client.packets_received", "sides.server.packets_sent",
-	"sides.server.packets_received", "sides.client.bytes_sent", "sides.client.bytes_received",
-	"sides.server.bytes_sent", "sides.server.bytes_received", "sides.client.errors",
-	"sides.server.errors", "machine_cpu.user", "machine_cpu.system", "machine_cpu.softirq",
-	"machine_cpu.irq", "machine_cpu.idle", "machine_cpu.steal",
+/* Members beyond the figure table that a script may ask for, and the workloads whose documents
+ * hold them (SHOWS_*, as the figure table marks its figures; 0: every workload's). */
+static const struct {
+	const char *path;
+	unsigned shows;
+} more_fields[] = {
+	{"transactions", SHOWS_TRANSACTIONS}, {"lost", SHOWS_TRANSACTIONS},
+	{"late", SHOWS_TRANSACTIONS}, {"errors", 0}, {"megabytes", SHOWS_MEGABYTES},
+	{"packets", SHOWS_DATAGRAMS}, {"jitter_ms", SHOWS_DATAGRAMS},
+	{"latency_us.count", SHOWS_TRANSACTIONS}, {"latency_us.min", SHOWS_TRANSACTIONS},
+	{"latency_us.mean", SHOWS_TRANSACTIONS}, {"latency_us.max", SHOWS_TRANSACTIONS},
+	{"latency_us.unanswered", SHOWS_TRANSACTIONS},
+	{"latency_us.unanswered_share", SHOWS_TRANSACTIONS},
+	{"latency_us.at_least_from_us", SHOWS_TRANSACTIONS}, {"drain_s", SHOWS_DRAIN},
+	{"sides.client.run_delay_s", 0}, {"sides.server.run_delay_s", 0},
+	{"connect_latency_us.p99", SHOWS_CONNECTIONS}, {"sides.client.processes", 0},
+	{"sides.server.processes", 0}, {"sides.client.packets_sent", 0},
+	{"sides.client.packets_received", 0}, {"sides.server.packets_sent", 0},
+	{"sides.server.packets_received", 0}, {"sides.client.bytes_sent", 0},
+	{"sides.client.bytes_received", 0}, {"sides.server.bytes_sent", 0},
+	{"sides.server.bytes_received", 0}, {"sides.client.errors", 0}, {"sides.server.errors", 0},
+	{"machine_cpu.user", 0}, {"machine_cpu.system", 0}, {"machine_cpu.softirq", 0},
+	{"machine_cpu.irq", 0}, {"machine_cpu.idle", 0}, {"machine_cpu.steal", 0},
 };
 /* The statistics of --runs' summary rows, as figures_summary names them. */
 static const char *const stats[] = {"median", "min", "max", "stddev", "ci_low", "ci_high"};
@@ -42,71 +53,37 @@ static int figure_at(const char *p)
 	return -1;
 }
 
-/* The fields only some workloads' documents hold (report/json.c; the rest: every workload's).
- * A pattern ending in '.' covers its members, one starting with '*' every path ending so. */
-static const struct {
-	const char *pattern, *workloads;
-} only_in[] = {
-	{"gbit_per_s", "tcp-stream udp-stream"},
-	{"packets_sent_per_s", "udp-stream"},
-	{"loss_pct", "udp-stream udp-rr tcp-rr tcp-crr"},
-	{"drain_s", "udp-rr tcp-rr tcp-crr"},
-	{"packets", "udp-stream"},
-	{"jitter_ms", "udp-stream"},
-	{"megabytes", "tcp-stream"},
-	{"retransmits", "tcp-stream"},
-	{"latency_us.", "udp-rr tcp-rr tcp-crr"},
-	{"transactions", "udp-rr tcp-rr tcp-crr"},
-	{"lost", "udp-rr tcp-rr tcp-crr"},
-	{"late", "udp-rr tcp-rr tcp-crr"},
-	{"connect_latency_us.", "tcp-crr"},
-	{"*_per_connection", "tcp-crr"},
-	{"*.memory_per_flow", "tcp-rr"},
-};
-
-static bool matches(const char *pattern, const char *p, size_t n)
+static bool same(const char *name, const char *p, size_t n)
 {
-	size_t k = strlen(pattern);
+	return strlen(name) == n && !strncmp(name, p, n);
+}
 
-	if (pattern[0] == '*')
-		return n >= k - 1 && !strncmp(p + n - (k - 1), pattern + 1, k - 1);
-	if (pattern[k - 1] == '.')
-		return n > k && !strncmp(p, pattern, k);
-	return n == k && !strncmp(p, pattern, k);
+/* Is p (n bytes) a field, and which workloads' documents hold it (*shows, SHOWS_*)? */
+static bool known(const char *p, size_t n, unsigned *shows)
+{
+	*shows = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(head_fields); i++)
+		if (same(head_fields[i], p, n))
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(more_fields); i++)
+		if (same(more_fields[i].path, p, n)) {
+			*shows = more_fields[i].shows;
+			return true;
+		}
+	for (int f = 0; f < nfigures; f++)
+		if (same(figures[f].path, p, n)) {
+			*shows = figures[f].shows;
+			return true;
+		}
+	return false;
 }
 
 /* Does workload wl's document hold field p (n bytes)? wl NULL: any workload's may. */
 static bool field_of(const struct workload *wl, const char *p, size_t n)
 {
-	size_t w = wl ? strlen(wl->name) : 0;
+	unsigned shows;
 
-	if (!wl)
-		return true;
-	for (size_t i = 0; i < ARRAY_SIZE(only_in); i++) {
-		const char *ws = only_in[i].workloads;
-
-		if (!matches(only_in[i].pattern, p, n))
-			continue;
-		for (const char *q = strstr(ws, wl->name); q; q = strstr(q + 1, wl->name))
-			if ((q == ws || q[-1] == ' ') && (q[w] == ' ' || !q[w]))
-				return true;
-		return false;
-	}
-	return true;
-}
-
-static bool known(const char *p, size_t n)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(head_fields); i++)
-		if (strlen(head_fields[i]) == n && !strncmp(head_fields[i], p, n))
-			return true;
-	for (size_t i = 0; i < ARRAY_SIZE(more_fields); i++)
-		if (strlen(more_fields[i]) == n && !strncmp(more_fields[i], p, n))
-			return true;
-	for (int f = 0; f < nfigures; f++)
-		if (strlen(figures[f].path) == n && !strncmp(figures[f].path, p, n))
-			return true;
-	return false;
+	return !wl || !known(p, n, &shows) || shows_any(workload_shows(wl), shows);
 }
 
 /* "a b c": every field name of wl's documents, for the error that names a wrong one. */
@@ -123,7 +100,7 @@ static void valid_list(const struct workload *wl, char *buf, size_t len)
 	for (int f = 0; f < nfigures; f++)
 		ADD(figures[f].path);
 	for (size_t i = 0; i < ARRAY_SIZE(more_fields); i++)
-		ADD(more_fields[i]);
+		ADD(more_fields[i].path);
 #undef ADD
 }
 
@@ -148,9 +125,10 @@ int out_fields_check(const struct workload *wl, const char *list, char *err, siz
 
 	for (const char *p = list; *p; p += *p == ',') {
 		size_t k = strcspn(p, ",");
-		bool other = k && known(p, k) && !field_of(wl, p, k);
+		unsigned shows;
+		bool is = k && known(p, k, &shows), other = is && !field_of(wl, p, k);
 
-		if (!k || !known(p, k) || other) {
+		if (!is || other) {
 			valid_list(wl, valid, sizeof(valid));
 			snprintf(err, len, "--fields: %s%.*s%s is not a field%s%s; the fields%s%s (JSON "
 				 "paths, docs/json.md): %s", k ? "" : "an empty name",

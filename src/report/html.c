@@ -68,9 +68,9 @@ static const char *kind_name(enum kind k)
 	return k < K_BAD ? names[k] : "?";
 }
 
-int out_report_html(cJSON *const *docs, const char *const *names, int n, FILE *f)
+/* The page's head, its CSS and the list of the documents it draws. */
+static void page_head(FILE *f, cJSON *const *docs, const char *const *names, int n)
 {
-	html_run_page_start();
 	html_printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		   "<title>sockbench report</title>\n<style>");
 	html_raw(f, css); /* the page's own */
@@ -94,68 +94,89 @@ int out_report_html(cJSON *const *docs, const char *const *names, int n, FILE *f
 		html_printf(f, "</li>\n");
 	}
 	html_printf(f, "</ul>\n");
-	if (n > 1) { /* the overview */
-		struct chart_bar *b = xcalloc((size_t)n, sizeof(*b));
-		struct chart_series *s = xcalloc((size_t)n, sizeof(*s));
-		char **labels = xcalloc((size_t)n, sizeof(*labels));
-		int nb = 0, ns = 0;
+}
 
-		for (int i = 0; i < n; i++) {
-			const cJSON *one = kind_of(docs[i]) == K_RUN ? docs[i]
-					   : kind_of(docs[i]) == K_RUNS
-						   ? cJSON_GetArrayItem(html_jget(docs[i], "results"), 0)
-						   : NULL;
-			double rate = kind_of(docs[i]) == K_RUNS ? html_jnum(docs[i], "summary.rate.median")
-								 : html_jnum(one, "rate");
+/* Several documents: their runs' rates side by side and their latency CDFs overlaid (a
+ * --runs document's median rate and its first run's CDF), when two or more have a run. */
+static void overview(FILE *f, cJSON *const *docs, const char *const *names, int n)
+{
+	struct chart_bar *b = xcalloc((size_t)n, sizeof(*b));
+	struct chart_series *s = xcalloc((size_t)n, sizeof(*s));
+	char **labels = xcalloc((size_t)n, sizeof(*labels));
+	int nb = 0, ns = 0;
 
-			bool runs = kind_of(docs[i]) == K_RUNS;
-
-			if (!one)
-				continue;
-			/* A result's bar and its CDF take the same colour. */
-			labels[nb] = xmalloc(256);
-			snprintf(labels[nb], 256, "%s (%ss/s)", names[i], html_unit_of(one));
-			b[nb] = (struct chart_bar){labels[nb], rate,
-						   runs ? html_jnum(docs[i], "summary.rate.ci_low") : NAN,
-						   runs ? html_jnum(docs[i], "summary.rate.ci_high") : NAN,
-						   chart_palette[ns % CHART_COLOURS], NULL};
-			nb++;
-			if (html_cdf_series(html_jget(one, "latency_us"), &s[ns], names[i]))
-				s[ns].colour = chart_palette[ns % CHART_COLOURS], ns++;
-		}
-		if (nb > 1) {
-			html_printf(f, "<section><h2>Overview</h2>\n");
-			chart_bars(f, "Rate of each result (repeated runs: the median and its interval)",
-				   "units per second (each result's own unit, in its label)", b, nb, NAN, NULL, AX_LIN);
-			html_cdf_charts(f, "Latency of each result (repeated runs: the first)", s, ns);
-			html_printf(f, "</section>\n");
-		}
-		for (int i = 0; i < ns; i++)
-			free((void *)s[i].x);
-		for (int i = 0; i < nb; i++)
-			free(labels[i]);
-		free(labels);
-		free(s);
-		free(b);
-	}
 	for (int i = 0; i < n; i++) {
-		enum kind k = kind_of(docs[i]);
+		const cJSON *one = kind_of(docs[i]) == K_RUN ? docs[i]
+				   : kind_of(docs[i]) == K_RUNS
+					   ? cJSON_GetArrayItem(html_jget(docs[i], "results"), 0)
+					   : NULL;
+		double rate = kind_of(docs[i]) == K_RUNS ? html_jnum(docs[i], "summary.rate.median")
+							 : html_jnum(one, "rate");
 
-		html_printf(f, "<section id=\"doc%d\" data-kind=\"%s\"><h2>", i + 1, kind_name(k));
-		html_text(f, names[i]);
-		html_printf(f, ": %s of <code>", kind_name(k));
-		html_text(f, html_jstr(docs[i], "workload"));
-		html_printf(f, "</code></h2>\n");
-		switch (k) {
-		case K_RUN: html_run_section(f, docs[i]); break;
-		case K_RUNS: html_runs_section(f, docs[i]); break;
-		case K_COMPARE: html_compare_section(f, docs[i]); break;
-		case K_EXPLORE: html_explore_section(f, docs[i]); break;
-		case K_SWEEP: html_sweep_section(f, docs[i]); break;
-		default: break;
-		}
+		bool runs = kind_of(docs[i]) == K_RUNS;
+
+		if (!one)
+			continue;
+		/* A result's bar and its CDF take the same colour. */
+		labels[nb] = xmalloc(256);
+		snprintf(labels[nb], 256, "%s (%ss/s)", names[i], html_unit_of(one));
+		b[nb] = (struct chart_bar){labels[nb], rate,
+					   runs ? html_jnum(docs[i], "summary.rate.ci_low") : NAN,
+					   runs ? html_jnum(docs[i], "summary.rate.ci_high") : NAN,
+					   chart_palette[ns % CHART_COLOURS], NULL};
+		nb++;
+		if (html_cdf_series(html_jget(one, "latency_us"), &s[ns], names[i]))
+			s[ns].colour = chart_palette[ns % CHART_COLOURS], ns++;
+	}
+	if (nb > 1) {
+		html_printf(f, "<section><h2>Overview</h2>\n");
+		struct chart_bar_opts o = {
+		    .title = "Rate of each result (repeated runs: the median and its interval)",
+		    .xlabel = "units per second (each result's own unit, in its label)",
+		    .ref = NAN};
+
+		chart_bars(f, &o, b, nb);
+		html_cdf_charts(f, "Latency of each result (repeated runs: the first)", s, ns);
 		html_printf(f, "</section>\n");
 	}
+	for (int i = 0; i < ns; i++)
+		free((void *)s[i].x);
+	for (int i = 0; i < nb; i++)
+		free(labels[i]);
+	free(labels);
+	free(s);
+	free(b);
+}
+
+/* Document i's section, as its kind draws it. */
+static void doc_section(FILE *f, const cJSON *d, const char *name, int i)
+{
+	enum kind k = kind_of(d);
+
+	html_printf(f, "<section id=\"doc%d\" data-kind=\"%s\"><h2>", i + 1, kind_name(k));
+	html_text(f, name);
+	html_printf(f, ": %s of <code>", kind_name(k));
+	html_text(f, html_jstr(d, "workload"));
+	html_printf(f, "</code></h2>\n");
+	switch (k) {
+	case K_RUN: html_run_section(f, d); break;
+	case K_RUNS: html_runs_section(f, d); break;
+	case K_COMPARE: html_compare_section(f, d); break;
+	case K_EXPLORE: html_explore_section(f, d); break;
+	case K_SWEEP: html_sweep_section(f, d); break;
+	default: break;
+	}
+	html_printf(f, "</section>\n");
+}
+
+int out_report_html(cJSON *const *docs, const char *const *names, int n, FILE *f)
+{
+	html_run_page_start();
+	page_head(f, docs, names, n);
+	if (n > 1)
+		overview(f, docs, names, n);
+	for (int i = 0; i < n; i++)
+		doc_section(f, docs[i], names[i], i);
 	html_printf(f, "<script>\n");
 	html_raw(f, out_flame_script()); /* the page's own script: no string from a file */
 	html_raw(f, "document.querySelectorAll('svg.flame').forEach(function(s){window.sbFlame."

@@ -62,11 +62,9 @@ static void compare_cdfs(FILE *f, const cJSON *d)
 	free(s);
 }
 
-void html_compare_section(FILE *f, const cJSON *d)
+/* The verdict, and what was compared and how. */
+static void compare_head(FILE *f, const cJSON *d)
 {
-	const cJSON *figs = html_jget(d, "figures"), *e;
-	int n = 0, nf = cJSON_GetArraySize(figs);
-
 	html_printf(f, "<p class=\"verdict\">");
 	html_text(f, html_jstr(d, "verdict"));
 	html_printf(f, "</p>\n<table class=\"kv\">");
@@ -85,6 +83,40 @@ void html_compare_section(FILE *f, const cJSON *d)
 	html_row_s(f, "order (seed)", html_jstr(d, "seed"));
 	html_printf(f, "</table>\n");
 	html_partial_note(f, d);
+}
+
+/* One figure's row of the table: A, B, and with a ratio its interval, p and Holm p. */
+static void figure_row(FILE *f, const cJSON *e)
+{
+	double r = html_jnum(e, "ratio");
+
+	html_printf(f, "<tr><td>");
+	html_text(f, html_jstr(e, "label"));
+	html_printf(f, "</td><td>");
+	html_num(f, isnan(r) ? html_jnum(e, "a_median") : html_jnum(e, "a_geomean"));
+	html_printf(f, "</td><td>");
+	html_num(f, isnan(r) ? html_jnum(e, "b_median") : html_jnum(e, "b_geomean"));
+	if (isnan(r))
+		html_printf(f, "</td><td>-</td><td>-</td><td>-</td><td>-</td><td style=\"color:%s\">",
+			html_verdict_colour(html_jstr(e, "verdict")));
+	else
+		html_printf(f, "</td><td>%.3f</td><td>%.3f to %.3f</td><td>%.3g</td>", r,
+			html_jnum(e, "ci_low"), html_jnum(e, "ci_high"), html_jnum(e, "p_value"));
+	if (!isnan(r) && !strcmp(html_jstr(e, "method"), "primary"))
+		html_printf(f, "<td>primary</td><td style=\"color:%s\">",
+			    html_verdict_colour(html_jstr(e, "verdict")));
+	else if (!isnan(r)) /* older documents have no p_adjusted: NaN, shown as such */
+		html_printf(f, "<td>%.3g</td><td style=\"color:%s\">", html_jnum(e, "p_adjusted"),
+			    html_verdict_colour(html_jstr(e, "verdict")));
+	html_text(f, html_jstr(e, "verdict"));
+	html_printf(f, "</td></tr>\n");
+}
+
+/* Every figure in a table, and those with a ratio as bars around 1 with their intervals. */
+static void compare_figures(FILE *f, const cJSON *d)
+{
+	const cJSON *figs = html_jget(d, "figures"), *e;
+	int n = 0, nf = cJSON_GetArraySize(figs);
 	struct chart_bar *b = xcalloc((size_t)(nf > 0 ? nf : 1), sizeof(*b));
 
 	html_printf(f, "<table class=\"grid\"><tr><th>figure</th><th>A</th><th>B</th><th>B/A</th>"
@@ -92,26 +124,7 @@ void html_compare_section(FILE *f, const cJSON *d)
 	cJSON_ArrayForEach(e, figs) {
 		double r = html_jnum(e, "ratio");
 
-		html_printf(f, "<tr><td>");
-		html_text(f, html_jstr(e, "label"));
-		html_printf(f, "</td><td>");
-		html_num(f, isnan(r) ? html_jnum(e, "a_median") : html_jnum(e, "a_geomean"));
-		html_printf(f, "</td><td>");
-		html_num(f, isnan(r) ? html_jnum(e, "b_median") : html_jnum(e, "b_geomean"));
-		if (isnan(r))
-			html_printf(f, "</td><td>-</td><td>-</td><td>-</td><td>-</td><td style=\"color:%s\">",
-				html_verdict_colour(html_jstr(e, "verdict")));
-		else
-			html_printf(f, "</td><td>%.3f</td><td>%.3f to %.3f</td><td>%.3g</td>", r,
-				html_jnum(e, "ci_low"), html_jnum(e, "ci_high"), html_jnum(e, "p_value"));
-		if (!isnan(r) && !strcmp(html_jstr(e, "method"), "primary"))
-			html_printf(f, "<td>primary</td><td style=\"color:%s\">",
-				    html_verdict_colour(html_jstr(e, "verdict")));
-		else if (!isnan(r)) /* older documents have no p_adjusted: NaN, shown as such */
-			html_printf(f, "<td>%.3g</td><td style=\"color:%s\">", html_jnum(e, "p_adjusted"),
-				    html_verdict_colour(html_jstr(e, "verdict")));
-		html_text(f, html_jstr(e, "verdict"));
-		html_printf(f, "</td></tr>\n");
+		figure_row(f, e);
 		if (!isnan(r))
 			b[n++] = (struct chart_bar){html_jstr(e, "label"),
 						    r,
@@ -121,33 +134,51 @@ void html_compare_section(FILE *f, const cJSON *d)
 						    html_jstr(e, "verdict")};
 	}
 	html_printf(f, "</table>\n");
-	chart_bars(f, "B/A of each figure, with its 95% interval (green: better, red: worse, grey: no "
-		      "significant difference)", "B / A", b, n, 1.0, "no difference", AX_LOG);
+	struct chart_bar_opts o = {.title = "B/A of each figure, with its 95% interval (green: "
+					    "better, red: worse, grey: no significant difference)",
+				   .xlabel = "B / A",
+				   .ref = 1.0,
+				   .ref_label = "no difference",
+				   .xa = AX_LOG};
+
+	chart_bars(f, &o, b, n);
 	free(b);
+}
+
+/* What differs between A's environment and B's. */
+static void env_table(FILE *f, const cJSON *d)
+{
+	const cJSON *diff = html_jget(d, "environment.differences"), *e;
+
+	if (cJSON_GetArraySize(diff) < 1)
+		return;
+	html_printf(f, "<table class=\"grid\"><caption>environment: A against B%s</caption><tr>"
+		   "<th>setting</th><th>A</th><th>B</th></tr>\n",
+		cJSON_IsTrue(html_jget(d, "environment.warning")) ? " (warning: more than the subject "
+							       "differs)" : "");
+	cJSON_ArrayForEach(e, diff) {
+		char *a = cJSON_PrintUnformatted(html_jget(e, "a")),
+		     *b = cJSON_PrintUnformatted(html_jget(e, "b"));
+
+		html_printf(f, "<tr><td>");
+		html_text(f, html_jstr(e, "path"));
+		html_printf(f, "</td><td>");
+		html_text(f, a);
+		html_printf(f, "</td><td>");
+		html_text(f, b);
+		html_printf(f, "</td></tr>\n");
+		free(a);
+		free(b);
+	}
+	html_printf(f, "</table>\n");
+}
+
+void html_compare_section(FILE *f, const cJSON *d)
+{
+	compare_head(f, d);
+	compare_figures(f, d);
 	compare_cdfs(f, d);
 	moved_table(f, html_jget(d, "where_time_moved.syscalls"), "syscall", "A", "B");
 	moved_table(f, html_jget(d, "where_time_moved.functions"), "kernel function", "A", "B");
-	const cJSON *diff = html_jget(d, "environment.differences");
-
-	if (cJSON_GetArraySize(diff) > 0) {
-		html_printf(f, "<table class=\"grid\"><caption>environment: A against B%s</caption><tr>"
-			   "<th>setting</th><th>A</th><th>B</th></tr>\n",
-			cJSON_IsTrue(html_jget(d, "environment.warning")) ? " (warning: more than the subject "
-								       "differs)" : "");
-		cJSON_ArrayForEach(e, diff) {
-			char *a = cJSON_PrintUnformatted(html_jget(e, "a")),
-			     *bb = cJSON_PrintUnformatted(html_jget(e, "b"));
-
-			html_printf(f, "<tr><td>");
-			html_text(f, html_jstr(e, "path"));
-			html_printf(f, "</td><td>");
-			html_text(f, a);
-			html_printf(f, "</td><td>");
-			html_text(f, bb);
-			html_printf(f, "</td></tr>\n");
-			free(a);
-			free(bb);
-		}
-		html_printf(f, "</table>\n");
-	}
+	env_table(f, d);
 }

@@ -1,7 +1,8 @@
 /* html_esc.c: the one place where text reaches the report page, the SVG charts and the flame
- * graphs (out.h). html_text and html_attr escape a string; html_printf is fprintf whose every
- * conversion (%s above all, numbers too) is escaped, so a format string is the only markup a
- * call writes; html_raw is the visible opt-out, for the page's own CSS and script.
+ * graphs (out.h). html_text escapes a string (quotes too: safe inside "..." and '...');
+ * html_printf is fprintf whose every conversion (%s above all, numbers too) is escaped, so a
+ * format string is the only markup a call writes; html_raw is the visible opt-out, for the
+ * page's own CSS and script.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -28,16 +29,6 @@ void html_text(FILE *f, const char *s)
 				fputc(*s, f);
 		}
 	}
-}
-
-void html_attr(FILE *f, const char *s)
-{
-	html_text(f, s); /* quotes escaped too: safe inside "..." and '...' */
-}
-
-void out_xml_escape(FILE *f, const char *s)
-{
-	html_text(f, s);
 }
 
 void html_raw(FILE *f, const char *trusted)

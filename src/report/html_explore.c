@@ -91,26 +91,15 @@ static void explore_path_section(FILE *f, const cJSON *d)
 	html_printf(f, "</p>\n");
 }
 
-void html_explore_section(FILE *f, const cJSON *d)
+/* Each strategy's gain over the baseline as a bar with its interval, the final
+ * configuration's last. */
+static void gains_chart(FILE *f, const cJSON *st, const cJSON *best)
 {
-	const cJSON *st = html_jget(d, "strategies"), *e, *best = html_jget(d, "search.final");
+	const cJSON *e;
 	int ns = cJSON_GetArraySize(st), n = 0;
 	struct chart_bar *b = xcalloc((size_t)ns + 1, sizeof(*b));
 	char **labels = xcalloc((size_t)ns + 1, sizeof(*labels));
 
-	html_printf(f, "<p>Baseline <code>");
-	html_text(f, html_jstr(d, "workload"));
-	html_printf(f, "</code> as given: ");
-	html_num(f, html_jnum(d, "baseline.rate"));
-	html_printf(f, " %s/s (median of %.0f runs). %.0f rounds of %.3g s runs, each round every "
-		   "configuration once in an order from seed %s; the strategies' verdicts share one "
-		   "%.1f%% family-wise confidence (Holm), so each strategy's interval is drawn at the "
-		   "level it was held to.</p>\n",
-		html_unit_of(d), html_jnum(d, "baseline.runs"), html_jnum(d, "runs"), html_jnum(d, "run_seconds"),
-		html_jstr(d, "seed"), 100 * html_jnum(d, "family_confidence"));
-	html_partial_note(f, d);
-	if (!cJSON_IsObject(best))
-		best = html_jget(d, "best_combination"); /* a document from before the search */
 	cJSON_ArrayForEach(e, st) {
 		labels[n] = xmalloc(128);
 		snprintf(labels[n], 128, "%.0f. %s", html_jnum(e, "rank"), html_jstr(e, "name"));
@@ -133,13 +122,39 @@ void html_explore_section(FILE *f, const cJSON *d)
 					  html_jstr(best, "verdict_text")};
 		n++;
 	}
-	chart_bars(f, "Each strategy's gain over the baseline, with its interval (green: faster, "
-		      "red: slower, grey: no verdict)", "rate / the baseline's rate", b, n, 1.0,
-		   "baseline", AX_LOG);
+	struct chart_bar_opts o = {.title = "Each strategy's gain over the baseline, with its "
+					    "interval (green: faster, red: slower, grey: no "
+					    "verdict)",
+				   .xlabel = "rate / the baseline's rate",
+				   .ref = 1.0,
+				   .ref_label = "baseline",
+				   .xa = AX_LOG};
+
+	chart_bars(f, &o, b, n);
 	for (int i = 0; i < n; i++)
 		free(labels[i]);
 	free(labels);
 	free(b);
+}
+
+void html_explore_section(FILE *f, const cJSON *d)
+{
+	const cJSON *st = html_jget(d, "strategies"), *e, *best = html_jget(d, "search.final");
+
+	html_printf(f, "<p>Baseline <code>");
+	html_text(f, html_jstr(d, "workload"));
+	html_printf(f, "</code> as given: ");
+	html_num(f, html_jnum(d, "baseline.rate"));
+	html_printf(f, " %s/s (median of %.0f runs). %.0f rounds of %.3g s runs, each round every "
+		   "configuration once in an order from seed %s; the strategies' verdicts share one "
+		   "%.1f%% family-wise confidence (Holm), so each strategy's interval is drawn at the "
+		   "level it was held to.</p>\n",
+		html_unit_of(d), html_jnum(d, "baseline.runs"), html_jnum(d, "runs"), html_jnum(d, "run_seconds"),
+		html_jstr(d, "seed"), 100 * html_jnum(d, "family_confidence"));
+	html_partial_note(f, d);
+	if (!cJSON_IsObject(best))
+		best = html_jget(d, "best_combination"); /* a document from before the search */
+	gains_chart(f, st, best);
 	html_printf(f, "<table class=\"grid\"><tr><th>rank</th><th>strategy</th><th>flags</th>"
 		   "<th>%s/s</th><th>gain</th><th>interval</th><th>at</th><th>pairs</th>"
 		   "<th>verdict</th></tr>\n", html_unit_of(d));

@@ -75,20 +75,13 @@ void html_row_s(FILE *f, const char *k, const char *v)
 
 /* ---- pieces shared by the kinds ---- */
 
-/* What the rate counts: the document's "unit", else the workload's. */
+/* What the rate counts: the document's "unit", else its workload's. */
 const char *html_unit_of(const cJSON *d)
 {
-	static const char *const by_wl[][2] = {{"udp-rr", "transaction"}, {"tcp-rr", "transaction"},
-					       {"tcp-crr", "connection"}, {"tcp-stream", "megabyte"},
-					       {"udp-stream", "packet"}};
 	const char *u = html_jstr(d, "unit");
+	const struct workload *wl = workload_find(html_jstr(d, "workload"));
 
-	if (*u)
-		return u;
-	for (size_t i = 0; i < sizeof(by_wl) / sizeof(by_wl[0]); i++)
-		if (!strcmp(html_jstr(d, "workload"), by_wl[i][0]))
-			return by_wl[i][1];
-	return "unit";
+	return *u ? u : wl ? wl->unit : "unit";
 }
 
 void html_config_table(FILE *f, const cJSON *cfg)

@@ -36,6 +36,9 @@ void html_cdf_charts(FILE *f, const char *what, struct chart_series *s, int n);
 void html_partial_note(FILE *f, const struct cJSON *d);
 const char *html_verdict_colour(const char *v);
 
+/* --trace's stages as bars (html_trace.c); nothing without a trace. */
+void html_trace_chart(FILE *f, const struct cJSON *d);
+
 /* The sections, one a kind of document. */
 void html_run_section(FILE *f, const struct cJSON *d);
 void html_runs_section(FILE *f, const struct cJSON *d);

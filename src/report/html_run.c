@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/figure_table.h"
 #include "base/util.h"
 #include "report/chart.h"
 #include "report/html_priv.h"
@@ -71,7 +72,9 @@ static void syscall_chart(FILE *f, const cJSON *d)
 		snprintf(title, sizeof(title), "Time per syscall: %s", sides[i]);
 		snprintf(xl, sizeof(xl), "CPU us per %s (share of the %s's profile samples)", html_unit_of(d),
 			 sides[i]);
-		chart_bars(f, title, xl, b, n, NAN, NULL, AX_LIN);
+		struct chart_bar_opts o = {.title = title, .xlabel = xl, .ref = NAN};
+
+		chart_bars(f, &o, b, n);
 		for (int k = 0; k < n; k++)
 			free(labels[k]);
 	}
@@ -162,6 +165,12 @@ static void lat_row(FILE *f, const cJSON *d, const char *key, const char *label)
 	html_printf(f, " us</td></tr>\n");
 }
 
+/* A figure of the table (base/figure_table.h) as a row: its value and unit, named so. */
+static void figure_row(FILE *f, const cJSON *d, const char *name, int fig)
+{
+	html_row(f, name, html_jnum(d, figures[fig].path), figures[fig].unit);
+}
+
 static void headline(FILE *f, const cJSON *d)
 {
 	html_printf(f, "<table class=\"kv\">\n");
@@ -183,18 +192,18 @@ static void headline(FILE *f, const cJSON *d)
 				    "&ge;: a lower bound</td></tr>\n");
 		}
 	} else { /* a stream */
-		html_row(f, "throughput", html_jnum(d, "gbit_per_s"), "Gbit/s");
-		if (html_jget(d, "loss_pct"))
-			html_row(f, "loss", html_jnum(d, "loss_pct"), "%");
+		figure_row(f, d, "throughput", FIG_GBIT);
+		if (html_jget(d, figures[FIG_LOSS].path))
+			figure_row(f, d, "loss", FIG_LOSS);
 		if (html_jget(d, "jitter_ms"))
 			html_row(f, "jitter (RFC 3550)", html_jnum(d, "jitter_ms"), "ms");
-		if (html_jget(d, "retransmits"))
-			html_row(f, "retransmits", html_jnum(d, "retransmits"), NULL);
+		if (html_jget(d, figures[FIG_RETRANS].path))
+			figure_row(f, d, "retransmits", FIG_RETRANS);
 	}
 	if (html_jget(d, "connect_latency_us"))
-		html_row(f, "connect() p50", html_jnum(d, "connect_latency_us.p50"), "us");
-	html_row(f, "client CPU", html_jnum(d, "sides.client.cpu_us_per_unit"), "us per unit");
-	html_row(f, "server CPU", html_jnum(d, "sides.server.cpu_us_per_unit"), "us per unit");
+		figure_row(f, d, "connect() p50", FIG_CONNECT_P50);
+	figure_row(f, d, "client CPU", FIG_CLIENT_CPU);
+	figure_row(f, d, "server CPU", FIG_SERVER_CPU);
 	html_row(f, "errors", html_jnum(d, "errors"), NULL);
 	html_printf(f, "</table>\n");
 }
@@ -203,6 +212,7 @@ static void headline(FILE *f, const cJSON *d)
 
 void html_run_section(FILE *f, const cJSON *d)
 {
+	const struct workload *wl = workload_find(html_jstr(d, "workload"));
 	struct chart_series s[2];
 	int n = 0;
 
@@ -213,7 +223,7 @@ void html_run_section(FILE *f, const cJSON *d)
 	n += html_cdf_series(html_jget(d, "latency_us"), &s[n], "round trip");
 	if (html_jget(d, "connect_latency_us"))
 		n += html_cdf_series(html_jget(d, "connect_latency_us"), &s[n], "connect() alone");
-	if (!strcmp(html_jstr(d, "workload"), "tcp-crr") && n)
+	if (wl && (wl->shows & SHOWS_CONNECTIONS) && n)
 		s[0].label = "connect start to last byte";
 	html_cdf_charts(f, "Latency", s, n);
 	for (int i = 0; i < n; i++)
@@ -244,6 +254,7 @@ void html_run_section(FILE *f, const cJSON *d)
 		free(x);
 	}
 	interval_charts(f, d);
+	html_trace_chart(f, d);
 	cpu_chart(f, d);
 	const cJSON *prof = html_jget(d, "profile");
 
@@ -318,7 +329,9 @@ void html_runs_section(FILE *f, const cJSON *d)
 		i++;
 	}
 	snprintf(xl, sizeof(xl), "%s/s", html_unit_of(cJSON_GetArrayItem(results, 0)));
-	chart_bars(f, "Rate of each run", xl, b, nr, NAN, NULL, AX_LIN);
+	struct chart_bar_opts o = {.title = "Rate of each run", .xlabel = xl, .ref = NAN};
+
+	chart_bars(f, &o, b, nr);
 	html_cdf_charts(f, "Latency of each run", s, n);
 	for (i = 0; i < n; i++)
 		free((void *)s[i].x);

@@ -22,8 +22,8 @@ static cJSON *errors_json(const struct side_counters *c)
 }
 
 /* The side's user-space memory, where its processes read it: peak and resident at the end of
- * the window, resident before the flows were opened, and (tcp-rr) what the flows took each:
- * (peak - before) / flows, in bytes. */
+ * the window, resident before the flows were opened, and (SHOWS_FLOW_MEMORY) what the flows
+ * took each: (peak - before) / flows, in bytes. */
 static void add_memory(cJSON *j, const struct side_result *s, const struct result *r)
 {
 	if (s->vm_hwm_kb <= 0)
@@ -31,24 +31,18 @@ static void add_memory(cJSON *j, const struct side_result *s, const struct resul
 	cJSON_AddNumberToObject(j, "vm_hwm_kb", s->vm_hwm_kb);
 	cJSON_AddNumberToObject(j, "vm_rss_kb", s->vm_rss_kb);
 	cJSON_AddNumberToObject(j, "memory_before_kb", s->mem_before_kb);
-	if (r->cfg && !strcmp(r->wl->name, "tcp-rr"))
+	if (r->cfg && (r->wl->shows & SHOWS_FLOW_MEMORY))
 		cJSON_AddNumberToObject(j, "memory_per_flow",
 					r3((s->vm_hwm_kb - s->mem_before_kb) * 1024 /
 					   (double)(r->cfg->clients * r->cfg->flows)));
 }
 
-static cJSON *side_json(const struct side_result *s, const struct result *r)
+/* A side's time: its window, CPU (in all and per unit) and how its threads were scheduled;
+ * u: the units its per-unit figures divide by. */
+static void side_cpu_json(cJSON *j, const struct side_result *s, const struct result *r, double u)
 {
-	if (!s->present)
-		return cJSON_CreateNull();
-	cJSON *j = cJSON_CreateObject();
 	char key[64];
-	double u = result_side_units(r, s == &r->server);
 
-	cJSON_AddNumberToObject(j, "processes", s->processes);
-	cJSON_AddItemToObject(j, "socket", knobs_seen_to_json(&s->sock));
-	if (isnan(u)) /* the per-unit figures below are null, and this is why */
-		cJSON_AddStringToObject(j, "per_unit_withheld", r->server_units_withheld);
 	cJSON_AddNumberToObject(j, "real_s", r6(r->duration_s));
 	if (s->window_max_s > 0) {
 		cJSON *w = cJSON_CreateObject();
@@ -82,6 +76,13 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 				u > 0 || isnan(u) ? r3(s->vcsw / u) : 0);
 	cJSON_AddNumberToObject(j, "involuntary_switches_per_unit",
 				u > 0 || isnan(u) ? r3(s->ivcsw / u) : 0);
+}
+
+/* A side's traffic: packets, bytes, connections and system calls (per unit too), and the
+ * TCP_INFO counts of a workload that reads them. */
+static void side_counts_json(cJSON *j, const struct side_result *s, const struct result *r,
+			     double u)
+{
 	cJSON_AddNumberToObject(j, "packets_sent", (double)s->c.tx_packets);
 	cJSON_AddNumberToObject(j, "packets_received", (double)s->c.rx_packets);
 	cJSON_AddNumberToObject(j, "packets_sent_per_s", r3(result_per_s(s->c.tx_packets, r->duration_s)));
@@ -96,30 +97,44 @@ static cJSON *side_json(const struct side_result *s, const struct result *r)
 	if (out_per_transaction(r))
 		cJSON_AddNumberToObject(j, "syscalls_per_transaction",
 					u > 0 || isnan(u) ? r3((double)s->c.syscalls / u) : 0);
-	if (!strcmp(r->wl->snmp_proto, "Tcp")) {
-		/* Over the window: tcp-stream reads TCP_INFO at both edges; nothing else does. */
-		bool edges = !strcmp(r->wl->name, "tcp-stream");
+	if (r->wl->tcp_info_every) {
+		/* Over the window: only a workload that reads TCP_INFO at both edges has these. */
+		bool edges = r->wl->shows & SHOWS_TCP_INFO_EDGES;
 
 		cJSON_AddItemToObject(j, "retransmits", edges ? cJSON_CreateNumber((double)s->c.retrans)
 							      : cJSON_CreateNull());
 		cJSON_AddItemToObject(j, "segments_sent", edges ? cJSON_CreateNumber((double)s->c.segs_out)
 								: cJSON_CreateNull());
 		cJSON_AddItemToObject(j, "tcp_info",
-				      tcp_info_sum_json(&s->c, &s->ti, !strcmp(r->wl->name, "tcp-crr")
-									       ? CRR_TCP_INFO_EVERY : 1));
+				      tcp_info_sum_json(&s->c, &s->ti, r->wl->tcp_info_every));
 	}
+}
+
+static cJSON *side_json(const struct side_result *s, const struct result *r)
+{
+	if (!s->present)
+		return cJSON_CreateNull();
+	cJSON *j = cJSON_CreateObject();
+	double u = result_side_units(r, s == &r->server);
+
+	cJSON_AddNumberToObject(j, "processes", s->processes);
+	cJSON_AddItemToObject(j, "socket", knobs_seen_to_json(&s->sock));
+	if (isnan(u)) /* the per-unit figures below are null, and this is why */
+		cJSON_AddStringToObject(j, "per_unit_withheld", r->server_units_withheld);
+	side_cpu_json(j, s, r, u);
+	side_counts_json(j, s, r, u);
 	cJSON_AddNumberToObject(j, "errors", (double)s->c.errors);
 	cJSON_AddItemToObject(j, "errors_by_kind", errors_json(&s->c));
 	cJSON_AddNumberToObject(j, "refused", (double)s->c.refused);
 	cJSON_AddNumberToObject(j, "listen_drops", (double)s->c.listen_drops);
-	if (s == &r->server && !strcmp(r->wl->name, "tcp-crr")) {
+	if (s == &r->server && (r->wl->shows & SHOWS_ACCEPT_QUEUE)) {
 		cJSON *q = cJSON_AddObjectToObject(j, "accept_queue");
 
 		cJSON_AddNumberToObject(q, "open", (double)s->c.accept_queue_open);
 		cJSON_AddNumberToObject(q, "close", (double)s->c.accept_queue_close);
 	}
 	cJSON_AddNumberToObject(j, "unfinished", (double)s->c.unfinished);
-	if (s == &r->client && !strcmp(r->wl->name, "tcp-rr"))
+	if (s == &r->client && (r->wl->shows & SHOWS_IDLE_FLOWS))
 		cJSON_AddNumberToObject(j, "idle_flows", (double)s->c.idle_flows);
 	add_memory(j, s, r);
 	return j;
@@ -415,12 +430,4 @@ void out_print_json(struct cJSON *j, FILE *f)
 
 	fprintf(f, "%s\n", txt);
 	free(txt);
-}
-
-void out_json(const struct result *r, FILE *f)
-{
-	cJSON *j = out_result_json(r);
-
-	out_print_json(j, f);
-	cJSON_Delete(j);
 }

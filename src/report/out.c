@@ -74,8 +74,8 @@ double out_host_units(const struct result *r, const struct host_result *h)
 
 	/* A stream's units are counted where the data arrives; from a sending host, its sends. */
 	if (u <= 0 && r->wl->units)
-		u = !strcmp(r->wl->unit, "megabyte") ? (double)h->side.c.tx_bytes / 1e6
-						     : (double)h->side.c.tx_packets;
+		u = r->wl->shows & SHOWS_MEGABYTES ? (double)h->side.c.tx_bytes / 1e6
+						    : (double)h->side.c.tx_packets;
 	return u;
 }
 

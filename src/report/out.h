@@ -29,9 +29,7 @@ double result_side_units(const struct result *r, bool server);
 void out_table(const struct result *r, FILE *f);
 struct cJSON;
 
-/* The versioned JSON document (docs/json.md). */
-void out_json(const struct result *r, FILE *f);
-/* The same document as a cJSON tree (caller frees), and printing one. */
+/* The versioned JSON document (docs/json.md) as a cJSON tree (caller frees), and printing one. */
 struct cJSON *out_result_json(const struct result *r);
 void out_print_json(struct cJSON *j, FILE *f);
 
@@ -83,16 +81,13 @@ const char *out_flame_script(void);
 int out_report_html(struct cJSON *const *docs, const char *const *names, int n, FILE *f);
 const char *report_check(const struct cJSON *d);
 /* The escaping writer: every string that reaches an HTML page or an SVG goes through one of
- * these (html_esc.c). html_text and html_attr write s with & < > " ' escaped and control
- * characters dropped (text and quoted attributes alike); html_printf is fprintf whose every
- * conversion is escaped that way (only the format string itself is markup), 0 or -EIO;
- * html_raw writes the page's own CSS or script unescaped: never a string from a file.
- * out_xml_escape is html_text by its older name. */
+ * these (html_esc.c). html_text writes s with & < > " ' escaped and control characters
+ * dropped (text and quoted attributes alike); html_printf is fprintf whose every conversion
+ * is escaped that way (only the format string itself is markup), 0 or -EIO; html_raw writes
+ * the page's own CSS or script unescaped: never a string from a file. */
 void html_text(FILE *f, const char *s);
-void html_attr(FILE *f, const char *s);
 int html_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void html_raw(FILE *f, const char *trusted);
-void out_xml_escape(FILE *f, const char *s);
 
 /* A single run's progress line on stderr, on a terminal only (as the multi-run commands'):
  * done of total units (unit NULL: seconds of a time-based window) and the time it should

@@ -14,6 +14,7 @@
 #include "base/util.h"
 #include "report/out.h"
 #include "report/out_priv.h"
+#include "report/trace_rows.h"
 
 #define BINS_PER_DECADE 20
 
@@ -94,40 +95,97 @@ static void plot_intervals(const struct result *r, FILE *g, const char *dp, int 
 	fprintf(g, "\nunset y2tics\nunset y2label\nset autoscale x\nset autoscale y\n");
 }
 
-int out_plot_script(const struct result *r, const char *svg, const char *data_path, FILE *d,
-		    FILE *g)
-{
-	const struct hist *lat = r->lat, *lat2 = r->lat2;
-	bool has_lat = lat && lat->count, has_lat2 = lat2 && lat2->count;
-	double units = result_units(r);
-	char desc[300], line[400], q1[2 * PATH_MAX + 3], q2[160], dp[2 * PATH_MAX + 3];
+/* What the plot draws, where each of its blocks lies in the data file (dp, as the script
+ * names it), and how the page is shared: the rows at the bottom (the intervals', the trace's)
+ * take k0 of it, 0.3 each, the rest k. */
+struct plot_layout {
+	bool lat, lat2, series, ivl; /* series: a stream's rate over the window */
+	int cpu_block, ivl_block;    /* the trace's: ivl_block + ivl */
+	struct trace_row rows[TRACE_ROWS];
+	int ntr;
+	double trace_sum;
+	double k0, k;
+	char dp[2 * PATH_MAX + 3];
+};
 
-	r->wl->describe(r->cfg, desc, sizeof(desc));
-	gp_str(dp, sizeof(dp), data_path);
-	if (has_lat)
-		lat_blocks(d, lat); /* blocks 0, 1 */
-	if (has_lat2)
-		lat_blocks(d, lat2); /* blocks 2, 3 */
+/* --trace: the stages' means per round trip stacked in one bar, in the round trip's order
+ * (trace_rows.c). Its data: one line, the label and the means. */
+static void trace_block(const struct result *r, FILE *d, struct plot_layout *pl)
+{
+	pl->ntr = trace_rows(r->trace, !result_open_loop(r), pl->rows, &pl->trace_sum);
+	if (!pl->ntr)
+		return;
+	fprintf(d, "\"round trip\"");
+	for (int i = 0; i < pl->ntr; i++)
+		fprintf(d, " %.4f", pl->rows[i].mean);
+	fprintf(d, "\n\n\n");
+}
+
+/* The trace's bar, in the row of height 0.28 above the intervals' (or at the bottom). */
+static void plot_trace(const struct result *r, FILE *g, const struct plot_layout *pl)
+{
+	bool trips = trace_one_packet_each_way(r->trace, (double)(r->lat->count - r->lat->censored));
+
+	fprintf(g, "set size 1, 0.28\nset origin 0, %g\n", 0.3 * pl->ivl);
+	if (trips)
+		fprintf(g, "set title 'where a round trip goes (--trace): each stage''s mean, summing "
+			   "to %.1f us; the mean round trip measured %.1f us'\n", pl->trace_sum,
+			hist_mean(r->lat) / 1e3);
+	else
+		fprintf(g, "set title 'where a packet''s time goes (--trace): each stage''s mean per "
+			   "packet (a round trip here is not one packet each way)'\n");
+	fprintf(g, "set style data histograms\nset style histogram rowstacked\nset style fill "
+		   "solid 0.85 border -1\nset boxwidth 0.3\nset xlabel ''\nset ylabel "
+		   "'microseconds'\nset yrange [0:*]\nset key outside right font ',9'\nplot ");
+	for (int i = 0; i < pl->ntr; i++)
+		fprintf(g, "%s%s index %d using %d%s title '%s'", i ? ", " : "", i ? "''" : pl->dp,
+			pl->ivl_block + pl->ivl, i + 2, i ? "" : ":xtic(1)", pl->rows[i].label);
+	fprintf(g, "\nset autoscale y\n");
+}
+
+/* The data file, block by block, and the layout that follows from what it holds. */
+static void plot_data(const struct result *r, FILE *d, struct plot_layout *pl)
+{
+	double units = result_units(r);
+
+	pl->lat = r->lat && r->lat->count;
+	pl->lat2 = r->lat2 && r->lat2->count;
+	if (pl->lat)
+		lat_blocks(d, r->lat); /* blocks 0, 1 */
+	if (pl->lat2)
+		lat_blocks(d, r->lat2); /* blocks 2, 3 */
 	side_cpu(d, "client", &r->client, units);
 	side_cpu(d, "server", &r->server, units);
 	fprintf(d, "\n\n");
-	int cpu_block = (has_lat ? 2 : 0) + (has_lat2 ? 2 : 0);
-	bool has_series = !has_lat && r->nseries > 1; /* a stream: its rate over the window */
-
-	for (int i = 0; has_series && i < r->nseries; i++)
+	pl->cpu_block = (pl->lat ? 2 : 0) + (pl->lat2 ? 2 : 0);
+	pl->series = !pl->lat && r->nseries > 1; /* a stream: its rate over the window */
+	for (int i = 0; pl->series && i < r->nseries; i++)
 		fprintf(d, "%.4f %.6f\n", r->series_t[i], r->series_gbit[i]);
-	if (has_series)
+	if (pl->series)
 		fprintf(d, "\n\n"); /* block cpu_block + 1 */
-	bool has_ivl = r->nintervals > 0;
-	int ivl_block = cpu_block + 1 + has_series;
-	double k = has_ivl ? 0.7 : 1, k0 = 1 - k; /* the panels above the intervals' row */
-
-	for (int i = 0; has_ivl && i < r->nintervals; i++)
+	pl->ivl = r->nintervals > 0;
+	pl->ivl_block = pl->cpu_block + 1 + pl->series;
+	for (int i = 0; pl->ivl && i < r->nintervals; i++)
 		fprintf(d, "%.4f %.6f %.3f\n", r->intervals[i].t_s - r->intervals[i].len_s / 2,
 			r->intervals[i].rate, r->intervals[i].p99_us);
+	if (pl->ivl)
+		fprintf(d, "\n\n");
+	if (r->trace)
+		trace_block(r, d, pl); /* block ivl_block + ivl */
+	/* The rows at the bottom, 0.3 of the page each: the intervals', then the trace's. */
+	pl->k0 = 0.3 * (pl->ivl + (pl->ntr > 0));
+	pl->k = 1 - pl->k0;
+}
 
+/* The page: its size, the SVG it writes, its title (the run and its rate). */
+static void plot_page(const struct result *r, const char *svg, FILE *g,
+		      const struct plot_layout *pl)
+{
+	char desc[300], line[400], q1[2 * PATH_MAX + 3], q2[160];
+
+	r->wl->describe(r->cfg, desc, sizeof(desc));
 	fprintf(g, "set terminal svg size 1100,%d dynamic background rgb 'white' font 'sans,11'\n",
-		(has_lat || has_series ? 820 : 420) + (has_ivl ? 360 : 0));
+		(pl->lat || pl->series ? 820 : 420) + (pl->ivl ? 360 : 0) + (pl->ntr ? 360 : 0));
 	fprintf(g, "set output %s\n", gp_str(q1, sizeof(q1), svg));
 	/* Texts from the command line only as single-quoted strings (gp_str); the newline is ours. */
 	snprintf(line, sizeof(line), "sockbench %s: %s%s", r->wl->name, desc,
@@ -138,58 +196,69 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 	fprintf(g, "set multiplot title %s . \"\\n\" . %s font ',12'\n", q1,
 		gp_str(q2, sizeof(q2), line));
 	fprintf(g, "set grid\nset key top right\n");
-	if (has_lat) {
-		/* Histogram, left; CDF, right; log time axes. */
-		fprintf(g, "set size 0.5, %g\nset origin 0, %g\nset logscale x\n", 0.5 * k,
-			0.45 * k + k0);
-		fprintf(g, "set title 'how the %s times are spread (%s)'\n", r->wl->latency_label,
-			has_lat2 ? "and connect() alone" : "log bins, 20 a decade");
-		fprintf(g, "set xlabel 'microseconds (log)'\nset ylabel '%% of %ss in the bin'\n",
-			r->wl->unit);
-		mark(g, lat, 50, "p50", "#1b7837");
-		mark(g, lat, 99, "p99", "#b35806");
-		mark(g, lat, 99.9, "p99.9", "#b2182b");
+}
+
+/* Histogram, left; CDF, right; log time axes (tcp-crr: connect() alone beside). */
+static void plot_latency(const struct result *r, FILE *g, const struct plot_layout *pl)
+{
+	const struct hist *lat = r->lat;
+	double k = pl->k, k0 = pl->k0;
+	const char *dp = pl->dp;
+
+	fprintf(g, "set size 0.5, %g\nset origin 0, %g\nset logscale x\n", 0.5 * k,
+		0.45 * k + k0);
+	fprintf(g, "set title 'how the %s times are spread (%s)'\n", r->wl->latency_label,
+		pl->lat2 ? "and connect() alone" : "log bins, 20 a decade");
+	fprintf(g, "set xlabel 'microseconds (log)'\nset ylabel '%% of %ss in the bin'\n",
+		r->wl->unit);
+	mark(g, lat, 50, "p50", "#1b7837");
+	mark(g, lat, 99, "p99", "#b35806");
+	mark(g, lat, 99.9, "p99.9", "#b2182b");
+	fprintf(
+	    g, "plot %s index 0 using 1:2 with impulses lw 3 lc rgb '#2166ac' title '%s'",
+	    dp, r->wl->latency_label);
+	if (pl->lat2)
 		fprintf(
-		    g, "plot %s index 0 using 1:2 with impulses lw 3 lc rgb '#2166ac' title '%s'",
-		    dp, r->wl->latency_label);
-		if (has_lat2)
-			fprintf(
-			    g,
-			    ", %s index 2 using 1:2 with impulses lw 2 lc rgb '#999999' title "
-			    "'connect()'",
-			    dp);
-		fprintf(g, "\nunset arrow\nunset label\n");
-		fprintf(g, "set origin 0.5, %g\nset title 'cumulative: the share done within x'\n",
-			0.45 * k + k0);
-		fprintf(g, "set ylabel '%% of %ss'\nset yrange [0:100]\n", r->wl->unit);
-		mark(g, lat, 50, "p50", "#1b7837");
-		mark(g, lat, 99, "p99", "#b35806");
-		mark(g, lat, 99.9, "p99.9", "#b2182b");
+		    g,
+		    ", %s index 2 using 1:2 with impulses lw 2 lc rgb '#999999' title "
+		    "'connect()'",
+		    dp);
+	fprintf(g, "\nunset arrow\nunset label\n");
+	fprintf(g, "set origin 0.5, %g\nset title 'cumulative: the share done within x'\n",
+		0.45 * k + k0);
+	fprintf(g, "set ylabel '%% of %ss'\nset yrange [0:100]\n", r->wl->unit);
+	mark(g, lat, 50, "p50", "#1b7837");
+	mark(g, lat, 99, "p99", "#b35806");
+	mark(g, lat, 99.9, "p99.9", "#b2182b");
+	fprintf(g,
+		"plot %s index 1 using 1:2 with steps lw 2 lc rgb '#2166ac' title '%s'",
+		dp, r->wl->latency_label);
+	if (pl->lat2)
 		fprintf(g,
-			"plot %s index 1 using 1:2 with steps lw 2 lc rgb '#2166ac' title '%s'",
-			dp, r->wl->latency_label);
-		if (has_lat2)
-			fprintf(g,
-				", %s index 3 using 1:2 with steps lw 2 lc rgb '#999999' title "
-				"'connect()'",
-				dp);
-		fprintf(g, "\nunset arrow\nunset label\nunset logscale x\nset autoscale y\n");
-	}
-	if (has_series) {
-		fprintf(g, "set size 1, %g\nset origin 0, %g\n", 0.5 * k, 0.45 * k + k0);
-		fprintf(g, "set title 'rate over the window: payload the clients sent and received, "
-			   "Gbit/s over each %.2g s'\n", r->series_step_s);
-		fprintf(g, "set xlabel 'seconds into the window'\nset ylabel 'Gbit/s'\nset yrange [0:*]\n"
-			   "set xrange [0:%.4f]\n", r->duration_s);
-		fprintf(g, "plot %s index %d using 1:2 with linespoints lw 2 pt 7 ps 0.4 lc rgb "
-			   "'#2166ac' title 'clients'\n", dp, cpu_block + 1);
-		fprintf(g, "set autoscale x\nset autoscale y\n");
-	}
-	/* CPU per unit of each side, user and system stacked. */
-	if (has_ivl)
-		plot_intervals(r, g, dp, ivl_block, k0);
-	fprintf(g, "set size 1, %g\nset origin 0, %g\n", (has_lat || has_series ? 0.42 : 0.9) * k,
-		k0);
+			", %s index 3 using 1:2 with steps lw 2 lc rgb '#999999' title "
+			"'connect()'",
+			dp);
+	fprintf(g, "\nunset arrow\nunset label\nunset logscale x\nset autoscale y\n");
+}
+
+/* A stream's rate over the window, where the latency would be. */
+static void plot_series(const struct result *r, FILE *g, const struct plot_layout *pl)
+{
+	fprintf(g, "set size 1, %g\nset origin 0, %g\n", 0.5 * pl->k, 0.45 * pl->k + pl->k0);
+	fprintf(g, "set title 'rate over the window: payload the clients sent and received, "
+		   "Gbit/s over each %.2g s'\n", r->series_step_s);
+	fprintf(g, "set xlabel 'seconds into the window'\nset ylabel 'Gbit/s'\nset yrange [0:*]\n"
+		   "set xrange [0:%.4f]\n", r->duration_s);
+	fprintf(g, "plot %s index %d using 1:2 with linespoints lw 2 pt 7 ps 0.4 lc rgb "
+		   "'#2166ac' title 'clients'\n", pl->dp, pl->cpu_block + 1);
+	fprintf(g, "set autoscale x\nset autoscale y\n");
+}
+
+/* CPU per unit of each side, user and system stacked. */
+static void plot_cpu(const struct result *r, FILE *g, const struct plot_layout *pl)
+{
+	fprintf(g, "set size 1, %g\nset origin 0, %g\n",
+		(pl->lat || pl->series ? 0.42 : 0.9) * pl->k, pl->k0);
 	fprintf(g,
 		"set title 'CPU per %s of each side (both sides'' user and system time over "
 		"the window / %ss)'\n",
@@ -202,9 +271,31 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 	fprintf(g,
 		"plot %s index %d using 2:xtic(1) title 'user' lc rgb '#4393c3', '' index %d "
 		"using 3 title 'system' lc rgb '#d6604d'\n",
-		dp, cpu_block, cpu_block);
+		pl->dp, pl->cpu_block, pl->cpu_block);
+}
+
+int out_plot_script(const struct result *r, const char *svg, const char *data_path, FILE *d,
+		    FILE *g)
+{
+	struct plot_layout *pl = xcalloc(1, sizeof(*pl));
+	int ret;
+
+	gp_str(pl->dp, sizeof(pl->dp), data_path);
+	plot_data(r, d, pl);
+	plot_page(r, svg, g, pl);
+	if (pl->lat)
+		plot_latency(r, g, pl);
+	if (pl->series)
+		plot_series(r, g, pl);
+	if (pl->ivl)
+		plot_intervals(r, g, pl->dp, pl->ivl_block, 0.3);
+	if (pl->ntr)
+		plot_trace(r, g, pl);
+	plot_cpu(r, g, pl);
 	fprintf(g, "unset multiplot\n");
-	return ferror(d) || ferror(g) ? -EIO : 0;
+	ret = ferror(d) || ferror(g) ? -EIO : 0;
+	free(pl);
+	return ret;
 }
 
 int out_gnuplot(const char *what, const char *target, out_draw_fn draw, void *arg)

@@ -137,7 +137,7 @@ static void table_memory(const struct result *r, FILE *f)
 	if (c->vm_hwm_kb <= 0 && s->vm_hwm_kb <= 0)
 		return;
 	out_side_row(f, "memory peak, VmHWM (MB)", r, 1, c->vm_hwm_kb / 1024, s->vm_hwm_kb / 1024);
-	if (strcmp(r->wl->name, "tcp-rr") || flows <= 0)
+	if (!(r->wl->shows & SHOWS_FLOW_MEMORY) || flows <= 0)
 		return;
 	out_side_row(f, "memory per flow (bytes)", r, 0,
 		 (c->vm_hwm_kb - c->mem_before_kb) * 1024 / flows,

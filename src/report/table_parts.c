@@ -64,7 +64,7 @@ void out_side_row(FILE *f, const char *label, const struct result *r, int decima
 static double side_units(const struct result *r, const struct side_result *s, bool server,
 			 const char **what)
 {
-	bool mb = !strcmp(r->wl->unit, "megabyte");
+	bool mb = r->wl->shows & SHOWS_MEGABYTES;
 	double rx = mb ? (double)s->c.rx_bytes / 1e6 : (double)s->c.rx_packets;
 	double tx = mb ? (double)s->c.tx_bytes / 1e6 : (double)s->c.tx_packets;
 
@@ -86,7 +86,7 @@ void out_cpu_rows(const struct result *r, FILE *f, bool all)
 	const struct side_result *c = &r->client, *s = &r->server;
 	const char *wc, *ws;
 	double nc = side_units(r, c, false, &wc), ns = side_units(r, s, true, &ws);
-	bool mb = !strcmp(r->wl->unit, "megabyte");
+	bool mb = r->wl->shows & SHOWS_MEGABYTES;
 	const char *unit = mb ? "MB" : r->wl->unit;
 	char label[64];
 

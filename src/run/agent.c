@@ -75,10 +75,11 @@ int spawn_local_agent(struct run *r)
 	return port;
 }
 
-int split_hostport(struct run *r, const char *flag, const char *s, char *host, size_t hlen,
-		   char *port, size_t plen)
+int split_hostport(struct run *r, const char *flag, const char *s, struct hostport *at)
 {
 	const char *colon = strrchr(s, ':');
+	char *host = at->host, *port = at->port;
+	size_t hlen = sizeof(at->host), plen = sizeof(at->port);
 
 	snprintf(port, plen, "%s", CTL_PORT_DEFAULT);
 	if (s[0] == '[') {
@@ -432,22 +433,9 @@ void collect_server(struct run *r)
 	it = cJSON_GetObjectItemCaseSensitive(j, "window_s");
 	if (cJSON_IsNumber(it) && it->valuedouble > 0)
 		side_window_add(s, it->valuedouble);
-	it = cJSON_GetObjectItemCaseSensitive(j, "user_s");
-	s->user_s = cJSON_IsNumber(it) ? it->valuedouble : 0;
-	it = cJSON_GetObjectItemCaseSensitive(j, "sys_s");
-	s->sys_s = cJSON_IsNumber(it) ? it->valuedouble : 0;
-	it = cJSON_GetObjectItemCaseSensitive(j, "voluntary_switches");
-	s->vcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
-	it = cJSON_GetObjectItemCaseSensitive(j, "involuntary_switches");
-	s->ivcsw = cJSON_IsNumber(it) ? it->valuedouble : 0;
-	it = cJSON_GetObjectItemCaseSensitive(j, "run_delay_s");
-	s->run_delay_s = cJSON_IsNumber(it) && it->valuedouble >= 0 ? it->valuedouble : 0;
-	it = cJSON_GetObjectItemCaseSensitive(j, "memory_before_kb");
-	s->mem_before_kb = cJSON_IsNumber(it) ? it->valuedouble : 0;
-	it = cJSON_GetObjectItemCaseSensitive(j, "vm_hwm_kb");
-	s->vm_hwm_kb = cJSON_IsNumber(it) ? it->valuedouble : 0;
-	it = cJSON_GetObjectItemCaseSensitive(j, "vm_rss_kb");
-	s->vm_rss_kb = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	side_measures_get(j, s);
+	if (s->run_delay_s < 0) /* the agent's word: a time, never below 0 */
+		s->run_delay_s = 0;
 	/* The agent could not put its --sysctl settings back: its host stays changed. */
 	it = cJSON_GetObjectItemCaseSensitive(j, "sysctl_restore_error");
 	if (cJSON_IsString(it)) {

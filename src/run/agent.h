@@ -8,8 +8,7 @@ struct cJSON;
 
 int spawn_local_agent(struct run *r);
 /* Split "HOST[:PORT]" or "[V6]:PORT". 0 or -errno (why in r). */
-int split_hostport(struct run *r, const char *flag, const char *s, char *host, size_t hlen,
-		   char *port, size_t plen);
+int split_hostport(struct run *r, const char *flag, const char *s, struct hostport *at);
 int reach_agent(struct run *r, const char *host, const char *port);
 int connect_agent(struct run *r, const char *host, const char *port);
 /* HELLO (and AUTH) on fd; who names the agent in messages. 0 or -errno (why in r). */

@@ -34,7 +34,7 @@ static int resolve(struct run *r, struct remote_host *h)
 					      : r->o->ipv4 ? AF_INET
 							   : AF_UNSPEC};
 	struct addrinfo *ai;
-	int e = getaddrinfo(h->host, h->port, &hints, &ai);
+	int e = getaddrinfo(h->at.host, h->at.port, &hints, &ai);
 
 	if (e)
 		return run_fail(r, EINVAL, true, "--clients-on %s: %s", h->name, gai_strerror(e));
@@ -93,8 +93,7 @@ int hosts_parse(struct run *r)
 
 		*h = (struct remote_host){.ctl = -1};
 		snprintf(h->name, sizeof(h->name), "%s", tok);
-		if ((ret = split_hostport(r, "--clients-on", tok, h->host, sizeof(h->host), h->port,
-					  sizeof(h->port))) ||
+		if ((ret = split_hostport(r, "--clients-on", tok, &h->at)) ||
 		    (ret = resolve(r, h)))
 			break;
 		n++;
@@ -142,7 +141,7 @@ static char *client_setup(const struct run *r, int k)
 static int reach_host(struct run *r, struct remote_host *h, int k)
 {
 	char who[320];
-	int ret, fd = connect_agent(r, h->host, h->port);
+	int ret, fd = connect_agent(r, h->at.host, h->at.port);
 
 	if (fd < 0)
 		return fd;

@@ -50,13 +50,7 @@ static bool take_host_result(struct run *r, struct host_result *hr, const char *
 		hr->present = true;
 		hr->side.present = true;
 		hr->side.processes = (int)num(j, "processes");
-		hr->side.user_s = num(j, "user_s");
-		hr->side.sys_s = num(j, "sys_s");
-		hr->side.vcsw = num(j, "voluntary_switches");
-		hr->side.ivcsw = num(j, "involuntary_switches");
-		hr->side.mem_before_kb = num(j, "memory_before_kb");
-		hr->side.vm_hwm_kb = num(j, "vm_hwm_kb");
-		hr->side.vm_rss_kb = num(j, "vm_rss_kb");
+		side_measures_get(j, &hr->side);
 		tcp_info_sum_get_dist(j, &hr->side.ti);
 		hr->window_s = num(j, "window_s");
 		side_window_add(&hr->side, hr->window_s);
@@ -114,13 +108,87 @@ static void add_side(struct side_result *to, const struct side_result *s)
 	tcp_info_dist_merge(&to->ti, &s->ti);
 }
 
+/* How far apart the hosts' windows opened and closed (ms since ours opened): the extremes so
+ * far, and the largest uncertainty of an opening. */
+struct skew {
+	bool any;
+	double lo_open, hi_open, lo_close, hi_close, err;
+};
+
+static void skew_add(struct skew *s, double open, double close, double err)
+{
+	if (!s->any || open < s->lo_open)
+		s->lo_open = open;
+	if (!s->any || open > s->hi_open)
+		s->hi_open = open;
+	if (!s->any || close < s->lo_close)
+		s->lo_close = close;
+	if (!s->any || close > s->hi_close)
+		s->hi_close = close;
+	s->err = err > s->err ? err : s->err;
+	s->any = true;
+}
+
+/* This host's clients (local, and their histograms), the first of the run's hosts. */
+static void collect_local(struct run *r, const struct side_result *local, const struct hist *lat,
+			  const struct hist *lat2)
+{
+	struct result *res = &r->res;
+	struct host_result *hr = &res->hosts[0];
+
+	snprintf(hr->name, sizeof(hr->name), "local");
+	hr->local = true;
+	hr->present = local->present;
+	hr->clients = (int)r->local_o.clients;
+	hr->side = *local;
+	hr->window_s = ns_to_s(r->t_close - r->t_open);
+	hr->p50_ns = hist_percentile(lat, 50);
+	hr->p99_ns = hist_percentile(lat, 99);
+	hr->kernel_ok = res->kernel_ok;
+	hr->kernel = res->kernel;
+	hist_merge(res->lat, lat);
+	hist_merge(res->lat2, lat2);
+	add_side(&res->client, local);
+}
+
+/* A client host's RESULT, past its last STATEs, into hr and the run's client side; or the
+ * host gone and the run partial. Whether it came. */
+static bool collect_remote(struct run *r, struct remote_host *h, struct host_result *hr)
+{
+	const char *bad = NULL;
+	unsigned type = 0;
+	int ret = -EPIPE;
+
+	snprintf(hr->name, sizeof(hr->name), "%s", h->name);
+	hr->clients = h->clients;
+	if (!h->gone) {
+		for (int left = 1000; left > 0; left--) {
+			ret = host_recv(r, h, &type, REPORT_MS);
+			if (ret < 0 || type != CTL_MSG_STATE)
+				break;
+		}
+	}
+	if (!h->gone && ret == 0 && type == CTL_MSG_RESULT &&
+	    take_host_result(r, hr, r->buf, &bad)) {
+		add_side(&r->res.client, &hr->side);
+		ctl_send(h->ctl, CTL_MSG_BYE, NULL, 0);
+		return true;
+	}
+	if (!h->gone && bad)
+		host_gone(r, h, "sent a latency histogram that cannot be: %s", bad);
+	else if (!h->gone)
+		host_gone(r, h, "%s", "sent no result");
+	snprintf(hr->why, sizeof(hr->why), "%s", h->why);
+	mark_partial(r, hr->why);
+	return false;
+}
+
 void hosts_collect(struct run *r, const struct side_result *local, const struct hist *lat,
 		   const struct hist *lat2)
 {
 	struct result *res = &r->res;
 	int n = r->nhosts + r->local_part;
-	double lo_open = 0, hi_open = 0, lo_close = 0, hi_close = 0, err = 0;
-	bool first = true;
+	struct skew sk = {0};
 
 	res->hosts = xcalloc((size_t)n, sizeof(*res->hosts));
 	res->nhosts = n;
@@ -128,55 +196,14 @@ void hosts_collect(struct run *r, const struct side_result *local, const struct 
 	hist_reset(res->lat);
 	hist_reset(res->lat2);
 	if (r->local_part) {
-		struct host_result *hr = &res->hosts[0];
-
-		snprintf(hr->name, sizeof(hr->name), "local");
-		hr->local = true;
-		hr->present = local->present;
-		hr->clients = (int)r->local_o.clients;
-		hr->side = *local;
-		hr->window_s = ns_to_s(r->t_close - r->t_open);
-		hr->p50_ns = hist_percentile(lat, 50);
-		hr->p99_ns = hist_percentile(lat, 99);
-		hr->kernel_ok = res->kernel_ok;
-		hr->kernel = res->kernel;
-		hist_merge(res->lat, lat);
-		hist_merge(res->lat2, lat2);
-		add_side(&res->client, local);
-		lo_open = hi_open = 0;
-		lo_close = hi_close = ns_to_s(r->t_close - r->t_open) * 1e3;
-		first = false;
+		collect_local(r, local, lat, lat2);
+		skew_add(&sk, 0, ns_to_s(r->t_close - r->t_open) * 1e3, 0);
 	}
 	for (int k = 0; k < r->nhosts; k++) {
 		struct remote_host *h = &r->hosts[k];
 		struct host_result *hr = &res->hosts[k + r->local_part];
-		const char *bad = NULL;
-		unsigned type = 0;
-		int ret = -EPIPE;
 
-		snprintf(hr->name, sizeof(hr->name), "%s", h->name);
-		hr->clients = h->clients;
-		if (!h->gone) {
-			for (int left = 1000; left > 0; left--) {
-				ret = host_recv(r, h, &type, REPORT_MS);
-				if (ret < 0 || type != CTL_MSG_STATE)
-					break;
-			}
-		}
-		if (!h->gone && ret == 0 && type == CTL_MSG_RESULT &&
-		    take_host_result(r, hr, r->buf, &bad)) {
-			add_side(&res->client, &hr->side);
-			ctl_send(h->ctl, CTL_MSG_BYE, NULL, 0);
-		} else {
-			if (!h->gone && bad)
-				host_gone(r, h, "sent a latency histogram that cannot be: %s", bad);
-			else if (!h->gone)
-				host_gone(r, h, "%s", "sent no result");
-			snprintf(hr->why, sizeof(hr->why), "%s", h->why);
-			mark_partial(r, hr->why);
-			continue;
-		}
-		if (!h->began)
+		if (!collect_remote(r, h, hr) || !h->began)
 			continue;
 		/* Its window opened between our BEGIN and its ACK, and lasted its window_s. */
 		double open =
@@ -184,20 +211,9 @@ void hosts_collect(struct run *r, const struct side_result *local, const struct 
 		double e = ((double)h->begin_acked - (double)h->begin_sent) / 2;
 
 		open /= 1e6;
-		double close = open + hr->window_s * 1e3;
-
-		if (first || open < lo_open)
-			lo_open = open;
-		if (first || open > hi_open)
-			hi_open = open;
-		if (first || close < lo_close)
-			lo_close = close;
-		if (first || close > hi_close)
-			hi_close = close;
-		err = e / 1e6 > err ? e / 1e6 : err;
-		first = false;
+		skew_add(&sk, open, open + hr->window_s * 1e3, e / 1e6);
 	}
-	res->skew_open_ms = hi_open - lo_open;
-	res->skew_close_ms = hi_close - lo_close;
-	res->skew_err_ms = err;
+	res->skew_open_ms = sk.hi_open - sk.lo_open;
+	res->skew_close_ms = sk.hi_close - sk.lo_close;
+	res->skew_err_ms = sk.err;
 }

@@ -21,8 +21,14 @@ const char *run_status_name(enum run_status s)
 	return s == RUN_WHOLE ? "whole" : s == RUN_PARTIAL ? "partial" : "failed";
 }
 
-/* Append what came on fd to buf (a bounded string); false at EOF. */
-static bool take_into(int fd, char **buf, size_t *len, size_t *cap)
+/* What a child wrote on one of its pipes: a string that grows. */
+struct taken {
+	char *buf;
+	size_t len, cap;
+};
+
+/* Append what came on fd to t (a bounded string); false at EOF. */
+static bool take_into(int fd, struct taken *t)
 {
 	char chunk[8192];
 	ssize_t n = read(fd, chunk, sizeof(chunk));
@@ -31,15 +37,15 @@ static bool take_into(int fd, char **buf, size_t *len, size_t *cap)
 		return true;
 	if (n <= 0)
 		return false;
-	if (*len + (size_t)n + 1 > *cap) {
-		*cap = (*len + (size_t)n + 1) * 2;
-		*buf = realloc(*buf, *cap);
-		if (!*buf)
+	if (t->len + (size_t)n + 1 > t->cap) {
+		t->cap = (t->len + (size_t)n + 1) * 2;
+		t->buf = realloc(t->buf, t->cap);
+		if (!t->buf)
 			die("out of memory");
 	}
-	memcpy(*buf + *len, chunk, (size_t)n);
-	*len += (size_t)n;
-	(*buf)[*len] = '\0';
+	memcpy(t->buf + t->len, chunk, (size_t)n);
+	t->len += (size_t)n;
+	t->buf[t->len] = '\0';
 	return true;
 }
 
@@ -57,16 +63,93 @@ static void last_line(const char *text, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)(end - start), start);
 }
 
+/* The child: the run, its document written on out, its messages on err. Does not return. */
+static void __attribute__((noreturn))
+child_run(const struct workload *wl, const struct opts *o, const int out[2], const int err[2])
+{
+	struct result res;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	dup2(err[1], STDERR_FILENO);
+	/* The command above prints: a run's own lines (-i) stay in its document. */
+	int nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (nul >= 0)
+		dup2(nul, STDOUT_FILENO);
+	close(out[0]);
+	close(err[0]);
+	struct run_error e;
+	int rc = run_once(wl, o, &res, &e);
+
+	if (rc < 0) { /* the parent takes the last line on stderr as why */
+		fprintf(stderr, "sockbench: %s\n", e.msg);
+		_exit(e.usage ? 2 : 1);
+	}
+	cJSON *j = out_result_json(&res);
+	char *txt = cJSON_PrintUnformatted(j);
+
+	write_full(out[1], txt, strlen(txt));
+	_exit(rc);
+}
+
+/* Read the child's document (ofd, into ot) and messages (efd, into et) until both pipes
+ * close, passing a Ctrl-C on to it. */
+static void read_child(pid_t pid, int ofd, int efd, struct taken *ot, struct taken *et)
+{
+	struct pollfd p[2] = {{.fd = ofd, .events = POLLIN}, {.fd = efd, .events = POLLIN}};
+	bool told = false;
+
+	while (p[0].fd >= 0 || p[1].fd >= 0) {
+		if (run_sig && !told) { /* Ctrl-C reached us alone (kill): pass it on */
+			kill(pid, SIGINT);
+			told = true;
+		}
+		if (poll(p, 2, 100) <= 0)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			if (!take_into(p[i].fd, i == 0 ? ot : et)) {
+				close(p[i].fd);
+				p[i].fd = -1;
+			}
+		}
+	}
+}
+
+/* What the run came to, from its document (NULL: none came) and the child's exit status;
+ * why: what kept it from being whole, where its messages did not say. */
+static enum run_status run_verdict(const cJSON *doc, int status, char *why, size_t whylen)
+{
+	bool exited0 = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+
+	if (!doc) {
+		if (!why[0])
+			snprintf(why, whylen, "the run %s",
+				 WIFSIGNALED(status) ? "was killed" : "failed");
+		return RUN_FAILED;
+	}
+	bool partial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "partial"));
+
+	if (!exited0 || partial) {
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(doc, "partial_reason");
+
+		if (cJSON_IsString(r) && r->valuestring[0])
+			snprintf(why, whylen, "%s", r->valuestring);
+		return RUN_PARTIAL;
+	}
+	return RUN_WHOLE;
+}
+
 enum run_status run_isolated(const struct workload *wl, const struct opts *o, cJSON **doc,
 			     char *why, size_t whylen)
 {
 	int out[2], err[2], status = 0;
-	char *obuf = xmalloc(65536), *ebuf = xmalloc(4096);
-	size_t olen = 0, elen = 0, ocap = 65536, ecap = 4096;
-	bool told = false;
+	struct taken ot = {.buf = xmalloc(65536), .cap = 65536};
+	struct taken et = {.buf = xmalloc(4096), .cap = 4096};
 
 	*doc = NULL;
-	why[0] = obuf[0] = ebuf[0] = '\0';
+	why[0] = ot.buf[0] = et.buf[0] = '\0';
 	fflush(NULL);
 	if (pipe2(out, O_CLOEXEC) < 0) {
 		snprintf(why, whylen, "pipe: %s", strerror(errno));
@@ -88,79 +171,20 @@ enum run_status run_isolated(const struct workload *wl, const struct opts *o, cJ
 		}
 		goto failed;
 	}
-	if (pid == 0) {
-		struct result res;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(err[1], STDERR_FILENO);
-		/* The command above prints: a run's own lines (-i) stay in its document. */
-		int nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-		if (nul >= 0)
-			dup2(nul, STDOUT_FILENO);
-		close(out[0]);
-		close(err[0]);
-		struct run_error e;
-		int rc = run_once(wl, o, &res, &e);
-
-		if (rc < 0) { /* the parent takes the last line on stderr as why */
-			fprintf(stderr, "sockbench: %s\n", e.msg);
-			_exit(e.usage ? 2 : 1);
-		}
-		cJSON *j = out_result_json(&res);
-		char *txt = cJSON_PrintUnformatted(j);
-
-		write_full(out[1], txt, strlen(txt));
-		_exit(rc);
-	}
+	if (pid == 0)
+		child_run(wl, o, out, err);
 	close(out[1]);
 	close(err[1]);
-	struct pollfd p[2] = {{.fd = out[0], .events = POLLIN}, {.fd = err[0], .events = POLLIN}};
-
-	while (p[0].fd >= 0 || p[1].fd >= 0) {
-		if (run_sig && !told) { /* Ctrl-C reached us alone (kill): pass it on */
-			kill(pid, SIGINT);
-			told = true;
-		}
-		if (poll(p, 2, 100) <= 0)
-			continue;
-		for (int i = 0; i < 2; i++) {
-			if (p[i].fd < 0 || !p[i].revents)
-				continue;
-			bool more = i == 0 ? take_into(p[i].fd, &obuf, &olen, &ocap)
-					   : take_into(p[i].fd, &ebuf, &elen, &ecap);
-
-			if (!more) {
-				close(p[i].fd);
-				p[i].fd = -1;
-			}
-		}
-	}
+	read_child(pid, out[0], err[0], &ot, &et);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	*doc = olen ? cJSON_Parse(obuf) : NULL;
-	last_line(ebuf, why, whylen);
-	free(obuf);
-	free(ebuf);
-	bool exited0 = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-
-	if (!*doc) {
-		if (!why[0])
-			snprintf(why, whylen, "the run %s", WIFSIGNALED(status) ? "was killed" : "failed");
-		return RUN_FAILED;
-	}
-	bool partial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(*doc, "partial"));
-
-	if (!exited0 || partial) {
-		const cJSON *r = cJSON_GetObjectItemCaseSensitive(*doc, "partial_reason");
-
-		if (cJSON_IsString(r) && r->valuestring[0])
-			snprintf(why, whylen, "%s", r->valuestring);
-		return RUN_PARTIAL;
-	}
-	return RUN_WHOLE;
+	*doc = ot.len ? cJSON_Parse(ot.buf) : NULL;
+	last_line(et.buf, why, whylen);
+	free(ot.buf);
+	free(et.buf);
+	return run_verdict(*doc, status, why, whylen);
 failed:
-	free(obuf);
-	free(ebuf);
+	free(ot.buf);
+	free(et.buf);
 	return RUN_FAILED;
 }

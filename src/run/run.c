@@ -10,8 +10,9 @@
  *
  * The top of the coordinator and the only file of run/ that knows the order of the phases: it
  * uses the agent link (agent.c), this host's clients (clients.c) and their sampler (sampler.c),
- * the client hosts (fanout.c, fanout_collect.c), the stall watch (stall.c) and the run's state
- * (state.c), and none of them calls it. Only isolated.c, which runs a whole run_once in a child, sits above it.
+ * the client hosts (fanout.c, fanout_collect.c), the stall watch (stall.c), what the window's
+ * edges read (edges.c) and the run's state (state.c), and none of them calls it. Only
+ * isolated.c, which runs a whole run_once in a child, sits above it.
  */
 
 #include <cjson/cJSON.h>
@@ -30,6 +31,7 @@
 
 #include "run/agent.h"
 #include "run/clients.h"
+#include "run/edges.h"
 #include "run/fanout.h"
 #include "run/fanout_collect.h"
 #include "run/run.h"
@@ -97,84 +99,94 @@ static void set_phase(struct run *r, int ph)
 	atomic_store_explicit(&r->sh->phase, ph, memory_order_release);
 }
 
-/* The kernel's counters of the workload's protocol, plus the TcpExt ones that explain TCP
- * failures and the IP layer's byte counts (IpExt), which bulk workloads set beside theirs. */
-struct kernel_read {
-	struct snmp proto, ext, ip;
-};
-
-static bool read_proto(const struct workload *wl, bool v6, struct kernel_read *k)
+/* The window opens: BEGIN to the agent, the clients counting. With traffic flowing across
+ * the edges (a time-based window), the kernel's figures are read just after each edge
+ * (edges_read_at), so both lag the same way and the lags mostly cancel. A count-based window
+ * has no traffic between the warm-up and its start: read them before it opens. */
+static void open_window(struct run *r, struct edges *e)
 {
-	return kstat_proto_read(wl->snmp_proto, v6, &k->proto) == 0;
+	if (r->count_based) {
+		e->cpu_ok = kstat_cpu_read(NULL, &e->c0) == 0;
+		e->k_ok = edges_read_kernel(r->wl, e->v6, &e->k0);
+		e->ks0 = kstat_ksoftirqd_ticks(&r->ksirq);
+	}
+	if (ctl_send(r->ctl, CTL_MSG_BEGIN, NULL, 0) < 0 ||
+	    ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS) < 0) {
+		r->failed = true;
+		mark_partial(r, "the serve agent did not acknowledge the window's start");
+	}
+	set_phase(r, PH_MEASURE);
+	r->t_open = now_ns();
+	if (!r->count_based)
+		e->k_ok = edges_read_at(r->wl, e->v6, &e->k0, r->t_open, &r->res.kread_open_us);
+	if (r->prof)
+		prof_enable(r->prof);
+	if (r->trace)
+		trace_enable(r->trace);
+	hosts_begin(r);
+	if (!r->count_based) {
+		e->cpu_ok = kstat_cpu_read(NULL, &e->c0) == 0;
+		e->ks0 = kstat_ksoftirqd_ticks(&r->ksirq);
+	}
+
+	r->measuring = true;
+	sampler_begin(r, r->t_open);
+	r->last_sum = progress_sum(r);
+	r->last_progress = r->t_open;
 }
 
-/* The rest: /proc/net/netstat is twice the size of /proc/net/snmp and takes longer to read. */
-static bool read_ext(const struct workload *wl, bool v6, struct kernel_read *k)
+/* The window closes, into the drain or the stop: the figures of a time-based window at its
+ * close. */
+static void close_window(struct run *r, struct edges *e, bool drain)
 {
-	bool ok = true;
-
-	if (!strcmp(wl->snmp_proto, "Tcp"))
-		ok = kstat_snmp_read("/proc/net/netstat", "TcpExt", &k->ext) == 0;
-	else
-		memset(&k->ext, 0, sizeof(k->ext));
-	if (kstat_ip_read(v6, &k->ip))
-		memset(&k->ip, 0, sizeof(k->ip));
-	return ok;
-}
-
-static bool read_kernel(const struct workload *wl, bool v6, struct kernel_read *k)
-{
-	bool ok = read_proto(wl, v6, k);
-
-	return read_ext(wl, v6, k) && ok;
-}
-
-/* A time-based window's edge: the protocol's counters first, nothing between them and the
- * edge at t; what the clients do until the read is the kernel's and not ours, so the time it
- * took is kept (kernel_check.read_after_edge_us) for anyone comparing the two counts. */
-static bool read_at_edge(const struct workload *wl, bool v6, struct kernel_read *k, uint64_t t,
-			 double *lag_us)
-{
-	bool ok = read_proto(wl, v6, k);
-
-	*lag_us = (double)(now_ns() - t) / 1e3;
-	return read_ext(wl, v6, k) && ok;
-}
-
-static void append_delta(struct snmp *out, const struct snmp *d, const char *const *keys, size_t n)
-{
-	for (size_t i = 0; i < n && out->n < SNMP_MAX; i++) {
-		int64_t v = kstat_snmp_get(d, keys[i]);
-
-		if (v < 0)
-			continue;
-		snprintf(out->name[out->n], sizeof(out->name[0]), "%s", keys[i]);
-		out->v[out->n++] = (uint64_t)v;
+	set_phase(r, drain ? PH_DRAIN : PH_STOP);
+	r->t_close = now_ns();
+	sampler_close(r);
+	if (!r->count_based)
+		e->k_ok = edges_read_at(r->wl, e->v6, &e->k1, r->t_close, &r->res.kread_close_us) &&
+			  e->k_ok;
+	if (r->prof)
+		prof_disable(r->prof);
+	if (r->trace)
+		trace_disable(r->trace);
+	if (!r->count_based) { /* the machine's CPU at the close too, not after the drain */
+		e->cpu_ok = e->cpu_ok && kstat_cpu_read(NULL, &e->c1) == 0;
+		e->ks1 = kstat_ksoftirqd_ticks(&r->ksirq);
 	}
 }
 
-static void kernel_delta(struct run *r, const struct kernel_read *a, const struct kernel_read *b)
+/* The drain after the window: the agent told, the clients given --timeout, and 100 ms for the
+ * last scan to see it. */
+static void drain_window(struct run *r)
 {
-	static const char *const ext_keys[] = {"ListenOverflows", "ListenDrops", "TW",
-					       "TWRecycled", "TCPAbortOnData", "TCPTimeouts"};
-	static const char *const ip_keys[] = {"InOctets", "OutOctets"};
-	struct snmp d;
-
-	kstat_snmp_delta(&a->proto, &b->proto, &r->res.kernel);
-	kstat_snmp_delta(&a->ext, &b->ext, &d);
-	append_delta(&r->res.kernel, &d, ext_keys, ARRAY_SIZE(ext_keys));
-	if (r->wl->units) {
-		kstat_snmp_delta(&a->ip, &b->ip, &d);
-		append_delta(&r->res.kernel, &d, ip_keys, ARRAY_SIZE(ip_keys));
+	if (ctl_send(r->ctl, CTL_MSG_CLOSE, NULL, 0) < 0) {
+		r->failed = true;
+		mark_partial(r, "the serve agent could not be told the window closed");
 	}
+	r->res.drain_s = clients_drain(r, (double)r->o->timeout / 1e3 + 0.1);
+	if (run_sig)
+		mark_partial(r, "interrupted in the drain after the window: the requests then in "
+				"flight are counted unanswered at what they had waited");
+}
+
+/* No progress for r->stall_s of the window: partial, and failed. */
+static void mark_stalled(struct run *r)
+{
+	char msg[320];
+
+	snprintf(msg, sizeof(msg), "no progress for %.1f s of the window: %s", r->stall_s,
+		 r->stall_who);
+	mark_partial(r, msg);
+	r->failed = true;
+	if (!r->fatal[0])
+		snprintf(r->fatal, sizeof(r->fatal), "%s", msg);
 }
 
 /* Warm-up, then the window; kernel figures are read right at its edges. A count-based run
  * waits for every client to finish its share of each phase, bounded by --time-limit. */
 static void run_window(struct run *r)
 {
-	struct cpu_stat c0, c1;
-	static struct kernel_read k0, k1;
+	static struct edges e;
 	const char *why;
 	double limit = r->o->time_limit;
 
@@ -188,48 +200,14 @@ static void run_window(struct run *r)
 		mark_partial(r, why);
 		return;
 	}
-	/* With traffic flowing across the edges (a time-based window), the kernel's figures are
-	 * read just after each edge (read_at_edge), so both lag the same way and the lags mostly
-	 * cancel. A count-based window has no traffic between the warm-up and its start: read
-	 * them before it opens. */
-	bool cpu_ok = false, k_ok = false, v6 = r->data.ss_family == AF_INET6;
-
-	uint64_t ks0 = 0, ks1 = 0;
-
-	if (r->count_based) {
-		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
-		k_ok = read_kernel(r->wl, v6, &k0);
-		ks0 = kstat_ksoftirqd_ticks(&r->ksirq);
-	}
-	if (ctl_send(r->ctl, CTL_MSG_BEGIN, NULL, 0) < 0 ||
-	    ctl_expect(r->ctl, CTL_MSG_ACK, r->buf, CTL_MAX_PAYLOAD + 1, START_MS) < 0) {
-		r->failed = true;
-		mark_partial(r, "the serve agent did not acknowledge the window's start");
-	}
-	set_phase(r, PH_MEASURE);
-	uint64_t t0 = r->t_open = now_ns();
-
-	if (!r->count_based)
-		k_ok = read_at_edge(r->wl, v6, &k0, t0, &r->res.kread_open_us);
-	if (r->prof)
-		prof_enable(r->prof);
-	if (r->trace)
-		trace_enable(r->trace);
-	hosts_begin(r);
-	if (!r->count_based) {
-		cpu_ok = kstat_cpu_read(NULL, &c0) == 0;
-		ks0 = kstat_ksoftirqd_ticks(&r->ksirq);
-	}
-
-	r->measuring = true;
-	sampler_begin(r, t0);
-	r->last_sum = progress_sum(r);
-	r->last_progress = t0;
+	memset(&e, 0, sizeof(e));
+	e.v6 = r->data.ss_family == AF_INET6;
+	open_window(r, &e);
 	if (r->count_based)
 		why = watch(r, limit, 2, (int)r->o->clients);
 	else
 		why = watch(r, r->o->duration, 0, 0);
-	r->res.duration_s = ns_to_s(now_ns() - t0);
+	r->res.duration_s = ns_to_s(now_ns() - r->t_open);
 	r->measuring = false;
 	out_progress_end();
 	stall_end(r, now_ns());
@@ -238,58 +216,21 @@ static void run_window(struct run *r)
 	 * its close, as always. Interrupted: no drain. */
 	bool drain = r->wl->drains && !why && !r->fanout;
 
-	set_phase(r, drain ? PH_DRAIN : PH_STOP);
-	r->t_close = now_ns();
-	sampler_close(r);
-	if (!r->count_based)
-		k_ok = read_at_edge(r->wl, v6, &k1, r->t_close, &r->res.kread_close_us) && k_ok;
-	if (r->prof)
-		prof_disable(r->prof);
-	if (r->trace)
-		trace_disable(r->trace);
-	if (!r->count_based) { /* the machine's CPU at the close too, not after the drain */
-		cpu_ok = cpu_ok && kstat_cpu_read(NULL, &c1) == 0;
-		ks1 = kstat_ksoftirqd_ticks(&r->ksirq);
-	}
-	if (drain && ctl_send(r->ctl, CTL_MSG_CLOSE, NULL, 0) < 0) {
-		r->failed = true;
-		mark_partial(r, "the serve agent could not be told the window closed");
-	}
-	if (drain) /* --timeout, and 100 ms for the last scan to see it */
-		r->res.drain_s = clients_drain(r, (double)r->o->timeout / 1e3 + 0.1);
-	if (drain && run_sig)
-		mark_partial(r, "interrupted in the drain after the window: the requests then in "
-			     "flight are counted unanswered at what they had waited");
+	close_window(r, &e, drain);
+	if (drain)
+		drain_window(r);
 	hosts_end(r);
 	r->end_sent = ctl_send(r->ctl, CTL_MSG_END, NULL, 0) == 0;
-	r->res.machine_ok = cpu_ok && (!r->count_based || kstat_cpu_read(NULL, &c1) == 0);
-	if (r->count_based)
-		ks1 = kstat_ksoftirqd_ticks(&r->ksirq);
-	if (r->count_based)
-		k_ok = read_kernel(r->wl, v6, &k1) && k_ok;
-	r->res.kernel_ok = k_ok;
-	if (r->res.machine_ok) {
-		double hz = (double)sysconf(_SC_CLK_TCK);
-
-		kstat_cpu_split(&c0, &c1, &r->res.machine);
-		r->res.softirq_inline_s = (double)(c1.t[CPU_SOFTIRQ] - c0.t[CPU_SOFTIRQ]) / hz;
-		if (r->ksirq.n)
-			r->res.softirq_ksoftirqd_s = (double)(ks1 - ks0) / hz;
+	if (r->count_based) {
+		e.cpu_ok = e.cpu_ok && kstat_cpu_read(NULL, &e.c1) == 0;
+		e.ks1 = kstat_ksoftirqd_ticks(&r->ksirq);
+		e.k_ok = edges_read_kernel(r->wl, e.v6, &e.k1) && e.k_ok;
 	}
-	if (r->res.kernel_ok)
-		kernel_delta(r, &k0, &k1);
+	edges_figures(r, &e);
 	if (why)
 		mark_partial(r, why);
-	if (r->stall_s > 0) {
-		char msg[320];
-
-		snprintf(msg, sizeof(msg), "no progress for %.1f s of the window: %s", r->stall_s,
-			 r->stall_who);
-		mark_partial(r, msg);
-		r->failed = true;
-		if (!r->fatal[0])
-			snprintf(r->fatal, sizeof(r->fatal), "%s", msg);
-	}
+	if (r->stall_s > 0)
+		mark_stalled(r);
 }
 
 /* --clients-on: this host's clients apart, then every host's into the totals. */
@@ -376,7 +317,7 @@ static void teardown(struct run *r)
 static int setup(struct run *r)
 {
 	const struct opts *o = r->o;
-	char host[256], port[32];
+	struct hostport at;
 	int ret;
 
 	/* Finding the ksoftirqd threads walks /proc (hundreds of calls): done before any side
@@ -386,15 +327,15 @@ static int setup(struct run *r)
 	if ((ret = hosts_parse(r)))
 		return ret;
 	if (o->server) {
-		if ((ret = split_hostport(r, "--server", o->server, host, sizeof(host), port, sizeof(port))))
+		if ((ret = split_hostport(r, "--server", o->server, &at)))
 			return ret;
 	} else {
 		if ((ret = spawn_local_agent(r)) < 0)
 			return ret;
-		snprintf(host, sizeof(host), "%s", o->ipv6 ? "::1" : "127.0.0.1");
-		snprintf(port, sizeof(port), "%d", ret);
+		snprintf(at.host, sizeof(at.host), "%s", o->ipv6 ? "::1" : "127.0.0.1");
+		snprintf(at.port, sizeof(at.port), "%d", ret);
 	}
-	if ((ret = reach_agent(r, host, port)))
+	if ((ret = reach_agent(r, at.host, at.port)))
 		return ret;
 	if ((ret = fork_clients(r)) || (ret = wait_ready(r)))
 		return ret;

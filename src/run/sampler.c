@@ -134,6 +134,20 @@ static void swap(struct sampler *s)
 	s->cur = t;
 }
 
+/* The interval from the last edge to s->cur, into the result, printed. */
+static void add_interval(struct run *r, struct sampler *s)
+{
+	struct ivl_run ivl = {
+		.t_open = r->t_open,
+		.hz = (double)sysconf(_SC_CLK_TCK),
+		.proto = r->wl->snmp_proto,
+		.tmp = s->tmp,
+	};
+
+	ivl_make(&r->res.intervals[r->res.nintervals++], s->prev, s->cur, &ivl);
+	out_interval(&r->res, r->res.nintervals - 1);
+}
+
 /* An edge at `now`: the interval since the last one, printed. */
 static void edge(struct run *r, struct sampler *s, uint64_t now)
 {
@@ -142,9 +156,7 @@ static void edge(struct run *r, struct sampler *s, uint64_t now)
 	s->cur->t_ns = now;
 	snap_counts(r, s, s->cur);
 	snap_cpu(r, s, s->cur);
-	ivl_make(&r->res.intervals[r->res.nintervals++], s->prev, s->cur, r->t_open,
-		 (double)sysconf(_SC_CLK_TCK), r->wl->snmp_proto, s->tmp);
-	out_interval(&r->res, r->res.nintervals - 1);
+	add_interval(r, s);
 	swap(s);
 }
 
@@ -192,9 +204,7 @@ void sampler_finish(struct run *r)
 		return;
 	if (s->closed && r->res.nintervals < s->cap) {
 		snap_counts(r, s, s->cur);
-		ivl_make(&r->res.intervals[r->res.nintervals++], s->prev, s->cur, r->t_open,
-			 (double)sysconf(_SC_CLK_TCK), r->wl->snmp_proto, s->tmp);
-		out_interval(&r->res, r->res.nintervals - 1);
+		add_interval(r, s);
 	}
 	free(s->prev);
 	free(s->cur);

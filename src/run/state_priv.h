@@ -27,10 +27,15 @@
 
 #define HOSTS_MAX 16 /* --clients-on */
 
+/* An agent's address, split: a host (a name or numeric) and a port (a number or a service). */
+struct hostport {
+	char host[256], port[32];
+};
+
 /* A client host of --clients-on: its agent runs its share of the clients. */
 struct remote_host {
 	char name[280]; /* as given: HOST[:PORT] */
-	char host[256], port[32];
+	struct hostport at;
 	char addr[64];	/* its numeric address: the server answers it */
 	int ctl;
 	int clients; /* its share */

@@ -1,4 +1,4 @@
-/* io.h: the datagram I/O back ends, behind one ops table (wrk's struct sock, STYLE.md).
+/* io.h: the datagram I/O back ends, behind one ops table (wrk's struct sock; docs/style.md).
  *
  * A back end moves batches of datagrams over a set of sockets: recvmsg/sendmsg one at a time
  * ("msg"), recvmmsg/sendmmsg ("mmsg"), or io_uring with multishot receive ("uring"). How a

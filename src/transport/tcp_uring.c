@@ -170,11 +170,14 @@ static void cancel_op(struct tring *t, int kind, uint64_t *calls)
 	op->pending = false;
 }
 
-/* One recv or send; zc: a zero-copy send with that id, *more set when its notification is
- * still to come (whatever the result). Bytes, or -errno; system calls counted in *calls. */
-static ssize_t uring_call(int kind, int fd, const void *buf, size_t len, const uint64_t *zc,
-			  bool *more, uint64_t *calls)
+/* One recv or send for io; more not NULL: a zero-copy send with id io->zc_id, *more set when
+ * its notification is still to come (whatever the result). Bytes, or -errno; system calls
+ * counted in io->syscalls. */
+static ssize_t uring_call(struct tcp_io *io, int kind, int fd, const void *buf, size_t len,
+			  bool *more)
 {
+	const uint64_t *zc = more ? &io->zc_id : NULL;
+	uint64_t *calls = &io->syscalls;
 	struct tring *t = ring_get();
 
 	if (!t)
@@ -209,14 +212,14 @@ static ssize_t uring_call(int kind, int fd, const void *buf, size_t len, const u
 		*more = op->more;
 	if (zc && op->res == -EINVAL && !op->more && !zc_no_usage) {
 		zc_no_usage = true; /* refused at preparation: again without the usage report */
-		return uring_call(kind, fd, buf, len, zc, more, calls);
+		return uring_call(io, kind, fd, buf, len, more);
 	}
 	return op->res;
 }
 
 ssize_t tcp_uring_recv(struct tcp_io *io, int fd, void *buf, size_t len)
 {
-	return uring_call(OP_RECV, fd, buf, len, NULL, NULL, &io->syscalls);
+	return uring_call(io, OP_RECV, fd, buf, len, NULL);
 }
 
 ssize_t tcp_uring_send(struct tcp_io *io, int fd, const char *buf, size_t len)
@@ -225,13 +228,13 @@ ssize_t tcp_uring_send(struct tcp_io *io, int fd, const char *buf, size_t len)
 	ssize_t w;
 
 	if (!io->zerocopy)
-		return uring_call(OP_SEND, fd, buf, len, NULL, NULL, &io->syscalls);
+		return uring_call(io, OP_SEND, fd, buf, len, NULL);
 	struct tring *t = ring_get();
 
 	if (!t)
 		return -errno;
 	t->zc_io = io;
-	w = uring_call(OP_SEND, fd, buf, len, &io->zc_id, &more, &io->syscalls);
+	w = uring_call(io, OP_SEND, fd, buf, len, &more);
 	io->zc_id += more; /* its notification will come, whatever the result */
 	return w;
 }

@@ -95,7 +95,9 @@ void msgs_free(struct io_msg *m, int n)
 	free(m);
 }
 
-int bind_server_socket(struct server_ctx *s, int fd, int port, char *err, size_t errlen)
+/* Bind a server socket to the agent's address and port (SO_REUSEPORT with --server-threads
+ * > 1). 0 or -errno with err (a busy port names --port). */
+static int bind_server_socket(struct server_ctx *s, int fd, int port, char *err, size_t errlen)
 {
 	struct sockaddr_storage a = s->local;
 	int one = 1;

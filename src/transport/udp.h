@@ -18,9 +18,6 @@
 int udp_io_check(const struct opts *o, char *err, size_t errlen);
 /* A non-blocking UDP socket of that family with --no-check and --busy-poll. fd or -errno. */
 int udp_socket(int family, const struct opts *o);
-/* Bind a server socket to the agent's address and port (SO_REUSEPORT with --server-threads
- * > 1). 0 or -errno with err (a busy port names --port). */
-int bind_server_socket(struct server_ctx *s, int fd, int port, char *err, size_t errlen);
 /* n messages with buffers of cap bytes each, allocated once; and freeing them. */
 struct io_msg *msgs_alloc(int n, size_t cap);
 void msgs_free(struct io_msg *m, int n);

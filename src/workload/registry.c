@@ -1,5 +1,5 @@
-/* registry.c: the table of workloads (adding one is one line here), and a workload's command
- * line read into its options. */
+/* registry.c: the table of workloads (made from workload.h's WORKLOAD_LIST), and a workload's
+ * command line read into its options. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +11,9 @@
 #include "workload/workload.h"
 
 const struct workload *const workloads[] = {
-	&wl_udp_rr,
-	&wl_tcp_crr,
-	&wl_tcp_rr,
-	&wl_tcp_stream,
-	&wl_udp_stream,
+#define WORKLOAD_PTR(name) &wl_##name,
+	WORKLOAD_LIST(WORKLOAD_PTR)
+#undef WORKLOAD_PTR
 	NULL,
 };
 
@@ -25,6 +23,12 @@ const struct workload *workload_find(const char *name)
 		if (!strcmp(workloads[i]->name, name))
 			return workloads[i];
 	return NULL;
+}
+
+unsigned workload_shows(const struct workload *wl)
+{
+	return wl->shows | (wl->units ? SHOWS_STREAM : SHOWS_TRANSACTIONS) |
+	       (wl->drains ? SHOWS_DRAIN : 0);
 }
 
 const struct workload *workload_or_exit(const char *cmd, const char *name)
@@ -100,7 +104,8 @@ void workload_parse_or_exit(const struct workload *wl, int argc, char **argv, st
 	int ret;
 
 	opts_defaults(o, wl->overrides);
-	ret = opts_parse(wl->opts, wl->overrides, argc, argv, o, err, sizeof(err));
+	ret = opts_parse(wl->opts, wl->overrides, &(struct opts_words){argc, argv}, o, err,
+			 sizeof(err));
 	if (ret == 1) {
 		opts_usage(wl->opts, wl->overrides, wl->name, wl->summary, stdout);
 		exit(0);

@@ -237,7 +237,9 @@ static void wait_next(struct uo_client *u, uint64_t now)
 	/* else: under a millisecond with a back end that cannot wait less: spin */
 }
 
-int udp_rr_open_sockets(struct io_ctx *io, struct client_ctx *c)
+/* A client's UDP sockets into io->fds (io->nsock of them), bound, and connected with
+ * --connected; both loops open theirs so (through udp_rr_open_io). 0 or -errno. */
+static int udp_rr_open_sockets(struct io_ctx *io, struct client_ctx *c)
 {
 	struct sockaddr_storage any = {.ss_family = c->server.ss_family};
 

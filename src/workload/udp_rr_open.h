@@ -14,9 +14,6 @@
 /* One client process's loop under --rate: its share of the rate, until PH_STOP, into c->rep
  * (lat: from each request's scheduled send; lat2: from its actual send). 0 or -errno. */
 int udp_rr_open_client(struct client_ctx *c);
-/* A client's UDP sockets into io->fds (io->nsock of them), bound, and connected with
- * --connected; both loops open theirs so. 0 or -errno. */
-int udp_rr_open_sockets(struct io_ctx *io, struct client_ctx *c);
 /* Pin the process (--pin), open the client's sockets (io->fds allocated, -1 each) and the back
  * end: 0, or -errno with the reason in c->rep->msg. */
 int udp_rr_open_io(const struct io_ops *ops, struct io_ctx *io, struct client_ctx *c);

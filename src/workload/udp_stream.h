@@ -75,9 +75,9 @@ struct receiver {
 };
 
 void put_hdr(uint8_t *p, uint32_t flow, uint64_t seq, uint32_t magic, uint64_t token);
-void sender_init(struct sender *x, const struct opts *o, const struct io_ops *ops,
-			struct io_ctx *io, struct side_counters *cnt, const struct udp_window *win,
-			int ntarget, uint64_t token);
+/* Ready x, whose ops, io, cnt, win and token the caller set, to send o's datagrams (--size,
+ * --gso, --batch) to at most ntarget flows; the rest of x starts at 0. */
+void sender_init(struct sender *x, const struct opts *o, int ntarget);
 void sender_free(struct sender *x);
 void sender_rate(struct sender *x, double pps);
 /* Send what is due (a call of --batch messages at full speed), or sleep until it is, max_ns at

@@ -30,14 +30,12 @@ void put_hdr(uint8_t *p, uint32_t flow, uint64_t seq, uint32_t magic, uint64_t t
 }
 
 
-void sender_init(struct sender *x, const struct opts *o, const struct io_ops *ops,
-			struct io_ctx *io, struct side_counters *cnt, const struct udp_window *win,
-			int ntarget, uint64_t token)
+void sender_init(struct sender *x, const struct opts *o, int ntarget)
 {
 	size_t cap = (size_t)o->size * (size_t)(o->gso ? o->gso : 1);
 
-	*x = (struct sender){.ops = ops, .io = io, .cnt = cnt, .win = win, .size = (size_t)o->size,
-			     .token = token,
+	*x = (struct sender){.ops = x->ops, .io = x->io, .cnt = x->cnt, .win = x->win,
+			     .size = (size_t)o->size, .token = x->token,
 			     .segs = o->gso ? (int)o->gso : 1, .batch = (int)o->batch};
 	x->tg = xcalloc((size_t)ntarget, sizeof(*x->tg));
 	x->m = msgs_alloc(x->batch, cap);

@@ -20,7 +20,6 @@ static const struct side_result *rx_side(const struct result *r, const char **na
 	return r->cfg->reverse ? &r->client : &r->server;
 }
 
-/* Packets the receiver received in its window. */
 /* During the window only the clients' payload bytes are seen: each datagram carries --size. */
 double udp_stream_live_units(const struct opts *o, uint64_t transactions, uint64_t bytes)
 {
@@ -28,6 +27,7 @@ double udp_stream_live_units(const struct opts *o, uint64_t transactions, uint64
 	return o->size > 0 ? (double)bytes / (double)o->size : 0;
 }
 
+/* Packets the receiver received in its window (with --bidir, both sides' receivers). */
 double udp_stream_units(const struct result *r)
 {
 	const char *name;

@@ -91,11 +91,11 @@ static void take_hellos(struct udp_srv_thread *t, struct sender *x, struct io_ms
 static void send_loop(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io)
 {
 	const struct opts *o = t->s->o;
-	struct sender x;
+	struct sender x = {.ops = ops, .io = io, .cnt = &t->c, .win = &t->win, .token = t->s->token};
 	struct io_msg *in = msgs_alloc(UDP_RX_BURST, io->cap);
 	unsigned loops = 0;
 
-	sender_init(&x, o, ops, io, &t->c, &t->win, (int)o->peers, t->s->token);
+	sender_init(&x, o, (int)o->peers);
 	for (;;) {
 		int ph = udp_server_phase(t, io);
 
@@ -122,10 +122,10 @@ static void bidir_loop(struct udp_srv_thread *t, const struct io_ops *ops, struc
 	int burst = io->batch;
 	struct io_msg *m = msgs_alloc(burst, io->cap);
 	struct receiver rx = {.o = o, .cnt = &t->c, .flows = t->priv, .token = t->s->token};
-	struct sender x;
+	struct sender x = {.ops = ops, .io = io, .cnt = &t->c, .win = &t->win, .token = t->s->token};
 	int ph;
 
-	sender_init(&x, o, ops, io, &t->c, &t->win, (int)o->peers, t->s->token);
+	sender_init(&x, o, (int)o->peers);
 	while ((ph = udp_server_phase(t, io)) != PH_STOP) {
 		int n = ops->recv(io, m, burst);
 

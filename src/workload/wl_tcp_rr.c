@@ -172,6 +172,27 @@ static void rr_count_lost(struct client_thread *t, struct rr_flow *f, size_t w, 
 	}
 }
 
+/* Requests in flight whose answers are still to be timed (sent in the window). */
+static size_t rr_unanswered(const struct rr_flow *f, size_t w, size_t head, size_t inflight)
+{
+	size_t left = 0;
+
+	for (size_t k = 0; k < inflight; k++)
+		left += f->counted[(head + k) % w];
+	return left;
+}
+
+/* A transaction of the window: the calls and bytes of its receive and send (f->io's since
+ * they were set to 0) into the thread's counts. */
+static void rr_count_io(struct client_thread *t, const struct tcp_io *io)
+{
+	t->cnt.rx_bytes += io->rx_bytes;
+	t->cnt.tx_bytes += io->tx_bytes;
+	t->cnt.rx_packets += io->rx_calls;
+	t->cnt.tx_packets += io->tx_calls;
+	t->cnt.syscalls += io->syscalls;
+}
+
 static void *rr_thread_main(void *arg)
 {
 	struct client_thread *t = arg;
@@ -193,15 +214,9 @@ static void *rr_thread_main(void *arg)
 		bool measuring = ph == PH_MEASURE;
 
 		saw_drain |= ph == PH_DRAIN;
-		if (ph == PH_DRAIN && !drained) {
-			size_t left = 0;
-
-			for (size_t k = 0; k < inflight; k++)
-				left += f->counted[(head + k) % w];
-			if (!left) {
-				drained = true;
-				drain_done(t->c);
-			}
+		if (ph == PH_DRAIN && !drained && !rr_unanswered(f, w, head, inflight)) {
+			drained = true;
+			drain_done(t->c);
 		}
 		if (drained) {
 			thread_wait_phase(t, PH_STOP);
@@ -235,13 +250,8 @@ static void *rr_thread_main(void *arg)
 		head = (head + 1) % w;
 		inflight++;
 		r = tcp_send_n(&f->io, f->fd, f->req, (size_t)o->request);
-		if (measuring) {
-			t->cnt.rx_bytes += f->io.rx_bytes;
-			t->cnt.tx_bytes += f->io.tx_bytes;
-			t->cnt.rx_packets += f->io.rx_calls;
-			t->cnt.tx_packets += f->io.tx_calls;
-			t->cnt.syscalls += f->io.syscalls;
-		}
+		if (measuring)
+			rr_count_io(t, &f->io);
 	}
 	if (TCP_FAILED(r))
 		count_err(&t->cnt, f->io.why, thread_phase(t) == PH_MEASURE);
@@ -433,6 +443,8 @@ const struct workload wl_tcp_rr = {
 	.unit = "transaction",
 	.latency_label = "round trip",
 	.snmp_proto = "Tcp",
+	.shows = SHOWS_FLOW_MEMORY | SHOWS_IDLE_FLOWS,
+	.tcp_info_every = 1,
 	.check = rr_check,
 	.describe = rr_describe,
 	.headline = ol_headline,

@@ -238,9 +238,10 @@ static void client_send_bytes(struct client *x, struct sender *tx)
 static void client_send(struct client *x)
 {
 	const struct opts *o = x->c->o;
-	struct sender tx;
+	struct sender tx = {.ops = x->ops, .io = &x->io, .cnt = x->cnt, .win = &x->win,
+			    .token = x->c->token};
 
-	sender_init(&tx, o, x->ops, &x->io, x->cnt, &x->win, x->c->nsock, x->c->token);
+	sender_init(&tx, o, x->c->nsock);
 	for (int k = 0; k < x->c->nsock; k++)
 		tx.tg[tx.ntg++] = (struct target){.sock = k, .flow = x->flow0 + (uint32_t)k,
 						  .addr = x->c->server, .addrlen = x->c->server_len};
@@ -391,6 +392,7 @@ const struct workload wl_udp_stream = {
 	.unit = "packet",
 	.latency_label = "none",
 	.snmp_proto = "Udp",
+	.shows = SHOWS_DATAGRAMS,
 	.check = udp_stream_check,
 	.count_based = udp_stream_count_based,
 	.units = udp_stream_units,

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "base/figure_table.h"
 #include "base/util.h"
 #include "base/opts.h"
 #include "measure/side.h"
@@ -44,6 +45,12 @@ struct workload {
 	const char *unit; /* what the rate counts: "transaction", "connection", "megabyte" */
 	const char *latency_label;	      /* what lat measures */
 	const char *snmp_proto;		      /* the /proc/net/snmp row to cross-check */
+	/* What its report shows beyond every workload's figures (SHOWS_*, base/figure_table.h);
+	 * the report asks these, never the name. Transactions, a stream and a drain follow from
+	 * units and drains (workload_shows). */
+	unsigned shows;
+	/* It reads TCP_INFO (tcp_info in its JSON): from one connection in so many (0: none). */
+	int tcp_info_every;
 	/* Checks across options; may fill derived defaults. 0 or -EINVAL with err. */
 	int (*check)(struct opts *o, char *err, size_t errlen);
 	/* Count-based window (N units) rather than --duration? NULL: never. */
@@ -76,11 +83,18 @@ struct workload {
 	const struct strategy *strategies; /* what explore tries */
 };
 
-extern const struct workload wl_udp_rr, wl_tcp_crr, wl_tcp_rr, wl_tcp_stream, wl_udp_stream;
-/* NULL-terminated table of every workload. */
+/* Every workload, one line each: NAME is its struct wl_NAME (wl_NAME.c), and the order is the
+ * table's (`sockbench list`). */
+#define WORKLOAD_LIST(X) X(udp_rr) X(tcp_crr) X(tcp_rr) X(tcp_stream) X(udp_stream)
+#define WORKLOAD_EXTERN(name) extern const struct workload wl_##name;
+WORKLOAD_LIST(WORKLOAD_EXTERN)
+#undef WORKLOAD_EXTERN
+/* NULL-terminated table of every workload (WORKLOAD_LIST's). */
 extern const struct workload *const workloads[];
 /* The workload of that name, or NULL. */
 const struct workload *workload_find(const char *name);
+/* What wl shows (SHOWS_*): its own flags and those its units and drains imply. */
+unsigned workload_shows(const struct workload *wl);
 
 
 /* Workloads whose client process runs several threads (TCP: one per connection in flight or

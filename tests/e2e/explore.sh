@@ -59,4 +59,7 @@ jassert "$f" "($all | all(has(\"sd_log\") | not)) and .unsteady.configurations =
 expect_usage "--budget 1 is out of range" explore udp-rr --budget 1
 expect_usage "unknown workload 'nope'" explore nope
 expect_usage "too short" explore udp-rr --budget 5 --runs 5
+# --trace costs each run its programs' loading and letting go (1-1.6 s here): planned for, so
+# a budget that fits 4 rounds without it (the --connected run above) is refused 3 with it.
+expect_usage "too short" explore udp-rr --trace --budget 40 --runs 3
 echo "ok ($took s; $(jq -r '"windows \(.run_seconds_planned * 100 | round / 100) s planned, \(.run_seconds * 100 | round / 100) s last, \(.overhead_s_per_run * 100 | round / 100) s overhead a run"' "$TMP/x.json"))"

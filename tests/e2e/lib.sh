@@ -133,8 +133,6 @@ kill_agent_mid_run() {
 	[ $rc -eq 1 ] || fail "$1: exit $rc, not 1, when the agent died"
 }
 
-# Two hosts in network namespaces joined by veth, addresses $1 (HOST_A, on IF_A) and $2
-# (HOST_B, on IF_B), /24. Skips where namespaces cannot be made; both go on exit.
 # N hosts in network namespaces on one bridge (in a namespace of its own): host i is the
 # namespace ${NS[i]} with address 198.18.1.$((i + 1))/24 (ADDR[i]). Root only; skips otherwise.
 bridge_hosts() {
@@ -159,6 +157,8 @@ bridge_hosts() {
 	done
 }
 
+# Two hosts in network namespaces joined by veth, addresses $1 (HOST_A, on IF_A) and $2
+# (HOST_B, on IF_B), /24. Skips where namespaces cannot be made; both go on exit.
 two_hosts() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
 	HOST_A=sbA$$ HOST_B=sbB$$ IF_A=va$$ IF_B=vb$$

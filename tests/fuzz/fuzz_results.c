@@ -76,8 +76,11 @@ static void compare_halves(cJSON *doc)
 	static struct verdict_row rows[NFIGURES];
 	int nrows = compare_rows(&a, &b, false, rows, &plan);
 
-	compare_print(&a, &b, false, rows, nrows, &plan, false, mv, mv ? NULL : "none", NULL);
-	compare_print(&a, &b, false, rows, nrows, &plan, true, mv, mv ? NULL : "none", NULL);
+	struct compare_report cr = {.a = &a, .b = &b, .rows = rows, .n = nrows, .plan = &plan,
+				    .mv = mv, .mv_why = mv ? NULL : "none"};
+
+	compare_print(&cr, false);
+	compare_print(&cr, true);
 	moved_free(mv);
 }
 

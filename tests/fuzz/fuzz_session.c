@@ -36,14 +36,14 @@ static void vouch_fuzz(const struct auth_key *key, const char *payload)
 		s.local.ss_family = s.peer.ss_family = AF_INET;
 		((struct sockaddr_in *)&s.local)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		((struct sockaddr_in *)&s.peer)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		vouch_publish(&b, &s);
+		vouch_publish(&b, &s, "udp-rr", "udp");
 		init = true;
 	}
 	((struct sockaddr_in *)&asker)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	vouch_answer(&b, key, &asker, payload, &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, key, &asker, payload, reply, sizeof(reply));
 	if (strlen(reply) >= sizeof(reply) - 1)
 		abort();
-	vouch_reply_check(&t, key, "00", rt, reply, err, sizeof(err));
+	vouch_reply_check(&t, key, "00", &(struct ctl_frame){rt, reply}, err, sizeof(err));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -76,8 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		char reply[600];
 		unsigned rtype, type = rd.h.type;
-		int st = serve_hs_frame(&hs, with_key ? &key : NULL, type, rd.payload, &rtype, reply,
-					sizeof(reply));
+		int st = serve_hs_frame(&hs, type, rd.payload, &rtype, reply, sizeof(reply));
 
 		saw_hello |= type == CTL_MSG_HELLO;
 		saw_auth |= type == CTL_MSG_AUTH && st == HS_SETUP;

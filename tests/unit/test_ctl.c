@@ -178,31 +178,31 @@ static void test_handshake(void **state)
 	unsigned rt;
 
 	serve_hs_start(&h, NULL);
-	assert_int_equal(serve_hs_frame(&h, NULL, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_FAILED);
+	assert_int_equal(serve_hs_frame(&h, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_FAILED);
 	assert_int_equal(rt, CTL_MSG_ERROR);
 	serve_hs_start(&h, NULL);
-	assert_int_equal(serve_hs_frame(&h, NULL, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply)), HS_SETUP);
+	assert_int_equal(serve_hs_frame(&h, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply)), HS_SETUP);
 	assert_int_equal(rt, CTL_MSG_ACK);
 	assert_null(strstr(reply, "challenge"));
-	assert_int_equal(serve_hs_frame(&h, NULL, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_DONE);
+	assert_int_equal(serve_hs_frame(&h, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_DONE);
 	assert_int_equal(rt, 0);
 
 	/* With a secret: SETUP before AUTH fails; a wrong MAC fails; the right one goes on. */
 	serve_hs_start(&h, &key);
-	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply)), HS_AUTH);
+	assert_int_equal(serve_hs_frame(&h, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply)), HS_AUTH);
 	assert_non_null(strstr(reply, h.challenge));
-	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_FAILED);
+	assert_int_equal(serve_hs_frame(&h, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_FAILED);
 	serve_hs_start(&h, &key);
-	serve_hs_frame(&h, &key, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply));
-	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_AUTH, "{\"mac\":\"00\"}", &rt, reply, sizeof(reply)), HS_FAILED);
+	serve_hs_frame(&h, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply));
+	assert_int_equal(serve_hs_frame(&h, CTL_MSG_AUTH, "{\"mac\":\"00\"}", &rt, reply, sizeof(reply)), HS_FAILED);
 	assert_non_null(strstr(reply, "authentication failed"));
 	serve_hs_start(&h, &key);
-	serve_hs_frame(&h, &key, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply));
+	serve_hs_frame(&h, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply));
 	assert_int_equal(auth_answer(&key, h.challenge, mac, sizeof(mac)), 0);
 	snprintf(msg, sizeof(msg), "{\"mac\":\"%s\"}", mac);
-	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_AUTH, msg, &rt, reply, sizeof(reply)), HS_SETUP);
+	assert_int_equal(serve_hs_frame(&h, CTL_MSG_AUTH, msg, &rt, reply, sizeof(reply)), HS_SETUP);
 	assert_int_equal(rt, CTL_MSG_ACK);
-	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_DONE);
+	assert_int_equal(serve_hs_frame(&h, CTL_MSG_SETUP, "{}", &rt, reply, sizeof(reply)), HS_DONE);
 }
 
 /* VOUCH comes only where SETUP may: after HELLO, and after AUTH when there is a secret. */
@@ -215,14 +215,14 @@ static void test_handshake_vouch(void **state)
 	unsigned rt;
 
 	serve_hs_start(&h, NULL);
-	assert_int_equal(serve_hs_frame(&h, NULL, CTL_MSG_VOUCH, "{}", &rt, reply, sizeof(reply)), HS_FAILED);
+	assert_int_equal(serve_hs_frame(&h, CTL_MSG_VOUCH, "{}", &rt, reply, sizeof(reply)), HS_FAILED);
 	serve_hs_start(&h, NULL);
-	serve_hs_frame(&h, NULL, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply));
-	assert_int_equal(serve_hs_frame(&h, NULL, CTL_MSG_VOUCH, "{}", &rt, reply, sizeof(reply)), HS_VOUCH);
+	serve_hs_frame(&h, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply));
+	assert_int_equal(serve_hs_frame(&h, CTL_MSG_VOUCH, "{}", &rt, reply, sizeof(reply)), HS_VOUCH);
 	assert_int_equal(rt, 0);
 	serve_hs_start(&h, &key);
-	serve_hs_frame(&h, &key, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply));
-	assert_int_equal(serve_hs_frame(&h, &key, CTL_MSG_VOUCH, "{}", &rt, reply, sizeof(reply)), HS_FAILED);
+	serve_hs_frame(&h, CTL_MSG_HELLO, "{}", &rt, reply, sizeof(reply));
+	assert_int_equal(serve_hs_frame(&h, CTL_MSG_VOUCH, "{}", &rt, reply, sizeof(reply)), HS_FAILED);
 	assert_string_equal(ctl_type_name(CTL_MSG_VOUCH), "VOUCH");
 }
 
@@ -258,39 +258,54 @@ static void test_vouch(void **state)
 	v4(&stranger, "198.18.0.9");
 	vouch_board_init(&b);
 	vouch_request(&t, NONCE, req, sizeof(req));
-	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, NULL, &asker, req, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ERROR);
 	assert_non_null(strstr(reply, "no test runs"));
 
 	vouch_publish(&b, &s, "tcp-rr", "tcp");
-	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, NULL, &asker, req, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ACK);
-	assert_int_equal(vouch_reply_check(&t, NULL, NONCE, rt, reply, err, sizeof(err)), 0);
+	assert_int_equal(
+	    vouch_reply_check(&t, NULL, NONCE, &(struct ctl_frame){rt, reply}, err, sizeof(err)),
+	    0);
 	/* Another nonce: a recorded yes is no answer to a new question. */
-	assert_int_equal(vouch_reply_check(&t, NULL, OTHER_NONCE, rt, reply, err, sizeof(err)),
+	assert_int_equal(vouch_reply_check(&t, NULL, OTHER_NONCE, &(struct ctl_frame){rt, reply},
+					   err, sizeof(err)),
 			 -EPROTO);
 	/* Unsigned, it is no answer for an agent with a secret. */
-	assert_int_equal(vouch_reply_check(&t, &key, NONCE, rt, reply, err, sizeof(err)), -EACCES);
+	assert_int_equal(
+	    vouch_reply_check(&t, &key, NONCE, &(struct ctl_frame){rt, reply}, err, sizeof(err)),
+	    -EACCES);
 	/* From a host that is not one of the test's: no. */
-	vouch_answer(&b, NULL, &stranger, req, &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, NULL, &stranger, req, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ERROR);
-	assert_int_equal(vouch_reply_check(&t, NULL, NONCE, rt, reply, err, sizeof(err)), -EPERM);
+	assert_int_equal(
+	    vouch_reply_check(&t, NULL, NONCE, &(struct ctl_frame){rt, reply}, err, sizeof(err)),
+	    -EPERM);
 	assert_non_null(strstr(err, "no traffic from the asking host"));
 
 	/* Signed: the right secret passes, another does not. */
-	vouch_answer(&b, &key, &asker, req, &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, &key, &asker, req, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ACK);
-	assert_int_equal(vouch_reply_check(&t, &key, NONCE, rt, reply, err, sizeof(err)), 0);
-	assert_int_equal(vouch_reply_check(&t, &other, NONCE, rt, reply, err, sizeof(err)), -EACCES);
+	assert_int_equal(
+	    vouch_reply_check(&t, &key, NONCE, &(struct ctl_frame){rt, reply}, err, sizeof(err)),
+	    0);
+	assert_int_equal(
+	    vouch_reply_check(&t, &other, NONCE, &(struct ctl_frame){rt, reply}, err, sizeof(err)),
+	    -EACCES);
 	/* A signed yes for one token does not cover another. */
 	struct vouch_target t2 = t;
 
 	t2.token ^= 1;
-	assert_int_equal(vouch_reply_check(&t2, &key, NONCE, rt, reply, err, sizeof(err)), -EACCES);
+	assert_int_equal(
+	    vouch_reply_check(&t2, &key, NONCE, &(struct ctl_frame){rt, reply}, err, sizeof(err)),
+	    -EACCES);
 	/* Nor another address: the address is signed too. */
 	t2 = t;
 	snprintf(t2.addr, sizeof(t2.addr), "127.0.0.2");
-	assert_int_equal(vouch_reply_check(&t2, &key, NONCE, rt, reply, err, sizeof(err)), -EACCES);
+	assert_int_equal(
+	    vouch_reply_check(&t2, &key, NONCE, &(struct ctl_frame){rt, reply}, err, sizeof(err)),
+	    -EACCES);
 	/* A signed yes whose nonce is rewritten to a new question's: the nonce is signed. */
 	char replayed[600];
 	const char *at = strstr(reply, NONCE);
@@ -298,25 +313,26 @@ static void test_vouch(void **state)
 	assert_non_null(at);
 	snprintf(replayed, sizeof(replayed), "%.*s%s%s", (int)(at - reply), reply, OTHER_NONCE,
 		 at + strlen(NONCE));
-	assert_int_equal(vouch_reply_check(&t, &key, OTHER_NONCE, rt, replayed, err, sizeof(err)),
+	assert_int_equal(vouch_reply_check(&t, &key, OTHER_NONCE, &(struct ctl_frame){rt, replayed},
+					   err, sizeof(err)),
 			 -EACCES);
 	t2 = t;
 	t2.token ^= 1;
 
 	/* Another token, another port, another address: no. */
 	vouch_request(&t2, NONCE, req, sizeof(req));
-	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, NULL, &asker, req, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ERROR);
 	assert_non_null(strstr(reply, "that token"));
 	t2 = t;
 	t2.port = 5002;
 	vouch_request(&t2, NONCE, req, sizeof(req));
-	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, NULL, &asker, req, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ERROR);
 	t2 = t;
 	snprintf(t2.addr, sizeof(t2.addr), "127.0.0.2");
 	vouch_request(&t2, NONCE, req, sizeof(req));
-	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, NULL, &asker, req, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ERROR);
 	assert_non_null(strstr(reply, "does not serve on that address"));
 	/* The same port and token for another protocol or workload (a UDP service, or a tcp-crr
@@ -328,37 +344,41 @@ static void test_vouch(void **state)
 		snprintf(t2.workload, sizeof(t2.workload), "%s", kinds[i][0]);
 		snprintf(t2.proto, sizeof(t2.proto), "%s", kinds[i][1]);
 		vouch_request(&t2, NONCE, req, sizeof(req));
-		vouch_answer(&b, &key, &asker, req, &rt, reply, sizeof(reply));
+		rt = vouch_answer(&b, &key, &asker, req, reply, sizeof(reply));
 		assert_int_equal(rt, CTL_MSG_ERROR);
 		assert_non_null(strstr(reply, "this agent's test is tcp-rr over tcp"));
 	}
 	/* A signed yes for tcp-rr does not cover a udp-stream target, nor one without a kind. */
 	vouch_request(&t, NONCE, req, sizeof(req));
-	vouch_answer(&b, &key, &asker, req, &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, &key, &asker, req, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ACK);
 	t2 = t;
 	snprintf(t2.proto, sizeof(t2.proto), "udp");
-	assert_int_equal(vouch_reply_check(&t2, &key, NONCE, rt, reply, err, sizeof(err)), -EPROTO);
+	assert_int_equal(
+	    vouch_reply_check(&t2, &key, NONCE, &(struct ctl_frame){rt, reply}, err, sizeof(err)),
+	    -EPROTO);
 	snprintf(replayed, sizeof(replayed), "%s", reply);
 	char *pr = strstr(replayed, "\"proto\":\"tcp\"");
 
 	assert_non_null(pr);
 	memcpy(pr, "\"proto\":\"udp\"", 13);
-	assert_int_equal(vouch_reply_check(&t2, &key, NONCE, rt, replayed, err, sizeof(err)),
+	assert_int_equal(vouch_reply_check(&t2, &key, NONCE, &(struct ctl_frame){rt, replayed}, err,
+					   sizeof(err)),
 			 -EACCES);
-	vouch_answer(&b, NULL, &asker,
-		     "{\"token\":\"1122334455667788\",\"port\":5001,\"addr\":\"127.0.0.1\",\"nonce\":"
-		     "\"" NONCE "\"}",
-		     &rt, reply, sizeof(reply));
+	rt = vouch_answer(
+	    &b, NULL, &asker,
+	    "{\"token\":\"1122334455667788\",\"port\":5001,\"addr\":\"127.0.0.1\",\"nonce\":"
+	    "\"" NONCE "\"}",
+	    reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ERROR);
 	assert_non_null(strstr(reply, "workload, proto"));
-	vouch_answer(&b, NULL, &asker, "{\"token\":\"1\"}", &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, NULL, &asker, "{\"token\":\"1\"}", reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ERROR);
 
 	/* The test over: no again. */
 	vouch_withdraw(&b);
 	vouch_request(&t, NONCE, req, sizeof(req));
-	vouch_answer(&b, NULL, &asker, req, &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, NULL, &asker, req, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ERROR);
 }
 
@@ -420,14 +440,14 @@ static void test_vouch_opens_peers(void **state)
 	assert_false(peer_allowed(&s, &host1));	/* named, but has not asked */
 	assert_false(peer_allowed(&s, &host2));
 	vouch_request(&t, NONCE, req, sizeof(req));
-	vouch_answer(&b, NULL, &host1, req, &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, NULL, &host1, req, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ACK);
 	assert_true(peer_allowed(&s, &host1));
 	assert_false(peer_allowed(&s, &host2)); /* another's yes opens nothing for it */
 	/* a refused question opens nothing either */
 	t.token = 8;
 	vouch_request(&t, NONCE, req, sizeof(req));
-	vouch_answer(&b, NULL, &host2, req, &rt, reply, sizeof(reply));
+	rt = vouch_answer(&b, NULL, &host2, req, reply, sizeof(reply));
 	assert_int_equal(rt, CTL_MSG_ERROR);
 	assert_false(peer_allowed(&s, &host2));
 	vouch_withdraw(&b);

@@ -241,6 +241,7 @@ static void test_search_every_workload(void **state)
 	for (const struct workload *const *w = workloads; *w; w++) {
 		const struct strategy *a = NULL, *b = NULL;
 		char both[400], err[240];
+		struct config_line cl = {.wl = *w, .extra = both};
 		struct opts o;
 		int found = 0;
 
@@ -253,7 +254,7 @@ static void test_search_every_workload(void **state)
 			}
 			snprintf(both, sizeof(both), "%s %s", a->args, st->args);
 			bool ok = strcmp(st->group, a->group) && !explore_flags_clash(a->args, st->args) &&
-				  !explore_parse_config(*w, NULL, 0, both, &o, err, sizeof(err));
+				  !explore_parse_config(&cl, &o, err, sizeof(err));
 
 			opts_free(&o);
 			if (ok) {

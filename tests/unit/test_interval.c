@@ -92,7 +92,7 @@ static void test_intervals_add_up(void **state)
 	for (int k = 1; k < 6; k++) {
 		struct interval iv;
 
-		ivl_make(&iv, &s[k - 1], &s[k], 0, 100, "Udp", tmp);
+		ivl_make(&iv, &s[k - 1], &s[k], &(struct ivl_run){0, 100, "Udp", tmp});
 		assert_true(fabs(iv.len_s - 0.5) < 1e-9);
 		assert_true(fabs(iv.t_s - 0.5 * k) < 1e-9);
 		assert_true(fabs(iv.rate - 200.0 * k) < 1e-6);
@@ -125,13 +125,13 @@ static void test_cpu_and_kernel(void **state)
 	a->kernel_ok = b->kernel_ok = true;
 	b->retrans = 4;
 	b->udp_drops = 9;
-	ivl_make(&iv, a, b, 0, 100, "Tcp", tmp);
+	ivl_make(&iv, a, b, &(struct ivl_run){0, 100, "Tcp", tmp});
 	assert_true(fabs(iv.cpu_client_pct - 80) < 1e-9);
 	assert_true(isnan(iv.cpu_server_pct));
 	assert_true(fabs(iv.machine_busy_pct - 30) < 1e-9);
 	assert_true(iv.retransmits == 4 && isnan(iv.udp_drops));
 	assert_true(isnan(iv.samples) && isnan(iv.p99_us));
-	ivl_make(&iv, a, b, 0, 100, "Udp", tmp);
+	ivl_make(&iv, a, b, &(struct ivl_run){0, 100, "Udp", tmp});
 	assert_true(iv.udp_drops == 9 && isnan(iv.retransmits));
 	free(a), free(tmp);
 }

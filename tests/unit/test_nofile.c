@@ -11,29 +11,38 @@
 
 #include "base/nofile.h"
 
+/* nofile_plan from a soft and a hard limit, into the limits to set. */
+static int plan(rlim_t soft, rlim_t hard, unsigned long long want, int root,
+		unsigned long long nr_open, struct rlimit *set)
+{
+	struct rlimit cur = {.rlim_cur = soft, .rlim_max = hard};
+
+	return nofile_plan(&cur, want, root, nr_open, set);
+}
+
 static void test_plan(void **state)
 {
-	unsigned long long s, h;
+	struct rlimit l;
 
 	(void)state;
 	/* enough already: nothing changes, nothing lowered */
-	assert_int_equal(nofile_plan(50000, 60000, 20064, 0, 1048576, &s, &h), 0);
-	assert_int_equal(s, 50000);
-	assert_int_equal(h, 60000);
+	assert_int_equal(plan(50000, 60000, 20064, 0, 1048576, &l), 0);
+	assert_int_equal(l.rlim_cur, 50000);
+	assert_int_equal(l.rlim_max, 60000);
 	/* the soft limit raised under the hard one */
-	assert_int_equal(nofile_plan(1024, 524288, 20064, 0, 1048576, &s, &h), 0);
-	assert_int_equal(s, 20064);
-	assert_int_equal(h, 524288);
+	assert_int_equal(plan(1024, 524288, 20064, 0, 1048576, &l), 0);
+	assert_int_equal(l.rlim_cur, 20064);
+	assert_int_equal(l.rlim_max, 524288);
 	/* hard too low, not root: refused, nothing set */
-	assert_int_equal(nofile_plan(1024, 4096, 20064, 0, 1048576, &s, &h), -EMFILE);
-	assert_int_equal(s, 1024);
-	assert_int_equal(h, 4096);
+	assert_int_equal(plan(1024, 4096, 20064, 0, 1048576, &l), -EMFILE);
+	assert_int_equal(l.rlim_cur, 1024);
+	assert_int_equal(l.rlim_max, 4096);
 	/* root raises the hard limit too, up to nr_open */
-	assert_int_equal(nofile_plan(1024, 4096, 20064, 1, 1048576, &s, &h), 0);
-	assert_int_equal(s, 20064);
-	assert_int_equal(h, 20064);
+	assert_int_equal(plan(1024, 4096, 20064, 1, 1048576, &l), 0);
+	assert_int_equal(l.rlim_cur, 20064);
+	assert_int_equal(l.rlim_max, 20064);
 	/* past nr_open even root is refused */
-	assert_int_equal(nofile_plan(1024, 4096, 2000000, 1, 1048576, &s, &h), -EMFILE);
+	assert_int_equal(plan(1024, 4096, 2000000, 1, 1048576, &l), -EMFILE);
 }
 
 static void test_real(void **state)

@@ -25,7 +25,8 @@ static int vparse(const struct workload *wl, struct opts *o, va_list ap)
 		argv[argc++] = w;
 	opts_defaults(o, wl->overrides);
 	err[0] = '\0';
-	int ret = opts_parse(wl->opts, wl->overrides, argc, argv, o, err, sizeof(err));
+	int ret = opts_parse(wl->opts, wl->overrides, &(struct opts_words){argc, argv}, o, err,
+			     sizeof(err));
 
 	if (ret == 0)
 		ret = wl->check(o, err, sizeof(err));
@@ -145,10 +146,11 @@ static void test_help(void **state)
 	(void)state;
 	struct opts o;
 	char *argv[] = {"udp-rr", "--help"};
+	struct opts_words w = {2, argv};
 	FILE *f = fopen("/dev/null", "w");
 
 	opts_defaults(&o, NULL);
-	assert_int_equal(opts_parse(wl_udp_rr.opts, NULL, 2, argv, &o, err, sizeof(err)), 1);
+	assert_int_equal(opts_parse(wl_udp_rr.opts, NULL, &w, &o, err, sizeof(err)), 1);
 	opts_usage(wl_udp_rr.opts, NULL, "udp-rr", "x", f);
 	fclose(f);
 	opts_free(&o);
@@ -341,11 +343,11 @@ static void test_own_flags(void **state)
 {
 	(void)state;
 	static const struct opt_def defs[] = {
-		OWN_FLAG(INT, struct own, runs, "runs", 2, 32),
-		OWN_FLAG(DBL, struct own, budget, "budget", 5, 100),
-		OWN_FLAG(U64, struct own, seed, "seed", 1, 0),
-		OWN_FLAG(BOOL, struct own, json, "json", 0, 1),
-		OWN_FLAG(STR, struct own, csv, "csv", 0, 0),
+		{OWN_FLAG(INT, struct own, runs, "runs", 2, 32, "N", "")},
+		{OWN_FLAG(DBL, struct own, budget, "budget", 5, 100, "", "")},
+		{OWN_FLAG(U64, struct own, seed, "seed", 1, 0, "N", "")},
+		{OWN_FLAG(BOOL, struct own, json, "json", 0, 1, "", "")},
+		{OWN_FLAG(STR, struct own, csv, "csv", 0, 0, "FILE", "")},
 		{0},
 	};
 	char *argv[] = {"udp-rr", "--runs", "4", "--window", "1", "--json", "--seed=18446744073709551615",
@@ -354,7 +356,7 @@ static void test_own_flags(void **state)
 	struct own o = {0};
 	int n;
 
-	assert_int_equal(opts_take(defs, &o, 12, argv, rest, &n, err, sizeof(err)), 0);
+	n = opts_take(defs, &o, &(struct opts_words){12, argv}, rest, err, sizeof(err));
 	assert_int_equal(o.runs, 4);
 	assert_true(o.budget == 7.5);
 	assert_true(o.seed == UINT64_MAX);
@@ -369,14 +371,19 @@ static void test_own_flags(void **state)
 	char *bad1[] = {"--runs", "40"}, *bad2[] = {"--seed", "0"}, *bad3[] = {"--budget"};
 	char *bad4[] = {"--seed", "-3"}, *bad5[] = {"--runs", "x"};
 
-	assert_int_equal(opts_take(defs, &o, 2, bad1, rest, &n, err, sizeof(err)), -EINVAL);
+	assert_int_equal(opts_take(defs, &o, &(struct opts_words){2, bad1}, rest, err, sizeof(err)),
+			 -EINVAL);
 	assert_string_equal(err, "--runs 40 is out of range: use 2 to 32");
-	assert_int_equal(opts_take(defs, &o, 2, bad2, rest, &n, err, sizeof(err)), -EINVAL);
+	assert_int_equal(opts_take(defs, &o, &(struct opts_words){2, bad2}, rest, err, sizeof(err)),
+			 -EINVAL);
 	assert_string_equal(err, "--seed 0: give a whole number of 1 or more");
-	assert_int_equal(opts_take(defs, &o, 1, bad3, rest, &n, err, sizeof(err)), -EINVAL);
+	assert_int_equal(opts_take(defs, &o, &(struct opts_words){1, bad3}, rest, err, sizeof(err)),
+			 -EINVAL);
 	assert_string_equal(err, "--budget needs a value");
-	assert_int_equal(opts_take(defs, &o, 2, bad4, rest, &n, err, sizeof(err)), -EINVAL);
-	assert_int_equal(opts_take(defs, &o, 2, bad5, rest, &n, err, sizeof(err)), -EINVAL);
+	assert_int_equal(opts_take(defs, &o, &(struct opts_words){2, bad4}, rest, err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(opts_take(defs, &o, &(struct opts_words){2, bad5}, rest, err, sizeof(err)),
+			 -EINVAL);
 	assert_string_equal(err, "--runs 'x' is not a whole number");
 }
 

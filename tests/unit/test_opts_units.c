@@ -30,7 +30,8 @@ static int parse_wl(const struct workload *wl, struct opts *o, ...)
 	va_end(ap);
 	opts_defaults(o, wl->overrides);
 	err[0] = '\0';
-	int ret = opts_parse(wl->opts, wl->overrides, argc, argv, o, err, sizeof(err));
+	int ret = opts_parse(wl->opts, wl->overrides, &(struct opts_words){argc, argv}, o, err,
+			     sizeof(err));
 
 	if (ret == 0)
 		ret = wl->check(o, err, sizeof(err));
@@ -210,21 +211,22 @@ static void test_own_flag_units(void **state)
 {
 	(void)state;
 	static const struct opt_def defs[] = {
-		OWN_FLAG_UNIT(DBL, struct own, budget, "budget", 5, 86400, "S"),
-		OWN_FLAG(INT, struct own, runs, "runs", 1, 100),
+		{OWN_FLAG(DBL, struct own, budget, "budget", 5, 86400, "S", "")},
+		{OWN_FLAG(INT, struct own, runs, "runs", 1, 100, "N", "")},
 		{0},
 	};
 	struct own w = {0};
 	char *argv[] = {"--budget", "2m", "--runs", "3", "udp-rr"}, *rest[5];
 	int nrest;
 
-	assert_int_equal(opts_take(defs, &w, 5, argv, rest, &nrest, err, sizeof(err)), 0);
+	nrest = opts_take(defs, &w, &(struct opts_words){5, argv}, rest, err, sizeof(err));
 	assert_true(w.budget == 120);
 	assert_int_equal(w.runs, 3);
 	assert_int_equal(nrest, 1);
 	char *bad[] = {"--budget", "2x"};
 
-	assert_int_equal(opts_take(defs, &w, 2, bad, rest, &nrest, err, sizeof(err)), -EINVAL);
+	assert_int_equal(opts_take(defs, &w, &(struct opts_words){2, bad}, rest, err, sizeof(err)),
+			 -EINVAL);
 	assert_non_null(strstr(err, "--budget 2x: unknown unit x"));
 }
 

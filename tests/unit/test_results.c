@@ -296,7 +296,10 @@ static void test_chart_ranges(void **state)
 			struct chart_bar b = {"b", lims[i][0], lims[i][0], lims[i][1], NULL, NULL};
 
 			chart_lines(f, &c, &s, 1);
-			chart_bars(f, "t", "x", &b, 1, 1.0, "r", (enum chart_axis)a);
+			struct chart_bar_opts o = {.title = "t", .xlabel = "x", .ref = 1.0,
+						   .ref_label = "r", .xa = (enum chart_axis)a};
+
+			chart_bars(f, &o, &b, 1);
 		}
 	alarm(0);
 	fclose(f);
