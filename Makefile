@@ -108,7 +108,7 @@ test-only: all $(UNIT) $(BUILD)/tests/udp_probe $(BUILD)/tests/flood $(BUILD)/te
 	@scripts/layers
 	@scripts/funcs
 	@BUILD=$(BUILD) scripts/exports
-	@T='$(T)' SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench UDP_PROBE=$(CURDIR)/$(BUILD)/tests/udp_probe \
+	@T='$(value T)' J='$(J)' SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench UDP_PROBE=$(CURDIR)/$(BUILD)/tests/udp_probe \
 		FLOOD=$(CURDIR)/$(BUILD)/tests/flood \
 		PROF_REPLAY=$(CURDIR)/$(BUILD)/tests/prof_replay tests/run.sh $(UNIT)
 

@@ -10,6 +10,7 @@
 # T=PATTERN runs only the tests whose name (unit/test_hist, e2e/trace) matches the extended
 # regular expression PATTERN (`make test T=trace`, `make test T='e2e/(csv|outputs)'`). Each
 # test's seconds are printed beside its verdict, and the slowest five at the end.
+# J=N runs N e2e tests side by side (`make test J=2`), those marked "# solo:" alone after.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${SOCKBENCH:?set SOCKBENCH to the binary under test}"
@@ -19,22 +20,57 @@ log=$(mktemp -d)
 : >"$log/times"
 trap 'rm -rf "$log"' EXIT
 
-run_one() { # name, timeout, command...
-	local name=$1 limit=$2 rc t0 secs
+# A test runs in the background (start_one) with its output, exit code and seconds in $log;
+# finish_one prints its verdict and counts it, in the order the tests finish.
+start_one() { # name, timeout, command...
+	local name=$1 limit=$2 key
 	shift 2
+	key=${name//\//_}
+	(
+		t0=$(date +%s.%N)
+		timeout -k 5 "$limit" "$@" >"$log/$key.out" 2>&1 </dev/null
+		rc=$?
+		awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' >"$log/$key.secs"
+		echo "$rc" >"$log/$key.rc.tmp" && mv "$log/$key.rc.tmp" "$log/$key.rc"
+	) &
+	running+=("$name")
+}
+
+finish_one() { # name: its verdict, once its exit code is there
+	local name=$1 key rc secs
+	key=${name//\//_}
+	rc=$(cat "$log/$key.rc") secs=$(cat "$log/$key.secs")
+	printf '%s %s\n' "$secs" "$name" >>"$log/times"
+	case $rc in
+	0) pass=$((pass + 1)); printf 'PASS %s (%s s)\n' "$name" "$secs" ;;
+	77) skip=$((skip + 1)); printf 'SKIP %s (%s s): %s\n' "$name" "$secs" "$(tail -n 1 "$log/$key.out")" ;;
+	*) fail=$((fail + 1)); failed+=("$name"); printf 'FAIL %s (exit %d, %s s)\n' "$name" "$rc" "$secs"
+	   sed 's/^/    /' "$log/$key.out" | tail -n 40 ;;
+	esac
+}
+
+reap() { # until fewer than $1 tests run: wait for one, report those that ended
+	local n keep name
+	while [ "${#running[@]}" -ge "$1" ] && [ "${#running[@]}" -gt 0 ]; do
+		wait -n 2>/dev/null
+		keep=()
+		for name in "${running[@]}"; do
+			if [ -e "$log/${name//\//_}.rc" ]; then finish_one "$name"; else keep+=("$name"); fi
+		done
+		running=("${keep[@]}")
+		n=${#running[@]}
+		[ "$n" -gt 0 ] && [ "$n" -ge "$1" ] && sleep 0.05
+	done
+}
+
+run_one() { # name, timeout, slots, command...: start it when fewer than slots run
+	local name=$1 limit=$2 slots=$3
+	shift 3
 	[ -n "${T:-}" ] && ! printf '%s\n' "$name" | grep -qE -- "$T" && return 0
 	ran=$((ran + 1))
-	t0=$(date +%s.%N)
-	timeout -k 5 "$limit" "$@" >"$log/out" 2>&1
-	rc=$?
-	secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-	printf '%.1f %s\n' "$secs" "$name" >>"$log/times"
-	case $rc in
-	0) pass=$((pass + 1)); printf 'PASS %s (%.1f s)\n' "$name" "$secs" ;;
-	77) skip=$((skip + 1)); printf 'SKIP %s (%.1f s): %s\n' "$name" "$secs" "$(tail -n 1 "$log/out")" ;;
-	*) fail=$((fail + 1)); failed+=("$name"); printf 'FAIL %s (exit %d, %.1f s)\n' "$name" "$rc" "$secs"
-	   sed 's/^/    /' "$log/out" | tail -n 40 ;;
-	esac
+	reap "$slots"
+	start_one "$name" "$limit" "$@"
+	reap "$slots"
 }
 
 # The tests that need this host's namespace: the settings only the first (the host's) namespace
@@ -66,17 +102,34 @@ else
 	echo "note: cannot make a network namespace here (root, unshare and ip are needed): the e2e tests are not isolated (they share this host's network namespace and its other traffic)"
 fi
 
+running=()
 for t in "$@"; do
-	run_one "unit/$(basename "$t")" 120 "$t"
+	run_one "unit/$(basename "$t")" 120 1 "$t"
 done
+# J tests side by side (J=1, the default: one after another). A test whose file holds a line
+# "# solo: REASON" (its bounds need the CPUs to itself: rates, latencies, the CPU it measures)
+# runs alone, after the others.
+J=${J:-1}
+case $J in ''|*[!0-9]*|0) echo "J=$J: give the number of tests to run side by side (J=2)"; exit 2 ;; esac
+solo=()
+run_e2e() { # file, slots
+	local name
+	name=$(basename "$1" .sh)
+	case $HOST_NETNS in
+	*" $name "*) run_one "e2e/$name" 300 "$2" bash "$1" ;;
+	*) run_one "e2e/$name" 300 "$2" "${isolate[@]}" bash "$1" ;;
+	esac
+}
 for t in "$here"/e2e/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue
-	name=$(basename "$t" .sh)
-	case $HOST_NETNS in
-	*" $name "*) run_one "e2e/$name" 300 bash "$t" ;;
-	*) run_one "e2e/$name" 300 "${isolate[@]}" bash "$t" ;;
-	esac
+	if [ "$J" -gt 1 ] && grep -q '^# solo: ' "$t"; then solo+=("$t"); continue; fi
+	run_e2e "$t" "$J"
 done
+reap 1
+for t in "${solo[@]}"; do
+	run_e2e "$t" 1
+done
+reap 1
 [ -n "${T:-}" ] && [ "$ran" -eq 0 ] && { echo "no test's name matches T='$T' (names: unit/test_hist, e2e/trace, ...)"; exit 2; }
 echo "slowest: $(sort -rn "$log/times" | head -n 5 | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1}')"
 summary="$pass passed, $fail failed"

@@ -7,6 +7,7 @@
 # /proc/net/snmp shows the flood ran all along, and more than the check's tolerance: had it
 # shared our counters, the check would have failed (OutDatagrams 1,007,039 against our 701,389
 # when it was tried in one namespace).
+# solo: it makes a loopback flood of its own beside its runs
 . "$(dirname "$0")/lib.sh"
 need jq
 need ip

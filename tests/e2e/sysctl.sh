@@ -6,6 +6,7 @@
 # journal root alone could have written ($SOCKBENCH_JOURNAL under a root-only $TMP) naming only
 # what --sysctl sets; a new run puts a dead run's journal back before writing over it; a value
 # the kernel keeps otherwise is refused; a failed put-back reaches the controller.
+# solo: it sets the host's sysctls, which another test would read
 . "$(dirname "$0")/lib.sh"
 need jq
 [ "$(id -u)" -eq 0 ] || skip "--sysctl writes /proc/sys: needs root"
