@@ -2,6 +2,7 @@
 #include "base/figure_table.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #define HIGHER true
 #define LOWER false
@@ -13,3 +14,17 @@ const struct figure_def figures[NFIGURES] = {
 #undef FIGURE_DEF
 };
 const int nfigures = NFIGURES;
+
+static bool is(const char *s, const char *name, size_t n)
+{
+	return s && strlen(s) == n && !strncmp(s, name, n);
+}
+
+int figure_named(const char *name, size_t n)
+{
+	for (int f = 0; f < NFIGURES; f++)
+		if (is(figures[f].key, name, n) || is(figures[f].path, name, n) ||
+		    is(figures[f].alt, name, n))
+			return f;
+	return -1;
+}

@@ -18,6 +18,7 @@
 #define SB_FIGURE_TABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* What a workload shows beyond what every workload does (struct workload's shows, and
  * workload_shows() with the flags its other members imply). */
@@ -121,6 +122,11 @@ struct figure_def {
 
 extern const struct figure_def figures[NFIGURES];
 extern const int nfigures;
+
+/* The figure named by the n bytes at name: its one name (key: "server_syscalls"), or its JSON
+ * path ("sides.server.syscalls_per_unit") or an older path ("transactions_per_s"), which every
+ * command takes too. -1: none. */
+int figure_named(const char *name, size_t n);
 
 /* Does a workload that shows these (SHOWS_*) have something marked `marked`? */
 static inline bool shows_any(unsigned shows, unsigned marked)

@@ -34,8 +34,8 @@ struct cJSON;
 	  "the output: the report, one JSON document (as --json), or CSV: a header and a row per " \
 	  "run (with --runs, then the summary's)")                                                 \
 	X(STR, fields, NULL, 0, "fields", 0, 0, "LIST",                                            \
-	  "the figures to print, comma-separated JSON paths (rate,latency_us.p99; none: all): "    \
-	  "CSV's columns, the text's lines (docs/json.md)")                                        \
+	  "the figures to print, comma-separated names or JSON paths (rate,latency_p99_us; "       \
+	  "none: all): CSV's columns, the text's lines (docs/json.md)")                            \
 	X(BOOL, verbose, false, 'v', "verbose", 0, 1, "",                                          \
 	  "the full report: every count per side, the kernel's counters, the environment")        \
 	X(BOOL, ipv4, false, '4', "ipv4", 0, 1, "",                                                \

@@ -28,7 +28,7 @@ const struct opt_def report_flags[] = {
 		  "run (a --runs result: then its summary's rows), as the run's --format csv prints "
 		  "it; several results: one table, a file column first, the header once")},
 	{OWN_FLAG(STR, struct report_args, fields, "fields", 0, 0, "LIST",
-		  "with --format csv: the columns (JSON paths, docs/json.md)")},
+		  "with --format csv: the columns (figure names or JSON paths, docs/json.md)")},
 	{0},
 };
 

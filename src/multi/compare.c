@@ -279,10 +279,13 @@ int cmd_compare(int argc, char **argv)
 	struct verdict_plan plan = {.primary_fig = f.primary ? compare_figure_named(f.primary, a->wl)
 							      : FIG_RATE};
 
-	if (plan.primary_fig < 0)
-		die_usage("compare: --primary %s is not a figure (the keys of compare --json's "
-			  "figures: transactions_per_s or rate, client_cpu_us, latency_p99_us, ...)",
-			  f.primary);
+	if (plan.primary_fig < 0) {
+		char names[2048];
+
+		compare_figure_names(a->wl, names, sizeof(names));
+		die_usage("compare: --primary %s is not a figure of %s; its figures (each also "
+			  "by its JSON path, docs/json.md): %s", f.primary, a->wl->name, names);
+	}
 	if (!files) {
 		lg = xcalloc(1, sizeof(*lg));
 		out_noise_warnings(stderr);

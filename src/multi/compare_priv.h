@@ -56,6 +56,8 @@ int compare_rows(struct side *a, struct side *b, bool paired, struct verdict_row
 		 struct verdict_plan *plan);
 /* The figure a --primary names (its key, as in --json, or its report/figures.h key), or -1. */
 int compare_figure_named(const char *name, const struct workload *wl);
+/* "rate, latency_p50_us, ...": the names of wl's figures, for the error of a wrong one. */
+void compare_figure_names(const struct workload *wl, char *buf, size_t len);
 
 /* How a live comparison went: its order, and what was left out. */
 struct compare_log {

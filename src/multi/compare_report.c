@@ -79,7 +79,7 @@ static cJSON *row_json(const struct verdict_row *r, const struct workload *wl)
 	cJSON *e = cJSON_CreateObject();
 	char lab[64];
 
-	cJSON_AddStringToObject(e, "key", figure_key(r->f, wl));
+	cJSON_AddStringToObject(e, "key", figure_key(r->f));
 	cJSON_AddStringToObject(e, "label", figure_label(r->f, wl, lab, sizeof(lab)));
 	cJSON_AddNumberToObject(e, r->ratio_ok ? "a_geomean" : "a_median", r->a);
 	cJSON_AddNumberToObject(e, r->ratio_ok ? "b_geomean" : "b_median", r->b);
@@ -101,15 +101,14 @@ static cJSON *row_json(const struct verdict_row *r, const struct workload *wl)
 	return e;
 }
 
-static cJSON *family_json(const struct verdict_plan *plan, const struct verdict_row *rows,
-			  const struct workload *wl)
+static cJSON *family_json(const struct verdict_plan *plan, const struct verdict_row *rows)
 {
 	cJSON *j = cJSON_CreateObject();
 	char rule[300];
 
 	family_rule(plan, rule, sizeof(rule));
 	cJSON_AddStringToObject(j, "primary", plan->primary_row >= 0
-			? figure_key(rows[plan->primary_row].f, wl) : figure_key(plan->primary_fig, wl));
+			? figure_key(rows[plan->primary_row].f) : figure_key(plan->primary_fig));
 	cJSON_AddNumberToObject(j, "primary_confidence", LEVEL);
 	cJSON_AddStringToObject(j, "method", "holm");
 	cJSON_AddNumberToObject(j, "alpha", STATS_ALPHA);
@@ -238,7 +237,7 @@ static void print_json(const struct compare_report *cr, const char *head,
 	}
 	cJSON_AddBoolToObject(j, "partial", lg && lg->partial);
 	cJSON_AddStringToObject(j, "verdict", head);
-	cJSON_AddItemToObject(j, "verdicts", family_json(cr->plan, cr->rows, a->wl));
+	cJSON_AddItemToObject(j, "verdicts", family_json(cr->plan, cr->rows));
 	for (int i = 0; i < cr->n; i++)
 		cJSON_AddItemToArray(arr, row_json(&cr->rows[i], a->wl));
 	cJSON_AddItemToObject(j, "figures", arr);
@@ -332,7 +331,7 @@ void compare_print(const struct compare_report *cr, bool json)
 	       "runs; the interval is Student's t on the %s (docs/json.md). The primary figure (%s) "
 	       "is judged at 95%% on its own p; %s.\n",
 	       paired ? "paired" : "saved", paired ? "log-ratios of the pairs" : "logs (Welch)",
-	       figure_key(plan->primary_fig, a->wl), rule);
+	       figure_key(plan->primary_fig), rule);
 	if (lg && (lg->nlo || lg->partial)) {
 		printf("  ");
 		if (lg->partial)

@@ -16,10 +16,20 @@
 
 int compare_figure_named(const char *name, const struct workload *wl)
 {
+	int f = figure_named(name, strlen(name));
+
+	return f >= 0 && shows_any(workload_shows(wl), figures[f].shows) ? f : -1;
+}
+
+void compare_figure_names(const struct workload *wl, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
 	for (int f = 0; f < nfigures; f++)
-		if (!strcmp(name, figures[f].key) || !strcmp(name, figure_key(f, wl)))
-			return f;
-	return -1;
+		if (shows_any(workload_shows(wl), figures[f].shows))
+			at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s", at ? ", " : "",
+					       figures[f].key);
 }
 
 static const char *figure_word(const struct figure_def *fd, enum verdict v)

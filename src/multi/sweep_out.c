@@ -46,9 +46,9 @@ static void write_header(FILE *f, struct sweep *s, const char *sep, const char *
 	for (int k = 0; k < s->np; k++)
 		fprintf(f, "%s%s", s->p[k].flag + 2, sep);
 	for (int i = 0; i < nk; i++)
-		fprintf(f, "%s%s", i ? keys[i] : figure_key(0, s->wl), i + 1 < nk ? sep : "");
+		fprintf(f, "%s%s", i ? keys[i] : figure_key(0), i + 1 < nk ? sep : "");
 	if (s->compare)
-		fprintf(f, "%sb_%s%sratio%sratio_low%sratio_high", sep, figure_key(0, s->wl), sep, sep,
+		fprintf(f, "%sb_%s%sratio%sratio_low%sratio_high", sep, figure_key(0), sep, sep,
 			sep);
 	fprintf(f, "%sstatus\n", sep);
 }

@@ -70,12 +70,11 @@ static bool known(const char *p, size_t n, unsigned *shows)
 			*shows = more_fields[i].shows;
 			return true;
 		}
-	for (int f = 0; f < nfigures; f++)
-		if (same(figures[f].path, p, n)) {
-			*shows = figures[f].shows;
-			return true;
-		}
-	return false;
+	int f = figure_named(p, n); /* its path, or its one name (server_syscalls) */
+
+	if (f >= 0)
+		*shows = figures[f].shows;
+	return f >= 0;
 }
 
 /* Does workload wl's document hold field p (n bytes)? wl NULL: any workload's may. */
@@ -98,7 +97,7 @@ static void valid_list(const struct workload *wl, char *buf, size_t len)
 	for (size_t i = 0; i < ARRAY_SIZE(head_fields); i++)
 		ADD(head_fields[i]);
 	for (int f = 0; f < nfigures; f++)
-		ADD(figures[f].path);
+		ADD(figures[f].key);
 	for (size_t i = 0; i < ARRAY_SIZE(more_fields); i++)
 		ADD(more_fields[i].path);
 #undef ADD
@@ -130,8 +129,8 @@ int out_fields_check(const struct workload *wl, const char *list, char *err, siz
 
 		if (!is || other) {
 			valid_list(wl, valid, sizeof(valid));
-			snprintf(err, len, "--fields: %s%.*s%s is not a field%s%s; the fields%s%s (JSON "
-				 "paths, docs/json.md): %s", k ? "" : "an empty name",
+			snprintf(err, len, "--fields: %s%.*s%s is not a field%s%s; the fields%s%s (figure "
+				 "names or JSON paths, docs/json.md): %s", k ? "" : "an empty name",
 				 (int)(k > OPTS_SHOWN ? OPTS_SHOWN : k), p,
 				 k > OPTS_SHOWN ? "..." : k ? "" : " ", other ? " of " : "",
 				 other ? who : "", wl ? " of " : "", who, valid);
@@ -166,7 +165,9 @@ bool out_field_selected(const char *list, const char *path)
 	for (const char *p = list; *p; p += *p == ',') {
 		size_t k = strcspn(p, ",");
 
-		if (k == n && !strncmp(p, path, n))
+		int fig = figure_named(p, k);
+
+		if ((k == n && !strncmp(p, path, n)) || (fig >= 0 && !strcmp(figures[fig].path, path)))
 			return true;
 		p += k;
 	}
@@ -186,6 +187,15 @@ static const cJSON *member(const cJSON *doc, const char *path)
 		p += n + (p[n] == '.');
 	}
 	return it;
+}
+
+/* A field of the document: at its path, or a figure by its one name (server_syscalls). */
+static const cJSON *field(const cJSON *doc, const char *name)
+{
+	const cJSON *it = member(doc, name);
+	int f = it ? -1 : figure_named(name, strlen(name));
+
+	return f >= 0 ? member(doc, figures[f].path) : it;
 }
 
 /* The columns: --fields as given, or the head and every figure the document holds. */
@@ -295,7 +305,7 @@ static void row(FILE *f, const cJSON *doc, const char *run, char cols[][64], int
 		if (!strcmp(cols[i], "run"))
 			fputs(run, f);
 		else
-			cell(f, member(doc, cols[i]));
+			cell(f, field(doc, cols[i]));
 	}
 	fputc('\n', f);
 }
@@ -355,7 +365,7 @@ void out_fields_text(const cJSON *doc, const char *list, FILE *f)
 	int n = columns(doc, list, cols);
 
 	for (int i = 0; i < n; i++) {
-		const cJSON *it = member(doc, cols[i]);
+		const cJSON *it = field(doc, cols[i]);
 
 		fprintf(f, "%-36s ", cols[i]);
 		if (!strcmp(cols[i], "run"))

@@ -34,9 +34,9 @@ double figure_of(const cJSON *doc, int f)
 	return isnan(v) && figures[f].alt ? json_path(doc, figures[f].alt) : v;
 }
 
-const char *figure_key(int f, const struct workload *wl)
+const char *figure_key(int f)
 {
-	return f == 0 && wl && !wl->units ? "transactions_per_s" : figures[f].key;
+	return figures[f].key;
 }
 
 const char *figure_label(int f, const struct workload *wl, char *buf, size_t len)

@@ -13,9 +13,9 @@
 struct cJSON;
 struct workload;
 
-/* The key of figure f in compare's and sweep's output: the rate is "transactions_per_s" for
- * the workloads that count transactions (as it always was), "rate" for the others. */
-const char *figure_key(int f, const struct workload *wl);
+/* The one name of figure f (its key: "rate", "server_syscalls"): compare's rows and --primary,
+ * sweep's columns, --runs' summary, --fields. */
+const char *figure_key(int f);
 /* The label of figure f for a workload ("transactions/s", "megabytes/s"). */
 const char *figure_label(int f, const struct workload *wl, char *buf, size_t len);
 /* Figure f of a result document, or NAN. */

@@ -19,15 +19,26 @@
 . "$(dirname "$0")/lib.sh"
 pausable_agent
 
-# 1.
-SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --rate 2000 --request 20000 --duration 2 --warmup 0.3 --server "$srv" \
-	--json >"$TMP/held.json" 2>"$TMP/held.err" &
-run=$!
-PIDS+=("$run")
-wait_window "$run" "$TMP/held.err"
-python3 "$PAUSE" "$AGENT_PID" 0.1 0.5 >/dev/null
-wait "$run"
-jassert "$TMP/held.json" '.partial and (.holding_load | not) and (.holding_load_reason | test("waited [0-9.]+ ms on the server")) and (.holding_load_reason | test("its own CPU") | not)' '{holding_load_reason}'
+# 1. Up to three tries: a try whose generator was itself starved of a CPU (its threads waited
+# 10 ms or more runnable, schedstat) rightly names its own CPU, and is tried again; any other
+# reason is wrong. Three starved tries: the machine could not carry the test, as the runs said.
+starved=0
+for try in 1 2 3; do
+	SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --rate 2000 --request 20000 --duration 2 --warmup 0.3 --server "$srv" \
+		--json >"$TMP/held.json" 2>"$TMP/held.err" &
+	run=$!
+	PIDS+=("$run")
+	wait_window "$run" "$TMP/held.err"
+	python3 "$PAUSE" "$AGENT_PID" 0.1 0.5 >/dev/null
+	wait "$run"
+	jq -e '.holding_load_reason // "" | test("its own CPU") and (capture("waited (?<ms>[0-9.]+) ms each runnable") | .ms | tonumber >= 10)' \
+		"$TMP/held.json" >/dev/null || break
+	echo "try $try: the generator was starved: $(jq -r .holding_load_reason "$TMP/held.json")"
+	starved=$((starved + 1))
+done
+if [ "$starved" -lt 3 ]; then
+	jassert "$TMP/held.json" '.partial and (.holding_load | not) and (.holding_load_reason | test("waited [0-9.]+ ms on the server")) and (.holding_load_reason | test("its own CPU") | not)' '{holding_load_reason}'
+fi
 echo "held up: $(jq -r .holding_load_reason "$TMP/held.json")"
 
 # 2.

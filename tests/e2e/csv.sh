@@ -164,7 +164,7 @@ print(len(rows), "rows of formula cells checked")
 EOF
 
 expect_usage "bogus is not a field" udp-rr --fields rate,bogus
-grep -q "latency_us.p99" "$TMP/err" || fail "the unknown-field error does not list the fields"
+grep -q "latency_p99_us.*latency_us.count" "$TMP/err" || fail "the unknown-field error does not list the fields (figures by name, the others by path)"
 expect_usage "two outputs" udp-rr --json --format csv
 expect_usage "always whole" udp-rr --format json --fields rate
 expect_usage "add --format csv" report --fields rate "$TMP/r.json"
