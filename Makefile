@@ -157,10 +157,11 @@ fuzz:
 man: all
 	scripts/mkman $(BUILD)/sockbench >docs/sockbench.1
 
-# The Debian package (debian/): ../sockbench_VERSION_ARCH.deb, as dpkg-buildpackage puts it.
+# The Debian package (debian/): build/deb/sockbench_VERSION_ARCH.deb, built by dpkg-buildpackage
+# in a temporary copy of the tree (scripts/mkdeb), so this tree and its build/ stay as they are.
 deb:
 	@scripts/deps run deb
-	dpkg-buildpackage -b -us -uc
+	@scripts/mkdeb build/deb
 
 install: all
 	install -D -m 0755 $(BUILD)/sockbench $(DESTDIR)$(PREFIX)/bin/sockbench
