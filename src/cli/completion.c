@@ -37,13 +37,15 @@ static void value_cases(const struct opt_def *defs)
 			for (char *c = words; *c; c++)
 				if (*c == '|')
 					*c = ' ';
-			printf(") COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n", words);
+			printf(") COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n",
+			       words);
 		} else if (takes_file(d)) {
 			printf(") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n");
 		} else if (!strcmp(d->name, "cc")) {
-			printf(") COMPREPLY=($(compgen -W \"$(cat "
-			       "/proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null)\" -- "
-			       "\"$cur\")); return ;;\n");
+			printf(
+			    ") COMPREPLY=($(compgen -W \"$(cat "
+			    "/proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null)\" -- "
+			    "\"$cur\")); return ;;\n");
 		} else {
 			printf(") return ;;\n");
 		}
@@ -83,9 +85,10 @@ static void command_args(const struct command *cmds, size_t n)
 			continue;
 		printf("\t%s)\n", c->name);
 		if (c->arg == ARG_WORKLOAD)
-			printf("\t\tif [ \"$COMP_CWORD\" -eq 2 ]; then\n\t\t\tCOMPREPLY=($(compgen -W "
-			       "\"$(sockbench_words workloads)\" -- \"$cur\"))\n\t\t\treturn\n\t\tfi\n"
-			       "\t\twl=${COMP_WORDS[2]}\n");
+			printf(
+			    "\t\tif [ \"$COMP_CWORD\" -eq 2 ]; then\n\t\t\tCOMPREPLY=($(compgen -W "
+			    "\"$(sockbench_words workloads)\" -- \"$cur\"))\n\t\t\treturn\n\t\tfi\n"
+			    "\t\twl=${COMP_WORDS[2]}\n");
 		else if (c->arg == ARG_COMMAND)
 			printf("\t\t[ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W "
 			       "\"$(sockbench_words commands)\" -- \"$cur\"))\n\t\treturn\n");

@@ -43,7 +43,8 @@ const char *report_check(const cJSON *d)
 		return "a result of another schema than 1 (a newer sockbench wrote it)";
 	if (!strcmp(html_jstr(d, "kind"), "knee"))
 		return "a knee result, which the report does not draw: `sockbench knee WORKLOAD "
-		       "--plot knee.svg` draws its curve (p50, p99 and p99.9 against the offered rate)";
+		       "--plot knee.svg` draws its curve (p50, p99 and p99.9 against the offered "
+		       "rate)";
 	if (kind_of(d) == K_BAD)
 		return "a sockbench document of a kind the report does not know (it draws a single "
 		       "run, --runs, compare, explore and sweep results)";
