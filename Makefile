@@ -1,4 +1,6 @@
 # sockbench: one Makefile. `make`, `make run`, `make test`, `make SAN=1 test`, `make install`.
+# Each builds in parallel (a job per CPU; -jN on the command line chooses) and quietly (V=1:
+# every command).
 CC      ?= cc
 PREFIX  ?= /usr/local
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -41,10 +43,17 @@ OBJ  := $(SRC:src/%.c=$(BUILD)/%.o)
 LIBOBJ := $(filter-out $(BUILD)/cli/main.o,$(OBJ))
 UNIT := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
+# Quiet unless V=1: no line per file (a compiler's errors and warnings still show), a line
+# for the link; V=1 prints every command.
 ifeq ($(V),1)
 Q :=
 else
 Q := @
+MAKEFLAGS += --no-print-directory
+endif
+# Parallel by default, a job per CPU, unless the command line says -j (make -j1: one at a time).
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 
 .PHONY: all run test test-only unit install clean deps bench fuzz man deb
@@ -52,13 +61,11 @@ all: $(BUILD)/sockbench
 
 $(BUILD)/%.o: src/%.c
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 # The BPF object (no sanitizer, no host flags: BPF's own target) and its libbpf skeleton.
 $(BUILD)/trace/stages.bpf.o: src/trace/bpf/stages.bpf.c src/trace/bpf/stages_maps.bpf.h src/trace/bpf/stages_sock.bpf.h src/trace/trace_abi.h
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  BPF     $<")
 	$(Q)$(BPF_CLANG) -O2 -g -target bpf -Wall -Werror \
 		-I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
 $(BUILD)/trace/stages.skel.h: $(BUILD)/trace/stages.bpf.o
@@ -80,7 +87,6 @@ $(BUILD)/tests/%: tests/helpers/%.c
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBOBJ)
 	@mkdir -p $(@D)
-	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -Isrc -DFIXTURES='"$(CURDIR)/tests/fixtures/"' -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LIBS) $(CMOCKA)
 
 # Sets up a fresh Debian machine (root) with what building and running need (scripts/deps
@@ -151,10 +157,11 @@ fuzz:
 man: all
 	scripts/mkman $(BUILD)/sockbench >docs/sockbench.1
 
-# The Debian package (debian/): ../sockbench_VERSION_ARCH.deb, as dpkg-buildpackage puts it.
+# The Debian package (debian/): build/deb/sockbench_VERSION_ARCH.deb, built by dpkg-buildpackage
+# in a temporary copy of the tree (scripts/mkdeb), so this tree and its build/ stay as they are.
 deb:
 	@scripts/deps run deb
-	dpkg-buildpackage -b -us -uc
+	@scripts/mkdeb build/deb
 
 install: all
 	install -D -m 0755 $(BUILD)/sockbench $(DESTDIR)$(PREFIX)/bin/sockbench

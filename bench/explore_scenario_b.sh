@@ -72,7 +72,7 @@ summary "explore udp-rr: its best row" "minimal, best of batch 8/32/64 connected
 	"$(ratio "$best_rate" "$hand_rate")" - 1.0 -
 printf "explore's final configuration (%s): %.0f/s in explore, %.0f/s in the hand-written variants' rounds\n" \
 	"$final_flags" "$final_rate" "$final_paired"
-printf "  (median of %s runs of 3 s); ratio to the hand-written best in the same rounds %s (issue 29 asks 0.95)\n" \
+printf "  (median of %s runs of 3 s); ratio to the hand-written best in the same rounds %s (the goal: 0.95 or more)\n" \
 	"$hand_rounds" "$(ratio "$final_paired" "$hand_rate")"
 summary "explore udp-rr: its final configuration, same rounds" "minimal, best of batch 8/32/64 connected (and steered)" \
 	"$(ratio "$final_paired" "$hand_rate")" - 0.95 -

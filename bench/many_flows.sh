@@ -6,7 +6,7 @@
 # limit, ports) prints the tool's reason and the curve goes on.
 #   usage: bench/many_flows.sh [SECONDS] [FLOWS...]
 # neper (tcp_rr) is the tool people measure this with; it is not in Debian and this machine has
-# no network to build it, so its figures below are the ones issue 30 measured on its author's
+# no network to build it, so its figures below are the ones a user measured on their
 # machine (another session, another machine): a reference, not a ratio of this run.
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || { echo "jq is not installed"; exit 77; }
@@ -33,7 +33,7 @@ for f in $points; do
 done
 cat <<'REF'
 
-neper tcp_rr for reference (issue 30's figures, measured by its author on another machine and
+neper tcp_rr for reference (figures measured by a user on another machine and
 session, one client process, 1-byte messages; not run here: not packaged, no network to build):
    flows   neper rate/s   neper client RSS
     1000         73,241              12 MB

@@ -66,7 +66,9 @@ struct cJSON;
 	  "print a line every S seconds of the window (rate, p50/p99, CPU) and add `intervals` "  \
 	  "to the JSON (at least 0.1)")                                                                  \
 	X(INT, runs, 1, 0, "runs", 1, 1000, "N",                                                 \
-	  "measured runs: median, min, max, spread and a 95% interval of each figure")            \
+	  "measured runs: median, min, max and spread of each figure, and an interval of the "   \
+	  "median (a pair of runs) holding it with 95% or more confidence from 6 runs (2 runs: "  \
+	  "50%, 3: 75%, 4: 87.5%, 5: 93.8%; the report says which)")                               \
 	X(INT, clients, 2, 'c', "clients", 1, 256, "N", "client processes")                        \
 	X(DBL, busy_wait, 10, 0, "busy-wait", 0, 3600, "S",                                        \
 	  "with --server: while the agent runs another controller's test, try again this long")   \

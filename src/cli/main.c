@@ -27,40 +27,42 @@ static int cmd_list(int argc, char **argv);
 static int cmd_list_io(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
-
-struct command {
-	const char *name;
-	const char *alias[3]; /* other spellings, not listed */
-	int (*fn)(int argc, char **argv);
-	const char *summary;
-};
+static int cmd_completion(int argc, char **argv);
 
 static const struct command commands[] = {
 	{"explore", {0}, cmd_explore,
-	 "\"what can I do?\": every strategy on your workload, ranked by measured gain"},
+	 "\"what can I do?\": every strategy on your workload, ranked by measured gain",
+	 .flags = explore_flags, .arg = ARG_WORKLOAD},
 	{"compare", {0}, cmd_compare,
-	 "A/B: two configurations interleaved, or two saved --json results, with a verdict"},
+	 "A/B: two configurations interleaved, or two saved --json results, with a verdict",
+	 .flags = compare_flags, .arg = ARG_JSON},
 	{"knee", {0}, cmd_knee,
-	 "the highest open-loop rate (--rate) whose latency percentile holds an SLO (table, JSON, SVG)"},
-	{"sweep", {0}, cmd_sweep, "a grid of flag values (table, CSV, JSON, gnuplot SVG), optionally B/A"},
+	 "the highest open-loop rate (--rate) whose latency percentile holds an SLO (table, JSON, SVG)",
+	 .flags = knee_flags, .arg = ARG_WORKLOAD},
+	{"sweep", {0}, cmd_sweep, "a grid of flag values (table, CSV, JSON, gnuplot SVG), optionally B/A",
+	 .flags = sweep_flags, .arg = ARG_WORKLOAD},
 	{"report", {0}, cmd_report,
-	 "one self-contained HTML page (SVG pictures, flame graphs) from saved --json results"},
+	 "one self-contained HTML page (SVG pictures, flame graphs) from saved --json results",
+	 .flags = report_flags, .arg = ARG_JSON},
 	{"serve", {0}, cmd_serve,
-	 "run the server side of tests for a controller (another host or a local run)"},
+	 "run the server side of tests for a controller (another host or a local run)",
+	 .flags = opts_serve},
 	{"check", {0}, cmd_check,
-	 "is this machine quiet enough to measure on? what would add noise, and the environment"},
-	{"list", {0}, cmd_list, "the workloads, one per line"},
-	{"list-io", {0}, cmd_list_io, "the I/O back ends built in, one per line"},
-	{"version", {"--version"}, cmd_version, "print the version"},
-	{"completion", {0}, cmd_completion, "`completion bash`: the bash completion script"},
-	{"man-options", {0}, cmd_man_options, "a command's options as troff (make man uses it)"},
-	{"help", {"--help", "-h"}, cmd_help, "this text"},
+	 "is this machine quiet enough to measure on? what would add noise, and the environment",
+	 .flags = check_flags},
+	{"list", {0}, cmd_list, "the workloads, one per line", .usage = ""},
+	{"list-io", {0}, cmd_list_io, "the I/O back ends built in, one per line", .usage = ""},
+	{"version", {"--version"}, cmd_version, "print the version", .usage = ""},
+	{"completion", {0}, cmd_completion, "`completion bash`: the bash completion script",
+	 .words = "bash"},
+	{"man-options", {0}, cmd_man_options, "a command's options as troff (make man uses it)",
+	 .hidden = true},
+	{"help", {"--help", "-h"}, cmd_help, "this text", .arg = ARG_COMMAND, .usage = "[COMMAND]"},
 };
 
-/* Internal (make man's): it works, but is not listed or suggested. */
-static bool hidden(const struct command *c)
+static int cmd_completion(int argc, char **argv)
 {
-	return c->fn == cmd_man_options;
+	return completion_main(argc, argv, commands, ARRAY_SIZE(commands));
 }
 
 static void usage(FILE *f)
@@ -71,7 +73,7 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", workloads[i]->name, workloads[i]->summary);
 	fprintf(f, "\nother commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!hidden(&commands[i]))
+		if (!commands[i].hidden)
 			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 }
 
@@ -100,6 +102,14 @@ static int cmd_version(int argc, char **argv)
 
 static const struct command *command_find(const char *name);
 
+/* `sockbench COMMAND --help` of a command without its own: its usage line and summary. 0. */
+static int plain_usage(const struct command *c)
+{
+	printf("usage: sockbench %s%s%s\n%s\n", c->name, *c->usage ? " " : "", c->usage,
+	       c->summary);
+	return 0;
+}
+
 /* `sockbench help [COMMAND]`: the list, or that command's own --help. */
 static int cmd_help(int argc, char **argv)
 {
@@ -113,12 +123,10 @@ static int cmd_help(int argc, char **argv)
 
 	if (wl)
 		return cmd_workload(wl, 2, args);
-	if (c && c->fn != cmd_help && c->fn != cmd_list && c->fn != cmd_list_io && c->fn != cmd_version)
+	if (c && !c->usage)
 		return c->fn(2, args);
-	if (c) {
-		printf("sockbench %s: %s\n", c->name, c->summary);
-		return 0;
-	}
+	if (c)
+		return plain_usage(c);
 	die_usage("help: unknown command '%s' (try 'sockbench help')", argv[1]);
 }
 
@@ -143,7 +151,7 @@ static void __attribute__((noreturn)) unknown_command(const char *word)
 	for (int i = 0; workloads[i] && n < ARRAY_SIZE(names); i++)
 		names[n++] = workloads[i]->name;
 	for (size_t i = 0; i < ARRAY_SIZE(commands) && n < ARRAY_SIZE(names); i++)
-		if (!hidden(&commands[i]))
+		if (!commands[i].hidden)
 			names[n++] = commands[i].name;
 	const char *near = suggest_nearest(word, names, n);
 
@@ -199,6 +207,8 @@ int main(int argc, char **argv)
 
 	if (wl)
 		return cmd_workload(wl, argc - 1, argv + 1);
+	if (c && c->usage && argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
+		return plain_usage(c);
 	if (c)
 		return c->fn(argc - 1, argv + 1);
 	unknown_command(argv[1]);

@@ -36,7 +36,8 @@ static const struct cmd_usage report_usage = {
     .cmd = "report",
     .args = "RESULT.json...",
     .summary = "One self-contained HTML page (inline SVG, no network) from saved --json results "
-	       "of any kind: a single run, --runs N, compare, explore, sweep. Each gets its "
+	       "of these kinds: a single run, --runs N, compare, explore, sweep (a knee result is "
+	       "drawn by `sockbench knee WORKLOAD --plot FILE.svg`). Each gets its "
 	       "section: headline, config and environment, latency CDF, CPU per side, time per "
 	       "syscall and a flame graph (runs with --profile), explore's ranking with interval "
 	       "whiskers, compare's ratios, a sweep's curve; several results also get an overview "

@@ -36,7 +36,7 @@
  * thousand is past its knee whatever its percentile says. */
 #define KNEE_LOSS_MAX 0.001
 
-static const struct opt_def knee_flags[] = {
+const struct opt_def knee_flags[] = {
 	{OWN_FLAG(STR, struct knee, slo, "slo", 0, 0, "pNN=LIMIT",
 		  "percentile 50, 90, 99, 99.9 or 99.99 and its limit in us, ms or s"),
 	 .def = "p99=1ms"},

@@ -41,8 +41,13 @@ const char *report_check(const cJSON *d)
 		return "not a sockbench result (no \"tool\": \"sockbench\")";
 	if (html_jnum(d, "schema") != 1)
 		return "a result of another schema than 1 (a newer sockbench wrote it)";
+	if (!strcmp(html_jstr(d, "kind"), "knee"))
+		return "a knee result, which the report does not draw: `sockbench knee WORKLOAD "
+		       "--plot knee.svg` draws its curve (p50, p99 and p99.9 against the offered "
+		       "rate)";
 	if (kind_of(d) == K_BAD)
-		return "a sockbench document of a kind the report does not know";
+		return "a sockbench document of a kind the report does not know (it draws a single "
+		       "run, --runs, compare, explore and sweep results)";
 	return NULL;
 }
 

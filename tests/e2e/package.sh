@@ -1,4 +1,6 @@
-# The Debian package: built from this tree with dpkg-buildpackage, installed with apt, then the
+# The Debian package: `make deb` builds it (scripts/mkdeb: dpkg-buildpackage in a temporary
+# copy of the tree) into build/deb/, leaving the tree as it was (git status the same, the
+# binary in build/ untouched, nothing written beside the tree); installed with apt, then the
 # installed sockbench runs a workload, its man page, bash completion, /etc/default file and
 # systemd unit are where Debian puts them (the unit passes `systemd-analyze verify` where
 # systemd is there), lintian finds no error, and apt removes it all. Root; skips when
@@ -12,13 +14,26 @@ if dpkg-query -W -f='${Status}' sockbench 2>/dev/null | grep -q "install ok inst
 	skip "a sockbench package is installed already: not replacing it"
 fi
 src=$(cd "$(dirname "$0")/../.." && pwd)
-mkdir -p "$TMP/pkg/sockbench"
-# The tracked tree only (git ls-files when it is a clone), without build outputs.
-(cd "$src" && { git ls-files 2>/dev/null || find . -path ./build -prune -o -path ./.git -prune -o -type f -print; }) |
-	(cd "$src" && tar -cf - -T -) | tar -xf - -C "$TMP/pkg/sockbench"
-(cd "$TMP/pkg/sockbench" && dpkg-buildpackage -b -us -uc >"$TMP/build.log" 2>&1) ||
-	fail "dpkg-buildpackage: $(tail -20 "$TMP/build.log")"
-deb=$(ls "$TMP"/pkg/sockbench_*.deb) || fail "no .deb built"
+cd "$src"
+git=no
+git rev-parse --is-inside-work-tree >/dev/null 2>&1 && git=yes
+[ $git = yes ] && git status --porcelain >"$TMP/status.before"
+sha256sum "$SB" >"$TMP/bin.before"
+ls .. | grep '^sockbench_' >"$TMP/parent.before"
+touch "$TMP/start"
+make deb >"$TMP/build.log" 2>&1 || fail "make deb: $(tail -20 "$TMP/build.log")"
+deb=$(ls build/deb/sockbench_*.deb) || fail "no .deb in build/deb/: $(tail -5 "$TMP/build.log")"
+[ "$(echo "$deb" | wc -l)" -eq 1 ] || fail "more than one .deb in build/deb/: $deb"
+[ "$deb" -nt "$TMP/start" ] || fail "$deb is older than this make deb"
+deb=$src/$deb
+if [ $git = yes ]; then
+	git status --porcelain >"$TMP/status.after"
+	diff -u "$TMP/status.before" "$TMP/status.after" >"$TMP/status.diff" ||
+		fail "make deb changed the tree's git status: $(cat "$TMP/status.diff")"
+fi
+sha256sum -c --quiet "$TMP/bin.before" >/dev/null 2>&1 || fail "make deb changed or removed $SB"
+ls .. | grep '^sockbench_' | diff -u "$TMP/parent.before" - >"$TMP/parent.diff" ||
+	fail "make deb wrote beside the tree: $(cat "$TMP/parent.diff")"
 cleanup_pkg() { apt-get remove -y -qq sockbench >/dev/null 2>&1; }
 trap 'cleanup_pkg; cleanup' EXIT
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >"$TMP/apt.log" 2>&1 || fail "apt-get install: $(tail -5 "$TMP/apt.log")"
