@@ -211,6 +211,9 @@ struct cJSON;
 
 #define UDP_STREAM_OPTS(X)                                                                         \
 	RATE_OPT(X)                                                                                \
+	X(INT, bitrate, 0, 0, "bitrate", 0, 1e12, "BITS_PER_S",                                    \
+	  "bits per second in all, as iperf3's -b (k, M, G: 1000-based; payload, headers not "     \
+	  "counted): --rate is this over --size x 8 (0: use --rate)")                             \
 	X(INT, gso, 0, 0, "gso", 0, 64, "SEGMENTS",                                                \
 	  "UDP_SEGMENT: hand the kernel this many packets per send, cut up by GSO (0: off)")       \
 	X(BOOL, gro, false, 0, "gro", 0, 1, "",                                                    \

@@ -24,7 +24,7 @@ int opts_set_value(const struct opt_def *d, const char *val, struct opts *o, cha
 /* defs with a workload's help and ranges applied (caller frees). */
 struct opt_def *opts_effective(const struct opt_def *defs, const struct opt_override *ov);
 /* What an option's number counts, from its metavar (opts_units.c). */
-enum opt_unit { UNIT_NONE, UNIT_BYTES, UNIT_S, UNIT_MS, UNIT_US };
+enum opt_unit { UNIT_NONE, UNIT_BYTES, UNIT_S, UNIT_MS, UNIT_US, UNIT_BITS };
 enum opt_unit opts_unit_of(const struct opt_def *d);
 /* val as a number of the option's own unit: a bare number is one, "64K" or "500ms" is
  * converted. 0 or -EINVAL with err ("--size 64Q: unknown unit Q; use K, M, ..."). */
