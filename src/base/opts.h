@@ -407,6 +407,10 @@ struct cmd_usage {
 };
 void opts_usage_cmd(const struct opt_def *defs, const struct cmd_usage *u, void *file);
 
+/* word, an unknown command, is a peer's test (neper's tcp_rr, sockperf's ping-pong): true with
+ * msg naming our workload; else false. */
+bool opts_peer_command(const char *word, char *msg, size_t len);
+
 /* Apply the keys of a JSON object (as opts_to_json writes) to o, with the same range checks as
  * the command line. Unknown keys are an error. 0 or -EINVAL with err. */
 int opts_from_json(const struct opt_def *defs, const struct opt_override *ov,
