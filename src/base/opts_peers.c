@@ -29,7 +29,8 @@ static const struct peer_flag peer_flags[] = {
 				"(iperf3's -s, the server side, is `sockbench serve`)"},
 	{'P', NULL, true, "peers", "long-only now: --peers N is the client sockets in all "
 				   "(iperf3's -P, parallel streams, is --flows N in the TCP workloads)"},
-	{'P', "parallel", true, "flows", "not a flag here: iperf3's -P (parallel streams) is --flows %s"},
+	{'P', "parallel", true, "flows", "not a flag here: iperf3's -P (parallel streams) is "
+					 "--flows N (--flows %s)"},
 	{'P', "parallel", true, NULL, "iperf3's parallel streams are --clients %s here (client "
 				      "processes; --flows N in tcp-rr and tcp-stream)"},
 	{'b', "bandwidth", true, "bitrate", "iperf3's bit rate is --bitrate %s here (k, M, G: "
@@ -41,9 +42,9 @@ static const struct peer_flag peer_flags[] = {
 				       "--bitrate %s"},
 	{0, "bitrate", true, NULL, "a bit rate is udp-stream's (sockbench udp-stream --bitrate %s); "
 				   "here --rate N paces what the workload counts, per second"},
-	{'T', "num-threads", true, "server_threads", "long-only now: --server-threads %s (neper's "
-						     "-T, its threads; netperf's -T, CPU binding, "
-						     "is --pin)"},
+	{'T', "num-threads", true, "server_threads", "long-only now: --server-threads N (neper's "
+						     "-T, its threads, is --server-threads %s; "
+						     "netperf's -T, CPU binding, is --pin)"},
 	{'T', "num-threads", true, NULL, "neper's threads are --clients %s here (client processes, "
 					 "each with --flows N connections); netperf's -T, CPU "
 					 "binding, is --pin"},
