@@ -161,8 +161,8 @@ int opts_vocab_value(const struct opt_def *d, int c, const char *arg, char *err,
 	}
 	/* -l 1400: iperf3's length (-m 1400 here), or netperf's seconds; a run that long is asked
 	 * for with a unit, never started by a habit. */
-	if (c == 'l' && d->id == OPT_ID_duration && !opts_has_unit(arg) && *end == '\0' &&
-	    end != arg && s > VOCAB_LONG_S) {
+	if (c == 'l' && d->id == OPT_ID_duration && *arg && *end == '\0' &&
+	    !arg[strspn(arg, "0123456789.")] && s > VOCAB_LONG_S) {
 		snprintf(err, errlen, "-l %.*s%s is %.0f minutes; write -l %.*s%ss if you mean it "
 			 "(iperf3's -l %.*s%s, a length, is -m %.*s%s)", OPTS_VAL(arg), s / 60,
 			 OPTS_VAL(arg), OPTS_VAL(arg), OPTS_VAL(arg));
