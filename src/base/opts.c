@@ -148,7 +148,7 @@ static void count_words(const struct opt_def *d, char *buf, size_t n)
 {
 	static const char *const unit_words[] = {
 		[UNIT_BYTES] = "bytes", [UNIT_S] = "seconds", [UNIT_MS] = "milliseconds",
-		[UNIT_US] = "microseconds",
+		[UNIT_US] = "microseconds", [UNIT_BITS] = "bits per second",
 	};
 	enum opt_unit u = opts_unit_of(d);
 
@@ -223,6 +223,7 @@ static int set_with_unit(const struct opt_def *d, const char *val, struct opts *
 	if (v != floor(v)) {
 		snprintf(err, errlen, "--%s %.*s%s is not a whole number of %s", d->name, OPTS_VAL(val),
 			 opts_unit_of(d) == UNIT_BYTES ? "bytes"
+			 : opts_unit_of(d) == UNIT_BITS ? "bits per second"
 			 : opts_unit_of(d) == UNIT_MS ? "milliseconds" : "microseconds");
 		return -EINVAL;
 	}

@@ -213,6 +213,9 @@ struct cJSON;
 
 #define UDP_STREAM_OPTS(X)                                                                         \
 	RATE_OPT(X)                                                                                \
+	X(INT, bitrate, 0, 0, "bitrate", 0, 1e12, "BITS_PER_S",                                    \
+	  "bits per second in all, as iperf3's -b (k, M, G: 1000-based; payload, headers not "     \
+	  "counted): --rate is this over --size x 8 (0: use --rate)")                             \
 	X(INT, gso, 0, 0, "gso", 0, 64, "SEGMENTS",                                                \
 	  "UDP_SEGMENT: hand the kernel this many packets per send, cut up by GSO (0: off)")       \
 	X(BOOL, gro, false, 0, "gro", 0, 1, "",                                                    \
@@ -405,6 +408,10 @@ struct cmd_usage {
 	const char *cmd, *args, *more, *also, *summary; /* more, also: NULL where none */
 };
 void opts_usage_cmd(const struct opt_def *defs, const struct cmd_usage *u, void *file);
+
+/* word, an unknown command, is a peer's test (neper's tcp_rr, sockperf's ping-pong): true with
+ * msg naming our workload; else false. */
+bool opts_peer_command(const char *word, char *msg, size_t len);
 
 /* Apply the keys of a JSON object (as opts_to_json writes) to o, with the same range checks as
  * the command line. Unknown keys are an error. 0 or -EINVAL with err. */

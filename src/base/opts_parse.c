@@ -151,6 +151,9 @@ static int whole_long_names(const struct opt_def *defs, int argc, char **argv, c
 				 "a request may go unanswered");
 			return -EINVAL;
 		}
+		if (!d && opts_peer_long(defs, a, i + 1 < argc ? argv[i + 1] : NULL, err,
+					 errlen) == -EINVAL)
+			return -EINVAL;
 		if (!d) {
 			unknown_long(defs, a, err, errlen);
 			return -EINVAL;
@@ -206,6 +209,9 @@ int opts_parse(const struct opt_def *table, const struct opt_override *ov,
 				ret = opts_vocab(defs, &f, o, err, errlen);
 				continue;
 			}
+			ret = c < 256 ? opts_vocab_value(d, c, optarg, err, errlen) : 0;
+			if (ret)
+				continue;
 			ret = opts_set_value(d, optarg, o, err, errlen);
 			if (ret)
 				opts_vocab_hint(d, c, optarg, err, errlen);

@@ -1,5 +1,6 @@
-/* opts_units.c: sizes with K/M/G (KiB/MiB/GiB) and times with us/ms/s/m, for every option whose
- * metavar says it is one (BYTES; S, MS, USEC). A bare number keeps the option's own unit. */
+/* opts_units.c: sizes with K/M/G (KiB/MiB/GiB), times with us/ms/s/m and bit rates with k/M/G,
+ * for every option whose metavar says it is one (BYTES; S, MS, USEC; BITS_PER_S). A bare number
+ * keeps the option's own unit. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -24,6 +25,12 @@ static const struct unit size_units[] = {
 	{NULL, 0},
 };
 
+/* Bits per second: iperf3's -b, whose k, M and G are 1000-based (its -b 100M is 10^8), both
+ * cases, as iperf3 takes them. */
+static const struct unit bit_units[] = {
+	{"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"m", 1e6}, {"G", 1e9}, {"g", 1e9}, {NULL, 0},
+};
+
 /* In seconds. */
 static const struct unit time_units[] = {
 	{"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"m", 60.0}, {"h", 3600.0}, {NULL, 0},
@@ -43,6 +50,8 @@ enum opt_unit opts_unit_of(const struct opt_def *d)
 		return UNIT_MS;
 	if (!strcmp(d->metavar, "USEC"))
 		return UNIT_US;
+	if (!strcmp(d->metavar, "BITS_PER_S"))
+		return UNIT_BITS;
 	return UNIT_NONE;
 }
 
@@ -72,10 +81,48 @@ bool opts_has_unit(const char *val)
 	return n && val[n];
 }
 
+/* "--size '0x10' is not a size: ..." (a time, a bit rate). */
+static void not_a_number(const struct opt_def *d, const char *val, char *err, size_t errlen)
+{
+	enum opt_unit u = opts_unit_of(d);
+
+	if (u == UNIT_BYTES)
+		snprintf(err, errlen, "--%s '%.*s%s' is not a size: give decimal digits, with a unit if "
+			 "you like (64, 64K, 1.5MiB; not 0x10 or 1e3)", d->name, OPTS_VAL(val));
+	else if (u == UNIT_BITS)
+		snprintf(err, errlen, "--%s '%.*s%s' is not a bit rate: give decimal digits, with a "
+			 "unit if you like (100M, 1.5G, 800k; not 0x10 or 1e3)", d->name,
+			 OPTS_VAL(val));
+	else
+		snprintf(err, errlen, "--%s '%.*s%s' is not a time: give decimal digits, a fraction "
+			 "and a unit if you like (%s, 500ms, 1.5s; not 0x10 or 1e3)", d->name,
+			 OPTS_VAL(val), u == UNIT_S ? "10" : "200");
+}
+
+/* "--size 64Q: unknown unit Q; use K, M, ..." */
+static void unknown_unit(const struct opt_def *d, const char *val, const char *unit, char *err,
+			 size_t errlen)
+{
+	enum opt_unit u = opts_unit_of(d);
+
+	if (u == UNIT_BYTES)
+		snprintf(err, errlen, "--%s %.*s%s: unknown unit %.*s%s; use K, M, G, KiB, MiB or GiB "
+			 "(1024-based, as iperf3), or a bare number of bytes", d->name, OPTS_VAL(val),
+			 OPTS_VAL(unit));
+	else if (u == UNIT_BITS)
+		snprintf(err, errlen, "--%s %.*s%s: unknown unit %.*s%s; use k, M or G (1000-based "
+			 "bits per second, as iperf3's -b), or a bare number of bits per second",
+			 d->name, OPTS_VAL(val), OPTS_VAL(unit));
+	else
+		snprintf(err, errlen, "--%s %.*s%s: unknown unit %.*s%s; use us, ms, s, m or h, or a "
+			 "bare number (%s)", d->name, OPTS_VAL(val), OPTS_VAL(unit),
+			 u == UNIT_S ? "seconds" : u == UNIT_MS ? "milliseconds" : "microseconds");
+}
+
 int opts_unit_value(const struct opt_def *d, const char *val, double *v, char *err, size_t errlen)
 {
 	enum opt_unit u = opts_unit_of(d);
-	const struct unit *t = u == UNIT_BYTES ? size_units : time_units;
+	const struct unit *t = u == UNIT_BYTES ? size_units : u == UNIT_BITS ? bit_units : time_units;
 	char *end;
 
 	size_t n = decimal_len(val);
@@ -84,14 +131,7 @@ int opts_unit_value(const struct opt_def *d, const char *val, double *v, char *e
 	/* 0x10 and 1e3, which strtod takes, are not sizes or times here: say so, not "unit x10". */
 	if (!n || (n == 1 && *val == '0' && (*e == 'x' || *e == 'X')) ||
 	    ((*e == 'e' || *e == 'E') && strchr("0123456789+-", e[1]) && e[1])) {
-		if (u == UNIT_BYTES)
-			snprintf(err, errlen, "--%s '%.*s%s' is not a size: give decimal digits, with a "
-				 "unit if you like (64, 64K, 1.5MiB; not 0x10 or 1e3)", d->name,
-				 OPTS_VAL(val));
-		else
-			snprintf(err, errlen, "--%s '%.*s%s' is not a time: give decimal digits, a "
-				 "fraction and a unit if you like (%s, 500ms, 1.5s; not 0x10 or 1e3)",
-				 d->name, OPTS_VAL(val), u == UNIT_S ? "10" : "200");
+		not_a_number(d, val, err, errlen);
 		return -EINVAL;
 	}
 	errno = 0;
@@ -106,17 +146,10 @@ int opts_unit_value(const struct opt_def *d, const char *val, double *v, char *e
 	for (; t->word; t++) {
 		if (strcmp(end, t->word))
 			continue;
-		*v *= u == UNIT_BYTES ? t->mul : t->mul / base_seconds(u);
+		*v *= u == UNIT_BYTES || u == UNIT_BITS ? t->mul : t->mul / base_seconds(u);
 		return 0;
 	}
-	if (u == UNIT_BYTES)
-		snprintf(err, errlen, "--%s %.*s%s: unknown unit %.*s%s; use K, M, G, KiB, MiB or GiB "
-			 "(1024-based, as iperf3), or a bare number of bytes", d->name, OPTS_VAL(val),
-			 OPTS_VAL(end));
-	else
-		snprintf(err, errlen, "--%s %.*s%s: unknown unit %.*s%s; use us, ms, s, m or h, or a "
-			 "bare number (%s)", d->name, OPTS_VAL(val), OPTS_VAL(end),
-			 u == UNIT_S ? "seconds" : u == UNIT_MS ? "milliseconds" : "microseconds");
+	unknown_unit(d, val, end, err, errlen);
 	return -EINVAL;
 }
 

@@ -1,7 +1,7 @@
-/* opts_vocab.c: the short flags that mean something else in iperf3 or netperf
- * (docs/vocabulary.md). Some take the peers' meaning (-t: the duration, -R: --reverse); the
- * others are long-only now, and for one release their old short spelling is an error naming
- * the long one, never a silent change of meaning. */
+/* opts_vocab.c: our short flags that mean something else to iperf3, netperf, sockperf or neper
+ * users (docs/vocabulary.md). -t and -R take iperf3's meaning (the duration, --reverse) and
+ * catch their old one; -l, -r, -c and -i name the peers' meaning where a value shows it (-l
+ * 1400, -r 64,64, -c HOST, -i HOST). The peers' flags that are not ours are opts_peers.c's. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,29 +10,18 @@
 #include "base/opts.h"
 #include "base/opts_priv.h"
 
+/* A bare -l above this many seconds asks for a unit (-l 1400s). */
+#define VOCAB_LONG_S 600
+
 struct retired {
 	int c;
 	const char *field; /* the option it was (or is now, for -t and -R) */
-	const char *msg;   /* NULL: handled below (-t, -R) */
 };
 
 static const struct retired retired[] = {
-	{'t', "duration", NULL},
-	{'R', "runs", NULL},
-	{'w', "warmup", "-w is long-only now: the warm-up is --warmup S (iperf3's -w is a socket "
-			"buffer: --sndbuf/--rcvbuf)"},
-	{'s', "server", "-s is long-only now: give --server HOST[:PORT] to drive a serve agent "
-			"(iperf3's -s, the server side, is `sockbench serve`)"},
-	{'P', "peers", "-P is long-only now: --peers N is the client sockets in all (iperf3's -P, "
-		       "parallel streams, is --flows N in the TCP workloads)"},
-	{'P', "flows", "-P is not a flag here: iperf3's -P (parallel streams) is --flows N"},
-	{'b', "batch", "-b is long-only now: --batch N (iperf3's -b, a bit rate, is --rate: "
-		       "packets per second)"},
-	{'T', "server_threads", "-T is long-only now: --server-threads N (netperf's -T, CPU "
-				"binding, is --pin)"},
-	{'C', "concurrency", "-C is long-only now: --concurrency N (iperf3's -C, the congestion "
-			     "control, is --cc NAME)"},
-	{0, NULL, NULL},
+	{'t', "duration"},
+	{'R', "runs"},
+	{0, NULL},
 };
 
 /* The retired entry for c that applies to defs (its option is in the table), or NULL. */
@@ -57,6 +46,7 @@ void opts_vocab_shorts(const struct opt_def *defs, char *shorts)
 			shorts[k++] = ':';
 	}
 	shorts[k] = '\0';
+	opts_peers_shorts(shorts);
 }
 
 static bool is_count(const char *s)
@@ -83,7 +73,8 @@ static int vocab_reverse(const struct opt_def *defs, const char *arg, const char
 	}
 	if (n) {
 		snprintf(err, errlen, "-R %.*s%s: the number of runs is --runs %.*s%s now (-R alone is "
-			 "--reverse, as iperf3's -R)", OPTS_VAL(n), OPTS_VAL(n));
+			 "--reverse, as iperf3's -R; neper's -R, a response size, is --response %.*s%s)",
+			 OPTS_VAL(n), OPTS_VAL(n), OPTS_VAL(n));
 		return -EINVAL;
 	}
 	if (!rev) {
@@ -102,7 +93,15 @@ static int vocab_time(const struct opt_def *defs, const char *arg, struct opts *
 		      size_t errlen)
 {
 	const struct opt_def *dur = opts_find_field(defs, "duration");
+	const char *who, *test = opts_peer_test(arg, &who);
 
+	if (test) {
+		snprintf(err, errlen, "-t %.*s%s: %s test %.*s%s is a workload here: sockbench %s",
+			 OPTS_VAL(arg), who, OPTS_VAL(arg), test);
+		return -EINVAL;
+	}
+	if (!strchr("0123456789.", *arg)) /* not a number: --duration says why */
+		return opts_set_value(dur, arg, o, err, errlen);
 	if (!opts_has_unit(arg) && opts_find_field(defs, "timeout")) {
 		snprintf(err, errlen, "-t %.*s%s: -t is the duration now, as iperf3's -t: give a unit "
 			 "(-t %.*s%ss, or -l %.*s%s); the stall timeout that -t was is --timeout %.*s%s "
@@ -124,12 +123,11 @@ int opts_vocab(const struct opt_def *defs, const struct short_flag *f, struct op
 	const struct retired *r = retired_of(defs, f->c);
 
 	if (!r)
-		return -ENOENT;
+		return opts_peer_short(defs, f->c, f->arg, err, errlen);
 	if (f->c == 'R')
 		return vocab_reverse(defs, f->arg, f->next, o, err, errlen);
 	if (f->c == 't')
 		return vocab_time(defs, f->arg, o, err, errlen);
-	snprintf(err, errlen, "%s", r->msg);
 	return -EINVAL;
 }
 
@@ -139,6 +137,38 @@ void opts_vocab_hint(const struct opt_def *d, int c, const char *arg, char *err,
 
 	if (c == 'c' && d->id == OPT_ID_clients && !is_count(arg) && n < errlen)
 		snprintf(err + n, errlen - n, " (-c is --clients N; iperf3's -c HOST is --server HOST)");
+	/* sockperf's -i is the server's address; netperf's -i MAX,MIN its iterations. */
+	if (c == 'i' && d->id == OPT_ID_interval && strchr(arg, ',') && n < errlen)
+		snprintf(err + n, errlen - n, " (-i is --interval S; netperf's -i MAX,MIN, its "
+			 "iterations, is --runs N)");
+	else if (c == 'i' && d->id == OPT_ID_interval && n < errlen)
+		snprintf(err + n, errlen - n, " (-i is --interval S; sockperf's -i %.*s%s, the server's "
+			 "address, is --server %.*s%s)", OPTS_VAL(arg), OPTS_VAL(arg));
+}
+
+int opts_vocab_value(const struct opt_def *d, int c, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+	double s;
+
+	if (!arg)
+		return 0;
+	s = strtod(arg, &end);
+	/* -r 64,64: netperf's request and response sizes, not "unknown unit ,64". */
+	if ((c == 'r' || c == 'q') && strchr(arg, ',')) {
+		opts_peer_sizes(arg, err, errlen);
+		return -EINVAL;
+	}
+	/* -l 1400: iperf3's length (-m 1400 here), or netperf's seconds; a run that long is asked
+	 * for with a unit, never started by a habit. */
+	if (c == 'l' && d->id == OPT_ID_duration && *arg && *end == '\0' &&
+	    !arg[strspn(arg, "0123456789.")] && s > VOCAB_LONG_S) {
+		snprintf(err, errlen, "-l %.*s%s is %.0f minutes; write -l %.*s%ss if you mean it "
+			 "(iperf3's -l %.*s%s, a length, is -m %.*s%s)", OPTS_VAL(arg), s / 60,
+			 OPTS_VAL(arg), OPTS_VAL(arg), OPTS_VAL(arg));
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void opts_flag_value_err(const struct opt_def *d, const char *val, char *err, size_t errlen)

@@ -154,7 +154,10 @@ static void __attribute__((noreturn)) unknown_command(const char *word)
 		if (!commands[i].hidden)
 			names[n++] = commands[i].name;
 	const char *near = suggest_nearest(word, names, n);
+	char peer[256];
 
+	if (opts_peer_command(word, peer, sizeof(peer)))
+		die_usage("%s (try 'sockbench help')", peer);
 	if (near)
 		die_usage("unknown command '%s'; did you mean '%s'? (try 'sockbench help')", word, near);
 	die_usage("unknown command '%s' (try 'sockbench help')", word);

@@ -197,12 +197,14 @@ out:
 	return ret < 0 ? ret : 0;
 }
 
-/* What the agent needs of the config: not the controller's own files and addresses. */
+/* What the agent needs of the config: not the controller's own files and addresses, nor
+ * udp-stream's --bitrate, which the check made --rate (an agent before --bitrate refuses the
+ * key; one after would take both for a conflict). */
 cJSON *setup_config(const struct run *r, const struct opts *o)
 {
 	static const char *const ours[] = {"auth_file", "server", "profile_folded", "busy_wait",
 					   "json", "runs", "clients_on", "plot", "flamegraph",
-					   "format", "fields", "verbose"};
+					   "format", "fields", "verbose", "bitrate"};
 	cJSON *c = opts_to_json(r->wl->opts, o);
 
 	for (size_t i = 0; i < ARRAY_SIZE(ours); i++)

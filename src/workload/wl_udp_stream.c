@@ -53,6 +53,28 @@ static bool udp_stream_count_based(const struct opts *o)
 	return o->bytes > 0;
 }
 
+/* --bitrate (iperf3's -b): the datagram rate that carries it, bitrate / (size x 8), rounded.
+ * Recomputed at each check (a sweep's size changes it); --rate stays unset, so a config sent to
+ * an agent carries the rate alone. */
+static int udp_stream_bitrate(struct opts *o, char *err, size_t errlen)
+{
+	double pps = (double)o->bitrate / ((double)o->size * 8.0);
+
+	if (OPT_IS_SET(o, rate)) {
+		snprintf(err, errlen, "--bitrate and --rate together: give one (--bitrate %ld is --rate "
+			 "%.0f at --size %ld)", o->bitrate, pps, o->size);
+		return -EINVAL;
+	}
+	if (llround(pps) < 1 || pps > 100000000) {
+		snprintf(err, errlen, "--bitrate %ld at --size %ld is %g datagrams per second: use 1 to "
+			 "100,000,000 (a bit rate of %ld to %.0f bits per second)", o->bitrate, o->size,
+			 pps, o->size * 8, 1e8 * (double)o->size * 8);
+		return -EINVAL;
+	}
+	o->rate = llround(pps);
+	return 0;
+}
+
 static int udp_stream_check(struct opts *o, char *err, size_t errlen)
 {
 	if (!o->peers)
@@ -88,6 +110,8 @@ static int udp_stream_check(struct opts *o, char *err, size_t errlen)
 			 "UDP only with checksums on (it refuses such sends with EINVAL)");
 		return -EINVAL;
 	}
+	if (o->bitrate && udp_stream_bitrate(o, err, errlen))
+		return -EINVAL;
 	if (o->rate && o->rate < o->clients) {
 		snprintf(err, errlen, "--rate %ld is below one packet per second per client (--clients %ld)",
 			 o->rate, o->clients);
@@ -108,7 +132,10 @@ static void udp_stream_describe(const struct opts *o, char *buf, size_t len)
 {
 	char rate[80] = "full speed";
 
-	if (o->rate)
+	if (o->bitrate)
+		snprintf(rate, sizeof(rate), "%g Mbit/s (%ld packets/s)", (double)o->bitrate / 1e6,
+			 o->rate);
+	else if (o->rate)
 		snprintf(rate, sizeof(rate), "%ld packets/s", o->rate);
 	if (o->bytes)
 		snprintf(rate + strlen(rate), sizeof(rate) - strlen(rate), " until %ld bytes are sent",
