@@ -25,7 +25,7 @@ check_help knee udp-rr udp-rr -h
 # workload's own fields (before any run).
 expect_usage "--fields: rate is given twice" udp-rr --fields rate,latency_us.p99,rate --format csv
 expect_usage "gbit_per_s is not a field of udp-rr; the fields of udp-rr" udp-rr --fields gbit_per_s
-grep -qF "latency_us.p99" "$TMP/err" || fail "the error does not list udp-rr's fields: $(cat "$TMP/err")"
+grep -qF "latency_p99_us" "$TMP/err" || fail "the error does not list udp-rr's fields: $(cat "$TMP/err")"
 grep -qF "connect_latency_us" "$TMP/err" && fail "udp-rr's fields list tcp-crr's: $(cat "$TMP/err")"
 expect_usage "latency_us.p99 is not a field of tcp-stream" tcp-stream --fields rate,latency_us.p99
 
