@@ -178,7 +178,8 @@ static void table_kernel(const struct result *r, FILE *f)
 				continue;
 			out_num(b, sizeof(b), (double)p[k].ours, 0);
 			if (missing)
-				fprintf(f, "   sockbench %s (without the %s side: no result)", b, missing);
+				fprintf(f, "   sockbench %s (without the %s side: no result)", b,
+					missing);
 			else
 				fprintf(f, "   sockbench %s (%+.2f%%)", b,
 					result_diff_pct(p[k].ours, r->kernel.v[i]));
