@@ -51,17 +51,31 @@ static void knobs_on_signal(int sig)
 	raise(sig);
 }
 
-static void knobs_guard(const struct session *ss, struct sysctl_set *k)
-{
-	struct sigaction sa = {.sa_handler = k ? knobs_on_signal : SIG_DFL};
+/* The signals that end the agent while settings are in force: SIGUSR1 too, the local agent's
+ * death signal when its coordinator dies (run/agent.c). A signal the agent found ignored stays
+ * ignored: a local agent's SIGINT, SIGTERM and SIGHUP are its coordinator's to handle (it ends
+ * the run and then the agent, cleanly), as a terminal's or timeout(1)'s reach the whole
+ * process group; a standalone `sockbench serve` catches them. */
+static const int knob_sigs[] = {SIGTERM, SIGHUP, SIGINT, SIGUSR1};
+static struct sigaction knob_sigs_before[ARRAY_SIZE(knob_sigs)];
+static bool knob_sigs_caught;
 
+static void knobs_guard(struct sysctl_set *k)
+{
+	struct sigaction sa = {.sa_handler = knobs_on_signal};
+
+	sigemptyset(&sa.sa_mask);
 	knobs_in_force = k;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* A local agent (--once) ignores Ctrl-C, which its controller handles, and dies with
-	 * its controller by SIGTERM (run/agent.c's child_setup), so it puts them back. */
-	if (!ss->so->once)
-		sigaction(SIGINT, &sa, NULL);
+	if ((k != NULL) == knob_sigs_caught)
+		return;
+	knob_sigs_caught = k != NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(knob_sigs); i++) {
+		if (!k)
+			sigaction(knob_sigs[i], &knob_sigs_before[i], NULL);
+		else if (sigaction(knob_sigs[i], NULL, &knob_sigs_before[i]) == 0 &&
+			 knob_sigs_before[i].sa_handler != SIG_IGN)
+			sigaction(knob_sigs[i], &sa, NULL);
+	}
 }
 
 /* The settings go back before RESULT is sent, so that a failure to put them back reaches the
@@ -73,7 +87,7 @@ static void knobs_put_back(struct session *ss, cJSON *res)
 
 	if (!ss->knobs.applied)
 		return;
-	knobs_guard(ss, NULL);
+	knobs_guard(NULL);
 	if (sysctl_restore(&ss->knobs, err, sizeof(err)) == 0)
 		return;
 	cJSON_AddStringToObject(res, "sysctl_restore_error", err);
@@ -166,7 +180,7 @@ static int do_setup(struct session *ss, const char *payload)
 		return ret;
 	}
 	if (ss->knobs.n)
-		knobs_guard(ss, &ss->knobs);
+		knobs_guard(&ss->knobs);
 	if (ss->knobs.n) {
 		char q[1024];
 
@@ -419,7 +433,7 @@ void server_side_run(struct session *ss)
 	char err[400];
 
 	if (ss->knobs.applied)
-		knobs_guard(ss, NULL); /* a signal now leaves the journal, for the next start */
+		knobs_guard(NULL); /* a signal now leaves the journal, for the next start */
 	if (sysctl_restore(&ss->knobs, err, sizeof(err)))
 		session_log(ss, "%s", err);
 }

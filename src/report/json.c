@@ -198,6 +198,7 @@ static cJSON *kernel_check_json(const struct result *r)
 {
 	struct kernel_pair p[MAX_PAIRS];
 	int n = out_kernel_pairs(r, p);
+	const char *missing = out_pairs_missing(r);
 	cJSON *j = cJSON_CreateObject(), *c = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(j, "scope", r->nhosts ? "this host's clients"
@@ -208,7 +209,11 @@ static cJSON *kernel_check_json(const struct result *r)
 
 		cJSON_AddNumberToObject(e, "ours", (double)p[i].ours);
 		cJSON_AddNumberToObject(e, "kernel", (double)k);
-		cJSON_AddNumberToObject(e, "diff_pct", r3(result_diff_pct(p[i].ours, (uint64_t)k)));
+		if (missing) /* ours lack a side's counts: no difference to state */
+			cJSON_AddNullToObject(e, "diff_pct");
+		else
+			cJSON_AddNumberToObject(e, "diff_pct",
+						r3(result_diff_pct(p[i].ours, (uint64_t)k)));
 		cJSON_AddItemToObject(c, p[i].name, e);
 	}
 	cJSON_AddItemToObject(j, "counters", c);

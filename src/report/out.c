@@ -94,6 +94,15 @@ int out_kernel_pairs(const struct result *r, struct kernel_pair *p)
 	return r->hosts[0].local ? out_host_pairs(r, &r->hosts[0], p) : 0;
 }
 
+const char *out_pairs_missing(const struct result *r)
+{
+	if (r->nhosts)
+		return NULL; /* each host's pairs are its own clients' */
+	if (!r->client.present)
+		return "client";
+	return r->server_local && !r->server.present ? "server" : NULL;
+}
+
 /* The progress line goes to a terminal, or wherever SOCKBENCH_PROGRESS=1 says (a CI log, a
  * script that waits for the window to open); SOCKBENCH_PROGRESS=0 keeps a terminal quiet. */
 static bool progress_on(void)

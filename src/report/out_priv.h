@@ -38,6 +38,12 @@ int out_host_pairs(const struct result *r, const struct host_result *h, struct k
 /* The pairs of the top-level check: this machine's kernel against what this machine's
  * sides counted (fanned out: this host's clients only, or none). */
 int out_kernel_pairs(const struct result *r, struct kernel_pair *p);
+/* The side this machine's kernel counted whose counts are not in the pairs, because it sent no
+ * result ("client" or "server"; the kernel's count holds its traffic, ours does not), or NULL:
+ * the pairs cannot be compared then. */
+const char *out_pairs_missing(const struct result *r);
+/* The short report's warnings, a line each ("  warning: ..."), which -v prints too: how many. */
+int out_table_warnings(const struct result *r, FILE *f);
 
 /* v with thousands separators and decimals places ("174,960,000", "1,609.7"; "-" for NaN),
  * into buf, which it returns. */

@@ -162,6 +162,7 @@ static void table_kernel(const struct result *r, FILE *f)
 	if (!r->kernel_ok)
 		return;
 	int np = out_kernel_pairs(r, p);
+	const char *missing = out_pairs_missing(r);
 
 	fprintf(f, "\n  kernel counters over the window (%s)\n",
 		r->nhosts ? "this machine: its own clients only; each host's are below"
@@ -172,11 +173,17 @@ static void table_kernel(const struct result *r, FILE *f)
 		char a[32], b[32];
 
 		fprintf(f, "    %-22s %14s", n, out_num(a, sizeof(a), (double)r->kernel.v[i], 0));
-		for (int k = 0; k < np; k++)
-			if (!strcmp(n, p[k].name))
-				fprintf(f, "   sockbench %s (%+.2f%%)",
-					out_num(b, sizeof(b), (double)p[k].ours, 0),
+		for (int k = 0; k < np; k++) {
+			if (strcmp(n, p[k].name))
+				continue;
+			out_num(b, sizeof(b), (double)p[k].ours, 0);
+			if (missing)
+				fprintf(f, "   sockbench %s (without the %s side: no result)", b,
+					missing);
+			else
+				fprintf(f, "   sockbench %s (%+.2f%%)", b,
 					result_diff_pct(p[k].ours, r->kernel.v[i]));
+		}
 		fputc('\n', f);
 	}
 }
@@ -387,4 +394,5 @@ void out_table_full(const struct result *r, FILE *f)
 	out_table_trace(r, f);
 	table_env(f, "environment", r->env);
 	table_env(f, "agent's environment", r->agent_env);
+	out_table_warnings(r, f); /* every warning the short report gives */
 }

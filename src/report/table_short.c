@@ -44,6 +44,13 @@ static void warn_kernel_pairs(const struct result *r, FILE *f, int *n)
 	char a[32], b[32];
 	int np = r->kernel_ok ? out_kernel_pairs(r, p) : 0;
 	double d = r->duration_s, lag = fmax(side_skew(&r->client, d), side_skew(&r->server, d));
+	const char *missing = out_pairs_missing(r);
+
+	if (np && missing) { /* ours lack that side's counts: no percentage says anything */
+		warn(f, n, "the %s side sent no result: sockbench's counts lack its share, so they "
+		     "are not compared with the kernel's (-v: every counter)", missing);
+		return;
+	}
 
 	if (r->kread_open_us >= 0 && r->kread_close_us >= 0)
 		lag += (r->kread_open_us + r->kread_close_us) / 1e6;
@@ -86,7 +93,7 @@ static void warn_kernel_drops(const struct result *r, FILE *f, int *n)
 	}
 }
 
-static int warnings(const struct result *r, FILE *f)
+int out_table_warnings(const struct result *r, FILE *f)
 {
 	const struct side_counters *c = &r->client.c, *s = &r->server.c;
 	char a[32], b[32];
@@ -146,7 +153,7 @@ static void out_table_short(const struct result *r, FILE *f)
 	out_table_hosts(r, f);
 	out_table_profile(r, f);
 	out_table_trace(r, f);
-	warnings(r, f);
+	out_table_warnings(r, f);
 	fprintf(f, "\n  (-v: the full report; --json or --format csv: every figure)\n");
 }
 

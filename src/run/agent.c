@@ -47,7 +47,9 @@ int spawn_local_agent(struct run *r)
 		return run_fail(r, e, false, "fork: %s", strerror(e));
 	}
 	if (r->server_pid == 0) {
-		child_setup();
+		/* SIGUSR1 when the coordinator dies: the agent puts its --sysctl settings back
+		 * and dies (link/server_side.c, knobs_guard). */
+		child_setup(SIGUSR1);
 		if (p[1] == 3)
 			fcntl(3, F_SETFD, 0);
 		else if (dup2(p[1], 3) < 0)

@@ -100,8 +100,8 @@ static void read_child(pid_t pid, int ofd, int efd, struct taken *ot, struct tak
 	bool told = false;
 
 	while (p[0].fd >= 0 || p[1].fd >= 0) {
-		if (run_sig && !told) { /* Ctrl-C reached us alone (kill): pass it on */
-			kill(pid, SIGINT);
+		if (run_sig && !told) { /* it may have reached us alone (kill): pass it on */
+			kill(pid, run_sig);
 			told = true;
 		}
 		if (poll(p, 2, 100) <= 0)

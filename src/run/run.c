@@ -46,6 +46,15 @@ static int clients_done(const struct run *r, bool warm)
 	return atomic_load(warm ? &r->sh->warm_done : &r->sh->done) + hosts_count(r, warm);
 }
 
+/* Why a signal ended the window: "interrupted by SIGTERM". */
+static const char *interrupted(void)
+{
+	static char why[40];
+
+	snprintf(why, sizeof(why), "interrupted by %s", run_signal_name());
+	return why;
+}
+
 /* Let `seconds` pass, or until `*count` reaches `target` (count-based phases), unless something
  * ends the run first: returns NULL, or why it ended. */
 static const char *watch(struct run *r, double seconds, int counted, int target)
@@ -60,7 +69,7 @@ static const char *watch(struct run *r, double seconds, int counted, int target)
 		const char *fatal;
 
 		if (run_sig)
-			return "interrupted by a signal";
+			return interrupted();
 		if (counted && clients_done(r, counted == 1) >= target)
 			return NULL;
 		if ((fatal = check_fatal(r)) || (fatal = hosts_watch(r)))
@@ -85,7 +94,7 @@ static const char *watch(struct run *r, double seconds, int counted, int target)
 		}
 	}
 	if (run_sig)
-		return "interrupted by a signal";
+		return interrupted();
 	if (counted && clients_done(r, counted == 1) < target) {
 		snprintf(why, sizeof(why), "%s %g s reached before every %s was done",
 			 r->o->bytes ? "the limit of --duration" : "--time-limit", seconds, r->wl->unit);
@@ -164,9 +173,13 @@ static void drain_window(struct run *r)
 		mark_partial(r, "the serve agent could not be told the window closed");
 	}
 	r->res.drain_s = clients_drain(r, (double)r->o->timeout / 1e3 + 0.1);
-	if (run_sig)
-		mark_partial(r, "interrupted in the drain after the window: the requests then in "
-				"flight are counted unanswered at what they had waited");
+	if (run_sig) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "%s in the drain after the window: the requests then in "
+			 "flight are counted unanswered at what they had waited", interrupted());
+		mark_partial(r, why);
+	}
 }
 
 /* No progress for r->stall_s of the window: partial, and failed. */

@@ -8,27 +8,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/util.h"
 #include "report/out.h"
 #include "run/state_priv.h"
 
 volatile sig_atomic_t run_sig;
+/* A command of many runs (run_signals_keep): no signal kills it, it ends each run first. The
+ * child of run_isolated inherits it with the handler. */
+static volatile sig_atomic_t keep_signals;
+static struct timespec first_at; /* when run_sig was set: written in the handler only */
+
+/* A second signal this soon after the first is the same stop: timeout(1) signals its child
+ * and then its process group, so the coordinator gets its SIGTERM twice. */
+#define SIG_SAME_NS 200000000LL
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	run_sig = 1;
+	int e = errno;
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!run_sig) {
+		first_at = now;
+		run_sig = sig;
+	} else if (!keep_signals && (now.tv_sec - first_at.tv_sec) * 1000000000LL +
+					    (now.tv_nsec - first_at.tv_nsec) > SIG_SAME_NS) {
+		/* a second stop: the run did not end in time, the default kills it */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	errno = e;
+}
+
+/* SIGINT (Ctrl-C), SIGTERM (timeout(1), kill, a CI's cancel) and SIGHUP (the terminal went)
+ * stop a run alike; the handler runs with all three blocked. */
+static void catch_stops(void)
+{
+	static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(stops); i++)
+		sigaddset(&sa.sa_mask, stops[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(stops); i++)
+		sigaction(stops[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 void install_signals(void)
 {
-	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	catch_stops();
 }
 
 bool run_interrupted(void)
@@ -36,14 +67,16 @@ bool run_interrupted(void)
 	return run_sig;
 }
 
+const char *run_signal_name(void)
+{
+	return run_sig == SIGTERM ? "SIGTERM" : run_sig == SIGHUP ? "SIGHUP"
+					  : run_sig == SIGINT ? "SIGINT" : "a signal";
+}
+
 void run_signals_keep(void)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	keep_signals = 1;
+	catch_stops();
 }
 
 int run_fail(struct run *r, int err, bool usage, const char *fmt, ...)

@@ -14,11 +14,13 @@ struct run_error {
 	char msg[320];
 };
 
-/* Did SIGINT or SIGTERM arrive during a run? */
+/* Did SIGINT, SIGTERM or SIGHUP arrive during a run? */
 bool run_interrupted(void);
-/* For the commands that make many runs (--runs, compare, sweep, explore): catch Ctrl-C and
- * SIGTERM without ever resetting to the default, so a second signal cannot kill the command
- * before it prints what it measured. */
+/* The one that came first, "SIGINT", "SIGTERM" or "SIGHUP" (static). */
+const char *run_signal_name(void);
+/* For the commands that make many runs (--runs, compare, sweep, explore): catch Ctrl-C,
+ * SIGTERM and SIGHUP without ever resetting to the default, so a second signal cannot kill
+ * the command before it prints what it measured. */
 void run_signals_keep(void);
 
 #endif

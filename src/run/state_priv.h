@@ -89,9 +89,10 @@ struct run {
 	struct run_error *error; /* why it could not be set up */
 };
 
-/* SIGINT or SIGTERM came. */
+/* The first SIGINT, SIGTERM or SIGHUP that came (0: none). */
 extern volatile sig_atomic_t run_sig;
-/* Catch the first SIGINT or SIGTERM of a single run (run_sig), then leave the next to kill. */
+/* Catch SIGINT, SIGTERM and SIGHUP for a single run (run_sig); a second one, past the first's
+ * echo (timeout(1) sends its SIGTERM twice), kills, unless run_signals_keep was called. */
 void install_signals(void);
 
 /* Why the run cannot go on (the first reason given wins): returns -err. usage: the

@@ -14,13 +14,14 @@
 #include "measure/kstat.h"
 #include "workload/group.h"
 
-void child_setup(void)
+void child_setup(int deathsig)
 {
+	/* The stops a terminal or timeout(1) sends the whole process group are the parent's:
+	 * it ends the window and collects what this child measured. */
 	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_DFL);
-	/* SIGTERM: as deadly as SIGKILL by default, and an agent holding --sysctl settings
-	 * catches it to put them back first. */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	prctl(PR_SET_PDEATHSIG, deathsig);
 }
 
 static void run_client(struct client_group *g, int i, int fd)
@@ -113,7 +114,7 @@ int group_start(struct client_group *g, int n, int close_fd, char *err, size_t e
 			return -e;
 		}
 		if (g->pid[i] == 0) {
-			child_setup();
+			child_setup(SIGKILL);
 			close(p[0]);
 			if (close_fd >= 0)
 				close(close_fd);

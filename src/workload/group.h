@@ -28,9 +28,10 @@ struct client_group {
 	int live_per;
 };
 
-/* In a child of the coordinator or the agent: die with the parent (SIGTERM), leave Ctrl-C
- * to it. */
-void child_setup(void);
+/* In a child of the coordinator or the agent: leave SIGINT, SIGTERM and SIGHUP to the parent
+ * (ignored, across exec too), and get deathsig when the parent dies (a client SIGKILL; the
+ * local agent a signal it catches to put its --sysctl settings back first). */
+void child_setup(int deathsig);
 /* The shared memory, then n client processes (0: none, the memory only). close_fd (or -1) is
  * closed in every child. 0 or -errno with err. */
 int group_start(struct client_group *g, int n, int close_fd, char *err, size_t errlen);

@@ -1,6 +1,7 @@
 # --sysctl (issue 16): set for exactly the run (read back inside it, from the result's
-# environment) and put back after a normal end, Ctrl-C, kill -9 of the controller and kill -9
-# of the agent (the journal, at the next start); refused with exit 2 and nothing changed for an
+# environment) and put back after a normal end, Ctrl-C, SIGTERM to the run's process group or to
+# a standalone agent, kill -9 of the controller and kill -9 of the agent (the journal, at the
+# next start); refused with exit 2 and nothing changed for an
 # unknown key, a bad value and a user who is not root; an agent without --allow-sysctl refuses;
 # compare of a knob A/B names it as the subject. The journal (issue 24): root carries out only a
 # journal root alone could have written ($SOCKBENCH_JOURNAL under a root-only $TMP) naming only
@@ -118,6 +119,20 @@ wait $pid
 jassert "$TMP/int.json" '.partial == true' .partial
 restored "Ctrl-C"
 
+# SIGTERM to the run's whole process group (timeout(1), a CI's cancel): the local agent leaves it
+# to the coordinator, which reports the partial window with the server's side; then put back.
+SOCKBENCH_PROGRESS=1 setsid "$SB" tcp-rr --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP --json >"$TMP/term.json" 2>"$TMP/term.err" &
+pid=$!
+PIDS+=("$pid")
+wait_window $pid "$TMP/term.err"
+[ "$(now)" = "$FLIP" ] || fail "not set during the run (SIGTERM)"
+kill -TERM -- -$pid
+wait $pid
+rc=$?
+[ $rc -eq 0 ] || fail "exit $rc after SIGTERM to the group: $(cat "$TMP/term.err")"
+jassert "$TMP/term.json" '.partial_reason == "interrupted by SIGTERM" and .sides.server != null' '{partial_reason, sides: (.sides | keys)}'
+restored "SIGTERM to the run's process group"
+
 # kill -9 of the controller: its agent dies with it and puts the setting back first.
 SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP >/dev/null 2>"$TMP/k9.err" &
 pid=$!
@@ -145,6 +160,22 @@ wait $pid 2>/dev/null
 grep -q "put back 1 kernel setting .*$KEY=$ORIG" "$TMP/recover.err" ||
 	fail "the next start did not say so: $(cat "$TMP/recover.err")"
 [ -e "$SOCKBENCH_JOURNAL" ] && fail "journal left after recovery"
+
+# SIGTERM to a standalone agent mid-run: it stops (serve is not a run) and puts the setting back.
+rm -f "$TMP/ready"
+start_agent --allow-sysctl $KEY
+SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --server 127.0.0.1:$AGENT_PORT --duration 20 --warmup 0.2 \
+	--sysctl $KEY=$FLIP >/dev/null 2>"$TMP/ta.err" &
+pid=$!
+PIDS+=("$pid")
+wait_window $pid "$TMP/ta.err"
+[ "$(now)" = "$FLIP" ] || fail "the agent did not set it (SIGTERM)"
+kill -TERM "$AGENT_PID"
+for _ in $(seq 60); do kill -0 "$AGENT_PID" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$AGENT_PID" 2>/dev/null && fail "a standalone agent still running 3 s after SIGTERM"
+restored "SIGTERM to a standalone agent"
+wait $pid 2>/dev/null
+[ -e "$SOCKBENCH_JOURNAL" ] && fail "journal left after SIGTERM to a standalone agent"
 
 # An interface's receive steering (RPS): every rx queue of lo, read back inside the run from
 # the environment, put back after; compare names it as the subject.

@@ -1,7 +1,8 @@
 /* The text report's numbers and the CSV writer, without a run: thousands separators at every
  * length and sign; --fields names checked against the fields there are; a CSV row's cells are
  * the document's members as the JSON prints them, in the columns asked for, empty for null or
- * absent; a --runs document gives a row per run, then the summary's statistics. */
+ * absent; a --runs document gives a row per run, then the summary's statistics; -v prints
+ * every warning the short report prints. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@
 
 #include "report/out.h"
 #include "report/out_priv.h"
+#include "base/util.h"
+#include "base/opts.h"
 #include "workload/workload.h"
 
 #ifndef FIXTURES
@@ -214,6 +217,63 @@ static void test_csv_runs(void **state)
 	cJSON_Delete(doc);
 }
 
+/* The warning lines ("  warning: ...") of the report of r, verbose or not, one string. */
+static char *warning_lines(struct result *r, struct opts *o, bool verbose)
+{
+	char *buf = NULL, *out = xcalloc(1, 1 << 16), *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	o->verbose = verbose;
+	out_table(r, f);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, "  warning: ", 11))
+			strcat(strcat(out, line), "\n");
+	free(buf);
+	return out;
+}
+
+/* A tcp-stream whose server side sent no result, with errors, retransmits and steal: the short
+ * report warns of each (the server named, no -100%), and -v prints every one of its lines. */
+static void test_verbose_warnings(void **state)
+{
+	const struct workload *wl = workload_find("tcp-stream");
+	struct opts o;
+	struct hist lat, lat2;
+	struct result r = {.wl = wl, .cfg = &o, .lat = &lat, .lat2 = &lat2, .duration_s = 2.5,
+			   .partial = true, .server_local = true, .kernel_ok = true,
+			   .machine_ok = true, .kread_open_us = -1, .kread_close_us = -1,
+			   .softirq_inline_s = -1, .softirq_ksoftirqd_s = -1, .drain_s = -1};
+
+	(void)state;
+	opts_defaults(&o, wl->overrides);
+	hist_reset(&lat);
+	hist_reset(&lat2);
+	snprintf(r.partial_reason, sizeof(r.partial_reason), "interrupted by SIGTERM");
+	r.client.present = true;
+	r.client.c.errors = 5;
+	r.client.c.segs_out = 1000;
+	r.machine.steal = 12;
+	r.kernel = (struct snmp){.n = 2, .name = {"OutSegs", "RetransSegs"}, .v = {208901, 7}};
+	char *brief = warning_lines(&r, &o, false), *full = warning_lines(&r, &o, true);
+	int n = 0;
+
+	assert_non_null(strstr(brief, "errors: client 5"));
+	assert_non_null(strstr(brief, "the server side sent no result"));
+	assert_non_null(strstr(brief, "7 segments retransmitted"));
+	assert_non_null(strstr(brief, "(steal)"));
+	assert_null(strstr(brief, "-100"));
+	for (char *line = brief, *end; (end = strchr(line, '\n')); line = end + 1, n++) {
+		*end = '\0';
+		if (!strstr(full, line))
+			fail_msg("-v lacks \"%s\"", line);
+	}
+	assert_int_equal(n, 4);
+	free(brief);
+	free(full);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_csv_formula),
 		cmocka_unit_test(test_csv_run),
 		cmocka_unit_test(test_csv_runs),
+		cmocka_unit_test(test_verbose_warnings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
