@@ -104,6 +104,9 @@ deps:
 unit: all $(UNIT)
 	@T='^unit/' SOCKBENCH=$(CURDIR)/$(BUILD)/sockbench tests/run.sh $(UNIT)
 
+# J: e2e tests side by side (tests/run.sh; those marked "# solo:" alone after), two where
+# there are two CPUs or more: `make test J=1` one after another.
+J ?= $(if $(filter 0 1,$(shell nproc 2>/dev/null || echo 1)),1,2)
 # The tests' tools too (scripts/deps run test); without root, what is missing is said and the
 # tests that need it skip.
 test:
