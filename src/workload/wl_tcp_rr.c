@@ -127,10 +127,7 @@ static void rr_describe(const struct opts *o, char *buf, size_t len)
 {
 	char load[80];
 
-	if (o->rate)
-		snprintf(load, sizeof(load), "open loop at %ld/s (%s)", o->rate, OPT_WORD(o, arrivals));
-	else
-		snprintf(load, sizeof(load), "%ld in flight", o->window);
+	ol_load_words(o, "in flight", load, sizeof(load));
 	snprintf(buf, len,
 		 "%ld client%s x %ld flow%s x %s, %ld-byte requests, %ld-byte answers, "
 		 "client %s",

@@ -91,10 +91,7 @@ static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
 {
 	char load[80];
 
-	if (o->rate)
-		snprintf(load, sizeof(load), "open loop at %ld/s (%s)", o->rate, OPT_WORD(o, arrivals));
-	else
-		snprintf(load, sizeof(load), "%ld outstanding", o->window);
+	ol_load_words(o, "outstanding", load, sizeof(load));
 	snprintf(buf, len,
 		 "%ld client%s x %s, %ld-byte packets, %ld peer%s, %s, io %s, batch %ld, "
 		 "wait %s%s, %ld server thread%s, checksums %s%s%s",
