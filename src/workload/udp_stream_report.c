@@ -76,78 +76,72 @@ int udp_stream_kernel_pairs(const struct result *r, struct kernel_pair *out)
 	return n;
 }
 
-/* What the receivers counted over a window of d seconds (with --bidir, both sides' together),
- * and what was sent to them. */
+/* What the receivers counted over a window of d seconds (with --bidir, both sides' added),
+ * and how many packets were sent to them. */
 struct receipt {
 	double d;
-	uint64_t rx, tx, lost, reordered, dups, unsure, rx_bytes, jitter_ns, jitter_flows;
+	uint64_t tx;
+	struct side_counters rx;
 };
-
-/* Add a receiver's counts to t. */
-static void receipt_add(struct receipt *t, const struct side_counters *rx)
-{
-	t->rx += rx->rx_packets;
-	t->lost += rx->lost;
-	t->reordered += rx->reordered;
-	t->dups += rx->dups;
-	t->unsure += rx->seq_unsure;
-	t->rx_bytes += rx->rx_bytes;
-	t->jitter_ns += rx->jitter_ns;
-	t->jitter_flows += rx->jitter_flows;
-}
 
 static double receipt_loss_pct(const struct receipt *t)
 {
-	return t->rx + t->lost ? 100.0 * (double)t->lost / (double)(t->rx + t->lost) : 0;
+	uint64_t all = t->rx.rx_packets + t->rx.lost;
+
+	return all ? 100.0 * (double)t->rx.lost / (double)all : 0;
 }
 
 static double receipt_gbit(const struct receipt *t)
 {
-	return t->d > 0 ? (double)t->rx_bytes * 8 / t->d / 1e9 : 0;
+	return t->d > 0 ? (double)t->rx.rx_bytes * 8 / t->d / 1e9 : 0;
 }
 
 /* Jitter: the mean of the receiving flows' (iperf3 averages its streams' the same way). */
 static double receipt_jitter_ms(const struct receipt *t)
 {
-	return t->jitter_flows ? (double)t->jitter_ns / (double)t->jitter_flows / 1e6 : NAN;
+	const struct side_counters *rx = &t->rx;
+
+	return rx->jitter_flows ? (double)rx->jitter_ns / (double)rx->jitter_flows / 1e6 : NAN;
 }
 
 static void receipt_rate_row(struct headline *h, const struct receipt *t)
 {
-	headline_row(h, "packets received/s", result_per_s(t->rx, t->d), 0, "sent %.0f/s",
-		     result_per_s(t->tx, t->d));
+	headline_row(h, "packets received/s", result_per_s(t->rx.rx_packets, t->d), 0,
+		     "sent %.0f/s", result_per_s(t->tx, t->d));
 }
 
 /* The loss, the payload rate and the jitter, as rows. */
 static void receipt_rows(struct headline *h, const struct receipt *t)
 {
+	const struct side_counters *rx = &t->rx;
 	double jit = receipt_jitter_ms(t);
 
 	/* Too late to tell from a duplicate (seq.h): counted as neither, the loss an upper bound. */
-	headline_row(h, "lost (gaps in sequence)", (double)t->lost, 0, "(%.3f%%)  reordered %llu, "
-		     "duplicates %llu, too late to tell %llu", receipt_loss_pct(t),
-		     (unsigned long long)t->reordered, (unsigned long long)t->dups,
-		     (unsigned long long)t->unsure);
+	headline_row(h, "lost (gaps in sequence)", (double)rx->lost, 0,
+		     "(%.3f%%)  reordered %llu, duplicates %llu, too late to tell %llu",
+		     receipt_loss_pct(t), (unsigned long long)rx->reordered,
+		     (unsigned long long)rx->dups, (unsigned long long)rx->seq_unsure);
 	headline_row(h, "payload Gbit/s received", receipt_gbit(t), 3, NULL);
 	if (isnan(jit))
-		headline_row(h, "jitter (ms)", NAN, 0, "- (no flow received two datagrams in the window)");
+		headline_row(h, "jitter (ms)", NAN, 0,
+			     "- (no flow received two datagrams in the window)");
 	else
 		headline_row(h, "jitter (ms)", jit, 3, "RFC 3550, as iperf3's; mean of %llu flow%s",
-			     (unsigned long long)t->jitter_flows, t->jitter_flows == 1 ? "" : "s");
+			     (unsigned long long)rx->jitter_flows, rx->jitter_flows == 1 ? "" : "s");
 }
 
 /* The counts and rates of t, as keys (after the CPU's). */
 static void receipt_keys(struct headline *h, const struct receipt *t)
 {
 	headline_key(h, "packets_sent", (double)t->tx, -1);
-	headline_key(h, "packets_received", (double)t->rx, -1);
+	headline_key(h, "packets_received", (double)t->rx.rx_packets, -1);
 	headline_key(h, "packets_sent_per_s", result_per_s(t->tx, t->d), 3);
-	headline_key(h, "packets_per_s", result_per_s(t->rx, t->d), 3);
-	headline_key(h, "loss", (double)t->lost, -1);
+	headline_key(h, "packets_per_s", result_per_s(t->rx.rx_packets, t->d), 3);
+	headline_key(h, "loss", (double)t->rx.lost, -1);
 	headline_key(h, "loss_pct", receipt_loss_pct(t), 4);
-	headline_key(h, "reordered", (double)t->reordered, -1);
-	headline_key(h, "duplicates", (double)t->dups, -1);
-	headline_key(h, "too_late_to_tell", (double)t->unsure, -1);
+	headline_key(h, "reordered", (double)t->rx.reordered, -1);
+	headline_key(h, "duplicates", (double)t->rx.dups, -1);
+	headline_key(h, "too_late_to_tell", (double)t->rx.seq_unsure, -1);
 	headline_key(h, "gbit_per_s", receipt_gbit(t), 4);
 	headline_key(h, "jitter_ms", receipt_jitter_ms(t), 6);
 }
@@ -158,11 +152,10 @@ static void bidir_headline(const struct result *r, struct headline *h)
 {
 	const struct side_counters *c = &r->client.c, *s = &r->server.c;
 	double d = r->duration_s;
-	struct receipt t = {.d = d, .tx = c->tx_packets + s->tx_packets};
+	struct receipt t = {.d = d, .tx = c->tx_packets + s->tx_packets, .rx = *c};
 	double up = result_per_s(s->rx_packets, d), down = result_per_s(c->rx_packets, d);
 
-	receipt_add(&t, c);
-	receipt_add(&t, s);
+	side_counters_add(&t.rx, s);
 	receipt_rate_row(h, &t);
 	headline_row(h, "client to server (packets/s)", up, 0, "server to client %.0f/s", down);
 	receipt_rows(h, &t);
@@ -185,7 +178,7 @@ void udp_stream_headline(const struct result *r, struct headline *h)
 {
 	const char *name; /* the per-side table prints each side's CPU per packet it moved */
 	const struct side_result *c = tx_side(r, &name), *s = rx_side(r, &name);
-	struct receipt t = {.d = r->duration_s, .tx = c->c.tx_packets};
+	struct receipt t = {.d = r->duration_s, .tx = c->c.tx_packets, .rx = s->c};
 	/* The keys name the sides: "client_per_sent", "server_per_received" (or reversed). */
 	static const char *const per_sent[] = {"cpu_us_per_packet.client_per_sent",
 					       "cpu_us_per_packet.server_per_sent"};
@@ -197,10 +190,10 @@ void udp_stream_headline(const struct result *r, struct headline *h)
 		bidir_headline(r, h);
 		return;
 	}
-	receipt_add(&t, &s->c);
 	receipt_rate_row(h, &t);
 	receipt_rows(h, &t);
 	headline_key(h, per_sent[rev], result_cpu_us_per(c->user_s, c->sys_s, (double)t.tx), 4);
-	headline_key(h, per_received[rev], result_cpu_us_per(s->user_s, s->sys_s, (double)t.rx), 4);
+	headline_key(h, per_received[rev],
+		     result_cpu_us_per(s->user_s, s->sys_s, (double)t.rx.rx_packets), 4);
 	receipt_keys(h, &t);
 }
