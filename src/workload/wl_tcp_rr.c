@@ -289,9 +289,8 @@ static int rr_client(struct client_ctx *c)
 					  .quickack = o->quickack, .phase = &c->sh->phase,
 					  .timeout_ns = (uint64_t)o->timeout * 1000000};
 		t[i].priv = &f[i];
-		if (!ret && (ret = tcp_rr_connect(c, &f[i].fd)))
-			snprintf(c->rep->msg, sizeof(c->rep->msg), "connect flow %d: %s", i + 1,
-				 strerror(-ret));
+		if (!ret)
+			ret = tcp_rr_connect_flow(c, &f[i].fd, i);
 	}
 	drain_register(c, n);
 	atomic_fetch_add(&c->sh->ready, 1);
