@@ -358,13 +358,11 @@ int udp_rr_open_client(struct client_ctx *c)
 	double rate = (double)c->o->rate / (double)c->o->clients;
 
 	alloc_client(&u, c);
-	ret = udp_rr_open_io(u.ops, &u.io, c);
-	atomic_fetch_add(&c->sh->ready, 1);
+	ret = client_ready_wait(c, udp_rr_open_io(u.ops, &u.io, c));
 	if (ret) {
 		client_close(&u);
 		return ret;
 	}
-	client_wait_phase(c, PH_WARMUP);
 
 	/* The clients' schedules interleave: client i starts i / rate after the first. */
 	uint64_t now = now_ns();

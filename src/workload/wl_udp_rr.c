@@ -363,14 +363,12 @@ static int udp_rr_client(struct client_ctx *c)
 		return udp_rr_open_client(c);
 
 	struct udp_client u = {0};
-	int ret = client_open(&u, c);
+	int ret = client_ready_wait(c, client_open(&u, c));
 
-	atomic_fetch_add(&c->sh->ready, 1);
 	if (ret) {
 		client_close(&u);
 		return ret;
 	}
-	client_wait_phase(c, PH_WARMUP);
 
 	uint64_t now = now_ns();
 
