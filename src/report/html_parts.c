@@ -227,11 +227,8 @@ struct chart_bar html_verdict_bar(const struct cJSON *e, const char *label, cons
 void html_ratio_bars(FILE *f, const char *title, const char *xlabel, const char *ref_label,
 		     const struct chart_bar *b, int n)
 {
-	struct chart_bar_opts o = {.title = title,
-				   .xlabel = xlabel,
-				   .ref = 1.0,
-				   .ref_label = ref_label,
-				   .xa = AX_LOG};
+	struct chart_bar_opts o = {
+	    .title = title, .xlabel = xlabel, .ref = 1.0, .ref_label = ref_label, .xa = AX_LOG};
 
 	chart_bars(f, &o, b, n);
 }
