@@ -126,22 +126,13 @@ static void compare_figures(FILE *f, const cJSON *d)
 
 		figure_row(f, e);
 		if (!isnan(r))
-			b[n++] = (struct chart_bar){html_jstr(e, "label"),
-						    r,
-						    html_jnum(e, "ci_low"),
-						    html_jnum(e, "ci_high"),
-						    html_verdict_colour(html_jstr(e, "verdict")),
-						    html_jstr(e, "verdict")};
+			b[n++] = html_verdict_bar(e, html_jstr(e, "label"), "ratio", "verdict");
 	}
 	html_printf(f, "</table>\n");
-	struct chart_bar_opts o = {.title = "B/A of each figure, with its 95% interval (green: "
-					    "better, red: worse, grey: no significant difference)",
-				   .xlabel = "B / A",
-				   .ref = 1.0,
-				   .ref_label = "no difference",
-				   .xa = AX_LOG};
-
-	chart_bars(f, &o, b, n);
+	html_ratio_bars(f,
+			"B/A of each figure, with its 95% interval (green: better, red: worse, "
+			"grey: no significant difference)",
+			"B / A", "no difference", b, n);
 	free(b);
 }
 

@@ -103,12 +103,7 @@ static void gains_chart(FILE *f, const cJSON *st, const cJSON *best)
 	cJSON_ArrayForEach(e, st) {
 		labels[n] = xmalloc(128);
 		snprintf(labels[n], 128, "%.0f. %s", html_jnum(e, "rank"), html_jstr(e, "name"));
-		b[n] = (struct chart_bar){labels[n],
-					  html_jnum(e, "speedup"),
-					  html_jnum(e, "ci_low"),
-					  html_jnum(e, "ci_high"),
-					  html_verdict_colour(html_jstr(e, "verdict")),
-					  html_jstr(e, "verdict_text")};
+		b[n] = html_verdict_bar(e, labels[n], "speedup", "verdict_text");
 		if (!isnan(b[n].v))
 			n++;
 		else
@@ -117,20 +112,13 @@ static void gains_chart(FILE *f, const cJSON *st, const cJSON *best)
 	if (cJSON_IsObject(best) && !isnan(html_jnum(best, "speedup"))) {
 		labels[n] = xmalloc(128);
 		snprintf(labels[n], 128, "final: %s", html_jstr(best, "name"));
-		b[n] = (struct chart_bar){labels[n], html_jnum(best, "speedup"), html_jnum(best, "ci_low"),
-					  html_jnum(best, "ci_high"), html_verdict_colour(html_jstr(best, "verdict")),
-					  html_jstr(best, "verdict_text")};
+		b[n] = html_verdict_bar(best, labels[n], "speedup", "verdict_text");
 		n++;
 	}
-	struct chart_bar_opts o = {.title = "Each strategy's gain over the baseline, with its "
-					    "interval (green: faster, red: slower, grey: no "
-					    "verdict)",
-				   .xlabel = "rate / the baseline's rate",
-				   .ref = 1.0,
-				   .ref_label = "baseline",
-				   .xa = AX_LOG};
-
-	chart_bars(f, &o, b, n);
+	html_ratio_bars(f,
+			"Each strategy's gain over the baseline, with its interval (green: faster, "
+			"red: slower, grey: no verdict)",
+			"rate / the baseline's rate", "baseline", b, n);
 	for (int i = 0; i < n; i++)
 		free(labels[i]);
 	free(labels);

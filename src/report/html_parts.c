@@ -212,3 +212,23 @@ const char *html_verdict_colour(const char *v)
 		return "#d62728";
 	return "#999";
 }
+
+struct chart_bar html_verdict_bar(const struct cJSON *e, const char *label, const char *v,
+				  const char *note)
+{
+	return (struct chart_bar){label,
+				  html_jnum(e, v),
+				  html_jnum(e, "ci_low"),
+				  html_jnum(e, "ci_high"),
+				  html_verdict_colour(html_jstr(e, "verdict")),
+				  html_jstr(e, note)};
+}
+
+void html_ratio_bars(FILE *f, const char *title, const char *xlabel, const char *ref_label,
+		     const struct chart_bar *b, int n)
+{
+	struct chart_bar_opts o = {
+	    .title = title, .xlabel = xlabel, .ref = 1.0, .ref_label = ref_label, .xa = AX_LOG};
+
+	chart_bars(f, &o, b, n);
+}

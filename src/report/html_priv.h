@@ -35,6 +35,14 @@ int html_cdf_series(const struct cJSON *lat, struct chart_series *s, const char 
 void html_cdf_charts(FILE *f, const char *what, struct chart_series *s, int n);
 void html_partial_note(FILE *f, const struct cJSON *d);
 const char *html_verdict_colour(const char *v);
+/* A bar for entry e: its value at key v, its 95% interval (ci_low, ci_high), coloured by its
+ * "verdict", the hover note the text at key note. label is the caller's. */
+struct chart_bar html_verdict_bar(const struct cJSON *e, const char *label, const char *v,
+				  const char *note);
+/* Bars of ratios around 1 (no difference: the reference line, labelled ref_label), on a log
+ * axis. */
+void html_ratio_bars(FILE *f, const char *title, const char *xlabel, const char *ref_label,
+		     const struct chart_bar *b, int n);
 
 /* --trace's stages as bars (html_trace.c); nothing without a trace. */
 void html_trace_chart(FILE *f, const struct cJSON *d);

@@ -202,3 +202,11 @@ int client_wait_phase(struct client_ctx *c, int ph)
 		nanosleep(&ms1, NULL);
 	return now;
 }
+
+int client_ready_wait(struct client_ctx *c, int ret)
+{
+	atomic_fetch_add(&c->sh->ready, 1);
+	if (!ret)
+		client_wait_phase(c, PH_WARMUP);
+	return ret;
+}

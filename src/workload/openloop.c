@@ -180,6 +180,14 @@ void ol_headline(const struct result *r, struct headline *h)
 
 /* By value, not by OPT_IS_SET: an agent's options come from the controller's config, which
  * names every key (the controller has checked what was given). */
+void ol_load_words(const struct opts *o, const char *closed, char *buf, size_t len)
+{
+	if (o->rate)
+		snprintf(buf, len, "open loop at %ld/s (%s)", o->rate, OPT_WORD(o, arrivals));
+	else
+		snprintf(buf, len, "%ld %s", o->window, closed);
+}
+
 const char *ol_check(const struct opts *o, const char *cap, long window_default)
 {
 	static char why[200];

@@ -77,12 +77,19 @@ static void flow_count_lost(struct client_thread *t, struct tro_flow *f, uint64_
 	}
 }
 
-int tcp_rr_connect(struct client_ctx *c, int *fd)
+int tcp_rr_connect_flow(struct client_ctx *c, int *fd, int i)
 {
+	const struct sockaddr *to = (const struct sockaddr *)&c->server;
+
 	*fd = socket(c->server.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (*fd < 0 || tcp_sockopts(*fd, c->o) || knobs_client(*fd, c->o, NULL, NULL) ||
-	    tcp_timeouts(*fd, POLL_NS) || connect(*fd, (struct sockaddr *)&c->server, c->server_len) < 0)
-		return -errno;
+	    tcp_timeouts(*fd, POLL_NS) || connect(*fd, to, c->server_len) < 0) {
+		int ret = -errno;
+
+		snprintf(c->rep->msg, sizeof(c->rep->msg), "connect flow %d: %s", i + 1,
+			 strerror(-ret));
+		return ret;
+	}
 	knobs_read(*fd, &c->rep->sock);
 	return 0;
 }
@@ -235,9 +242,8 @@ int tcp_rr_open_client(struct client_ctx *c)
 	for (int i = 0; i < n; i++) {
 		flow_init(c, &f[i], i);
 		t[i].priv = t[n + i].priv = &f[i];
-		if (!ret && (ret = tcp_rr_connect(c, &f[i].fd)))
-			snprintf(c->rep->msg, sizeof(c->rep->msg), "connect flow %d: %s", i + 1,
-				 strerror(-ret));
+		if (!ret)
+			ret = tcp_rr_connect_flow(c, &f[i].fd, i);
 	}
 	drain_register(c, n);
 	atomic_fetch_add(&c->sh->ready, 1);

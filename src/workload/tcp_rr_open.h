@@ -13,9 +13,9 @@
  * generator. */
 #define TCP_OL_INFLIGHT 4096
 
-/* Open a client connection to the server with the workload's socket options into *fd (-1
- * until then). 0 or -errno. */
-int tcp_rr_connect(struct client_ctx *c, int *fd);
+/* Open flow i's connection to the server with the workload's socket options into *fd (-1
+ * until then). 0, or -errno with the reason in c->rep->msg. */
+int tcp_rr_connect_flow(struct client_ctx *c, int *fd, int i);
 /* One client process under --rate: its --flows connections, each with a thread that sends on
  * its schedule and one that takes the answers. 0 or -errno (the reason in c->rep->msg). */
 int tcp_rr_open_client(struct client_ctx *c);

@@ -52,8 +52,7 @@ struct uo_client {
 	uint64_t timeout_ns, next_scan;
 	struct udp_window win;
 	struct ol_gen gen;
-	bool draining, drained;
-	uint32_t in_window; /* requests due in the window, in flight */
+	struct udp_rr_drain d; /* in_window: requests due in the window, in flight */
 };
 
 void udp_rr_put_request(struct io_msg *m, size_t size, uint32_t window, uint32_t slot,
@@ -74,6 +73,16 @@ int udp_rr_send_queued(const struct io_ops *ops, struct io_ctx *io, struct io_ms
 	for (int k = sent; k < n; k++)
 		count_err(c, ERR_SEND, measuring);
 	return sent;
+}
+
+bool udp_rr_drain_follow(struct udp_rr_drain *d, int ph, struct client_ctx *c)
+{
+	d->draining |= ph == PH_DRAIN;
+	if (d->draining && !d->in_window && !d->drained) {
+		d->drained = true;
+		drain_done(c);
+	}
+	return ph == PH_STOP && d->draining;
 }
 
 static void queue_slot(struct uo_client *u, uint32_t i, uint64_t now)
@@ -100,7 +109,7 @@ static void flush(struct uo_client *u)
 
 static void free_slot(struct uo_client *u, uint32_t i)
 {
-	u->in_window -= u->slots[i].counted;
+	u->d.in_window -= u->slots[i].counted;
 	u->slots[i].counted = false;
 	u->slots[i].busy = false;
 	u->free[u->nfree++] = i;
@@ -123,7 +132,7 @@ static void send_due(struct uo_client *u, uint64_t now)
 			u->hwm = i + 1;
 		s->busy = true;
 		s->counted = u->win.measuring;
-		u->in_window += s->counted;
+		u->d.in_window += s->counted;
 		s->due_ns = due;
 		s->sock = u->next_sock++ % (uint32_t)u->io.nsock;
 		if (u->win.measuring)
@@ -209,12 +218,7 @@ static bool follow_phase(struct uo_client *u, uint64_t now)
 	int ph = udp_window_follow(&u->win, client_follow_phase(u->c), &u->io, &u->rep->c);
 
 	ol_gen_follow(&u->gen, u->win.measuring, now, &u->rep->c);
-	u->draining |= ph == PH_DRAIN;
-	if (u->draining && !u->in_window && !u->drained) {
-		u->drained = true;
-		drain_done(u->c);
-	}
-	if (ph == PH_STOP && u->draining)
+	if (udp_rr_drain_follow(&u->d, ph, u->c))
 		for (uint32_t i = 0; i < u->hwm; i++)
 			if (u->slots[i].busy)
 				count_lost(u, &u->slots[i], now);
@@ -224,8 +228,9 @@ static bool follow_phase(struct uo_client *u, uint64_t now)
 /* Sleep until the next send is due, the next scan, or an answer, whichever comes first. */
 static void wait_next(struct uo_client *u, uint64_t now)
 {
-	uint64_t until = u->gen.sched.next_ns < u->next_scan && !u->draining ? u->gen.sched.next_ns
-									      : u->next_scan;
+	uint64_t until = u->gen.sched.next_ns < u->next_scan && !u->d.draining
+			     ? u->gen.sched.next_ns
+			     : u->next_scan;
 	uint64_t dt = until > now ? until - now : 0, cap = POLL_MAX_MS * 1000000ULL;
 
 	if (dt > cap)
@@ -270,12 +275,7 @@ static void alloc_client(struct uo_client *u, struct client_ctx *c)
 	u->size = (size_t)o->size;
 	u->timeout_ns = (uint64_t)o->timeout * 1000000;
 	u->limit = (int)(o->batch > 1 ? o->batch : UDP_RX_BURST);
-	u->io = (struct io_ctx){.o = o, .nsock = c->nsock, .connected = o->connected,
-				.wait = io_client_wait(o, c->nsock), .batch = (int)o->batch,
-				.depth = OL_INFLIGHT_MAX, .cap = u->size};
-	u->io.fds = xcalloc((size_t)c->nsock, sizeof(int));
-	for (int k = 0; k < c->nsock; k++)
-		u->io.fds[k] = -1;
+	udp_rr_io_init(&u->io, c, OL_INFLIGHT_MAX);
 	u->slots = xcalloc(OL_INFLIGHT_MAX, sizeof(*u->slots));
 	u->free = xcalloc(OL_INFLIGHT_MAX, sizeof(*u->free));
 	for (uint32_t i = 0; i < OL_INFLIGHT_MAX; i++) /* popped from the top: 0 first */
@@ -287,6 +287,18 @@ static void alloc_client(struct uo_client *u, struct client_ctx *c)
 	u->gen.lag.h = xmalloc(sizeof(*u->gen.lag.h));
 	hist_reset(u->gen.lag.h);
 	drain_register(c, 1);
+}
+
+void udp_rr_io_init(struct io_ctx *io, struct client_ctx *c, int depth)
+{
+	const struct opts *o = c->o;
+
+	*io = (struct io_ctx){.o = o, .nsock = c->nsock, .connected = o->connected,
+			      .wait = io_client_wait(o, c->nsock), .batch = (int)o->batch,
+			      .depth = depth, .cap = (size_t)o->size};
+	io->fds = xcalloc((size_t)c->nsock, sizeof(int));
+	for (int k = 0; k < c->nsock; k++)
+		io->fds[k] = -1;
 }
 
 int udp_rr_open_io(const struct io_ops *ops, struct io_ctx *io, struct client_ctx *c)
@@ -346,13 +358,11 @@ int udp_rr_open_client(struct client_ctx *c)
 	double rate = (double)c->o->rate / (double)c->o->clients;
 
 	alloc_client(&u, c);
-	ret = udp_rr_open_io(u.ops, &u.io, c);
-	atomic_fetch_add(&c->sh->ready, 1);
+	ret = client_ready_wait(c, udp_rr_open_io(u.ops, &u.io, c));
 	if (ret) {
 		client_close(&u);
 		return ret;
 	}
-	client_wait_phase(c, PH_WARMUP);
 
 	/* The clients' schedules interleave: client i starts i / rate after the first. */
 	uint64_t now = now_ns();
@@ -361,13 +371,13 @@ int udp_rr_open_client(struct client_ctx *c)
 		      now + (uint64_t)(1e9 * c->index / (double)c->o->rate));
 	u.next_scan = now + 1000000;
 	while (follow_phase(&u, now)) {
-		if (!u.draining)
+		if (!u.d.draining)
 			send_due(&u, now_ns());
 		bool drained = take_answers(&u, &now);
 
 		if (now >= u.next_scan)
 			scan_slots(&u, now);
-		else if (drained && (u.draining || u.gen.sched.next_ns > now))
+		else if (drained && (u.d.draining || u.gen.sched.next_ns > now))
 			wait_next(&u, now);
 		now = now_ns();
 	}

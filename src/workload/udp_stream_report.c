@@ -76,33 +76,89 @@ int udp_stream_kernel_pairs(const struct result *r, struct kernel_pair *out)
 	return n;
 }
 
+/* What the receivers counted over a window of d seconds (with --bidir, both sides' added),
+ * and how many packets were sent to them. */
+struct receipt {
+	double d;
+	uint64_t tx;
+	struct side_counters rx;
+};
+
+static double receipt_loss_pct(const struct receipt *t)
+{
+	uint64_t all = t->rx.rx_packets + t->rx.lost;
+
+	return all ? 100.0 * (double)t->rx.lost / (double)all : 0;
+}
+
+static double receipt_gbit(const struct receipt *t)
+{
+	return t->d > 0 ? (double)t->rx.rx_bytes * 8 / t->d / 1e9 : 0;
+}
+
+/* Jitter: the mean of the receiving flows' (iperf3 averages its streams' the same way). */
+static double receipt_jitter_ms(const struct receipt *t)
+{
+	const struct side_counters *rx = &t->rx;
+
+	return rx->jitter_flows ? (double)rx->jitter_ns / (double)rx->jitter_flows / 1e6 : NAN;
+}
+
+static void receipt_rate_row(struct headline *h, const struct receipt *t)
+{
+	headline_row(h, "packets received/s", result_per_s(t->rx.rx_packets, t->d), 0,
+		     "sent %.0f/s", result_per_s(t->tx, t->d));
+}
+
+/* The loss, the payload rate and the jitter, as rows. */
+static void receipt_rows(struct headline *h, const struct receipt *t)
+{
+	const struct side_counters *rx = &t->rx;
+	double jit = receipt_jitter_ms(t);
+
+	/* Too late to tell from a duplicate (seq.h): counted as neither, the loss an upper bound. */
+	headline_row(h, "lost (gaps in sequence)", (double)rx->lost, 0,
+		     "(%.3f%%)  reordered %llu, duplicates %llu, too late to tell %llu",
+		     receipt_loss_pct(t), (unsigned long long)rx->reordered,
+		     (unsigned long long)rx->dups, (unsigned long long)rx->seq_unsure);
+	headline_row(h, "payload Gbit/s received", receipt_gbit(t), 3, NULL);
+	if (isnan(jit))
+		headline_row(h, "jitter (ms)", NAN, 0,
+			     "- (no flow received two datagrams in the window)");
+	else
+		headline_row(h, "jitter (ms)", jit, 3, "RFC 3550, as iperf3's; mean of %llu flow%s",
+			     (unsigned long long)rx->jitter_flows, rx->jitter_flows == 1 ? "" : "s");
+}
+
+/* The counts and rates of t, as keys (after the CPU's). */
+static void receipt_keys(struct headline *h, const struct receipt *t)
+{
+	headline_key(h, "packets_sent", (double)t->tx, -1);
+	headline_key(h, "packets_received", (double)t->rx.rx_packets, -1);
+	headline_key(h, "packets_sent_per_s", result_per_s(t->tx, t->d), 3);
+	headline_key(h, "packets_per_s", result_per_s(t->rx.rx_packets, t->d), 3);
+	headline_key(h, "loss", (double)t->rx.lost, -1);
+	headline_key(h, "loss_pct", receipt_loss_pct(t), 4);
+	headline_key(h, "reordered", (double)t->rx.reordered, -1);
+	headline_key(h, "duplicates", (double)t->rx.dups, -1);
+	headline_key(h, "too_late_to_tell", (double)t->rx.seq_unsure, -1);
+	headline_key(h, "gbit_per_s", receipt_gbit(t), 4);
+	headline_key(h, "jitter_ms", receipt_jitter_ms(t), 6);
+}
+
 /* --bidir: the rates each way, CPU per packet each side moved (sent and received), and the
  * loss, reordering and jitter of both receivers together. */
 static void bidir_headline(const struct result *r, struct headline *h)
 {
 	const struct side_counters *c = &r->client.c, *s = &r->server.c;
 	double d = r->duration_s;
-	uint64_t rx = c->rx_packets + s->rx_packets, tx = c->tx_packets + s->tx_packets;
-	uint64_t lost = c->lost + s->lost, jf = c->jitter_flows + s->jitter_flows;
-	double loss_pct = rx + lost ? 100.0 * (double)lost / (double)(rx + lost) : 0;
-	double gb = d > 0 ? (double)(c->rx_bytes + s->rx_bytes) * 8 / d / 1e9 : 0;
-	double jit = jf ? (double)(c->jitter_ns + s->jitter_ns) / (double)jf / 1e6 : NAN;
+	struct receipt t = {.d = d, .tx = c->tx_packets + s->tx_packets, .rx = *c};
 	double up = result_per_s(s->rx_packets, d), down = result_per_s(c->rx_packets, d);
 
-	headline_row(h, "packets received/s", result_per_s(rx, d), 0, "sent %.0f/s",
-		     result_per_s(tx, d));
+	side_counters_add(&t.rx, s);
+	receipt_rate_row(h, &t);
 	headline_row(h, "client to server (packets/s)", up, 0, "server to client %.0f/s", down);
-	headline_row(h, "lost (gaps in sequence)", (double)lost, 0, "(%.3f%%)  reordered %llu, "
-		     "duplicates %llu, too late to tell %llu", loss_pct,
-		     (unsigned long long)(c->reordered + s->reordered),
-		     (unsigned long long)(c->dups + s->dups),
-		     (unsigned long long)(c->seq_unsure + s->seq_unsure));
-	headline_row(h, "payload Gbit/s received", gb, 3, NULL);
-	if (isnan(jit))
-		headline_row(h, "jitter (ms)", NAN, 0, "- (no flow received two datagrams in the window)");
-	else
-		headline_row(h, "jitter (ms)", jit, 3, "RFC 3550, as iperf3's; mean of %llu flow%s",
-			     (unsigned long long)jf, jf == 1 ? "" : "s");
+	receipt_rows(h, &t);
 	headline_key(h, "cpu_us_per_packet.client_per_sent_and_received",
 		     result_cpu_us_per(r->client.user_s, r->client.sys_s,
 				       (double)(c->tx_packets + c->rx_packets)), 4);
@@ -115,29 +171,14 @@ static void bidir_headline(const struct result *r, struct headline *h)
 		     d > 0 ? (double)s->rx_bytes * 8 / d / 1e9 : 0, 4);
 	headline_key(h, "gbit_per_s_by_direction.server_to_client",
 		     d > 0 ? (double)c->rx_bytes * 8 / d / 1e9 : 0, 4);
-	headline_key(h, "packets_sent", (double)tx, -1);
-	headline_key(h, "packets_received", (double)rx, -1);
-	headline_key(h, "packets_sent_per_s", result_per_s(tx, d), 3);
-	headline_key(h, "packets_per_s", result_per_s(rx, d), 3);
-	headline_key(h, "loss", (double)lost, -1);
-	headline_key(h, "loss_pct", loss_pct, 4);
-	headline_key(h, "reordered", (double)(c->reordered + s->reordered), -1);
-	headline_key(h, "duplicates", (double)(c->dups + s->dups), -1);
-	headline_key(h, "too_late_to_tell", (double)(c->seq_unsure + s->seq_unsure), -1);
-	headline_key(h, "gbit_per_s", gb, 4);
-	headline_key(h, "jitter_ms", jit, 6);
+	receipt_keys(h, &t);
 }
 
 void udp_stream_headline(const struct result *r, struct headline *h)
 {
 	const char *name; /* the per-side table prints each side's CPU per packet it moved */
 	const struct side_result *c = tx_side(r, &name), *s = rx_side(r, &name);
-	double d = r->duration_s;
-	uint64_t rx = s->c.rx_packets, tx = c->c.tx_packets, lost = s->c.lost;
-	double loss_pct = rx + lost ? 100.0 * (double)lost / (double)(rx + lost) : 0;
-	double cpu_tx = result_cpu_us_per(c->user_s, c->sys_s, (double)tx);
-	double cpu_rx = result_cpu_us_per(s->user_s, s->sys_s, (double)rx);
-	double gb = d > 0 ? (double)s->c.rx_bytes * 8 / d / 1e9 : 0;
+	struct receipt t = {.d = r->duration_s, .tx = c->c.tx_packets, .rx = s->c};
 	/* The keys name the sides: "client_per_sent", "server_per_received" (or reversed). */
 	static const char *const per_sent[] = {"cpu_us_per_packet.client_per_sent",
 					       "cpu_us_per_packet.server_per_sent"};
@@ -149,34 +190,10 @@ void udp_stream_headline(const struct result *r, struct headline *h)
 		bidir_headline(r, h);
 		return;
 	}
-	headline_row(h, "packets received/s", result_per_s(rx, d), 0, "sent %.0f/s",
-		     result_per_s(tx, d));
-	/* Too late to tell from a duplicate (seq.h): counted as neither, the loss an upper bound. */
-	headline_row(h, "lost (gaps in sequence)", (double)lost, 0, "(%.3f%%)  reordered %llu, "
-		     "duplicates %llu, too late to tell %llu", loss_pct,
-		     (unsigned long long)s->c.reordered, (unsigned long long)s->c.dups,
-		     (unsigned long long)s->c.seq_unsure);
-	headline_row(h, "payload Gbit/s received", gb, 3, NULL);
-	/* Jitter: the mean of the receiving flows' (iperf3 averages its streams' the same way). */
-	double jit = s->c.jitter_flows ? (double)s->c.jitter_ns / (double)s->c.jitter_flows / 1e6 : NAN;
-
-	if (isnan(jit))
-		headline_row(h, "jitter (ms)", NAN, 0, "- (no flow received two datagrams in the window)");
-	else
-		headline_row(h, "jitter (ms)", jit, 3, "RFC 3550, as iperf3's; mean of %llu flow%s",
-			     (unsigned long long)s->c.jitter_flows, s->c.jitter_flows == 1 ? "" : "s");
-	headline_key(h, per_sent[rev], cpu_tx, 4);
-	headline_key(h, per_received[rev], cpu_rx, 4);
-	headline_key(h, "packets_sent", (double)tx, -1);
-	headline_key(h, "packets_received", (double)rx, -1);
-	headline_key(h, "packets_sent_per_s", result_per_s(tx, d), 3);
-	headline_key(h, "packets_per_s", result_per_s(rx, d), 3);
-	headline_key(h, "loss", (double)lost, -1);
-	headline_key(h, "loss_pct", loss_pct, 4);
-	headline_key(h, "reordered", (double)s->c.reordered, -1);
-	headline_key(h, "duplicates", (double)s->c.dups, -1);
-	headline_key(h, "too_late_to_tell", (double)s->c.seq_unsure, -1);
-	headline_key(h, "gbit_per_s", gb, 4);
-	headline_key(h, "jitter_ms", jit, 6);
+	receipt_rate_row(h, &t);
+	receipt_rows(h, &t);
+	headline_key(h, per_sent[rev], result_cpu_us_per(c->user_s, c->sys_s, (double)t.tx), 4);
+	headline_key(h, per_received[rev],
+		     result_cpu_us_per(s->user_s, s->sys_s, (double)t.rx.rx_packets), 4);
+	receipt_keys(h, &t);
 }
-

@@ -127,10 +127,7 @@ static void rr_describe(const struct opts *o, char *buf, size_t len)
 {
 	char load[80];
 
-	if (o->rate)
-		snprintf(load, sizeof(load), "open loop at %ld/s (%s)", o->rate, OPT_WORD(o, arrivals));
-	else
-		snprintf(load, sizeof(load), "%ld in flight", o->window);
+	ol_load_words(o, "in flight", load, sizeof(load));
 	snprintf(buf, len,
 		 "%ld client%s x %ld flow%s x %s, %ld-byte requests, %ld-byte answers, "
 		 "client %s",
@@ -292,9 +289,8 @@ static int rr_client(struct client_ctx *c)
 					  .quickack = o->quickack, .phase = &c->sh->phase,
 					  .timeout_ns = (uint64_t)o->timeout * 1000000};
 		t[i].priv = &f[i];
-		if (!ret && (ret = tcp_rr_connect(c, &f[i].fd)))
-			snprintf(c->rep->msg, sizeof(c->rep->msg), "connect flow %d: %s", i + 1,
-				 strerror(-ret));
+		if (!ret)
+			ret = tcp_rr_connect_flow(c, &f[i].fd, i);
 	}
 	drain_register(c, n);
 	atomic_fetch_add(&c->sh->ready, 1);

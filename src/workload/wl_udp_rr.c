@@ -91,10 +91,7 @@ static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
 {
 	char load[80];
 
-	if (o->rate)
-		snprintf(load, sizeof(load), "open loop at %ld/s (%s)", o->rate, OPT_WORD(o, arrivals));
-	else
-		snprintf(load, sizeof(load), "%ld outstanding", o->window);
+	ol_load_words(o, "outstanding", load, sizeof(load));
 	snprintf(buf, len,
 		 "%ld client%s x %s, %ld-byte packets, %ld peer%s, %s, io %s, batch %ld, "
 		 "wait %s%s, %ld server thread%s, checksums %s%s%s",
@@ -147,8 +144,7 @@ struct udp_client {
 	uint64_t timeout_ns, next_scan;
 	struct udp_window win;
 	bool retry_pending;
-	bool draining, drained; /* PH_DRAIN seen; nothing of the window left in flight */
-	uint32_t in_window;	/* requests of the window in flight */
+	struct udp_rr_drain d;
 };
 
 /* How often unanswered requests are looked for: a quarter of --timeout, at most 10 ms. */
@@ -166,12 +162,12 @@ static void queue_req(struct udp_client *u, uint32_t i, uint64_t now)
 	bool counted = u->win.measuring || (s->busy && s->unsent && s->counted);
 
 	if (s->counted && s->busy)
-		u->in_window--;
+		u->d.in_window--;
 	s->sent_ns = now;
 	s->busy = true;
 	s->unsent = false;
 	s->counted = counted;
-	u->in_window += counted;
+	u->d.in_window += counted;
 	udp_rr_put_request(m, u->size, u->window, i, ++s->gen, s->sock);
 	u->tx_slot[u->ntx++] = i;
 }
@@ -230,7 +226,7 @@ int udp_rr_tag(const uint8_t *buf, size_t len, size_t size, uint32_t window, uin
 /* A slot done with (the drain sends nothing new). */
 static void retire(struct udp_client *u, struct slot *s)
 {
-	u->in_window -= s->counted;
+	u->d.in_window -= s->counted;
 	s->busy = s->counted = false;
 }
 
@@ -263,7 +259,7 @@ static void on_answer(struct udp_client *u, const struct io_msg *m, uint64_t now
 		hist_record(&u->rep->lat, now - s->sent_ns);
 		u->rep->c.transactions++;
 	}
-	if (u->draining)
+	if (u->d.draining)
 		retire(u, s);
 	else
 		queue_req(u, i, now);
@@ -281,7 +277,7 @@ static void scan_slots(struct udp_client *u, uint64_t now)
 			continue;
 		if (expired)
 			count_lost(u, s, now);
-		if (u->draining) { /* nothing new: an unsent one of the window goes again */
+		if (u->d.draining) { /* nothing new: an unsent one of the window goes again */
 			if (!s->unsent || !s->counted) {
 				retire(u, s);
 				continue;
@@ -321,12 +317,7 @@ static bool follow_phase(struct udp_client *u, uint64_t now)
 {
 	int ph = udp_window_follow(&u->win, client_follow_phase(u->c), &u->io, &u->rep->c);
 
-	u->draining |= ph == PH_DRAIN;
-	if (u->draining && !u->in_window && !u->drained) {
-		u->drained = true;
-		drain_done(u->c);
-	}
-	if (ph == PH_STOP && u->draining)
+	if (udp_rr_drain_follow(&u->d, ph, u->c))
 		for (uint32_t i = 0; i < u->window; i++)
 			if (u->slots[i].busy)
 				count_lost(u, &u->slots[i], now);
@@ -346,12 +337,7 @@ static int client_open(struct udp_client *u, struct client_ctx *c)
 	u->limit = (int)(o->batch > 1 ? o->batch : UDP_RX_BURST);
 	if ((uint32_t)u->limit > u->window)
 		u->limit = (int)u->window;
-	u->io = (struct io_ctx){.o = o, .nsock = c->nsock, .connected = o->connected,
-				.wait = io_client_wait(o, c->nsock), .batch = (int)o->batch,
-				.depth = (int)o->window, .cap = u->size};
-	u->io.fds = xcalloc((size_t)c->nsock, sizeof(int));
-	for (int k = 0; k < c->nsock; k++)
-		u->io.fds[k] = -1;
+	udp_rr_io_init(&u->io, c, (int)o->window);
 	u->slots = xcalloc(u->window, sizeof(*u->slots));
 	u->tx_slot = xcalloc((size_t)u->limit, sizeof(*u->tx_slot));
 	u->rx = msgs_alloc(u->limit, u->size);
@@ -377,14 +363,12 @@ static int udp_rr_client(struct client_ctx *c)
 		return udp_rr_open_client(c);
 
 	struct udp_client u = {0};
-	int ret = client_open(&u, c);
+	int ret = client_ready_wait(c, client_open(&u, c));
 
-	atomic_fetch_add(&c->sh->ready, 1);
 	if (ret) {
 		client_close(&u);
 		return ret;
 	}
-	client_wait_phase(c, PH_WARMUP);
 
 	uint64_t now = now_ns();
 

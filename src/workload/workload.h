@@ -161,6 +161,10 @@ void drain_done(struct client_ctx *c);
 int client_follow_phase(struct client_ctx *c);
 /* Block (sleeping 1 ms at a time) until the phase is at least ph, following it. */
 int client_wait_phase(struct client_ctx *c, int ph);
+/* A single-threaded client set up (ret 0) or not (-errno, the reason in c->rep->msg): tell
+ * the coordinator it is ready either way, so a failure is seen, not waited for; when set up,
+ * wait for the warm-up. Returns ret. */
+int client_ready_wait(struct client_ctx *c, int ret);
 
 /* The workload named by a subcommand's argument; exits 2 naming cmd when there is none. */
 const struct workload *workload_or_exit(const char *cmd, const char *name);
