@@ -2,6 +2,7 @@
 # and its retransmits against the kernel's RetransSegs. On loopback both are 0; across two
 # namespaces with netem (5 ms on the client's way out) the RTT is the delay, and with 1% of the
 # client's segments lost the retransmits are the namespace's own count.
+# solo: TCP_INFO's RTT of new connections against ss's of a live one: a busy CPU delays the handshakes
 . "$(dirname "$0")/lib.sh"
 need jq
 need ss
