@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/outfile.h"
+#include "base/safe_text.h"
 #include "base/util.h"
 #include "report/out.h"
 #include "report/out_priv.h"
@@ -298,9 +299,25 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 	return ret;
 }
 
+/* gnuplot failed: why, its last message line (the error; its warnings stay in its log). */
+static void gnuplot_failed(const char *what, const char *target, const char *log)
+{
+	char line[200], last[200] = "", shown[200];
+	FILE *f = fopen(log, "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (line[strspn(line, " \t\n")])
+			snprintf(last, sizeof(last), "%s", line);
+	if (f)
+		fclose(f);
+	last[strcspn(last, "\n")] = '\0';
+	fprintf(stderr, "sockbench: %s %s: gnuplot could not draw the plot (%s); nothing written\n",
+		what, target, *last ? safe_text(shown, sizeof(shown), last) : "no message");
+}
+
 int out_gnuplot(const char *what, const char *target, out_draw_fn draw, void *arg)
 {
-	char dir[] = "/tmp/sockbench-plot-XXXXXX", data[64], script[64], tmp[64];
+	char dir[] = "/tmp/sockbench-plot-XXXXXX", data[64], script[64], tmp[64], log[64];
 	bool direct = false;
 	int e = -EIO;
 
@@ -311,21 +328,22 @@ int out_gnuplot(const char *what, const char *target, out_draw_fn draw, void *ar
 	snprintf(data, sizeof(data), "%s/data", dir);
 	snprintf(script, sizeof(script), "%s/plot.gp", dir);
 	snprintf(tmp, sizeof(tmp), "%s/plot.svg", dir);
+	snprintf(log, sizeof(log), "%s/gnuplot.err", dir);
 	FILE *d = fopen(data, "we"), *g = fopen(script, "we");
 
 	if (d && g)
 		e = draw(arg, d, g, data, tmp);
 	if ((d && fclose(d)) || (g && fclose(g)))
 		e = -EIO;
-	if (!e && (e = run_gnuplot(script, tmp)) == 0 && (e = outfile_copy(tmp, target, &direct)))
+	if (!e && (e = run_gnuplot(script, tmp, log)) == 0 && (e = outfile_copy(tmp, target, &direct)))
 		fprintf(stderr, "sockbench: %s %s: %s%s\n", what, target, outfile_strerror(e),
 			outfile_left(direct));
 	else if (e == -ENOENT)
 		fprintf(stderr, "sockbench: %s: gnuplot is not installed (apt-get install "
 			"gnuplot-nox): no plot written\n", what);
 	else if (e)
-		fprintf(stderr, "sockbench: %s %s: gnuplot could not draw the plot; nothing written\n",
-			what, target);
+		gnuplot_failed(what, target, log);
+	unlink(log);
 	unlink(tmp);
 	unlink(data);
 	unlink(script);
