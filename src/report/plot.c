@@ -15,6 +15,7 @@
 #include "base/util.h"
 #include "report/out.h"
 #include "report/out_priv.h"
+#include "report/palette.h"
 #include "report/trace_rows.h"
 
 #define BINS_PER_DECADE 20
@@ -197,6 +198,7 @@ static void plot_page(const struct result *r, const char *svg, FILE *g,
 	fprintf(g, "set multiplot title %s . \"\\n\" . %s font ',12'\n", q1,
 		gp_str(q2, sizeof(q2), line));
 	fprintf(g, "set grid\nset key top right\n");
+	out_gp_palette(g);
 }
 
 /* Histogram, left; CDF, right; log time axes (tcp-crr: connect() alone beside). */
@@ -270,8 +272,8 @@ static void plot_cpu(const struct result *r, FILE *g, const struct plot_layout *
 		"set ylabel 'microseconds per %s'\nset yrange [0:*]\nset key outside right\n",
 		r->wl->unit);
 	fprintf(g,
-		"plot %s index %d using 2:xtic(1) title 'user' lc rgb '#4393c3', '' index %d "
-		"using 3 title 'system' lc rgb '#d6604d'\n",
+		"plot %s index %d using 2:xtic(1) title 'user' lc rgb '" PALETTE_USER "', '' index %d "
+		"using 3 title 'system' lc rgb '" PALETTE_SYSTEM "'\n",
 		pl->dp, pl->cpu_block, pl->cpu_block);
 }
 
@@ -297,6 +299,15 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 	ret = ferror(d) || ferror(g) ? -EIO : 0;
 	free(pl);
 	return ret;
+}
+
+void out_gp_palette(FILE *g)
+{
+	static const char *const pal[PALETTE_N] = PALETTE;
+
+	for (int i = 0; i < PALETTE_N; i++)
+		fprintf(g, "set linetype %d lc rgb '%s' lw 2\n", i + 1, pal[i]);
+	fprintf(g, "set linetype cycle %d\n", PALETTE_N);
 }
 
 /* gnuplot failed: why, its last message line (the error; its warnings stay in its log). */
