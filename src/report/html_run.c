@@ -293,12 +293,12 @@ void html_runs_section(FILE *f, const cJSON *d)
 	const cJSON *results = html_jget(d, "results");
 	int nr = cJSON_GetArraySize(results), n = 0;
 
-	html_printf(f, "<p>%.0f whole runs of %.0f asked%s.</p>\n", html_jnum(d, "runs"),
-		    html_jnum(d, "runs_asked"),
-		    cJSON_IsTrue(html_jget(d, "unstable"))
-			? "; <b>unstable</b>: the rate's spread is over 10% "
-			  "of its median"
-			: "");
+	/* The markup in the format, never in an argument: html_printf escapes those */
+	html_printf(f, "<p>%.0f whole runs of %.0f asked", html_jnum(d, "runs"),
+		    html_jnum(d, "runs_asked"));
+	if (cJSON_IsTrue(html_jget(d, "unstable")))
+		html_printf(f, "; <b>unstable</b>: the rate's spread is over 10%% of its median");
+	html_printf(f, ".</p>\n");
 	html_partial_note(f, d);
 	html_printf(f, "<table class=\"grid\"><tr><th>figure</th><th>median</th><th>interval</th>"
 		   "<th>its confidence</th><th>min</th><th>max</th></tr>\n");

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/figure_table.h"
 #include "base/outfile.h"
 #include "base/safe_text.h"
 #include "base/util.h"
@@ -85,8 +86,11 @@ static void plot_intervals(const struct result *r, FILE *g, const char *dp, int 
 	fprintf(g, "set size 1, %g\nset origin 0, 0\n", h - 0.02);
 	fprintf(g, "set title 'each %g s interval (-i): rate%s'\n", r->cfg->interval,
 		lat ? " and p99 latency" : "");
-	fprintf(g, "set xlabel 'seconds into the window'\nset ylabel '%ss/s'\nset yrange [0:*]\n"
-		   "set xrange [0:%.4f]\n", r->wl->unit, r->duration_s);
+	if (workload_shows(r->wl) & SHOWS_MEGABYTES) /* a stream: Gbit/s, as its rate above */
+		fprintf(g, "set xlabel 'seconds into the window'\nset ylabel 'Gbit/s'\n");
+	else
+		fprintf(g, "set xlabel 'seconds into the window'\nset ylabel '%ss/s'\n", r->wl->unit);
+	fprintf(g, "set yrange [0:*]\nset xrange [0:%.4f]\n", r->duration_s);
 	if (lat)
 		fprintf(g, "set y2label 'p99 microseconds'\nset y2range [0:*]\nset y2tics\n");
 	fprintf(g, "plot %s index %d using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc rgb '#2166ac' "
@@ -167,9 +171,11 @@ static void plot_data(const struct result *r, FILE *d, struct plot_layout *pl)
 		fprintf(d, "\n\n"); /* block cpu_block + 1 */
 	pl->ivl = r->nintervals > 0;
 	pl->ivl_block = pl->cpu_block + 1 + pl->series;
+	double scale = workload_shows(r->wl) & SHOWS_MEGABYTES ? 8 / 1e3 : 1; /* MB/s: Gbit/s */
+
 	for (int i = 0; pl->ivl && i < r->nintervals; i++)
 		fprintf(d, "%.4f %.6f %.3f\n", r->intervals[i].t_s - r->intervals[i].len_s / 2,
-			r->intervals[i].rate, r->intervals[i].p99_us);
+			r->intervals[i].rate * scale, r->intervals[i].p99_us);
 	if (pl->ivl)
 		fprintf(d, "\n\n");
 	if (r->trace)
