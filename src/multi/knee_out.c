@@ -257,7 +257,8 @@ static int draw(void *arg, FILE *d, FILE *g, const char *data_path, const char *
 			rate, rate, rate, rate);
 	else
 		fprintf(g, "set label 'no knee found within the ramp: no rate held the SLO' at "
-			   "graph 0.5, graph 0.93 center font ',13' textcolor rgb '" PALETTE_FAIL "'\n");
+			   "graph 0.5, graph 1.035 center font ',12' textcolor rgb '" PALETTE_FAIL "'\n"
+			   "set tmargin 5\n");
 	gp_str(q, sizeof(q), data_path);
 	fprintf(g, "plot %s index 2 using 1:2 with linespoints lt 1 pt 6 title 'p50, median of "
 		   "the runs', '' index 2 using 1:3 with linespoints lt 2 pt 6 title 'p99, median', "
