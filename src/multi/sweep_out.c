@@ -225,6 +225,22 @@ static void plot_marks(struct sweep *s, FILE *g)
 	}
 }
 
+/* B/A's axis ends at twice the highest ratio (at least 1.5): an interval from two pairs can
+ * reach 10^4, and drawn whole it flattens every ratio onto 0; its bar runs off the top. */
+static const char *ratio_top(const struct sweep *s, char *buf, size_t len)
+{
+	double top = 0;
+
+	for (int i = 0; s->compare && i < s->npts; i++)
+		if (!point_failed(&s->pts[i]) && s->pts[i].n >= 2 && isfinite(s->pts[i].e.ratio))
+			top = fmax(top, s->pts[i].e.ratio);
+	if (top > 0)
+		snprintf(buf, len, "%g", fmax(2 * top, 1.5));
+	else
+		snprintf(buf, len, "*");
+	return buf;
+}
+
 /* gnuplot: x = the first flag, one line per value of the second; y = the rate, or B/A. */
 static void plot_script(struct sweep *s, const char *data, const char *svg, FILE *g)
 {
@@ -249,7 +265,7 @@ static void plot_script(struct sweep *s, const char *data, const char *svg, FILE
 	else if (hi > lo)
 		fprintf(g, "set xrange [%g:%g]\n", lo - (hi - lo) * 0.06, hi + (hi - lo) * 0.06);
 	plot_marks(s, g);
-	fprintf(g, "set yrange [0:*]\nplot ");
+	fprintf(g, "set yrange [0:%s]\nplot ", ratio_top(s, qt, sizeof(qt)));
 	gp_str(qd, sizeof(qd), data);
 	for (int k = 0; k < (s->np > 1 ? s->p[1].n : 1); k++) {
 		/* What a line is: B/A with its interval, or A's median with its runs' spread

@@ -63,7 +63,7 @@ lines=$(grep -cE '^ *[0-9]+\.[0-9]{2}- *[0-9]+\.[0-9]{2} +[0-9.]+ +[0-9.]+ +[0-9
 "$SB" tcp-stream --duration 1 --warmup 0.2 -i 0.25 >"$TMP/stext" 2>"$TMP/stext.err" || fail "tcp-stream text: $(cat "$TMP/stext.err")"
 grep -q '^interval s .* Gbit/s ' "$TMP/stext" || fail "tcp-stream's -i is not in Gbit/s: $(head -1 "$TMP/stext")"
 grep -q 'megabytes/s' "$TMP/stext" && fail "tcp-stream's -i still says megabytes/s"
-awk '/^ *[0-9]+\.[0-9]{2}- *[0-9.]+ +[0-9.]+ / {s += $2; n++} /throughput \(Gbit\/s\)/ {g = $3}
+awk '/^ *[0-9]+\.[0-9][0-9]- *[0-9.]+ +[0-9.]+ / {s += $2; n++} /throughput \(Gbit\/s\)/ {g = $3}
 	END {exit !(n > 0 && g > 0 && (s / n / g - 1) ^ 2 < 0.15 ^ 2)}' "$TMP/stext" ||
 	fail "tcp-stream's -i lines are not Gbit/s: $(cat "$TMP/stext")"
 # Usage errors: exit 2, one line.
