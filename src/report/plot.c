@@ -199,8 +199,12 @@ static void plot_page(const struct result *r, const char *svg, FILE *g,
 	snprintf(line, sizeof(line), "sockbench %s: %s%s", r->wl->name, desc,
 		 r->partial ? " (PARTIAL)" : "");
 	gp_str(q1, sizeof(q1), line);
-	snprintf(line, sizeof(line), "%.0f %ss/s over %.2f s", result_rate(r), r->wl->unit,
-		 r->duration_s);
+	if (workload_shows(r->wl) & SHOWS_MEGABYTES) /* a stream: in its panels' Gbit/s too */
+		snprintf(line, sizeof(line), "%.2f Gbit/s (%.0f %ss/s) over %.2f s",
+			 result_rate(r) * 8 / 1e3, result_rate(r), r->wl->unit, r->duration_s);
+	else
+		snprintf(line, sizeof(line), "%.0f %ss/s over %.2f s", result_rate(r), r->wl->unit,
+			 r->duration_s);
 	fprintf(g, "set multiplot title %s . \"\\n\" . %s font ',12'\n", q1,
 		gp_str(q2, sizeof(q2), line));
 	fprintf(g, "set grid\nset key top right\n");
