@@ -351,7 +351,7 @@ static bool svg_whole(const char *path)
 	return n >= 6 && !strcmp(tail + n - 6, "</svg>");
 }
 
-int run_gnuplot(const char *script, const char *svg)
+int run_gnuplot(const char *script, const char *svg, const char *errlog)
 {
 	int st = 0;
 	pid_t pid = fork();
@@ -359,6 +359,10 @@ int run_gnuplot(const char *script, const char *svg)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		int fd = open(errlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+			_exit(126);
 		execlp("gnuplot", "gnuplot", script, (char *)NULL);
 		_exit(127);
 	}

@@ -65,8 +65,9 @@ const char *fmt_fig(char *buf, size_t n, double v);
 char *slurp(const char *path, size_t max, int *err);
 
 /* Run gnuplot on a script file that writes the SVG at svg, and wait: 0, -ENOENT when gnuplot is
- * not installed, -EIO when it failed (its own message is on stderr) or the SVG is not whole. */
-int run_gnuplot(const char *script, const char *svg);
+ * not installed, -EIO when it failed or the SVG is not whole. Its messages (warnings too) go
+ * to the file errlog, never to the user's terminal. */
+int run_gnuplot(const char *script, const char *svg, const char *errlog);
 /* s as a gnuplot string in buf: in single quotes, where nothing is special but '' (a quote),
  * so no backslash escape and no `command`; control characters (a newline ends a gnuplot
  * command) become spaces; cut short to fit n. Every text from a user or a file that reaches a

@@ -2,6 +2,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,6 +11,7 @@
 #include "multi/knee_priv.h"
 #include "multi/stats.h"
 #include "report/out.h"
+#include "report/palette.h"
 
 static const struct {
 	double p;
@@ -157,34 +159,114 @@ int knee_print_json(const struct knee *k, double lo, double hi)
 	return rate ? 0 : 1;
 }
 
-/* gnuplot: p50, p99 and p99.9 (log y) against the offered rate, the SLO's limit, the knee. */
+/* The plot's data: block 0 the runs that passed and block 1 those that failed ("offered
+ * pslo"), block 2 the medians of the runs at each rate, in the points' order (by rate):
+ * "offered p50 p99 p99.9". Each block is written, empty or not, so the indices hold. The
+ * range of it all in xr (x) and yr (y, the SLO's limit in it). */
+static void knee_data(const struct knee *k, FILE *d, double xr[2], double yr[2])
+{
+	double rates[MAX_PTS], v[3][MAX_PTS];
+	int nr = 0;
+
+	xr[0] = yr[0] = INFINITY;
+	xr[1] = yr[1] = -INFINITY;
+	/* A block's first line is no point ("x NaN"): an empty block at the file's start is
+	 * not counted by gnuplot's index, one with a line is. */
+	for (int pass = 1; pass >= 0; pass--) {
+		fprintf(d, "%g NaN\n", k->n ? k->pt[0].offered : 1000.0);
+		for (int i = 0; i < k->n; i++)
+			if (k->pt[i].pass == pass && !isnan(k->pt[i].pslo) && k->pt[i].pslo > 0)
+				fprintf(d, "%g %g\n", k->pt[i].offered, k->pt[i].pslo);
+		fprintf(d, "\n\n");
+	}
+	for (int i = 0; i < k->n; i++) {
+		bool seen = false;
+
+		for (int j = 0; j < nr; j++)
+			seen |= rates[j] == k->pt[i].offered;
+		if (!seen)
+			rates[nr++] = k->pt[i].offered;
+		xr[0] = fmin(xr[0], k->pt[i].offered);
+		xr[1] = fmax(xr[1], k->pt[i].offered);
+	}
+	fprintf(d, "%g NaN NaN NaN\n", nr ? rates[0] : 1000.0);
+	for (int r = 0; r < nr; r++) {
+		int n = 0;
+
+		for (int i = 0; i < k->n; i++)
+			if (k->pt[i].offered == rates[r] && !isnan(k->pt[i].p50) && k->pt[i].p50 > 0) {
+				v[0][n] = k->pt[i].p50, v[1][n] = k->pt[i].p99, v[2][n] = k->pt[i].p999;
+				yr[0] = fmin(yr[0], v[0][n]);
+				yr[1] = fmax(yr[1], fmax(v[2][n], k->pt[i].pslo));
+				n++;
+			}
+		if (n)
+			fprintf(d, "%g %g %g %g\n", rates[r], stats_median(v[0], n),
+				stats_median(v[1], n), stats_median(v[2], n));
+	}
+	fprintf(d, "\n\n");
+	yr[0] = fmin(yr[0], k->limit_us);
+	yr[1] = fmax(yr[1], k->limit_us);
+}
+
+/* The axes: log x (base 2: the ramp doubles) over the rates tried with a margin, never an
+ * empty range; log y over every figure and the SLO's limit, a decade's room either way
+ * when there is nothing but the limit. */
+static void knee_axes(const struct knee *k, FILE *g, const double xr[2], const double yr[2])
+{
+	double lo = isfinite(xr[0]) ? xr[0] : (double)k->min_rate, hi = isfinite(xr[1]) ? xr[1] : lo;
+	double ylo = yr[0], yhi = yr[1];
+
+	if (!(lo > 0))
+		lo = hi = 1000;
+	if (!(ylo < yhi))
+		ylo = k->limit_us / 10, yhi = k->limit_us * 10;
+	fprintf(g, "set logscale x 2\nset xrange [%g:%g]\nset logscale y\nset yrange [%g:%g]\n",
+		lo / 1.25, hi * 1.25, ylo / 1.6, yhi * 1.6);
+	fprintf(g, "set xtics (");
+	for (double t = lo, i = 0; t <= hi * 1.0001 && i < 30; t *= 2, i++)
+		fprintf(g, "%s'%g' %g", i ? ", " : "", t, t);
+	fprintf(g, ")\n");
+}
+
+/* gnuplot: each run's SLO percentile, passed or failed, over log x; the medians at each rate
+ * of p50, p99 and p99.9 joined; the SLO's limit across the plot; the knee, or its absence. */
 static int draw(void *arg, FILE *d, FILE *g, const char *data_path, const char *svg_path)
 {
 	const struct knee *k = arg;
-	double v[MAX_PTS];
+	double v[MAX_PTS], xr[2], yr[2];
 	int nv, npass;
 	double rate = knee_rate(k, v, &nv, &npass);
-	char q[300], t[120];
+	char q[300], t[160];
 
-	fprintf(d, "# offered achieved p50_us p99_us p999_us\n");
-	for (int i = 0; i < k->n; i++)
-		if (!isnan(k->pt[i].p50))
-			fprintf(d, "%g %g %g %g %g\n", k->pt[i].offered, k->pt[i].achieved,
-				k->pt[i].p50, k->pt[i].p99, k->pt[i].p999);
+	knee_data(k, d, xr, yr);
 	fprintf(g, "set terminal svg size 900,560 dynamic background rgb 'white'\nset output %s\n",
 		gp_str(q, sizeof(q), svg_path));
+	out_gp_palette(g);
 	snprintf(t, sizeof(t), "sockbench knee %s: latency against offered load (p%g <= %.0f us)",
 		 k->wl->name, k->pct, k->limit_us);
-	fprintf(g, "set title %s\nset xlabel 'offered rate (/s)'\nset ylabel 'latency (us), from "
-		   "the scheduled send'\nset logscale y\nset key top left\n", gp_str(q, sizeof(q), t));
+	fprintf(g, "set title %s\nset xlabel 'offered rate (/s, log: the ramp doubles)'\nset "
+		   "ylabel 'latency (us, log), from the scheduled send'\nset key outside right "
+		   "font ',10'\nset grid\n", gp_str(q, sizeof(q), t));
+	knee_axes(k, g, xr, yr);
+	fprintf(g, "set arrow from graph 0, first %g to graph 1, first %g nohead dashtype 2 lw 2 "
+		   "lc rgb '" PALETTE_LIMIT "'\n", k->limit_us, k->limit_us);
 	if (rate)
 		fprintf(g, "set arrow from %g, graph 0 to %g, graph 1 nohead dashtype 3 lc rgb "
 			   "'#666666'\nset label 'knee %.0f/s' at %g, graph 0.95 right offset -0.5,0\n",
 			rate, rate, rate, rate);
+	else
+		fprintf(g, "set label 'no knee found within the ramp: no rate held the SLO' at "
+			   "graph 0.5, graph 1.035 center font ',12' textcolor rgb '" PALETTE_FAIL "'\n"
+			   "set tmargin 5\n");
 	gp_str(q, sizeof(q), data_path);
-	fprintf(g, "plot %s using 1:3 with linespoints title 'p50', %s using 1:4 with linespoints "
-		   "title 'p99', %s using 1:5 with linespoints title 'p99.9', %g with lines "
-		   "dashtype 2 lc rgb '#b2182b' title 'SLO limit'\n", q, q, q, k->limit_us);
+	fprintf(g, "plot %s index 2 using 1:2 with linespoints lt 1 pt 6 title 'p50, median of "
+		   "the runs', '' index 2 using 1:3 with linespoints lt 2 pt 6 title 'p99, median', "
+		   "'' index 2 using 1:4 with linespoints lt 3 pt 6 title 'p99.9, median', ", q);
+	fprintf(g, "'' index 0 using 1:2 with points pt 7 ps 0.9 lc rgb '" PALETTE_PASS "' title "
+		   "'p%g of a run: passed', '' index 1 using 1:2 with points pt 2 ps 1.3 lw 2 lc rgb '"
+		   PALETTE_FAIL "' title 'p%g of a run: failed', NaN with lines dashtype 2 lw 2 lc rgb '"
+		   PALETTE_LIMIT "' title 'SLO limit %.0f us'\n", k->pct, k->pct, k->limit_us);
 	return ferror(d) || ferror(g) ? -EIO : 0;
 }
 

@@ -110,7 +110,18 @@ static bool spans_decades(struct param *p)
 	return lo > 0 && hi / lo >= 10;
 }
 
-/* The plot's data: a block per value of the second flag, "x rate" or "x ratio low high". */
+/* The slowest (end -1) or fastest (1) of a point's whole rounds: its spread. */
+static double spread_end(const struct point *pt, int end)
+{
+	double v = pt->a_tps[0];
+
+	for (int i = 1; i < pt->n; i++)
+		v = end < 0 ? fmin(v, pt->a_tps[i]) : fmax(v, pt->a_tps[i]);
+	return v;
+}
+
+/* The plot's data: a block per value of the second flag, "x rate min max" (the median and
+ * the spread of the rounds) or "x ratio low high". */
 static void plot_data(struct sweep *s, FILE *d)
 {
 	int n1 = s->p[0].n, n2 = s->np > 1 ? s->p[1].n : 1;
@@ -125,7 +136,8 @@ static void plot_data(struct sweep *s, FILE *d)
 				fprintf(d, "%s %.5f %.5f %.5f\n", pt->v[0], pt->e.ratio, pt->e.lo,
 					pt->e.hi);
 			else
-				fprintf(d, "%s %.3f\n", pt->v[0], med(pt->a_sum, "rate"));
+				fprintf(d, "%s %.3f %.3f %.3f\n", pt->v[0], med(pt->a_sum, "rate"),
+					spread_end(pt, -1), spread_end(pt, 1));
 		}
 		fprintf(d, "\n\n");
 	}
@@ -176,10 +188,11 @@ static void plot_titles(struct sweep *s, FILE *g)
 	taken(s, n, sizeof(n), &most);
 	if (s->compare) {
 		snprintf(line, sizeof(line), "sockbench sweep %s: rate of B / rate of A at each %s "
-			 "(geometric mean of %s paired runs, 95%% interval; seed %llu)", s->wl->name,
-			 s->p[0].flag + 2, n, (unsigned long long)s->seed);
+			 "(%s paired runs; seed %llu)", s->wl->name, s->p[0].flag + 2, n,
+			 (unsigned long long)s->seed);
 		gp_str(q[0], sizeof(q[0]), line);
-		snprintf(line, sizeof(line), "A: the flags given; B: A plus %s", s->compare);
+		snprintf(line, sizeof(line), "A: the flags given; B: A plus %s; a point: the geometric "
+			 "mean of the pairs' B/A", s->compare);
 		fprintf(g, "set title %s . \"\\n\" . %s\n", q[0], gp_str(q[1], sizeof(q[1]), line));
 	} else {
 		snprintf(line, sizeof(line), "sockbench sweep %s: median %ss per second at each %s "
@@ -212,6 +225,22 @@ static void plot_marks(struct sweep *s, FILE *g)
 	}
 }
 
+/* B/A's axis ends at twice the highest ratio (at least 1.5): an interval from two pairs can
+ * reach 10^4, and drawn whole it flattens every ratio onto 0; its bar runs off the top. */
+static const char *ratio_top(const struct sweep *s, char *buf, size_t len)
+{
+	double top = 0;
+
+	for (int i = 0; s->compare && i < s->npts; i++)
+		if (!point_failed(&s->pts[i]) && s->pts[i].n >= 2 && isfinite(s->pts[i].e.ratio))
+			top = fmax(top, s->pts[i].e.ratio);
+	if (top > 0)
+		snprintf(buf, len, "%g", fmax(2 * top, 1.5));
+	else
+		snprintf(buf, len, "*");
+	return buf;
+}
+
 /* gnuplot: x = the first flag, one line per value of the second; y = the rate, or B/A. */
 static void plot_script(struct sweep *s, const char *data, const char *svg, FILE *g)
 {
@@ -220,8 +249,9 @@ static void plot_script(struct sweep *s, const char *data, const char *svg, FILE
 
 	fprintf(g, "set terminal svg size 900,560 dynamic background rgb 'white'\nset output %s\n",
 		gp_str(qd, sizeof(qd), svg));
+	out_gp_palette(g);
 	plot_titles(s, g);
-	fprintf(g, "set key outside right\n");
+	fprintf(g, "set key outside bottom center horizontal\n");
 	/* The x axis spans the data with a margin, so the end points and their bars are whole;
 	 * y starts at 0 (rates and ratios are not negative). */
 	for (int i = 0; i < s->p[0].n; i++) {
@@ -235,17 +265,17 @@ static void plot_script(struct sweep *s, const char *data, const char *svg, FILE
 	else if (hi > lo)
 		fprintf(g, "set xrange [%g:%g]\n", lo - (hi - lo) * 0.06, hi + (hi - lo) * 0.06);
 	plot_marks(s, g);
-	fprintf(g, "set yrange [0:*]\nplot ");
+	fprintf(g, "set yrange [0:%s]\nplot ", ratio_top(s, qt, sizeof(qt)));
 	gp_str(qd, sizeof(qd), data);
 	for (int k = 0; k < (s->np > 1 ? s->p[1].n : 1); k++) {
-		if (s->np > 1)
-			snprintf(title, sizeof(title), "%s=%s", s->p[1].flag + 2,
-				 s->p[1].values[k]);
-		else
-			snprintf(title, sizeof(title), "%s", s->compare ? "B/A" : "A");
-		fprintf(g, "%s%s index %d using %s title %s", k ? ", " : "", qd, k,
-			s->compare ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints",
-			gp_str(qt, sizeof(qt), title));
+		/* What a line is: B/A with its interval, or A's median with its runs' spread
+		 * (there is no B without --compare: only A's flags are run) */
+		snprintf(title, sizeof(title), "%s%s%s%s", s->np > 1 ? s->p[1].flag + 2 : "",
+			 s->np > 1 ? "=" : "", s->np > 1 ? s->p[1].values[k] : "",
+			 s->compare ? (s->np > 1 ? ": B/A" : "B/A (bar: 95% interval)")
+				    : (s->np > 1 ? "" : "median rate (bar: min to max of the runs)"));
+		fprintf(g, "%s%s index %d using 1:2:3:4 with yerrorlines lt %d pt 7 ps 0.6 title %s",
+			k ? ", " : "", qd, k, k + 1, gp_str(qt, sizeof(qt), title));
 	}
 	if (s->compare)
 		fprintf(g, ", 1 with lines dashtype 2 lw 2 lc rgb '#b2182b' title "

@@ -17,8 +17,7 @@
 #define MT 34.0
 #define MB 48.0
 
-const char *const chart_palette[CHART_COLOURS] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
-						  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+const char *const chart_palette[CHART_COLOURS] = PALETTE;
 
 static double ax_map(enum chart_axis a, double v)
 {
@@ -97,6 +96,14 @@ static void tick_label(char *out, size_t cap, enum chart_axis a, double v)
 		fmt_num(out, cap, v);
 }
 
+/* A text's attributes that fit it into avail px: squeezed (textLength) when at about 6.6 px a
+ * character (12 px sans) it would be longer, so no caption runs past the picture's edge. */
+static void text_fit(FILE *f, const char *s, double avail)
+{
+	if (s && strlen(s) * 6.6 > avail)
+		html_printf(f, " textLength=\"%.0f\" lengthAdjust=\"spacingAndGlyphs\"", avail);
+}
+
 static void svg_open(FILE *f, double h, const char *title)
 {
 	html_printf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%.0f\" "
@@ -151,13 +158,15 @@ static void axes(FILE *f, const struct frame *fr, const struct chart *c)
 	}
 	html_printf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
 		   "stroke=\"#444\"/>\n", ML, MT, fr->w, fr->h);
-	html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", ML + fr->w / 2,
+	html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\"", ML + fr->w / 2,
 		    MT + fr->h + 36);
+	text_fit(f, c->xlabel, fr->w);
+	html_printf(f, ">");
 	html_text(f, c->xlabel);
-	html_printf(
-	    f,
-	    "</text>\n<text transform=\"translate(14,%.1f) rotate(-90)\" text-anchor=\"middle\">",
-	    MT + fr->h / 2);
+	html_printf(f, "</text>\n<text transform=\"translate(14,%.1f) rotate(-90)\" "
+		    "text-anchor=\"middle\"", MT + fr->h / 2);
+	text_fit(f, c->ylabel, fr->h + MT + MB - 8);
+	html_printf(f, ">");
 	html_text(f, c->ylabel);
 	html_printf(f, "</text>\n");
 }
@@ -167,10 +176,40 @@ static void legend(FILE *f, const struct frame *fr, int i, const char *label, co
 	double y = MT + 10 + i * 18;
 
 	html_printf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" fill=\"%s\"/>"
-		   "<text x=\"%.1f\" y=\"%.1f\">",
+		   "<text x=\"%.1f\" y=\"%.1f\"",
 		ML + fr->w + 12, y - 4, colour, ML + fr->w + 32, y + 1);
+	text_fit(f, label, MR - 38);
+	html_printf(f, ">");
 	html_text(f, label);
 	html_printf(f, "</text>\n");
+}
+
+/* One series: its line, whiskers and markers, in the frame's clip. */
+static void series_draw(FILE *f, const struct frame *fr, const struct chart *c,
+			const struct chart_series *s, const char *col)
+{
+	double ly = 0;
+
+	html_printf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+		   "points=\"", col);
+	for (int k = 0; k < s->n; k++) {
+		double x = px(fr, s->x[k]), y = py(fr, s->y[k]);
+
+		if (c->step && k)
+			html_printf(f, "%.1f,%.1f ", x, ly);
+		html_printf(f, "%.1f,%.1f ", x, y);
+		ly = y;
+	}
+	html_printf(f, "\"/>\n");
+	for (int k = 0; s->lo && k < s->n; k++) {
+		double x = px(fr, s->x[k]), lo = py(fr, s->lo[k]), hi = py(fr, s->hi[k]);
+
+		html_printf(f, "<path class=\"spread\" d=\"M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8\" "
+			    "stroke=\"%s\" fill=\"none\"/>\n", x, lo, hi, x - 4, lo, x - 4, hi, col);
+	}
+	for (int k = 0; c->markers && k < s->n; k++)
+		html_printf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+			    px(fr, s->x[k]), py(fr, s->y[k]), col);
 }
 
 void chart_lines(FILE *f, const struct chart *c, const struct chart_series *s, int ns)
@@ -188,6 +227,11 @@ void chart_lines(FILE *f, const struct chart *c, const struct chart_series *s, i
 		fr.y1 = fr.y0 + 1;
 	svg_open(f, MT + fr.h + MB, c->title);
 	axes(f, &fr, c);
+	/* What is drawn stays in the frame (a nested svg clips): a tail past the axis' end is
+	 * cut at the frame, never drawn over the legend. */
+	html_printf(f, "<svg class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		    "viewBox=\"%.1f %.1f %.1f %.1f\">\n", ML - 4, MT - 4, fr.w + 8, fr.h + 8, ML - 4,
+		    MT - 4, fr.w + 8, fr.h + 8);
 	if (!isnan(c->ref)) {
 		double y = py(&fr, c->ref);
 
@@ -198,40 +242,13 @@ void chart_lines(FILE *f, const struct chart *c, const struct chart_series *s, i
 		html_text(f, c->ref_label ? c->ref_label : "");
 		html_printf(f, "</text>\n");
 	}
-	for (int i = 0, nl = 0; i < ns; i++) {
-		const char *col = s[i].colour ? s[i].colour : chart_palette[i % CHART_COLOURS];
-		double lx = 0, ly = 0;
-		int drawn = 0;
-
-		html_printf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-			   "points=\"", col);
-		for (int k = 0; k < s[i].n; k++) {
-			double x = px(&fr, s[i].x[k]), y = py(&fr, s[i].y[k]);
-
-			if (c->step && drawn)
-				html_printf(f, "%.1f,%.1f ", x, ly);
-			html_printf(f, "%.1f,%.1f ", x, y);
-			lx = x, ly = y, drawn++;
-		}
-		(void)lx;
-		html_printf(f, "\"/>\n");
-		for (int k = 0; s[i].lo && k < s[i].n; k++) {
-			double x = px(&fr, s[i].x[k]);
-
-			html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
-				   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
-				   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
-				x, py(&fr, s[i].lo[k]), x, py(&fr, s[i].hi[k]), col, x - 4, py(&fr, s[i].lo[k]),
-				x + 4, py(&fr, s[i].lo[k]), col, x - 4, py(&fr, s[i].hi[k]), x + 4,
-				py(&fr, s[i].hi[k]), col);
-		}
-		if (c->markers)
-			for (int k = 0; k < s[i].n; k++)
-				html_printf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
-					px(&fr, s[i].x[k]), py(&fr, s[i].y[k]), col);
+	for (int i = 0; i < ns; i++)
+		series_draw(f, &fr, c, &s[i], s[i].colour ? s[i].colour : chart_palette[i % CHART_COLOURS]);
+	html_printf(f, "</svg>\n");
+	for (int i = 0, nl = 0; i < ns; i++)
 		if (s[i].label) /* series without one share the legend of one that has */
-			legend(f, &fr, nl++, s[i].label, col);
-	}
+			legend(f, &fr, nl++, s[i].label,
+			       s[i].colour ? s[i].colour : chart_palette[i % CHART_COLOURS]);
 	for (int k = 0; c->xnames && k < c->nxnames; k++) {
 		html_printf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
 			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\">",
@@ -313,7 +330,9 @@ static void bar_row(FILE *f, const struct bar_axis *ax, const struct chart_bar *
 		html_printf(f, "; ");
 		html_text(f, b->note);
 	}
-	html_printf(f, "</title><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", BAR_LW - 8, y + 16);
+	html_printf(f, "</title><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"", BAR_LW - 8, y + 16);
+	text_fit(f, b->label, BAR_LW - 12);
+	html_printf(f, ">");
 	html_text(f, b->label);
 	html_printf(f, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
 		   "opacity=\"0.8\"/>", x0, y + 4, fmax(x1 - x0, 1), BAR_ROW - 8, col);
@@ -344,7 +363,7 @@ void chart_bars(FILE *f, const struct chart_bar_opts *o, const struct chart_bar 
 	char lab[32];
 
 	bar_axis(&ax, o, b, n);
-	svg_open(f, MT + h + 44, o->title);
+	svg_open(f, MT + h + 58, o->title);
 	int nt = ticks(ax.xa, ax.lo, ax.hi, t, 64);
 
 	for (int i = 0; i < nt; i++) {
@@ -364,7 +383,11 @@ void chart_bars(FILE *f, const struct chart_bar_opts *o, const struct chart_bar 
 		html_text(f, o->ref_label ? o->ref_label : "");
 		html_printf(f, "</text>\n");
 	}
-	html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", BAR_LW - 8, MT + h + 36);
+	/* The axis' caption under the bars, centred: the labels' column is no room for it. */
+	html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\"", BAR_LW + BAR_W / 2,
+		    MT + h + 50);
+	text_fit(f, o->xlabel, BAR_W);
+	html_printf(f, ">");
 	html_text(f, o->xlabel);
 	html_printf(f, "%s</text>\n</svg>\n", ax.xa == AX_LOG ? " (log scale)" : "");
 }
@@ -374,7 +397,7 @@ void chart_stacked(FILE *f, const char *title, const char *xlabel, const char *c
 {
 	const double row = 26, lw = 160, w = CW - lw - 200;
 	double hi = 0, h = n * row;
-	static const char *const col[2] = {"#ff7f0e", "#1f77b4"};
+	static const char *const col[2] = {PALETTE_USER, PALETTE_SYSTEM}; /* as --plot's */
 	char lab[32];
 
 	for (int i = 0; i < n; i++)
@@ -409,7 +432,9 @@ void chart_stacked(FILE *f, const char *title, const char *xlabel, const char *c
 		html_printf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			   "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
 			lw + w + 60, MT + 4 + k * 18, col[k], lw + w + 78, MT + 14 + k * 18, part[k]);
-	html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", lw + w / 2, MT + h + 36);
+	html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\"", lw + w / 2, MT + h + 36);
+	text_fit(f, xlabel, 2 * (lw + w / 2) - 20);
+	html_printf(f, ">");
 	html_text(f, xlabel);
 	html_printf(f, "</text>\n</svg>\n");
 }

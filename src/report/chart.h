@@ -13,7 +13,10 @@ enum chart_axis {
 	AX_NINES, /* a fraction 0..1 drawn as its nines: 90%, 99%, 99.9%... equally spaced */
 };
 
-#define CHART_COLOURS 8
+#include "report/palette.h"
+
+#define CHART_COLOURS PALETTE_N
+/* Result i's colour: chart_palette[i % CHART_COLOURS] (report/palette.h). */
 extern const char *const chart_palette[CHART_COLOURS];
 
 struct chart {

@@ -101,54 +101,72 @@ static void page_head(FILE *f, cJSON *const *docs, const char *const *names, int
 	html_printf(f, "</ul>\n");
 }
 
-/* Several documents: their runs' rates side by side and their latency CDFs overlaid (a
- * --runs document's median rate and its first run's CDF), when two or more have a run. */
+/* The bars of the results whose rate counts unit u, one chart: rates of different units never
+ * share an axis. */
+static void overview_bars(FILE *f, const struct chart_bar *b, const char *const *units, int nb,
+			  const char *u)
+{
+	struct chart_bar *mine = xcalloc((size_t)nb, sizeof(*mine));
+	char title[160], xl[96];
+	int n = 0;
+
+	for (int i = 0; i < nb; i++)
+		if (!strcmp(units[i], u))
+			mine[n++] = b[i];
+	snprintf(title, sizeof(title), "Rate of each result in %ss/s (repeated runs: the median and "
+		 "its interval)", u);
+	snprintf(xl, sizeof(xl), "%ss per second", u);
+	struct chart_bar_opts o = {.title = title, .xlabel = xl, .ref = NAN};
+
+	chart_bars(f, &o, mine, n);
+	free(mine);
+}
+
+/* Several documents: their runs' rates side by side (a chart per unit) and their latency CDFs
+ * overlaid (a --runs document's median rate and its first run's CDF), when two or more have a
+ * run. Result i takes colour i in both (chart_palette). */
 static void overview(FILE *f, cJSON *const *docs, const char *const *names, int n)
 {
 	struct chart_bar *b = xcalloc((size_t)n, sizeof(*b));
 	struct chart_series *s = xcalloc((size_t)n, sizeof(*s));
-	char **labels = xcalloc((size_t)n, sizeof(*labels));
+	const char **units = xcalloc((size_t)n, sizeof(*units));
 	int nb = 0, ns = 0;
 
 	for (int i = 0; i < n; i++) {
-		const cJSON *one = kind_of(docs[i]) == K_RUN ? docs[i]
-				   : kind_of(docs[i]) == K_RUNS
-					   ? cJSON_GetArrayItem(html_jget(docs[i], "results"), 0)
-					   : NULL;
-		double rate = kind_of(docs[i]) == K_RUNS ? html_jnum(docs[i], "summary.rate.median")
-							 : html_jnum(one, "rate");
-
 		bool runs = kind_of(docs[i]) == K_RUNS;
+		const cJSON *one = kind_of(docs[i]) == K_RUN ? docs[i]
+				   : runs ? cJSON_GetArrayItem(html_jget(docs[i], "results"), 0)
+					  : NULL;
+		double rate = runs ? html_jnum(docs[i], "summary.rate.median") : html_jnum(one, "rate");
+		const char *col = chart_palette[nb % CHART_COLOURS];
 
 		if (!one)
 			continue;
-		/* A result's bar and its CDF take the same colour. */
-		labels[nb] = xmalloc(256);
-		snprintf(labels[nb], 256, "%s (%ss/s)", names[i], html_unit_of(one));
-		b[nb] = (struct chart_bar){labels[nb], rate,
-					   runs ? html_jnum(docs[i], "summary.rate.ci_low") : NAN,
-					   runs ? html_jnum(docs[i], "summary.rate.ci_high") : NAN,
-					   chart_palette[ns % CHART_COLOURS], NULL};
-		nb++;
+		units[nb] = html_unit_of(one);
+		b[nb++] = (struct chart_bar){names[i], rate,
+					     runs ? html_jnum(docs[i], "summary.rate.ci_low") : NAN,
+					     runs ? html_jnum(docs[i], "summary.rate.ci_high") : NAN,
+					     col, NULL};
 		if (html_cdf_series(html_jget(one, "latency_us"), &s[ns], names[i]))
-			s[ns].colour = chart_palette[ns % CHART_COLOURS], ns++;
+			s[ns++].colour = col;
 	}
 	if (nb > 1) {
 		html_printf(f, "<section><h2>Overview</h2>\n");
-		struct chart_bar_opts o = {
-		    .title = "Rate of each result (repeated runs: the median and its interval)",
-		    .xlabel = "units per second (each result's own unit, in its label)",
-		    .ref = NAN};
+		for (int i = 0; i < nb; i++) {
+			bool seen = false;
 
-		chart_bars(f, &o, b, nb);
-		html_cdf_charts(f, "Latency of each result (repeated runs: the first)", s, ns);
+			for (int k = 0; k < i; k++)
+				seen |= !strcmp(units[k], units[i]);
+			if (!seen)
+				overview_bars(f, b, units, nb, units[i]);
+		}
+		if (ns)
+			html_cdf_charts(f, "Latency of each result (repeated runs: the first)", s, ns);
 		html_printf(f, "</section>\n");
 	}
 	for (int i = 0; i < ns; i++)
 		free((void *)s[i].x);
-	for (int i = 0; i < nb; i++)
-		free(labels[i]);
-	free(labels);
+	free(units);
 	free(s);
 	free(b);
 }

@@ -54,7 +54,7 @@ static void compare_cdfs(FILE *f, const cJSON *d)
 		cJSON_ArrayForEach(e, side[k])
 			n += html_cdf_series_of(e, &s[n], n == first ? name[k] : NULL);
 		for (int i = first; i < n; i++) /* blue and orange: not the verdicts' red and green */
-			s[i].colour = chart_palette[k ? 3 : 0];
+			s[i].colour = chart_palette[k ? 1 : 0];
 	}
 	html_cdf_charts(f, "Latency of every run of A and of B", s, n);
 	for (int i = 0; i < n; i++)

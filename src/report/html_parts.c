@@ -58,7 +58,10 @@ void html_row(FILE *f, const char *k, double v, const char *unit)
 	html_printf(f, "<tr><th>");
 	html_text(f, k);
 	html_printf(f, "</th><td>");
-	html_num(f, v);
+	if (!unit && isfinite(v)) /* a count: a whole number, never "0.00" */
+		html_printf(f, "%.0f", v);
+	else
+		html_num(f, v);
 	if (unit && !isnan(v))
 		html_printf(f, " %s", unit);
 	html_printf(f, "</td></tr>\n");

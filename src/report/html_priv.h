@@ -20,7 +20,8 @@ double html_jnum(const struct cJSON *o, const char *path);
 const char *html_jstr(const struct cJSON *o, const char *path);
 /* A number as the text tables print it. */
 void html_num(FILE *f, double v);
-/* A row of a key-value table: a number with its unit, or a string ("-" when empty). */
+/* A row of a key-value table: a number with its unit (unit NULL: a count, printed whole), or a
+ * string ("-" when empty). */
 void html_row(FILE *f, const char *k, double v, const char *unit);
 void html_row_s(FILE *f, const char *k, const char *v);
 /* What the document's rate counts: its "unit", else its workload's. */

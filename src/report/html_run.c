@@ -84,7 +84,7 @@ static int flame_no;
 
 /* One figure of the intervals (-i) over the window, at each interval's middle. */
 static void interval_chart(FILE *f, const cJSON *d, const char *key, const char *title,
-			   const char *ylabel)
+			   const char *ylabel, double scale)
 {
 	const cJSON *a = html_jget(d, "intervals"), *e;
 	int n = cJSON_GetArraySize(a), k = 0;
@@ -96,8 +96,8 @@ static void interval_chart(FILE *f, const cJSON *d, const char *key, const char 
 		if (isnan(v) || isnan(t) || isnan(len))
 			continue;
 		x[k] = t - len / 2;
-		y[k] = v;
-		top = fmax(top, v);
+		y[k] = v * scale;
+		top = fmax(top, y[k]);
 		k++;
 	}
 	if (k > 0) {
@@ -119,9 +119,14 @@ static void interval_charts(FILE *f, const cJSON *d)
 
 	if (!cJSON_IsArray(html_jget(d, "intervals")))
 		return;
+	const struct workload *wl = workload_find(html_jstr(d, "workload"));
+	/* A stream's in Gbit/s, as its rate over the window and its -i lines */
+	bool gbit = wl && (workload_shows(wl) & SHOWS_MEGABYTES);
+
 	snprintf(ylabel, sizeof(ylabel), "%ss/s", html_jstr(d, "unit"));
-	interval_chart(f, d, "rate", "Rate of each interval (-i)", ylabel);
-	interval_chart(f, d, "p99_us", "p99 latency of each interval (-i)", "microseconds");
+	interval_chart(f, d, "rate", "Rate of each interval (-i)", gbit ? "Gbit/s" : ylabel,
+		       gbit ? 8 / 1e3 : 1);
+	interval_chart(f, d, "p99_us", "p99 latency of each interval (-i)", "microseconds", 1);
 }
 
 void html_run_page_start(void)
@@ -268,7 +273,7 @@ void html_run_section(FILE *f, const cJSON *d)
 	}
 	const cJSON *kc = html_jget(d, "kernel_check.counters"), *e;
 
-	if (cJSON_IsObject(kc)) {
+	if (cJSON_IsObject(kc) && kc->child) { /* none (tcp-rr): no table, not an empty one */
 		html_printf(f, "<table class=\"grid\"><caption>our counts beside the kernel's (%s)</caption>"
 			   "<tr><th>counter</th><th>ours</th><th>kernel</th><th>difference</th></tr>\n",
 			html_jstr(d, "kernel_check.scope"));
@@ -288,12 +293,12 @@ void html_runs_section(FILE *f, const cJSON *d)
 	const cJSON *results = html_jget(d, "results");
 	int nr = cJSON_GetArraySize(results), n = 0;
 
-	html_printf(f, "<p>%.0f whole runs of %.0f asked%s.</p>\n", html_jnum(d, "runs"),
-		    html_jnum(d, "runs_asked"),
-		    cJSON_IsTrue(html_jget(d, "unstable"))
-			? "; <b>unstable</b>: the rate's spread is over 10% "
-			  "of its median"
-			: "");
+	/* The markup in the format, never in an argument: html_printf escapes those */
+	html_printf(f, "<p>%.0f whole runs of %.0f asked", html_jnum(d, "runs"),
+		    html_jnum(d, "runs_asked"));
+	if (cJSON_IsTrue(html_jget(d, "unstable")))
+		html_printf(f, "; <b>unstable</b>: the rate's spread is over 10%% of its median");
+	html_printf(f, ".</p>\n");
 	html_partial_note(f, d);
 	html_printf(f, "<table class=\"grid\"><tr><th>figure</th><th>median</th><th>interval</th>"
 		   "<th>its confidence</th><th>min</th><th>max</th></tr>\n");

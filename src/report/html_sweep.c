@@ -168,7 +168,10 @@ static void sweep_charts(FILE *f, const cJSON *d, const struct sweep_points *p,
 
 	snprintf(blabel, sizeof(blabel), "B: A plus %s", html_jstr(d, "compare"));
 	for (int g = 0; g < groups; g++) {
-		s[ns++] = (struct chart_series){.label = groups > 1 ? a->gl[g] : "A", .x = p->x,
+		/* "A" only beside a B; alone, the line is the sweep's median rate */
+		const char *al = p->cmp ? "A: the flags given" : "median rate";
+
+		s[ns++] = (struct chart_series){.label = groups > 1 ? a->gl[g] : al, .x = p->x,
 						.y = p->ya + g * k1, .lo = p->la + g * k1,
 						.hi = p->ha + g * k1, .n = k1};
 		rs[g] = (struct chart_series){.label = groups > 1 ? a->gl[g] : "B / A", .x = p->x,

@@ -2,9 +2,11 @@
  * mode), the JSON `intervals` array, and a note when there are none to give. */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/figure_table.h"
 #include "report/out.h"
 #include "report/out_priv.h"
 #include "workload/workload.h"
@@ -43,13 +45,19 @@ void out_interval(const struct result *r, int i)
 	if (r->cfg->json || r->cfg->format != FORMAT_TEXT) /* stdout is the document's */
 		return;
 	out_progress_end(); /* a terminal's progress line is redrawn below */
-	snprintf(unit, sizeof(unit), "%ss/s", r->wl->unit);
+	/* A stream's bytes in Gbit/s, as its plot and its throughput line give them. */
+	bool gbit = workload_shows(r->wl) & SHOWS_MEGABYTES;
+
+	snprintf(unit, sizeof(unit), gbit ? "Gbit/s" : "%ss/s", r->wl->unit);
 	if (i == 0)
 		printf("%-13s %14s %10s %10s %10s %8s %8s %8s %11s\n", "interval s", unit, "p50 us",
 		       "p99 us", "unanswered", "client%", "server%", "busy%",
 		       is_tcp(r) ? "retransmits" : "udp drops");
 	printf("%6.2f-%-6.2f", iv->t_s - iv->len_s, iv->t_s);
-	col(iv->rate, 14, iv->rate < 100 ? 2 : 0);
+	if (gbit)
+		col(iv->rate * 8 / 1e3, 14, 3); /* megabytes (1e6 bytes) a second to Gbit/s */
+	else
+		col(iv->rate, 14, iv->rate < 100 ? 2 : 0);
 	bound_col(iv->p50_us, iv->p50_at_least);
 	bound_col(iv->p99_us, iv->p99_at_least);
 	col(iv->unanswered, 10, 0);

@@ -66,6 +66,9 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
  * target: ..."; 0 or -1. */
 typedef int (*out_draw_fn)(void *arg, FILE *d, FILE *g, const char *data_path, const char *svg_path);
 int out_gnuplot(const char *what, const char *target, out_draw_fn draw, void *arg);
+/* gnuplot's line types 1..PALETTE_N as the report page's colours (report/palette.h): series i
+ * of every plot is the colour result i has on the page. */
+void out_gp_palette(FILE *g);
 
 /* --flamegraph and the report's flame graphs: the profile's folded stacks (JSON `profile`,
  * its "stacks") as an SVG flame graph with the given title and element id: one colour family

@@ -10,10 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/figure_table.h"
 #include "base/outfile.h"
+#include "base/safe_text.h"
 #include "base/util.h"
 #include "report/out.h"
 #include "report/out_priv.h"
+#include "report/palette.h"
 #include "report/trace_rows.h"
 
 #define BINS_PER_DECADE 20
@@ -83,8 +86,11 @@ static void plot_intervals(const struct result *r, FILE *g, const char *dp, int 
 	fprintf(g, "set size 1, %g\nset origin 0, 0\n", h - 0.02);
 	fprintf(g, "set title 'each %g s interval (-i): rate%s'\n", r->cfg->interval,
 		lat ? " and p99 latency" : "");
-	fprintf(g, "set xlabel 'seconds into the window'\nset ylabel '%ss/s'\nset yrange [0:*]\n"
-		   "set xrange [0:%.4f]\n", r->wl->unit, r->duration_s);
+	if (workload_shows(r->wl) & SHOWS_MEGABYTES) /* a stream: Gbit/s, as its rate above */
+		fprintf(g, "set xlabel 'seconds into the window'\nset ylabel 'Gbit/s'\n");
+	else
+		fprintf(g, "set xlabel 'seconds into the window'\nset ylabel '%ss/s'\n", r->wl->unit);
+	fprintf(g, "set yrange [0:*]\nset xrange [0:%.4f]\n", r->duration_s);
 	if (lat)
 		fprintf(g, "set y2label 'p99 microseconds'\nset y2range [0:*]\nset y2tics\n");
 	fprintf(g, "plot %s index %d using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc rgb '#2166ac' "
@@ -165,9 +171,11 @@ static void plot_data(const struct result *r, FILE *d, struct plot_layout *pl)
 		fprintf(d, "\n\n"); /* block cpu_block + 1 */
 	pl->ivl = r->nintervals > 0;
 	pl->ivl_block = pl->cpu_block + 1 + pl->series;
+	double scale = workload_shows(r->wl) & SHOWS_MEGABYTES ? 8 / 1e3 : 1; /* MB/s: Gbit/s */
+
 	for (int i = 0; pl->ivl && i < r->nintervals; i++)
 		fprintf(d, "%.4f %.6f %.3f\n", r->intervals[i].t_s - r->intervals[i].len_s / 2,
-			r->intervals[i].rate, r->intervals[i].p99_us);
+			r->intervals[i].rate * scale, r->intervals[i].p99_us);
 	if (pl->ivl)
 		fprintf(d, "\n\n");
 	if (r->trace)
@@ -191,11 +199,16 @@ static void plot_page(const struct result *r, const char *svg, FILE *g,
 	snprintf(line, sizeof(line), "sockbench %s: %s%s", r->wl->name, desc,
 		 r->partial ? " (PARTIAL)" : "");
 	gp_str(q1, sizeof(q1), line);
-	snprintf(line, sizeof(line), "%.0f %ss/s over %.2f s", result_rate(r), r->wl->unit,
-		 r->duration_s);
+	if (workload_shows(r->wl) & SHOWS_MEGABYTES) /* a stream: in its panels' Gbit/s too */
+		snprintf(line, sizeof(line), "%.2f Gbit/s (%.0f %ss/s) over %.2f s",
+			 result_rate(r) * 8 / 1e3, result_rate(r), r->wl->unit, r->duration_s);
+	else
+		snprintf(line, sizeof(line), "%.0f %ss/s over %.2f s", result_rate(r), r->wl->unit,
+			 r->duration_s);
 	fprintf(g, "set multiplot title %s . \"\\n\" . %s font ',12'\n", q1,
 		gp_str(q2, sizeof(q2), line));
 	fprintf(g, "set grid\nset key top right\n");
+	out_gp_palette(g);
 }
 
 /* Histogram, left; CDF, right; log time axes (tcp-crr: connect() alone beside). */
@@ -269,8 +282,8 @@ static void plot_cpu(const struct result *r, FILE *g, const struct plot_layout *
 		"set ylabel 'microseconds per %s'\nset yrange [0:*]\nset key outside right\n",
 		r->wl->unit);
 	fprintf(g,
-		"plot %s index %d using 2:xtic(1) title 'user' lc rgb '#4393c3', '' index %d "
-		"using 3 title 'system' lc rgb '#d6604d'\n",
+		"plot %s index %d using 2:xtic(1) title 'user' lc rgb '" PALETTE_USER "', '' index %d "
+		"using 3 title 'system' lc rgb '" PALETTE_SYSTEM "'\n",
 		pl->dp, pl->cpu_block, pl->cpu_block);
 }
 
@@ -298,9 +311,34 @@ int out_plot_script(const struct result *r, const char *svg, const char *data_pa
 	return ret;
 }
 
+void out_gp_palette(FILE *g)
+{
+	static const char *const pal[PALETTE_N] = PALETTE;
+
+	for (int i = 0; i < PALETTE_N; i++)
+		fprintf(g, "set linetype %d lc rgb '%s' lw 2\n", i + 1, pal[i]);
+	fprintf(g, "set linetype cycle %d\n", PALETTE_N);
+}
+
+/* gnuplot failed: why, its last message line (the error; its warnings stay in its log). */
+static void gnuplot_failed(const char *what, const char *target, const char *log)
+{
+	char line[200], last[200] = "", shown[200];
+	FILE *f = fopen(log, "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (line[strspn(line, " \t\n")])
+			snprintf(last, sizeof(last), "%s", line);
+	if (f)
+		fclose(f);
+	last[strcspn(last, "\n")] = '\0';
+	fprintf(stderr, "sockbench: %s %s: gnuplot could not draw the plot (%s); nothing written\n",
+		what, target, *last ? safe_text(shown, sizeof(shown), last) : "no message");
+}
+
 int out_gnuplot(const char *what, const char *target, out_draw_fn draw, void *arg)
 {
-	char dir[] = "/tmp/sockbench-plot-XXXXXX", data[64], script[64], tmp[64];
+	char dir[] = "/tmp/sockbench-plot-XXXXXX", data[64], script[64], tmp[64], log[64];
 	bool direct = false;
 	int e = -EIO;
 
@@ -311,21 +349,22 @@ int out_gnuplot(const char *what, const char *target, out_draw_fn draw, void *ar
 	snprintf(data, sizeof(data), "%s/data", dir);
 	snprintf(script, sizeof(script), "%s/plot.gp", dir);
 	snprintf(tmp, sizeof(tmp), "%s/plot.svg", dir);
+	snprintf(log, sizeof(log), "%s/gnuplot.err", dir);
 	FILE *d = fopen(data, "we"), *g = fopen(script, "we");
 
 	if (d && g)
 		e = draw(arg, d, g, data, tmp);
 	if ((d && fclose(d)) || (g && fclose(g)))
 		e = -EIO;
-	if (!e && (e = run_gnuplot(script, tmp)) == 0 && (e = outfile_copy(tmp, target, &direct)))
+	if (!e && (e = run_gnuplot(script, tmp, log)) == 0 && (e = outfile_copy(tmp, target, &direct)))
 		fprintf(stderr, "sockbench: %s %s: %s%s\n", what, target, outfile_strerror(e),
 			outfile_left(direct));
 	else if (e == -ENOENT)
 		fprintf(stderr, "sockbench: %s: gnuplot is not installed (apt-get install "
 			"gnuplot-nox): no plot written\n", what);
 	else if (e)
-		fprintf(stderr, "sockbench: %s %s: gnuplot could not draw the plot; nothing written\n",
-			what, target);
+		gnuplot_failed(what, target, log);
+	unlink(log);
 	unlink(tmp);
 	unlink(data);
 	unlink(script);

@@ -58,6 +58,14 @@ grep -q '^interval s .*transactions/s .*p50 us .*p99 us .*client% .*server% .*bu
 	fail "no interval header: $(head -3 "$TMP/text")"
 lines=$(grep -cE '^ *[0-9]+\.[0-9]{2}- *[0-9]+\.[0-9]{2} +[0-9.]+ +[0-9.]+ +[0-9.]+ ' "$TMP/text")
 [ "$lines" -ge 3 ] && [ "$lines" -le 5 ] || fail "$lines interval lines for 1 s / 0.25: $(cat "$TMP/text")"
+# A stream's lines in Gbit/s, as its plot and its throughput line (issue 43): the column's mean
+# within 15% of the run's Gbit/s.
+"$SB" tcp-stream --duration 1 --warmup 0.2 -i 0.25 >"$TMP/stext" 2>"$TMP/stext.err" || fail "tcp-stream text: $(cat "$TMP/stext.err")"
+grep -q '^interval s .* Gbit/s ' "$TMP/stext" || fail "tcp-stream's -i is not in Gbit/s: $(head -1 "$TMP/stext")"
+grep -q 'megabytes/s' "$TMP/stext" && fail "tcp-stream's -i still says megabytes/s"
+awk '/^ *[0-9]+\.[0-9][0-9]- *[0-9.]+ +[0-9.]+ / {s += $2; n++} /throughput \(Gbit\/s\)/ {g = $3}
+	END {exit !(n > 0 && g > 0 && (s / n / g - 1) ^ 2 < 0.15 ^ 2)}' "$TMP/stext" ||
+	fail "tcp-stream's -i lines are not Gbit/s: $(cat "$TMP/stext")"
 # Usage errors: exit 2, one line.
 expect_usage "give at least 0.1" udp-rr -i 0
 expect_usage "longer than the window" udp-rr --duration 1 -i 2

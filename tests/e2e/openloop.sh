@@ -107,5 +107,14 @@ jassert "$f" '[.points[].offered_rate] as $o | $o == ($o | sort)' '[.points[].of
 jassert "$f" '.knee.rate as $r | $r > 0 and ([.points[] | select(.offered_rate == $r)] as $p | ($p | map(select(.pass)) | length) * 2 > ($p | length))' '.knee'
 jassert "$f" '.knee.rate as $r | [.points[] | select(.offered_rate == $r and .pass)] | length > 0 and all(.holding_load and .p99_us <= 5000 and .achieved_rate >= 0.98 * .offered_rate)' '.points'
 grep -q "<svg" "$TMP/knee.svg" || fail "no plot"
+# The plot (issue 43): a log x whose ticks are the ramp's doublings (a linear axis marks 3000),
+# each run marked passed or failed, the SLO line named, and nothing from gnuplot on stderr.
+for r in $(jq -r '[.points[].offered_rate | select(. == 2000 or . == 4000 or . == 8000 or . == 16000)] | unique | .[]' "$f"); do
+	grep -q ">$r<" "$TMP/knee.svg" || fail "knee's plot has no tick at the ramp's $r/s"
+done
+grep -Eq "> ?3000<" "$TMP/knee.svg" && fail "knee's plot has a linear x axis (a tick at 3000)"
+grep -q "p99 of a run: passed" "$TMP/knee.svg" && grep -q "SLO limit 5000 us" "$TMP/knee.svg" ||
+	fail "knee's plot does not mark its runs passed/failed or name the SLO line"
+grep -qi "gnuplot\|warning" "$TMP/knee.err" && fail "knee --plot leaked gnuplot: $(head -3 "$TMP/knee.err")"
 echo "knee: $(jq -c '.knee' "$f")"
 echo ok

@@ -77,6 +77,34 @@ expect_usage "-o $TMP/no/r.html: No such file or directory" report "$TMP/run.jso
 "$SB" report "$TMP/run.json" >"$TMP/stdout.html" || fail "report to standard output"
 grep -q "</html>" "$TMP/stdout.html" || fail "report to standard output wrote no page"
 
+# The pictures (issue 43): results of different units (transactions, megabytes) get a rate
+# chart each, never one axis; each result its own colour, the same in its bar and its CDF;
+# counts whole ("0", not "0.00"); no kernel-counter table where there are no counters
+# (tcp-rr's); every line chart's series inside its frame (a clipping svg).
+"$SB" tcp-rr $run --json >"$TMP/rr.json" || fail "tcp-rr"
+"$SB" tcp-stream $run --json >"$TMP/st.json" || fail "tcp-stream"
+"$SB" report "$TMP/run.json" "$TMP/rr.json" "$TMP/st.json" "$TMP/runs.json" -o "$TMP/mixed.html" || fail "report of mixed units"
+python3 - "$TMP/mixed.html" "$TMP/rr.json" <<'EOF' || fail "the pictures of a mixed report"
+import json, re, sys
+page = open(sys.argv[1]).read()
+rr = json.load(open(sys.argv[2]))
+start = page.index("<h2>Overview</h2>")
+ov = page[start:page.index("</section>", start)]
+charts = re.findall(r"Rate of each result in ([a-z]+)s/s", ov)
+assert sorted(charts) == ["megabyte", "transaction"], charts
+bars = re.findall(r'<g class="bar"><title>([^:<]+):.*?fill="(#[0-9a-f]+)"', ov)
+assert len(bars) == 4, bars
+cols = [c for _, c in bars]
+assert len(set(cols)) == len(cols), "two results share a colour: %s" % bars
+for name, col in bars:  # a result's CDF takes its bar's colour
+    if not name.endswith("st.json"):
+        assert re.search(r'fill="%s"/><text[^>]*>%s<' % (col, re.escape(name)), ov), (name, col)
+assert not re.search(r"<th>(errors|unanswered or failed)</th><td>[0-9]+\.[0-9]", page), "a count printed with decimals"
+rrsec = page[page.index('<section id="doc2"'):page.index('<section id="doc3"')]
+if not rr["kernel_check"]["counters"]:
+    assert "our counts beside the kernel" not in rrsec, "an empty kernel-counter table"
+assert page.count('<svg class="frame"') >= 6, "series not clipped to their frames"
+EOF
 h=$TMP/report.html
 # Self-contained: nothing fetched (the SVG namespace is a name, not a fetch).
 if grep -oE '(src|href)="[^"#][^"]*"|<link|@import|url\(' "$h" | grep -q .; then
@@ -108,7 +136,7 @@ has(cmp["verdict"], "compare's verdict")
 import math
 p50 = next(f for f in cmp["figures"] if f["key"] == "latency_p50_us")
 svg = page[page.index("Latency of every run of A and of B: the distribution"):]
-svg = svg[:svg.index("</svg>")]
+svg = svg[:svg.index("</svg>", svg.index("</svg>") + 1)]  # past the frame's own (a clip)
 lines = re.findall(r'<polyline class="series" fill="none" stroke="(#[0-9a-f]+)"', svg)
 for i, side in enumerate("ab"):
     cdfs = [c for c in cmp["latency_cdfs"][side] if c]
