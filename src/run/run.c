@@ -88,6 +88,10 @@ static const char *watch(struct run *r, double seconds, int counted, int target)
 			return why;
 		}
 		if (r->measuring) {
+			/* The time the counts below are read at: after the poll, which may have
+			 * waited STEP_MS (its time before it made a stream's first 0.1 s bucket,
+			 * timed from the exact open, 1.5x the rest, and -i's first interval). */
+			t = now_ns();
 			stall_watch(r);
 			run_progress(r, t);
 			sampler_tick(r, t);
