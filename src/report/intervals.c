@@ -45,6 +45,8 @@ void out_interval(const struct result *r, int i)
 	out_progress_end(); /* a terminal's progress line is redrawn below */
 	snprintf(unit, sizeof(unit), "%ss/s", r->wl->unit);
 	if (i == 0)
+		out_run_title(r, stdout); /* what runs, before its first line */
+	if (i == 0)
 		printf("%-13s %14s %10s %10s %10s %8s %8s %8s %11s\n", "interval s", unit, "p50 us",
 		       "p99 us", "unanswered", "client%", "server%", "busy%",
 		       is_tcp(r) ? "retransmits" : "udp drops");

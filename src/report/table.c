@@ -358,18 +358,11 @@ static void table_env(FILE *f, const char *label, const cJSON *e)
 void out_table_full(const struct result *r, FILE *f)
 {
 	const struct side_counters *c = &r->client.c;
-	char desc[300], label[64], v[2][32];
+	char label[64], v[2][32];
 
-	r->wl->describe(r->cfg, desc, sizeof(desc));
-	fprintf(f, "sockbench %s: %s\n", r->wl->name, desc);
-	if (r->partial)
-		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
-	fprintf(f, "measured %.3f s after the warm-up\n\n", r->duration_s);
-	snprintf(label, sizeof(label), "%ss", r->wl->unit);
+	out_table_top(r, f);
 	if (out_per_transaction(r)) {
-		fprintf(f, "  %-28s %14s  (%s/s)\n", label,
-			out_num(v[0], 32, (double)c->transactions, 0),
-			out_num(v[1], 32, result_per_s(c->transactions, r->duration_s), 0));
+		out_rate_line(r, f);
 		if (out_is_udp(r)) {
 			fprintf(f, "  %-28s %14s\n", "packets/s (server recvmsg)",
 				out_num(v[0], 32, out_packets_per_s(r), 0));

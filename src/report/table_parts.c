@@ -31,6 +31,36 @@ const char *out_num(char *buf, size_t len, double v, int decimals)
 	return buf;
 }
 
+void out_run_title(const struct result *r, FILE *f)
+{
+	char desc[300];
+
+	r->wl->describe(r->cfg, desc, sizeof(desc));
+	fprintf(f, "sockbench %s: %s\n", r->wl->name, desc);
+}
+
+void out_table_top(const struct result *r, FILE *f)
+{
+	if (r->nintervals > 0 && f == stdout) /* -i printed the title above its lines */
+		fputc('\n', f);
+	else
+		out_run_title(r, f);
+	if (r->partial)
+		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
+	fprintf(f, "measured %.3f s after the warm-up\n\n", r->duration_s);
+}
+
+void out_rate_line(const struct result *r, FILE *f)
+{
+	const struct side_counters *c = &r->client.c;
+	char label[64], v[2][32];
+
+	snprintf(label, sizeof(label), "%ss/s", r->wl->unit);
+	fprintf(f, "  %-28s %14s  (%s in %.3f s)\n", label,
+		out_num(v[0], 32, result_per_s(c->transactions, r->duration_s), 0),
+		out_num(v[1], 32, (double)c->transactions, 0), r->duration_s);
+}
+
 void out_headline_rows(const struct result *r, FILE *f)
 {
 	struct headline h = {.nrows = 0};

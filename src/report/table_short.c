@@ -117,17 +117,13 @@ int out_table_warnings(const struct result *r, FILE *f)
 /* The rate, the latency, and the workload's own rows. */
 static void short_headline(const struct result *r, FILE *f)
 {
-	const struct side_counters *c = &r->client.c;
-	char label[64], v[2][32];
+	char label[64];
 
 	if (!out_per_transaction(r)) {
 		out_headline_rows(r, f);
 		return;
 	}
-	snprintf(label, sizeof(label), "%ss/s", r->wl->unit);
-	fprintf(f, "  %-28s %14s  (%s in %.3f s)\n", label,
-		out_num(v[0], 32, result_per_s(c->transactions, r->duration_s), 0),
-		out_num(v[1], 32, (double)c->transactions, 0), r->duration_s);
+	out_rate_line(r, f);
 	snprintf(label, sizeof(label), "%s (us)%s", r->wl->latency_label,
 		 result_open_loop(r) ? ", from schedule" : "");
 	out_latency_line(f, label, r->lat, false);
@@ -140,13 +136,7 @@ static void short_headline(const struct result *r, FILE *f)
 
 static void out_table_short(const struct result *r, FILE *f)
 {
-	char desc[300];
-
-	r->wl->describe(r->cfg, desc, sizeof(desc));
-	fprintf(f, "sockbench %s: %s\n", r->wl->name, desc);
-	if (r->partial)
-		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
-	fprintf(f, "measured %.3f s after the warm-up\n\n", r->duration_s);
+	out_table_top(r, f);
 	short_headline(r, f);
 	fprintf(f, "\n  %-28s %14s %14s\n", "per side", "client", "server");
 	out_cpu_rows(r, f, false);
