@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 
 #include "base/opts.h"
+#include "base/util.h"
 #include "measure/result.h"
 
 /* xorshift64*, seeded through splitmix64 so that no seed gives the zero state. */
@@ -153,7 +154,7 @@ double ol_run_delay(const struct side_result *s)
 void ol_headline(const struct result *r, struct headline *h)
 {
 	const struct side_counters *c = &r->client.c;
-	char why[400];
+	char why[400], v[32];
 
 	if (!result_open_loop(r))
 		return;
@@ -163,9 +164,10 @@ void ol_headline(const struct result *r, struct headline *h)
 	headline_row(h, "offered rate (/s)", (double)r->cfg->rate, 0, "%s arrivals",
 		     OPT_WORD(r->cfg, arrivals));
 	headline_row(h, "achieved rate (/s)", result_per_s(c->transactions, d), 0,
-		     "answered; sent %.0f/s", result_per_s(c->tx_packets, d));
-	headline_row(h, "schedule lag p99 (us)", (double)c->lag_p99_ns / 1e3, 1, "max %.1f",
-		     (double)c->lag_max_ns / 1e3);
+		     "answered; sent %s/s",
+		     fmt_sep(v, sizeof(v), result_per_s(c->tx_packets, d), 0));
+	headline_row(h, "schedule lag p99 (us)", (double)c->lag_p99_ns / 1e3, 1, "max %s",
+		     fmt_sep(v, sizeof(v), (double)c->lag_max_ns / 1e3, 1));
 	headline_row(h, "holding load", NAN, 0, "%s%s%s", ok ? "yes" : "NO", ok ? "" : ": ", why);
 	headline_key(h, "offered_rate", (double)r->cfg->rate, 3);
 	headline_key(h, "achieved_rate", result_per_s(c->transactions, d), 3);

@@ -41,7 +41,7 @@ static void test_num(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		assert_string_equal(out_num(buf, sizeof(buf), t[i].v, t[i].dec), t[i].want);
+		assert_string_equal(fmt_sep(buf, sizeof(buf), t[i].v, t[i].dec), t[i].want);
 }
 
 static void test_fields_check(void **state)
