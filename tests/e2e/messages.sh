@@ -6,6 +6,12 @@
 "$SB" udp-rr --duration 0.3 --warmup 0.1 --runs 2 >"$TMP/runs.txt" 2>/dev/null || fail "--runs 2"
 grep -qE '^  transactions/s +[0-9]+ +[0-9]+ +[0-9]+ ' "$TMP/runs.txt" ||
 	fail "the rate's row has decimals or is missing: $(grep transactions/s "$TMP/runs.txt")"
+# ... and every row's median under the header's, the longest label's too ("softirq in ksoftirqd
+# us/transaction" pushed its row's out of the column).
+grep -q '^  softirq in ksoftirqd us/transaction ' "$TMP/runs.txt" || fail "--runs: no ksoftirqd row: $(cat "$TMP/runs.txt")"
+awk '/^  figure / {m = index($0, "median") + 5; next} m && /^$/ {exit}
+     m && (substr($0, m, 1) == " " || substr($0, m + 1, 1) != " ") {print; bad = 1} END {exit bad}' \
+	"$TMP/runs.txt" >"$TMP/runs.bad" || fail "--runs: rows out of the median's column: $(cat "$TMP/runs.bad")"
 "$SB" udp-stream --duration 0.3 --warmup 0.1 >"$TMP/us.txt" 2>/dev/null || fail "udp-stream"
 grep -qE '^  CPU us per packet +[0-9.,]+ +[0-9.,]+$' "$TMP/us.txt" ||
 	fail "udp-stream's CPU per side: $(grep 'CPU us' "$TMP/us.txt")"
