@@ -118,17 +118,18 @@ static const char *lag_blame(const struct side_counters *c, double run_delay_s, 
 bool ol_holding(const struct side_counters *c, double run_delay_s, char *why, size_t len)
 {
 	double sched = (double)c->scheduled, sent = (double)c->issued;
-	char blame[200];
+	char blame[200], v[32];
 
 	snprintf(why, len, "%s", "");
 	if (!c->transactions && c->lost) {
-		snprintf(why, len, "no request of the window was answered (%llu unanswered or "
-			 "failed)", (unsigned long long)c->lost);
+		snprintf(why, len, "no request of the window was answered (%s unanswered or "
+			 "failed)", fmt_sep(v, sizeof(v), (double)c->lost, 0));
 		return false;
 	}
 	if (c->gen_dropped) {
-		snprintf(why, len, "the generator dropped %llu requests: %d in flight per client is "
-			 "its limit", (unsigned long long)c->gen_dropped, OL_INFLIGHT_MAX);
+		snprintf(why, len, "the generator dropped %s requests: %d in flight per client is "
+			 "its limit", fmt_sep(v, sizeof(v), (double)c->gen_dropped, 0),
+			 OL_INFLIGHT_MAX);
 		return false;
 	}
 	if (sched > 0 && sent < OL_SENT_SHARE_MIN * sched) {
