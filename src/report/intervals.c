@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "report/out.h"
 #include "report/out_priv.h"
 #include "workload/workload.h"
@@ -16,10 +17,9 @@ static bool is_tcp(const struct result *r)
 
 static void col(double v, int width, int decimals)
 {
-	if (isnan(v))
-		printf(" %*s", width, "-");
-	else
-		printf(" %*.*f", width, decimals, v);
+	char s[32];
+
+	printf(" %*s", width, fmt_sep(s, sizeof(s), v, decimals)); /* NaN: "-" */
 }
 
 /* A percentile, ">=" before it when it is a lower bound (its rank among unanswered ones). */
@@ -31,7 +31,9 @@ static void bound_col(double v, bool at_least)
 		col(v, 10, 1);
 		return;
 	}
-	snprintf(s, sizeof(s), ">=%.1f", v);
+	char n[32];
+
+	snprintf(s, sizeof(s), ">=%s", fmt_sep(n, sizeof(n), v, 1));
 	printf(" %10s", s);
 }
 

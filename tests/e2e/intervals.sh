@@ -60,7 +60,10 @@ sed -n 2p "$TMP/text" | grep -q '^interval s ' || fail "the interval header is n
 [ "$(grep -c '^sockbench tcp-rr:' "$TMP/text")" = 1 ] || fail "the description printed twice: $(cat "$TMP/text")"
 grep -q '^interval s .*transactions/s .*p50 us .*p99 us .*client% .*server% .*busy% .*retransmits' "$TMP/text" ||
 	fail "no interval header: $(head -3 "$TMP/text")"
-lines=$(grep -cE '^ *[0-9]+\.[0-9]{2}- *[0-9]+\.[0-9]{2} +[0-9.]+ +[0-9.]+ +[0-9.]+ ' "$TMP/text")
+lines=$(grep -cE '^ *[0-9]+\.[0-9]{2}- *[0-9]+\.[0-9]{2} +[0-9.,]+ +[0-9.,]+ +[0-9.,]+ ' "$TMP/text")
+# ... their counts with thousands separators, as the report's (no bare 10000 or more).
+bare=$(grep -E '^ *[0-9]+\.[0-9]{2}- ' "$TMP/text" | grep -E '(^|[^0-9.,])[0-9]{5,}')
+[ -z "$bare" ] || fail "interval lines without thousands separators: $bare"
 [ "$lines" -ge 3 ] && [ "$lines" -le 5 ] || fail "$lines interval lines for 1 s / 0.25: $(cat "$TMP/text")"
 # Usage errors: exit 2, one line.
 expect_usage "give at least 0.1" udp-rr -i 0
