@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <pthread.h>
 #include <sched.h>
+#include <math.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -281,6 +282,29 @@ const char *fmt_fig(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.2f", v);
 	else
 		snprintf(buf, n, "%.3g", v);
+	return buf;
+}
+
+const char *fmt_sep(char *buf, size_t len, double v, int decimals)
+{
+	char raw[64];
+	size_t at = 0, digits;
+	const char *p = raw;
+
+	if (isnan(v) || isinf(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(raw, sizeof(raw), "%.*f", decimals, v);
+	if (*p == '-')
+		buf[at++] = *p++;
+	digits = strspn(p, "0123456789");
+	for (size_t i = 0; i < digits && at + 2 < len; i++) {
+		if (i && (digits - i) % 3 == 0)
+			buf[at++] = ',';
+		buf[at++] = p[i];
+	}
+	snprintf(buf + at, len - at, "%s", p + digits);
 	return buf;
 }
 

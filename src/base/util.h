@@ -60,6 +60,10 @@ int output_writable(const char *path);
  * two from 1, three significant digits below; "-" for NaN. Returns buf. */
 const char *fmt_fig(char *buf, size_t n, double v);
 
+/* v with thousands separators and decimals places ("174,960,000", "1,609.7"; "-" for NaN),
+ * into buf, which it returns: every large number a text report prints goes through it. */
+const char *fmt_sep(char *buf, size_t len, double v, int decimals);
+
 /* A whole file ("-": stdin) as a NUL-terminated string (caller frees), or NULL with -errno in
  * err (-EFBIG past max bytes, -ENOMEM where no memory was given for it). */
 char *slurp(const char *path, size_t max, int *err);

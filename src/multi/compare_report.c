@@ -257,9 +257,10 @@ static void print_json(const struct compare_report *cr, const char *head,
 static void print_rows(const struct side *a, const struct verdict_row *rows, int n)
 {
 	char lab[64];
+	int w = figure_label_width(a->wl, 30);
 
-	printf("\n  %-30s %13s %13s %8s %16s %8s %8s   %s\n", "figure (geometric means)", "A", "B",
-	       "B/A", "95% interval", "p", "Holm p", "verdict");
+	printf("\n  %-*s %13s %13s %8s %16s %8s %8s   %s\n", w, "figure (geometric means)", "A",
+	       "B", "B/A", "95% interval", "p", "Holm p", "verdict");
 	for (int i = 0; i < n; i++) {
 		const struct verdict_row *r = &rows[i];
 		char ci[40] = "-", ratio[16] = "-", p[16] = "-", padj[16] = "-", va[32], vb[32];
@@ -276,7 +277,7 @@ static void print_rows(const struct side *a, const struct verdict_row *rows, int
 			else
 				snprintf(padj, sizeof(padj), "primary");
 		}
-		printf("  %-30s %13s %13s %8s %16s %8s %8s   %s\n",
+		printf("  %-*s %13s %13s %8s %16s %8s %8s   %s\n", w,
 		       figure_label(r->f, a->wl, lab, sizeof(lab)), fmt_fig(va, 32, r->a),
 		       fmt_fig(vb, 32, r->b), ratio, ci, p, padj, r->word);
 	}

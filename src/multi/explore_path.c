@@ -169,14 +169,18 @@ cJSON *explore_budget_json(const struct explore *x)
 
 static void print_gain(const struct config *c)
 {
-	char words[300];
+	char words[300], ci[40];
 
 	if (!c->analysed) {
 		printf("%s\n", explore_verdict_words(c, words, sizeof(words)));
 		return;
 	}
-	printf("%.2fx (%.2f-%.2f at %.2f%%, %d pairs): %s\n", c->e.ratio, c->e.lo, c->e.hi,
-	       100 * c->level, c->pairs, explore_verdict_words(c, words, sizeof(words)));
+	if (explore_interval_words(c->e.lo, c->e.hi, ci, sizeof(ci)))
+		printf("%.2fx (%s at %.2f%%, %d pairs): %s\n", c->e.ratio, ci, 100 * c->level,
+		       c->pairs, explore_verdict_words(c, words, sizeof(words)));
+	else
+		printf("%.2fx (no interval: too few runs, %d pairs): %s\n", c->e.ratio, c->pairs,
+		       explore_verdict_words(c, words, sizeof(words)));
 }
 
 /* The candidates of a step as the selection rounds saw them, best first. */

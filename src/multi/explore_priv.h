@@ -285,5 +285,10 @@ struct moved_set *explore_moved(const struct config *c, const struct sample *bas
 /* A run's cost beyond its warm-up and window, as planned: more with --trace (explore_plan.c). */
 double explore_planned_overhead(const struct explore *x);
 const char *explore_verdict_words(const struct config *c, char *buf, size_t len);
+/* A speedup's interval as the text prints it, "0.93-1.03", into buf: true; or "none" where it
+ * says nothing, its high end over INTERVAL_MAX_SPAN times its low (too few runs: a short
+ * budget's can reach from 0 to 33,325,981): false. */
+#define INTERVAL_MAX_SPAN 100.0
+bool explore_interval_words(double lo, double hi, char *buf, size_t len);
 
 #endif

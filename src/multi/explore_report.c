@@ -181,23 +181,63 @@ cJSON *explore_config_json(const struct explore *x, const struct config *c, int 
 	return j;
 }
 
-/* The strategy column: as wide as the longest name, so that none is cut. */
-static int name_w = 36;
+bool explore_interval_words(double lo, double hi, char *buf, size_t len)
+{
+	if (!(lo > 0) || !(hi / lo <= INTERVAL_MAX_SPAN)) { /* NaN too */
+		snprintf(buf, len, "none");
+		return false;
+	}
+	snprintf(buf, len, "%.2f-%.2f", lo, hi);
+	return true;
+}
+
+/* The strategy column: as wide as the longest name up to NAME_W_MAX; a longer name has a line
+ * of its own above its figures. A verdict that would reach past TABLE_W goes on a line of its
+ * own under the speedup, so that the table stays about TABLE_W columns wide. */
+#define NAME_W_MAX 24
+#define TABLE_W 120
+static int name_w = NAME_W_MAX;
 
 static void print_row(const struct config *c, const char *rank, bool base)
 {
-	char ci[40] = "-", conf[16] = "", words[300], speed[16] = "1.00x";
+	char ci[40] = "-", conf[16] = "", words[300] = "", speed[16] = "1.00x";
+	const char *name = c->name;
+	int len, at, wl;
 
 	if (!base && c->analysed && !c->few) {
-		snprintf(ci, sizeof(ci), "%.2f-%.2f", c->e.lo, c->e.hi);
+		explore_interval_words(c->e.lo, c->e.hi, ci, sizeof(ci));
 		snprintf(conf, sizeof(conf), "%.1f%%", c->level * 100);
 	}
-	if (!base)
+	if (!base) {
 		snprintf(speed, sizeof(speed), c->analysed ? "%.2fx" : "-", c->e.ratio);
-	printf("%-4s %-*s %14.0f %6.1f %7s %-11s %6s %7.2f %7.2f %6.2f %6.2f  %s\n", rank, name_w,
-	       c->name, c->tps, c->spread, speed, ci, conf, med_whole(c, FIG_CLIENT_CPU),
-	       med_whole(c, FIG_SERVER_CPU), med_whole(c, FIG_CLIENT_SYSCALLS), med_whole(c, FIG_SERVER_SYSCALLS),
-	       base ? "" : explore_verdict_words(c, words, sizeof(words)));
+		explore_verdict_words(c, words, sizeof(words));
+	}
+	if ((int)strlen(name) > name_w) {
+		printf("%-4s %s\n", rank, name);
+		rank = name = "";
+	}
+	len = printf("%-4s %-*s %14.0f %6.1f %7s %-11s %6s %7.2f %7.2f %6.2f %6.2f", rank, name_w,
+		     name, c->tps, c->spread, speed, ci, conf, med_whole(c, FIG_CLIENT_CPU),
+		     med_whole(c, FIG_SERVER_CPU), med_whole(c, FIG_CLIENT_SYSCALLS),
+		     med_whole(c, FIG_SERVER_SYSCALLS));
+	wl = (int)strlen(words);
+	at = name_w + 28 + wl <= TABLE_W ? name_w + 28 : TABLE_W - wl; /* under the speedup */
+	at = at < 10 ? 10 : at;
+	if (!wl)
+		printf("\n");
+	else if (len + 2 + wl <= TABLE_W)
+		printf("  %s\n", words);
+	else
+		printf("\n%*s%s\n", at, "", words);
+}
+
+/* A strategy's name and its flags, the flags in a column (under a long name). */
+static void print_flags(const struct config *c)
+{
+	if ((int)strlen(c->name) > name_w)
+		printf("  %s\n  %-*s %s\n", c->name, name_w, "", c->flags);
+	else
+		printf("  %-*s %s\n", name_w, c->name, c->flags);
 }
 
 /* The configurations whose runs spread beyond the others' (explore_unsteady). */
@@ -291,6 +331,7 @@ void explore_print_table(struct explore *x)
 		name_w = (int)strlen(x->conf[i].name) > name_w ? (int)strlen(x->conf[i].name) : name_w;
 	if (have_combo && (int)strlen(x->combo.name) > name_w)
 		name_w = (int)strlen(x->combo.name);
+	name_w = name_w > NAME_W_MAX ? NAME_W_MAX : name_w;
 	printf("%-4s %-*s %14s %6s %7s %-11s %6s %7s %7s %6s %6s  %s\n", "rank", name_w, "strategy",
 	       rate, "spread", "speedup", "interval", "conf", "cli us", "srv us", "cli sc", "srv sc",
 	       "verdict");
@@ -307,17 +348,19 @@ void explore_print_table(struct explore *x)
 			print_row(apart[i], "*", false);
 	}
 	printf("\n(spread: half the range of a configuration's whole runs, in %% of their median; "
-	       "interval and conf: speedup's interval and the confidence it is held to; us: CPU "
-	       "microseconds per %s; sc: system calls per %s%s)\n", x->wl->unit, x->wl->unit, x->kernel ? "; [sys]: a kernel setting, system-wide, set with --sysctl "
+	       "interval and conf: speedup's interval and the confidence it is held to, none where "
+	       "too few runs made it over %gx wide; us: CPU "
+	       "microseconds per %s; sc: system calls per %s%s)\n", INTERVAL_MAX_SPAN, x->wl->unit,
+	       x->wl->unit, x->kernel ? "; [sys]: a kernel setting, system-wide, set with --sysctl "
 				   "for its runs only and put back after them" : "");
 	for (int i = 0; i < n; i++)
-		printf("  %-*s %s\n", name_w, ranked[i]->name, ranked[i]->flags);
+		print_flags(ranked[i]);
 	for (int i = 0; i < napart; i++)
-		printf("  %-*s %s\n", name_w, apart[i]->name, apart[i]->flags);
+		print_flags(apart[i]);
 	print_unsteady(x);
 	explore_print_path(x);
 	if (have_combo) {
-		printf("\nfinal configuration: %s\n  flags: %s\n  ", x->combo.name, x->combo.flags);
+		printf("\nfinal configuration: %s\n  flags: %s\n", x->combo.name, x->combo.flags);
 		print_row(&x->combo, "", false);
 		printf("  (%s)\n", EXPLORE_SEARCH_FAMILY);
 	}

@@ -223,6 +223,31 @@ static void search(struct knee *k, double *lo, double *hi)
 				return;
 }
 
+long knee_lower_min_rate(const struct knee *k)
+{
+	double lowest = INFINITY, got = INFINITY, s;
+	bool ran = false;
+
+	for (int i = 0; i < k->n; i++)
+		lowest = k->pt[i].offered < lowest ? k->pt[i].offered : lowest;
+	for (int i = 0; i < k->n; i++) {
+		if (k->pt[i].offered != lowest || k->pt[i].status == RUN_FAILED)
+			continue;
+		ran = true;
+		if (k->pt[i].achieved < got) /* NaN: not taken */
+			got = k->pt[i].achieved;
+	}
+	if (!ran) /* no run of it measured anything (no agent, ...): its rate is not why */
+		return 0;
+	s = lowest / 2;
+	/* It answered that much less: the knee is under what it answered, but no lower than a
+	 * tenth of the lowest (a ramp from there is back at the lowest in four runs), where it
+	 * answered nearly nothing. */
+	if (got < ACHIEVED_MIN * lowest && got / 2 < s)
+		s = got / 2 > lowest / 10 ? got / 2 : lowest / 10;
+	return s < 1 ? 1 : (long)s;
+}
+
 static int by_offered(const void *a, const void *b)
 {
 	double x = ((const struct knee_pt *)a)->offered, y = ((const struct knee_pt *)b)->offered;
@@ -288,6 +313,13 @@ int cmd_knee(int argc, char **argv)
 	progress_clear();
 	qsort(k->pt, (size_t)k->n, sizeof(k->pt[0]), by_offered);
 	int rc = json ? knee_print_json(k, lo, hi) : knee_print_table(k, lo, hi);
+	long lower = rc ? knee_lower_min_rate(k) : 0;
+
+	char low[32];
+
+	if (json && lower > 0 && lower < k->min_rate) /* the table says it in its last line */
+		fprintf(stderr, "sockbench: knee: the lowest rate tried, %s/s, failed already: try "
+			"--min-rate %ld\n", fmt_sep(low, sizeof(low), (double)k->min_rate, 0), lower);
 
 	if (k->plot && knee_plot(k))
 		rc = 1;

@@ -82,7 +82,16 @@ int knee_print_table(const struct knee *k, double lo, double hi)
 	       "bound)\n");
 	knee_interval(v, nv, &ilo, &ihi, &conf);
 	if (!rate) {
-		printf("\nno rate held the SLO (the lowest tried: %ld/s)\n", k->min_rate);
+		long lower = knee_lower_min_rate(k);
+		char low[32];
+
+		fmt_sep(low, sizeof(low), (double)k->min_rate, 0);
+		if (lower > 0 && lower < k->min_rate)
+			printf("\nno rate held the SLO: the lowest tried, %s/s, failed already, so "
+			       "the search stopped there; the knee is below it (or no rate meets the "
+			       "SLO): try --min-rate %ld\n", low, lower);
+		else
+			printf("\nno rate held the SLO (the lowest tried: %ld/s)\n", k->min_rate);
 		return 1;
 	}
 	printf("\nknee: %.0f/s (%d of %d runs passed; p%g median %.1f us, [%.1f, %.1f] at %.0f%%)"

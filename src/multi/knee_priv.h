@@ -34,6 +34,10 @@ struct knee {
 
 /* The key of percentile p in a run's latency_us ("p99"), or NULL. */
 const char *knee_pct_key(double p);
+/* Where the lowest rate tried failed (the ramp stopped at its first run): a --min-rate to try
+ * instead: half the lowest, or half what it answered where it answered less (a tenth of the
+ * lowest at least); 0: no run of it measured anything, so its rate is not why. */
+long knee_lower_min_rate(const struct knee *k);
 /* The outputs: 0, or 1 when no rate held the SLO (or --plot failed: said). */
 int knee_print_table(const struct knee *k, double lo, double hi);
 int knee_print_json(const struct knee *k, double lo, double hi);

@@ -243,7 +243,9 @@ static void print_summary(const struct workload *wl, const struct opts *o, const
 	wl->describe(o, desc, sizeof(desc));
 	printf("sockbench %s: %s\n%d runs%s\n\n", wl->name, desc, runs,
 	       partial ? " (PARTIAL: interrupted)" : "");
-	printf("  %-30s %12s %12s %12s %11s   %s\n", "figure", "median", "min", "max", "stddev",
+	int w = figure_label_width(wl, 30);
+
+	printf("  %-*s %12s %12s %12s %11s   %s\n", w, "figure", "median", "min", "max", "stddev",
 	       "interval of the median");
 	for (int f = 0; f < nfigures; f++) {
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(sum, figures[f].key);
@@ -252,7 +254,7 @@ static void print_summary(const struct workload *wl, const struct opts *o, const
 			continue;
 		char v[6][32];
 
-		printf("  %-30s %12s %12s %12s %11s   %s-%s\n", figure_label(f, wl, lab, sizeof(lab)),
+		printf("  %-*s %12s %12s %12s %11s   %s-%s\n", w, figure_label(f, wl, lab, sizeof(lab)),
 		       fmt_fig(v[0], 32, json_path(e, "median")), fmt_fig(v[1], 32, json_path(e, "min")),
 		       fmt_fig(v[2], 32, json_path(e, "max")), fmt_fig(v[3], 32, json_path(e, "stddev")),
 		       fmt_fig(v[4], 32, json_path(e, "ci_low")), fmt_fig(v[5], 32, json_path(e, "ci_high")));

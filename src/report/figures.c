@@ -45,6 +45,20 @@ const char *figure_label(int f, const struct workload *wl, char *buf, size_t len
 	return buf;
 }
 
+int figure_label_width(const struct workload *wl, int min)
+{
+	char buf[64];
+	int w = min;
+
+	for (int f = 0; f < nfigures; f++) {
+		int n = (int)strlen(figure_label(f, wl, buf, sizeof(buf)));
+
+		if (n > w)
+			w = n;
+	}
+	return w;
+}
+
 void figures_of(const cJSON *doc, double *out)
 {
 	for (int f = 0; f < nfigures; f++)

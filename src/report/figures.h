@@ -18,6 +18,10 @@ struct workload;
 const char *figure_key(int f);
 /* The label of figure f for a workload ("transactions/s", "megabytes/s"). */
 const char *figure_label(int f, const struct workload *wl, char *buf, size_t len);
+/* The width of a table's label column for a workload's figures: its longest label, at least
+ * min, so that a long one ("softirq in ksoftirqd us/connection") does not push its row's values
+ * out from under the header. */
+int figure_label_width(const struct workload *wl, int min);
 /* Figure f of a result document, or NAN. */
 double figure_of(const struct cJSON *doc, int f);
 /* The value at a dotted path of a JSON document, or NAN when absent or not a number. */

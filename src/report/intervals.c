@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/figure_table.h"
+#include "base/util.h"
 #include "report/out.h"
 #include "report/out_priv.h"
 #include "workload/workload.h"
@@ -18,10 +19,9 @@ static bool is_tcp(const struct result *r)
 
 static void col(double v, int width, int decimals)
 {
-	if (isnan(v))
-		printf(" %*s", width, "-");
-	else
-		printf(" %*.*f", width, decimals, v);
+	char s[32];
+
+	printf(" %*s", width, fmt_sep(s, sizeof(s), v, decimals)); /* NaN: "-" */
 }
 
 /* A percentile, ">=" before it when it is a lower bound (its rank among unanswered ones). */
@@ -33,7 +33,9 @@ static void bound_col(double v, bool at_least)
 		col(v, 10, 1);
 		return;
 	}
-	snprintf(s, sizeof(s), ">=%.1f", v);
+	char n[32];
+
+	snprintf(s, sizeof(s), ">=%s", fmt_sep(n, sizeof(n), v, 1));
 	printf(" %10s", s);
 }
 
@@ -49,6 +51,8 @@ void out_interval(const struct result *r, int i)
 	bool gbit = workload_shows(r->wl) & SHOWS_MEGABYTES;
 
 	snprintf(unit, sizeof(unit), gbit ? "Gbit/s" : "%ss/s", r->wl->unit);
+	if (i == 0)
+		out_run_title(r, stdout); /* what runs, before its first line */
 	if (i == 0)
 		printf("%-13s %14s %10s %10s %10s %8s %8s %8s %11s\n", "interval s", unit, "p50 us",
 		       "p99 us", "unanswered", "client%", "server%", "busy%",

@@ -45,9 +45,14 @@ const char *out_pairs_missing(const struct result *r);
 /* The short report's warnings, a line each ("  warning: ..."), which -v prints too: how many. */
 int out_table_warnings(const struct result *r, FILE *f);
 
-/* v with thousands separators and decimals places ("174,960,000", "1,609.7"; "-" for NaN),
- * into buf, which it returns. */
-const char *out_num(char *buf, size_t len, double v, int decimals);
+/* The run's title: "sockbench WL: description" (-i prints it above its interval lines). */
+void out_run_title(const struct result *r, FILE *f);
+/* The report's first lines: the title, a partial run's reason and the window's length. Where
+ * -i printed the title above its lines on stdout, a blank line instead of it. */
+void out_table_top(const struct result *r, FILE *f);
+/* The headline of a run that counts transactions, the same in both reports:
+ * "transactions/s   38,400  (38,463 in 1.002 s)". */
+void out_rate_line(const struct result *r, FILE *f);
 /* The workload's own headline rows (workload.h's headline hook), value under value. */
 void out_headline_rows(const struct result *r, FILE *f);
 /* A row of the per-side table: label, the client's a and the server's b (NaN or a side that

@@ -172,11 +172,11 @@ static void table_kernel(const struct result *r, FILE *f)
 
 		char a[32], b[32];
 
-		fprintf(f, "    %-22s %14s", n, out_num(a, sizeof(a), (double)r->kernel.v[i], 0));
+		fprintf(f, "    %-22s %14s", n, fmt_sep(a, sizeof(a), (double)r->kernel.v[i], 0));
 		for (int k = 0; k < np; k++) {
 			if (strcmp(n, p[k].name))
 				continue;
-			out_num(b, sizeof(b), (double)p[k].ours, 0);
+			fmt_sep(b, sizeof(b), (double)p[k].ours, 0);
 			if (missing)
 				fprintf(f, "   sockbench %s (without the %s side: no result)", b,
 					missing);
@@ -211,12 +211,12 @@ void out_table_hosts(const struct result *r, FILE *f)
 		char nb[4][32];
 
 		fprintf(f, "    %-26s %7d %12s %10.2f %10.2f %7s %9s %9s\n", h->name, h->clients,
-			out_num(nb[0], 32, h->window_s > 0 ? u / h->window_s : 0, 1),
+			fmt_sep(nb[0], 32, h->window_s > 0 ? u / h->window_s : 0, 1),
 			result_cpu_us_per(h->side.user_s, h->side.sys_s, u),
 			u > 0 ? (double)h->side.c.syscalls / u : 0,
-			out_num(nb[1], 32, (double)h->side.c.errors, 0),
-			out_num(nb[2], 32, (double)h->p50_ns / 1e3, 1),
-			out_num(nb[3], 32, (double)h->p99_ns / 1e3, 1));
+			fmt_sep(nb[1], 32, (double)h->side.c.errors, 0),
+			fmt_sep(nb[2], 32, (double)h->p50_ns / 1e3, 1),
+			fmt_sep(nb[3], 32, (double)h->p99_ns / 1e3, 1));
 		int np = out_host_pairs(r, h, p);
 
 		for (int k = 0; k < np; k++) {
@@ -224,8 +224,8 @@ void out_table_hosts(const struct result *r, FILE *f)
 
 			if (v >= 0)
 				fprintf(f, "      its kernel %-14s %12s   its count %s (%+.2f%%)\n",
-					p[k].name, out_num(nb[0], 32, (double)v, 0),
-					out_num(nb[1], 32, (double)p[k].ours, 0),
+					p[k].name, fmt_sep(nb[0], 32, (double)v, 0),
+					fmt_sep(nb[1], 32, (double)p[k].ours, 0),
 					result_diff_pct(p[k].ours, (uint64_t)v));
 		}
 		if (h->why[0])
@@ -243,9 +243,9 @@ void out_table_censored(FILE *f, const struct hist *h, long timeout_ms)
 		return;
 	fprintf(f, "  %-28s %s unanswered or failed (%.2f%%) are in these at what each waited "
 		"(%s us or more; --timeout %ld ms): \u2265 marks a lower bound\n", "",
-		out_num(a, sizeof(a), (double)h->censored, 0),
+		fmt_sep(a, sizeof(a), (double)h->censored, 0),
 		100.0 * (double)h->censored / (double)h->count,
-		out_num(b, sizeof(b), (double)h->cens_min / 1e3, 0), timeout_ms);
+		fmt_sep(b, sizeof(b), (double)h->cens_min / 1e3, 0), timeout_ms);
 }
 
 static double num(const cJSON *j, const char *key)
@@ -358,25 +358,18 @@ static void table_env(FILE *f, const char *label, const cJSON *e)
 void out_table_full(const struct result *r, FILE *f)
 {
 	const struct side_counters *c = &r->client.c;
-	char desc[300], label[64], v[2][32];
+	char label[64], v[2][32];
 
-	r->wl->describe(r->cfg, desc, sizeof(desc));
-	fprintf(f, "sockbench %s: %s\n", r->wl->name, desc);
-	if (r->partial)
-		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
-	fprintf(f, "measured %.3f s after the warm-up\n\n", r->duration_s);
-	snprintf(label, sizeof(label), "%ss", r->wl->unit);
+	out_table_top(r, f);
 	if (out_per_transaction(r)) {
-		fprintf(f, "  %-28s %14s  (%s/s)\n", label,
-			out_num(v[0], 32, (double)c->transactions, 0),
-			out_num(v[1], 32, result_per_s(c->transactions, r->duration_s), 0));
+		out_rate_line(r, f);
 		if (out_is_udp(r)) {
 			fprintf(f, "  %-28s %14s\n", "packets/s (server recvmsg)",
-				out_num(v[0], 32, out_packets_per_s(r), 0));
+				fmt_sep(v[0], 32, out_packets_per_s(r), 0));
 			fprintf(f, "  %-28s %14s  late %s\n", "lost (unanswered)",
-				out_num(v[0], 32, (double)c->lost, 0), out_num(v[1], 32, (double)c->late, 0));
+				fmt_sep(v[0], 32, (double)c->lost, 0), fmt_sep(v[1], 32, (double)c->late, 0));
 		} else {
-			fprintf(f, "  %-28s %14s\n", "bytes received", out_num(v[0], 32, (double)c->rx_bytes, 0));
+			fprintf(f, "  %-28s %14s\n", "bytes received", fmt_sep(v[0], 32, (double)c->rx_bytes, 0));
 		}
 		snprintf(label, sizeof(label), "%s (us)%s", r->wl->latency_label,
 			 result_open_loop(r) ? ", from its scheduled send" : "");

@@ -1,34 +1,42 @@
 /* table_parts.c: what the short report (table_short.c) and the full one (table.c) both print:
- * numbers with thousands separators, the workload's headline rows, the latency lines and each
+ * the title, the headline, the workload's headline rows, the latency lines and each
  * side's CPU per unit of what that side did. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "report/out.h"
 #include "report/out_priv.h"
 
-const char *out_num(char *buf, size_t len, double v, int decimals)
+void out_run_title(const struct result *r, FILE *f)
 {
-	char raw[64];
-	size_t at = 0, digits;
-	const char *p = raw;
+	char desc[300];
 
-	if (isnan(v) || isinf(v)) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	snprintf(raw, sizeof(raw), "%.*f", decimals, v);
-	if (*p == '-')
-		buf[at++] = *p++;
-	digits = strspn(p, "0123456789");
-	for (size_t i = 0; i < digits && at + 2 < len; i++) {
-		if (i && (digits - i) % 3 == 0)
-			buf[at++] = ',';
-		buf[at++] = p[i];
-	}
-	snprintf(buf + at, len - at, "%s", p + digits);
-	return buf;
+	r->wl->describe(r->cfg, desc, sizeof(desc));
+	fprintf(f, "sockbench %s: %s\n", r->wl->name, desc);
+}
+
+void out_table_top(const struct result *r, FILE *f)
+{
+	if (r->nintervals > 0 && f == stdout) /* -i printed the title above its lines */
+		fputc('\n', f);
+	else
+		out_run_title(r, f);
+	if (r->partial)
+		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
+	fprintf(f, "measured %.3f s after the warm-up\n\n", r->duration_s);
+}
+
+void out_rate_line(const struct result *r, FILE *f)
+{
+	const struct side_counters *c = &r->client.c;
+	char label[64], v[2][32];
+
+	snprintf(label, sizeof(label), "%ss/s", r->wl->unit);
+	fprintf(f, "  %-28s %14s  (%s in %.3f s)\n", label,
+		fmt_sep(v[0], 32, result_per_s(c->transactions, r->duration_s), 0),
+		fmt_sep(v[1], 32, (double)c->transactions, 0), r->duration_s);
 }
 
 void out_headline_rows(const struct result *r, FILE *f)
@@ -41,7 +49,7 @@ void out_headline_rows(const struct result *r, FILE *f)
 	r->wl->headline(r, &h);
 	for (int i = 0; i < h.nrows; i++) {
 		fprintf(f, "  %-28s %14s", h.row[i].label,
-			isnan(h.row[i].value) ? "" : out_num(v, sizeof(v), h.row[i].value, h.row[i].decimals));
+			isnan(h.row[i].value) ? "" : fmt_sep(v, sizeof(v), h.row[i].value, h.row[i].decimals));
 		fprintf(f, "%s%s\n", h.row[i].note[0] ? "  " : "", h.row[i].note);
 	}
 }
@@ -52,9 +60,9 @@ void out_side_row(FILE *f, const char *label, const struct result *r, int decima
 	char ca[32] = "-", cb[32] = "-";
 
 	if (r->client.present && !isnan(a))
-		out_num(ca, sizeof(ca), a, decimals);
+		fmt_sep(ca, sizeof(ca), a, decimals);
 	if (r->server.present && !isnan(b)) /* NaN: withheld (result_server_units) */
-		out_num(cb, sizeof(cb), b, decimals);
+		fmt_sep(cb, sizeof(cb), b, decimals);
 	fprintf(f, "  %-28s %14s %14s\n", label, ca, cb);
 }
 
@@ -111,8 +119,8 @@ void out_cpu_rows(const struct result *r, FILE *f, bool all)
 		char a[32], b[32];
 
 		fprintf(f, "  %-28s client: per request sent (%s, answered or not); server: per "
-			"request answered (%s)\n", "", out_num(a, sizeof(a), nc, 0),
-			out_num(b, sizeof(b), ns, 0));
+			"request answered (%s)\n", "", fmt_sep(a, sizeof(a), nc, 0),
+			fmt_sep(b, sizeof(b), ns, 0));
 	}
 	if (!out_per_transaction(r))
 		fprintf(f, "  %-28s client: per %s %s; server: per %s %s\n", "", unit, wc, unit, ws);
@@ -127,7 +135,7 @@ static void lat_fig(FILE *f, const char *name, const struct hist *h, uint64_t ns
 	char v[32];
 
 	fprintf(f, "%s %s%s  ", name, bound && hist_at_least(h, ns) ? "\u2265" : "",
-		out_num(v, sizeof(v), (double)ns / 1e3, 1));
+		fmt_sep(v, sizeof(v), (double)ns / 1e3, 1));
 }
 
 void out_latency_line(FILE *f, const char *label, const struct hist *h, bool full)
@@ -141,7 +149,7 @@ void out_latency_line(FILE *f, const char *label, const struct hist *h, bool ful
 	}
 	if (full) {
 		lat_fig(f, "min", h, h->min, true);
-		fprintf(f, "mean %s%s  ", h->censored ? "\u2265" : "", out_num(v, 32, hist_mean(h) / 1e3, 1));
+		fprintf(f, "mean %s%s  ", h->censored ? "\u2265" : "", fmt_sep(v, 32, hist_mean(h) / 1e3, 1));
 	}
 	lat_fig(f, "p50", h, hist_percentile(h, 50), true);
 	if (full)
@@ -150,5 +158,5 @@ void out_latency_line(FILE *f, const char *label, const struct hist *h, bool ful
 	lat_fig(f, "p99.9", h, hist_percentile(h, 99.9), true);
 	if (full)
 		lat_fig(f, "p99.99", h, hist_percentile(h, 99.99), true);
-	fprintf(f, "max %s%s\n", h->censored ? "\u2265" : "", out_num(v, 32, (double)h->max / 1e3, 1));
+	fprintf(f, "max %s%s\n", h->censored ? "\u2265" : "", fmt_sep(v, 32, (double)h->max / 1e3, 1));
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "report/out.h"
 #include "report/out_priv.h"
 
@@ -62,8 +63,8 @@ static void warn_kernel_pairs(const struct result *r, FILE *f, int *n)
 		    gap <= KERNEL_DIFF_PCT / 100 * (double)kv + 3 + (double)kv / d * lag)
 			continue;
 		warn(f, n, "sockbench counted %s %s, the kernel %s (%+.2f%%): other traffic on this "
-		     "machine? (-v: every counter)", out_num(a, sizeof(a), (double)p[k].ours, 0),
-		     p[k].name, out_num(b, sizeof(b), (double)kv, 0),
+		     "machine? (-v: every counter)", fmt_sep(a, sizeof(a), (double)p[k].ours, 0),
+		     p[k].name, fmt_sep(b, sizeof(b), (double)kv, 0),
 		     result_diff_pct(p[k].ours, (uint64_t)kv));
 	}
 }
@@ -89,7 +90,7 @@ static void warn_kernel_drops(const struct result *r, FILE *f, int *n)
 
 		if (v > 0)
 			warn(f, n, "%s %s (the kernel's %s, this machine, over the window)",
-			     out_num(a, sizeof(a), (double)v, 0), drops[i].what, drops[i].name);
+			     fmt_sep(a, sizeof(a), (double)v, 0), drops[i].what, drops[i].name);
 	}
 }
 
@@ -101,11 +102,11 @@ int out_table_warnings(const struct result *r, FILE *f)
 
 	if (c->errors || s->errors)
 		warn(f, &n, "errors: client %s, server %s (-v: by kind)",
-		     out_num(a, sizeof(a), (double)c->errors, 0), out_num(b, sizeof(b), (double)s->errors, 0));
+		     fmt_sep(a, sizeof(a), (double)c->errors, 0), fmt_sep(b, sizeof(b), (double)s->errors, 0));
 	if (s->refused || s->listen_drops)
 		warn(f, &n, "the server refused %s connections and its listener dropped %s",
-		     out_num(a, sizeof(a), (double)s->refused, 0),
-		     out_num(b, sizeof(b), (double)s->listen_drops, 0));
+		     fmt_sep(a, sizeof(a), (double)s->refused, 0),
+		     fmt_sep(b, sizeof(b), (double)s->listen_drops, 0));
 	warn_kernel_pairs(r, f, &n);
 	warn_kernel_drops(r, f, &n);
 	if (r->machine_ok && r->machine.steal > STEAL_PCT)
@@ -117,17 +118,13 @@ int out_table_warnings(const struct result *r, FILE *f)
 /* The rate, the latency, and the workload's own rows. */
 static void short_headline(const struct result *r, FILE *f)
 {
-	const struct side_counters *c = &r->client.c;
-	char label[64], v[2][32];
+	char label[64];
 
 	if (!out_per_transaction(r)) {
 		out_headline_rows(r, f);
 		return;
 	}
-	snprintf(label, sizeof(label), "%ss/s", r->wl->unit);
-	fprintf(f, "  %-28s %14s  (%s in %.3f s)\n", label,
-		out_num(v[0], 32, result_per_s(c->transactions, r->duration_s), 0),
-		out_num(v[1], 32, (double)c->transactions, 0), r->duration_s);
+	out_rate_line(r, f);
 	snprintf(label, sizeof(label), "%s (us)%s", r->wl->latency_label,
 		 result_open_loop(r) ? ", from schedule" : "");
 	out_latency_line(f, label, r->lat, false);
@@ -140,13 +137,7 @@ static void short_headline(const struct result *r, FILE *f)
 
 static void out_table_short(const struct result *r, FILE *f)
 {
-	char desc[300];
-
-	r->wl->describe(r->cfg, desc, sizeof(desc));
-	fprintf(f, "sockbench %s: %s\n", r->wl->name, desc);
-	if (r->partial)
-		fprintf(f, "PARTIAL RESULT: %s\n", r->partial_reason);
-	fprintf(f, "measured %.3f s after the warm-up\n\n", r->duration_s);
+	out_table_top(r, f);
 	short_headline(r, f);
 	fprintf(f, "\n  %-28s %14s %14s\n", "per side", "client", "server");
 	out_cpu_rows(r, f, false);

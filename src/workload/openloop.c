@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 
 #include "base/opts.h"
+#include "base/util.h"
 #include "measure/result.h"
 
 /* xorshift64*, seeded through splitmix64 so that no seed gives the zero state. */
@@ -117,17 +118,18 @@ static const char *lag_blame(const struct side_counters *c, double run_delay_s, 
 bool ol_holding(const struct side_counters *c, double run_delay_s, char *why, size_t len)
 {
 	double sched = (double)c->scheduled, sent = (double)c->issued;
-	char blame[200];
+	char blame[200], v[32];
 
 	snprintf(why, len, "%s", "");
 	if (!c->transactions && c->lost) {
-		snprintf(why, len, "no request of the window was answered (%llu unanswered or "
-			 "failed)", (unsigned long long)c->lost);
+		snprintf(why, len, "no request of the window was answered (%s unanswered or "
+			 "failed)", fmt_sep(v, sizeof(v), (double)c->lost, 0));
 		return false;
 	}
 	if (c->gen_dropped) {
-		snprintf(why, len, "the generator dropped %llu requests: %d in flight per client is "
-			 "its limit", (unsigned long long)c->gen_dropped, OL_INFLIGHT_MAX);
+		snprintf(why, len, "the generator dropped %s requests: %d in flight per client is "
+			 "its limit", fmt_sep(v, sizeof(v), (double)c->gen_dropped, 0),
+			 OL_INFLIGHT_MAX);
 		return false;
 	}
 	if (sched > 0 && sent < OL_SENT_SHARE_MIN * sched) {
@@ -153,7 +155,7 @@ double ol_run_delay(const struct side_result *s)
 void ol_headline(const struct result *r, struct headline *h)
 {
 	const struct side_counters *c = &r->client.c;
-	char why[400];
+	char why[400], v[32];
 
 	if (!result_open_loop(r))
 		return;
@@ -163,9 +165,10 @@ void ol_headline(const struct result *r, struct headline *h)
 	headline_row(h, "offered rate (/s)", (double)r->cfg->rate, 0, "%s arrivals",
 		     OPT_WORD(r->cfg, arrivals));
 	headline_row(h, "achieved rate (/s)", result_per_s(c->transactions, d), 0,
-		     "answered; sent %.0f/s", result_per_s(c->tx_packets, d));
-	headline_row(h, "schedule lag p99 (us)", (double)c->lag_p99_ns / 1e3, 1, "max %.1f",
-		     (double)c->lag_max_ns / 1e3);
+		     "answered; sent %s/s",
+		     fmt_sep(v, sizeof(v), result_per_s(c->tx_packets, d), 0));
+	headline_row(h, "schedule lag p99 (us)", (double)c->lag_p99_ns / 1e3, 1, "max %s",
+		     fmt_sep(v, sizeof(v), (double)c->lag_max_ns / 1e3, 1));
 	headline_row(h, "holding load", NAN, 0, "%s%s%s", ok ? "yes" : "NO", ok ? "" : ": ", why);
 	headline_key(h, "offered_rate", (double)r->cfg->rate, 3);
 	headline_key(h, "achieved_rate", result_per_s(c->transactions, d), 3);

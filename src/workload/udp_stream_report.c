@@ -3,6 +3,7 @@
  * headline, one way or both (--bidir). */
 #include <math.h>
 
+#include "base/util.h"
 #include "measure/result.h"
 #include "workload/udp_stream_server.h"
 #include "workload/workload.h"
@@ -106,8 +107,10 @@ static double receipt_jitter_ms(const struct receipt *t)
 
 static void receipt_rate_row(struct headline *h, const struct receipt *t)
 {
+	char v[32];
+
 	headline_row(h, "packets received/s", result_per_s(t->rx.rx_packets, t->d), 0,
-		     "sent %.0f/s", result_per_s(t->tx, t->d));
+		     "sent %s/s", fmt_sep(v, sizeof(v), result_per_s(t->tx, t->d), 0));
 }
 
 /* The loss, the payload rate and the jitter, as rows. */
@@ -115,12 +118,14 @@ static void receipt_rows(struct headline *h, const struct receipt *t)
 {
 	const struct side_counters *rx = &t->rx;
 	double jit = receipt_jitter_ms(t);
+	char v[3][32];
 
 	/* Too late to tell from a duplicate (seq.h): counted as neither, the loss an upper bound. */
 	headline_row(h, "lost (gaps in sequence)", (double)rx->lost, 0,
-		     "(%.3f%%)  reordered %llu, duplicates %llu, too late to tell %llu",
-		     receipt_loss_pct(t), (unsigned long long)rx->reordered,
-		     (unsigned long long)rx->dups, (unsigned long long)rx->seq_unsure);
+		     "(%.3f%%)  reordered %s, duplicates %s, too late to tell %s",
+		     receipt_loss_pct(t), fmt_sep(v[0], 32, (double)rx->reordered, 0),
+		     fmt_sep(v[1], 32, (double)rx->dups, 0),
+		     fmt_sep(v[2], 32, (double)rx->seq_unsure, 0));
 	headline_row(h, "payload Gbit/s received", receipt_gbit(t), 3, NULL);
 	if (isnan(jit))
 		headline_row(h, "jitter (ms)", NAN, 0,
@@ -154,10 +159,12 @@ static void bidir_headline(const struct result *r, struct headline *h)
 	double d = r->duration_s;
 	struct receipt t = {.d = d, .tx = c->tx_packets + s->tx_packets, .rx = *c};
 	double up = result_per_s(s->rx_packets, d), down = result_per_s(c->rx_packets, d);
+	char v[32];
 
 	side_counters_add(&t.rx, s);
 	receipt_rate_row(h, &t);
-	headline_row(h, "client to server (packets/s)", up, 0, "server to client %.0f/s", down);
+	headline_row(h, "client to server (packets/s)", up, 0, "server to client %s/s",
+		     fmt_sep(v, sizeof(v), down, 0));
 	receipt_rows(h, &t);
 	headline_key(h, "cpu_us_per_packet.client_per_sent_and_received",
 		     result_cpu_us_per(r->client.user_s, r->client.sys_s,

@@ -170,19 +170,23 @@ static void tcp_stream_headline(const struct result *r, struct headline *h)
 	uint64_t zc_done = c->c.zc_done + s->c.zc_done, zc_copied = c->c.zc_copied + s->c.zc_copied;
 	uint64_t zc_unknown = c->c.zc_unknown + s->c.zc_unknown;
 	double retrans = (double)(c->c.retrans + s->c.retrans);
+	char v[32], w[32];
 
-	headline_row(h, "throughput (Gbit/s)", up + down, 3, "(%.1f MB/s)", d > 0 ? mb / d : 0);
+	headline_row(h, "throughput (Gbit/s)", up + down, 3, "(%s MB/s)",
+		     fmt_sep(v, sizeof(v), d > 0 ? mb / d : 0, 1));
 	if (r->cfg->bidir)
 		headline_row(h, "client to server (Gbit/s)", up, 3, "server to client %.3f", down);
 	headline_row(h, "retransmits (TCP_INFO)", retrans, 0, NULL);
 	if (r->cfg->zerocopy && !zc_unknown)
 		headline_row(h, "zerocopy completions", (double)zc_done, 0,
-			     "of %llu sends; the kernel copied %llu of them",
-			     (unsigned long long)zc_sends, (unsigned long long)zc_copied);
+			     "of %s sends; the kernel copied %s of them",
+			     fmt_sep(v, sizeof(v), (double)zc_sends, 0),
+			     fmt_sep(w, sizeof(w), (double)zc_copied, 0));
 	else if (r->cfg->zerocopy)
 		headline_row(h, "zerocopy completions", (double)zc_done, 0,
-			     "of %llu sends; copied: not told for %llu (the kernel reports it from 6.2)",
-			     (unsigned long long)zc_sends, (unsigned long long)zc_unknown);
+			     "of %s sends; copied: not told for %s (the kernel reports it from 6.2)",
+			     fmt_sep(v, sizeof(v), (double)zc_sends, 0),
+			     fmt_sep(w, sizeof(w), (double)zc_unknown, 0));
 	headline_key(h, "gbit_per_s_by_direction.client_to_server", up, 4);
 	headline_key(h, "gbit_per_s_by_direction.server_to_client", down, 4);
 	headline_key(h, "service_demand_us_per_mb.client", sd_c, 3);

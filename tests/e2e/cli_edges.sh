@@ -97,6 +97,18 @@ rc=$?
 [ $rc -eq 1 ] || fail "explore of failing runs exited $rc, not 1"
 grep -qF "explore: no run succeeded: none of the" "$TMP/err" ||
 	fail "explore of failing runs: stderr '$(cat "$TMP/err")'"
+# knee whose lowest rate fails already (no machine answers 50,000,000/s): it says so and which
+# --min-rate to try, below the lowest, and exits 1; whose runs all failed (no agent): no
+# --min-rate, the rate was not why.
+timeout 60 "$SB" knee udp-rr --min-rate 50000000 --max-rate 50000000 --budget 5 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 1 ] || fail "knee at an impossible rate exited $rc, not 1"
+lower=$(grep -o 'the lowest tried, 50,000,000/s, failed already.*try --min-rate [0-9]*$' "$TMP/out" | grep -o '[0-9]*$')
+[ -n "$lower" ] && [ "$lower" -lt 50000000 ] && [ "$lower" -ge 5000000 ] ||
+	fail "knee at an impossible rate: no lower --min-rate suggested: $(tail -3 "$TMP/out")"
+timeout 60 "$SB" knee $bad --min-rate 1000 --budget 5 >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 1 ] || fail "knee of failing runs did not exit 1"
+grep -q -- "try --min-rate" "$TMP/out" && fail "knee of failing runs suggests a lower rate: $(tail -2 "$TMP/out")"
 good="udp-rr -l 0.2 --warmup 0 -c 1"
 timeout 60 "$SB" compare "$good" "$good --window 1" --runs 2 >"$TMP/out" 2>"$TMP/err" ||
 	fail "compare of whole runs exited $? ($(tail -2 "$TMP/err"))"

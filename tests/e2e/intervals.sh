@@ -52,11 +52,18 @@ done
 # Without -i: no key, no line.
 "$SB" udp-rr --duration 0.3 --warmup 0.1 --json >"$TMP/none.json" || fail "udp-rr without -i"
 jassert "$TMP/none.json" 'has("intervals") or has("intervals_scope") | not'
-# Text mode: a header, then a line per interval, before the report.
+# Text mode: the run's description first, a header, then a line per interval, before the report
+# (which does not repeat the description).
 "$SB" tcp-rr --duration 1 --warmup 0.2 -i 0.25 >"$TMP/text" 2>"$TMP/text.err" || fail "tcp-rr text: $(cat "$TMP/text.err")"
+head -1 "$TMP/text" | grep -q '^sockbench tcp-rr: 1 client x 1 flow' || fail "the description is not the first line: $(head -3 "$TMP/text")"
+sed -n 2p "$TMP/text" | grep -q '^interval s ' || fail "the interval header is not the second line: $(head -3 "$TMP/text")"
+[ "$(grep -c '^sockbench tcp-rr:' "$TMP/text")" = 1 ] || fail "the description printed twice: $(cat "$TMP/text")"
 grep -q '^interval s .*transactions/s .*p50 us .*p99 us .*client% .*server% .*busy% .*retransmits' "$TMP/text" ||
 	fail "no interval header: $(head -3 "$TMP/text")"
-lines=$(grep -cE '^ *[0-9]+\.[0-9]{2}- *[0-9]+\.[0-9]{2} +[0-9.]+ +[0-9.]+ +[0-9.]+ ' "$TMP/text")
+lines=$(grep -cE '^ *[0-9]+\.[0-9]{2}- *[0-9]+\.[0-9]{2} +[0-9.,]+ +[0-9.,]+ +[0-9.,]+ ' "$TMP/text")
+# ... their counts with thousands separators, as the report's (no bare 10000 or more).
+bare=$(grep -E '^ *[0-9]+\.[0-9]{2}- ' "$TMP/text" | grep -E '(^|[^0-9.,])[0-9]{5,}')
+[ -z "$bare" ] || fail "interval lines without thousands separators: $bare"
 [ "$lines" -ge 3 ] && [ "$lines" -le 5 ] || fail "$lines interval lines for 1 s / 0.25: $(cat "$TMP/text")"
 # A stream's lines in Gbit/s, as its plot and its throughput line (issue 43): the column's mean
 # within 15% of the run's Gbit/s.

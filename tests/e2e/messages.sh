@@ -6,6 +6,12 @@
 "$SB" udp-rr --duration 0.3 --warmup 0.1 --runs 2 >"$TMP/runs.txt" 2>/dev/null || fail "--runs 2"
 grep -qE '^  transactions/s +[0-9]+ +[0-9]+ +[0-9]+ ' "$TMP/runs.txt" ||
 	fail "the rate's row has decimals or is missing: $(grep transactions/s "$TMP/runs.txt")"
+# ... and every row's median under the header's, the longest label's too ("softirq in ksoftirqd
+# us/transaction" pushed its row's out of the column).
+grep -q '^  softirq in ksoftirqd us/transaction ' "$TMP/runs.txt" || fail "--runs: no ksoftirqd row: $(cat "$TMP/runs.txt")"
+awk '/^  figure / {m = index($0, "median") + 5; next} m && /^$/ {exit}
+     m && (substr($0, m, 1) == " " || substr($0, m + 1, 1) != " ") {print; bad = 1} END {exit bad}' \
+	"$TMP/runs.txt" >"$TMP/runs.bad" || fail "--runs: rows out of the median's column: $(cat "$TMP/runs.bad")"
 "$SB" udp-stream --duration 0.3 --warmup 0.1 >"$TMP/us.txt" 2>/dev/null || fail "udp-stream"
 grep -qE '^  CPU us per packet +[0-9.,]+ +[0-9.,]+$' "$TMP/us.txt" ||
 	fail "udp-stream's CPU per side: $(grep 'CPU us' "$TMP/us.txt")"
@@ -28,6 +34,16 @@ grep -qE '^  CPU us per MB \(demand\) +[0-9.,]+ +[0-9.,]+$' "$TMP/ts.txt" &&
 "$SB" udp-rr --duration 0.3 --warmup 0.1 >"$TMP/u.txt" 2>/dev/null || fail "udp-rr"
 grep -qE '^  transactions/s +[0-9]{1,3}(,[0-9]{3})+  \([0-9]{1,3}(,[0-9]{3})+ in ' "$TMP/u.txt" ||
 	fail "no thousands separators: $(head -n 5 "$TMP/u.txt")"
+# ... every one: no bare number of five digits or more in an open-loop run's report, short or
+# -v ("sent 50000/s", "max 9730.4" were), but in the description (the flags as given) and the
+# environment's MTU. The exit status is not checked: a busy machine may make the run partial.
+for v in "" -v; do
+	# shellcheck disable=SC2086
+	"$SB" udp-rr --rate 50000 -l 2 --duration 0.3 --warmup 0.1 $v >"$TMP/ol.txt" 2>/dev/null
+	grep -q '^  achieved rate (/s) .* sent [0-9,]*/s$' "$TMP/ol.txt" || fail "open loop$v: no achieved rate: $(cat "$TMP/ol.txt")"
+	bare=$(grep -vE '^sockbench udp-rr: |^    governor .* MTU ' "$TMP/ol.txt" | grep -E '(^|[^0-9.,])[0-9]{5,}')
+	[ -z "$bare" ] || fail "open loop$v: numbers without thousands separators: $bare"
+done
 awk '/^  per side/ {c = index($0, "client") + 5; s = index($0, "server") + 5}
      /^  CPU us per/ {if (substr($0, c, 1) == " " || substr($0, s, 1) == " ") exit 1}' "$TMP/u.txt" ||
 	fail "CPU values not under their headers: $(cat "$TMP/u.txt")"

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "multi/explore.h"
@@ -372,6 +373,48 @@ static void test_search_lone_candidate(void **state)
 	assert_true(found >= 18);
 }
 
+/* The text table stays about 120 columns wide: a verdict that would reach past it goes on a
+ * line of its own, a long name (the final combination's) on one above its figures; and an
+ * interval too wide to say anything is "none" (a short budget's reached from 0 to 33,325,981). */
+static void test_table_width(void **state)
+{
+	struct sim m = {0};
+	struct explore *x = sim_explore(1000, DEFAULT_BUDGET, false, &m, 0);
+	FILE *f = tmpfile();
+	int saved = dup(1), table = 0, wrapped = 0;
+	char line[4096], ci[40];
+
+	(void)state;
+	assert_non_null(f);
+	fflush(stdout);
+	dup2(fileno(f), 1);
+	explore_print_table(x);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "rank strategy", 13))
+			table = 1;
+		else if (table && line[0] == '\n')
+			table = 0;
+		if (!table)
+			continue;
+		if (strlen(line) > 121)
+			fail_msg("a row %zu columns wide: %s", strlen(line) - 1, line);
+		wrapped += !strncmp(line, "          ", 10);
+	}
+	assert_true(wrapped > 0);
+	fclose(f);
+	sim_free(x);
+	assert_false(explore_interval_words(0, 33325981, ci, sizeof(ci)));
+	assert_string_equal(ci, "none");
+	assert_false(explore_interval_words(NAN, NAN, ci, sizeof(ci)));
+	assert_false(explore_interval_words(0.05, 6, ci, sizeof(ci)));
+	assert_true(explore_interval_words(0.93, 1.03, ci, sizeof(ci)));
+	assert_string_equal(ci, "0.93-1.03");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_search_kernel_knobs),
 		cmocka_unit_test(test_search_slow_machine),
 		cmocka_unit_test(test_search_lone_candidate),
+		cmocka_unit_test(test_table_width),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

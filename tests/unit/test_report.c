@@ -41,7 +41,7 @@ static void test_num(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		assert_string_equal(out_num(buf, sizeof(buf), t[i].v, t[i].dec), t[i].want);
+		assert_string_equal(fmt_sep(buf, sizeof(buf), t[i].v, t[i].dec), t[i].want);
 }
 
 static void test_fields_check(void **state)
@@ -217,8 +217,8 @@ static void test_csv_runs(void **state)
 	cJSON_Delete(doc);
 }
 
-/* The warning lines ("  warning: ...") of the report of r, verbose or not, one string. */
-static char *warning_lines(struct result *r, struct opts *o, bool verbose)
+/* The lines of the report of r, verbose or not, that start with prefix, one string. */
+static char *report_lines(struct result *r, struct opts *o, bool verbose, const char *prefix)
 {
 	char *buf = NULL, *out = xcalloc(1, 1 << 16), *line, *save = NULL;
 	size_t len = 0;
@@ -228,7 +228,7 @@ static char *warning_lines(struct result *r, struct opts *o, bool verbose)
 	out_table(r, f);
 	fclose(f);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (!strncmp(line, "  warning: ", 11))
+		if (!strncmp(line, prefix, strlen(prefix)))
 			strcat(strcat(out, line), "\n");
 	free(buf);
 	return out;
@@ -256,7 +256,8 @@ static void test_verbose_warnings(void **state)
 	r.client.c.segs_out = 1000;
 	r.machine.steal = 12;
 	r.kernel = (struct snmp){.n = 2, .name = {"OutSegs", "RetransSegs"}, .v = {208901, 7}};
-	char *brief = warning_lines(&r, &o, false), *full = warning_lines(&r, &o, true);
+	char *brief = report_lines(&r, &o, false, "  warning: ");
+	char *full = report_lines(&r, &o, true, "  warning: ");
 	int n = 0;
 
 	assert_non_null(strstr(brief, "errors: client 5"));
@@ -274,6 +275,33 @@ static void test_verbose_warnings(void **state)
 	free(full);
 }
 
+/* The headline reads the same in the short report and in -v's: the rate, then the count and
+ * the window in parentheses, with thousands separators. */
+static void test_same_headline(void **state)
+{
+	const struct workload *wl = workload_find("tcp-rr");
+	struct opts o;
+	struct hist lat, lat2;
+	struct result r = {.wl = wl, .cfg = &o, .lat = &lat, .lat2 = &lat2, .duration_s = 2.0,
+			   .kread_open_us = -1, .kread_close_us = -1, .softirq_inline_s = -1,
+			   .softirq_ksoftirqd_s = -1, .drain_s = -1};
+
+	(void)state;
+	opts_defaults(&o, wl->overrides);
+	hist_reset(&lat);
+	hist_reset(&lat2);
+	r.client.present = true;
+	r.client.c.transactions = 2694516;
+	char *brief = report_lines(&r, &o, false, "  transactions");
+	char *full = report_lines(&r, &o, true, "  transactions");
+
+	assert_string_equal(brief, "  transactions/s                    1,347,258  "
+				   "(2,694,516 in 2.000 s)\n");
+	assert_non_null(strstr(full, brief));
+	free(brief);
+	free(full);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_csv_run),
 		cmocka_unit_test(test_csv_runs),
 		cmocka_unit_test(test_verbose_warnings),
+		cmocka_unit_test(test_same_headline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
