@@ -98,7 +98,10 @@ static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
 		 o->clients, o->clients > 1 ? "s" : "", load, o->size, o->peers,
 		 o->peers > 1 ? "s" : "", o->connected ? "connected" : "unconnected",
 		 io_find(o)->name, o->batch, OPT_WORD(o, wait),
-		 o->wait == WAIT_AUTO && o->peers / o->clients > IO_READY_ABOVE ? " (epoll)" : "",
+		 o->wait != WAIT_AUTO ? ""
+		 : o->peers / o->clients > IO_READY_ABOVE ? " (epoll)"
+		 : io_client_wait(o, 1) == IO_WAIT_BLOCK && o->peers == o->clients
+			 ? " (block: one request in flight on one socket)" : "",
 		 o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->no_check ? "off" : "on", o->pin ? ", pinned" : "",
 		 o->busy_poll ? ", busy poll" : "");
