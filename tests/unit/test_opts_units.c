@@ -16,35 +16,7 @@
 #include "base/suggest.h"
 #include "workload/workload.h"
 
-static char err[256];
-
-static int parse_wl(const struct workload *wl, struct opts *o, ...)
-{
-	char *argv[32] = {(char *)wl->name};
-	int argc = 1;
-	va_list ap;
-
-	va_start(ap, o);
-	for (char *w; (w = va_arg(ap, char *));)
-		argv[argc++] = w;
-	va_end(ap);
-	opts_defaults(o, wl->overrides);
-	err[0] = '\0';
-	int ret = opts_parse(wl->opts, wl->overrides, &(struct opts_words){argc, argv}, o, err,
-			     sizeof(err));
-
-	if (ret == 0)
-		ret = wl->check(o, err, sizeof(err));
-	return ret;
-}
-
-static void expect_error(const char *needle, int ret, struct opts *o)
-{
-	assert_int_equal(ret, -EINVAL);
-	if (!strstr(err, needle))
-		fail_msg("error '%s' does not mention '%s'", err, needle);
-	opts_free(o);
-}
+#include "opts_harness.h"
 
 static void test_sizes(void **state)
 {
