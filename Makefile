@@ -51,8 +51,9 @@ else
 Q := @
 MAKEFLAGS += --no-print-directory
 endif
-# Parallel by default, a job per CPU, unless the command line says -j (make -j1: one at a time).
-ifeq ($(filter -j%,$(MAKEFLAGS)),)
+# Parallel by default, a job per CPU, unless the command line says -j (make -j1: one at a time);
+# a make this one runs (make test's) shares its jobs.
+ifeq ($(MAKELEVEL)$(filter -j% --jobserver%,$(MAKEFLAGS)),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 
