@@ -122,10 +122,17 @@ static void tcp_stream_describe(const struct opts *o, char *buf, size_t len)
 		 OPT_WORD(o, recv));
 }
 
+/* The bytes the server received; when it sent no result (its agent died), what the clients
+ * sent it, the most it can have received: the run says so and is partial. */
+static uint64_t server_rx(const struct result *r)
+{
+	return r->server.present ? r->server.c.rx_bytes : r->client.c.tx_bytes;
+}
+
 /* Megabytes received: the receivers' counts. */
 static double tcp_stream_units(const struct result *r)
 {
-	return (double)(r->client.c.rx_bytes + r->server.c.rx_bytes) / 1e6;
+	return (double)(r->client.c.rx_bytes + server_rx(r)) / 1e6;
 }
 
 /* During the window only the clients' bytes are seen: what they sent and received. */
@@ -162,7 +169,7 @@ static double gbit(uint64_t bytes, double s)
 static void tcp_stream_headline(const struct result *r, struct headline *h)
 {
 	double d = r->duration_s, mb = tcp_stream_units(r);
-	double up = gbit(r->server.c.rx_bytes, d), down = gbit(r->client.c.rx_bytes, d);
+	double up = gbit(server_rx(r), d), down = gbit(r->client.c.rx_bytes, d);
 	const struct side_result *c = &r->client, *s = &r->server;
 	double sd_c = result_cpu_us_per(c->user_s, c->sys_s, mb);
 	double sd_s = result_cpu_us_per(s->user_s, s->sys_s, mb);
@@ -172,8 +179,9 @@ static void tcp_stream_headline(const struct result *r, struct headline *h)
 	double retrans = (double)(c->c.retrans + s->c.retrans);
 	char v[32], w[32];
 
-	headline_row(h, "throughput (Gbit/s)", up + down, 3, "(%s MB/s)",
-		     fmt_sep(v, sizeof(v), d > 0 ? mb / d : 0, 1));
+	headline_row(h, "throughput (Gbit/s)", up + down, 3, "(%s MB/s%s)",
+		     fmt_sep(v, sizeof(v), d > 0 ? mb / d : 0, 1),
+		     s->present ? "" : "; to the server: what the clients sent, it sent no result");
 	if (r->cfg->bidir)
 		headline_row(h, "client to server (Gbit/s)", up, 3, "server to client %.3f", down);
 	headline_row(h, "retransmits (TCP_INFO)", retrans, 0, NULL);

@@ -15,6 +15,9 @@ jassert "$TMP/b.json" "$KOK"' drops_seen and paced(.packets_per_s; 20000) and .s
 # The agent dies mid-run: a partial report within seconds, exit 1, what the client measured.
 kill_agent_mid_run "$TMP/c.json" tcp-stream
 jassert "$TMP/c.json" '.partial == true and .sides.server == null and .sides.client.bytes_sent > 0'
+# Its rate: what the clients sent over the window (the most the server can have received; it
+# read 0 Gbit/s), and the report says so.
+jassert "$TMP/c.json" '.rate > 0 and ((.rate * .duration_s / (.sides.client.bytes_sent / 1e6) - 1) | fabs) < 0.01 and ((.gbit_per_s / (.rate * 8 / 1e3) - 1) | fabs) < 0.01' '{rate, gbit_per_s, duration_s, c: .sides.client}'
 
 # Ctrl-C: partial, exit 0, within 2 s, for both.
 for wl in tcp-stream udp-stream; do

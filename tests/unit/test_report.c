@@ -273,6 +273,7 @@ static void test_verbose_warnings(void **state)
 	assert_int_equal(n, 4);
 	free(brief);
 	free(full);
+	opts_free(&o);
 }
 
 /* The headline reads the same in the short report and in -v's: the rate, then the count and
@@ -300,6 +301,7 @@ static void test_same_headline(void **state)
 	assert_non_null(strstr(full, brief));
 	free(brief);
 	free(full);
+	opts_free(&o);
 }
 
 int main(void)
