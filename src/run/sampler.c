@@ -38,8 +38,9 @@ static void series_begin(struct run *r, struct sampler *s, uint64_t t0)
 	s->series_cap = (int)(r->o->duration / r->res.series_step_s) + 16;
 	r->res.series_t = xcalloc((size_t)s->series_cap, sizeof(double));
 	r->res.series_gbit = xcalloc((size_t)s->series_cap, sizeof(double));
-	s->series_at = t0;
+	(void)t0;
 	s->series_bytes = group_bytes(&r->local);
+	s->series_at = now_ns(); /* the time of that count, as every point's (series_sample) */
 }
 
 static void series_sample(struct run *r, struct sampler *s, uint64_t now, uint64_t b)
@@ -153,7 +154,8 @@ static void edge(struct run *r, struct sampler *s, uint64_t now)
 {
 	if (r->res.nintervals >= s->cap)
 		return;
-	s->cur->t_ns = now;
+	(void)now;
+	s->cur->t_ns = now_ns(); /* the time of the counts read next */
 	snap_counts(r, s, s->cur);
 	snap_cpu(r, s, s->cur);
 	add_interval(r, s);
@@ -175,7 +177,9 @@ void sampler_tick(struct run *r, uint64_t now)
 
 	if (!s)
 		return;
-	series_sample(r, s, now, group_bytes(&r->local));
+	uint64_t b = group_bytes(&r->local);
+
+	series_sample(r, s, now_ns(), b); /* the time of the count, not of the tick's start */
 	if (!s->on || now < s->next_edge ||
 	    now + s->step_ns / 10 >= r->t_open + (uint64_t)(r->o->duration * 1e9))
 		return; /* the last one (or a sliver before the close) is the close's */

@@ -19,9 +19,10 @@ kernel_agrees() { # file: our figures beside the kernel's over the window
 "$SB" tcp-stream --duration 2 --warmup 0.3 --json >"$TMP/a.json" || fail "tcp-stream failed"
 jassert "$TMP/a.json" '.partial == false and .errors == 0 and .gbit_per_s > 0.5 and .unit == "megabyte"'
 # The rate over the window: its first 0.1 s bucket is timed as the others (its bytes were
-# once read up to 50 ms after the time it was given: 1.45x the median); the first is not above
-# the highest of the rest by more than a tenth, nor the points' mean off the run's rate by 5%.
-jassert "$TMP/a.json" '.rate_over_window.points as $p | ($p | length) >= 10 and $p[0][1] <= 1.1 * ([$p[1:][][1]] | max) and ((([$p[][1]] | add / length) / .gbit_per_s - 1) | fabs) < 0.05' '{g: .gbit_per_s, p: [.rate_over_window.points[][1]]}'
+# once read up to 50 ms after the time it was given: 1.37-1.43x the highest of the rest); the
+# first is not above the highest of the rest by more than a quarter (a sanitized build's spread
+# reached 1.17x), nor the points' mean off the run's rate by 5%.
+jassert "$TMP/a.json" '.rate_over_window.points as $p | ($p | length) >= 10 and $p[0][1] <= 1.25 * ([$p[1:][][1]] | max) and ((([$p[][1]] | add / length) / .gbit_per_s - 1) | fabs) < 0.05' '{g: .gbit_per_s, p: [.rate_over_window.points[][1]]}'
 # The bytes we count received are the kernel's IP bytes in, less 52 bytes of headers per
 # segment: the kernel's count holds ours, and not much more (loopback: one count per packet).
 jassert "$TMP/a.json" '(.kernel.InOctets >= .sides.server.bytes_received * 0.98) and (.kernel.InOctets <= .sides.server.bytes_received * 1.05 + 1e6)' '{k: .kernel.InOctets, s: .sides.server.bytes_received}'
