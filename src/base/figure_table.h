@@ -35,6 +35,19 @@ enum shows {
 	SHOWS_IDLE_FLOWS = 1 << 9,     /* flows that moved nothing in the window */
 };
 
+/* A figure of each side, the client's row then the server's: ID becomes CLIENT_ID and SERVER_ID,
+ * the key, label and path (under sides.SIDE.) take the side's name; _ALT: with the older path. */
+#define FIG_SIDES_ALT(X, ID, key, label, path, alt, unit, better, shows)                           \
+	X(CLIENT_##ID, "client_" key, "client " label, "sides.client." path,                       \
+	  "sides.client." alt, unit, better, shows)                                                \
+	X(SERVER_##ID, "server_" key, "server " label, "sides.server." path,                       \
+	  "sides.server." alt, unit, better, shows)
+#define FIG_SIDES(X, ID, key, label, path, unit, better, shows)                                    \
+	X(CLIENT_##ID, "client_" key, "client " label, "sides.client." path, NULL, unit, better,   \
+	  shows)                                                                                   \
+	X(SERVER_##ID, "server_" key, "server " label, "sides.server." path, NULL, unit, better,   \
+	  shows)
+
 #define FIGURE_LIST(X)                                                                             \
 	X(RATE, "rate", "%ss/s", "rate", "transactions_per_s", "per s", HIGHER, 0)                \
 	X(GBIT, "gbit_per_s", "Gbit/s", "gbit_per_s", NULL, "Gbit/s", HIGHER, SHOWS_STREAM)        \
@@ -54,10 +67,8 @@ enum shows {
 	  SHOWS_TRANSACTIONS)                                                                      \
 	X(CONNECT_P50, "connect_p50_us", "connect() p50 (us)", "connect_latency_us.p50", NULL,     \
 	  "us", LOWER, SHOWS_CONNECTIONS)                                                          \
-	X(CLIENT_CPU, "client_cpu_us", "client CPU us/%s", "sides.client.cpu_us_per_unit",         \
-	  "sides.client.cpu_us_per_transaction", "us per unit", LOWER, 0)                          \
-	X(SERVER_CPU, "server_cpu_us", "server CPU us/%s", "sides.server.cpu_us_per_unit",         \
-	  "sides.server.cpu_us_per_transaction", "us per unit", LOWER, 0)                          \
+	FIG_SIDES_ALT(X, CPU, "cpu_us", "CPU us/%s", "cpu_us_per_unit", "cpu_us_per_transaction",  \
+		      "us per unit", LOWER, 0)                                                     \
 	X(CLIENT_USER_US, "client_user_us", "client user us/connection",                           \
 	  "sides.client.user_us_per_connection", NULL, "us per connection", LOWER,                 \
 	  SHOWS_CONNECTIONS)                                                                       \
@@ -78,30 +89,20 @@ enum shows {
 	  LOWER, 0)                                                                                \
 	X(SERVER_SYS_S, "server_sys_s", "server sys (s)", "sides.server.sys_s", NULL, "s", LOWER, \
 	  0)                                                                                       \
-	X(CLIENT_SYSCALLS, "client_syscalls", "client syscalls/%s",                                \
-	  "sides.client.syscalls_per_unit", "sides.client.syscalls_per_transaction", "per unit",   \
-	  LOWER, 0)                                                                                \
-	X(SERVER_SYSCALLS, "server_syscalls", "server syscalls/%s",                                \
-	  "sides.server.syscalls_per_unit", "sides.server.syscalls_per_transaction", "per unit",   \
-	  LOWER, 0)                                                                                \
+	FIG_SIDES_ALT(X, SYSCALLS, "syscalls", "syscalls/%s", "syscalls_per_unit",                 \
+		      "syscalls_per_transaction", "per unit", LOWER, 0)                            \
 	X(RETRANS, "retransmits", "retransmits", "retransmits", NULL, NULL, LOWER,                 \
 	  SHOWS_TCP_INFO_EDGES)                                                                    \
-	X(CLIENT_VCSW, "client_sleeps", "client sleeps/%s",                                        \
-	  "sides.client.voluntary_switches_per_unit", NULL, "per unit", LOWER, 0)                  \
-	X(SERVER_VCSW, "server_sleeps", "server sleeps/%s",                                        \
-	  "sides.server.voluntary_switches_per_unit", NULL, "per unit", LOWER, 0)                  \
-	X(CLIENT_IVCSW, "client_preempted", "client preempted/%s",                                 \
-	  "sides.client.involuntary_switches_per_unit", NULL, "per unit", LOWER, 0)                \
-	X(SERVER_IVCSW, "server_preempted", "server preempted/%s",                                 \
-	  "sides.server.involuntary_switches_per_unit", NULL, "per unit", LOWER, 0)                \
+	FIG_SIDES(X, VCSW, "sleeps", "sleeps/%s", "voluntary_switches_per_unit", "per unit", LOWER, \
+		  0)                                                                               \
+	FIG_SIDES(X, IVCSW, "preempted", "preempted/%s", "involuntary_switches_per_unit",          \
+		  "per unit", LOWER, 0)                                                            \
 	X(SOFTIRQ_INLINE, "softirq_inline_us", "softirq inline us/%s",                             \
 	  "softirq.inline_us_per_unit", NULL, "us per unit", LOWER, 0)                             \
 	X(SOFTIRQ_KSOFTIRQD, "softirq_ksoftirqd_us", "softirq in ksoftirqd us/%s",                 \
 	  "softirq.ksoftirqd_us_per_unit", NULL, "us per unit", LOWER, 0)                          \
-	X(CLIENT_MEM_PER_FLOW, "client_mem_per_flow", "client memory/flow (B)",                    \
-	  "sides.client.memory_per_flow", NULL, "B", LOWER, SHOWS_FLOW_MEMORY)                     \
-	X(SERVER_MEM_PER_FLOW, "server_mem_per_flow", "server memory/flow (B)",                    \
-	  "sides.server.memory_per_flow", NULL, "B", LOWER, SHOWS_FLOW_MEMORY)
+	FIG_SIDES(X, MEM_PER_FLOW, "mem_per_flow", "memory/flow (B)", "memory_per_flow", "B", LOWER, \
+		  SHOWS_FLOW_MEMORY)
 
 enum figure_id {
 #define FIGURE_ID(id, ...) FIG_##id,

@@ -265,6 +265,22 @@ out:
 	return ret;
 }
 
+static bool string_is(const cJSON *s, const char *want)
+{
+	return cJSON_IsString(s) && !strcmp(s->valuestring, want);
+}
+
+/* Does the answer j echo q's nonce, port, workload and protocol? */
+static bool echoes(const cJSON *j, const struct vouch_req *q)
+{
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(j, "port");
+
+	return cJSON_IsNumber(port) && port->valuedouble == q->port &&
+	       string_is(cJSON_GetObjectItemCaseSensitive(j, "nonce"), q->nonce) &&
+	       string_is(cJSON_GetObjectItemCaseSensitive(j, "workload"), q->workload) &&
+	       string_is(cJSON_GetObjectItemCaseSensitive(j, "proto"), q->proto);
+}
+
 void vouch_request(const struct vouch_target *t, const char *nonce, char *buf, size_t len)
 {
 	snprintf(buf, len,
@@ -279,11 +295,7 @@ int vouch_reply_check(const struct vouch_target *t, const struct auth_key *key, 
 	unsigned type = answer->type;
 	cJSON *j = cJSON_Parse(answer->payload);
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "error");
-	const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "nonce");
 	const cJSON *mac = cJSON_GetObjectItemCaseSensitive(j, "mac");
-	const cJSON *port = cJSON_GetObjectItemCaseSensitive(j, "port");
-	const cJSON *wl = cJSON_GetObjectItemCaseSensitive(j, "workload");
-	const cJSON *proto = cJSON_GetObjectItemCaseSensitive(j, "proto");
 	struct vouch_req q = {.token = t->token, .port = t->port, .addr = t->addr, .nonce = nonce,
 			      .workload = t->workload, .proto = t->proto};
 	char text[256];
@@ -294,11 +306,7 @@ int vouch_reply_check(const struct vouch_target *t, const struct auth_key *key, 
 			 cJSON_IsString(msg) ? msg->valuestring : "it says no");
 		ret = -EPERM;
 	} else if (type != CTL_MSG_ACK ||
-		   !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "vouch")) ||
-		   !cJSON_IsString(n) || strcmp(n->valuestring, nonce) || !cJSON_IsNumber(port) ||
-		   port->valuedouble != t->port || !cJSON_IsString(wl) ||
-		   strcmp(wl->valuestring, t->workload) || !cJSON_IsString(proto) ||
-		   strcmp(proto->valuestring, t->proto)) {
+		   !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "vouch")) || !echoes(j, &q)) {
 		snprintf(err, errlen, "its answer is not a vouch for this target and nonce");
 	} else if (key) {
 		signed_text(text, sizeof(text), &q);

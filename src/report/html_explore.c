@@ -22,10 +22,10 @@ static void explore_entry_row(FILE *f, const cJSON *e, bool ranked)
 	html_text(f, html_jstr(e, "name"));
 	html_printf(f, "</td><td><code>");
 	html_text(f, html_jstr(e, "flags"));
-	html_printf(f, "</code></td><td>");
-	html_num(f, html_jnum(e, "rate"));
+	html_printf(f, "</code></td>");
+	html_num_cells(f, e, "rate");
 	html_printf(f,
-		    "</td><td>%.3fx</td><td>%.3f to %.3f</td><td>%.1f%%</td><td>%.0f</td>"
+		    "<td>%.3fx</td><td>%.3f to %.3f</td><td>%.1f%%</td><td>%.0f</td>"
 		    "<td style=\"color:%s\">",
 		    html_jnum(e, "speedup"), html_jnum(e, "ci_low"), html_jnum(e, "ci_high"),
 		    100 * html_jnum(e, "ci_level"), html_jnum(e, "pairs"),

@@ -53,6 +53,20 @@ void html_num(FILE *f, double v)
 	fputs(fmt_fig(buf, sizeof(buf), v), f);
 }
 
+void html_num_cells(FILE *f, const struct cJSON *e, const char *keys)
+{
+	char key[32];
+	size_t n;
+
+	for (const char *k = keys; *k; k += n + (k[n] == ' ')) {
+		n = strcspn(k, " ");
+		snprintf(key, sizeof(key), "%.*s", (int)n, k);
+		html_printf(f, "<td>");
+		html_num(f, html_jnum(e, key));
+		html_printf(f, "</td>");
+	}
+}
+
 void html_row(FILE *f, const char *k, double v, const char *unit)
 {
 	html_printf(f, "<tr><th>");

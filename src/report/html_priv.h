@@ -20,6 +20,8 @@ double html_jnum(const struct cJSON *o, const char *path);
 const char *html_jstr(const struct cJSON *o, const char *path);
 /* A number as the text tables print it. */
 void html_num(FILE *f, double v);
+/* Cells of e's numbers at the keys named in keys (space-separated: "min max"), a <td> each. */
+void html_num_cells(FILE *f, const struct cJSON *e, const char *keys);
 /* A row of a key-value table: a number with its unit (unit NULL: a count, printed whole), or a
  * string ("-" when empty). */
 void html_row(FILE *f, const char *k, double v, const char *unit);

@@ -305,17 +305,15 @@ void html_runs_section(FILE *f, const cJSON *d)
 	cJSON_ArrayForEach(e, sum) {
 		html_printf(f, "<tr><td>");
 		html_text(f, e->string);
-		html_printf(f, "</td><td>");
-		html_num(f, html_jnum(e, "median"));
-		html_printf(f, "</td><td>");
+		html_printf(f, "</td>");
+		html_num_cells(f, e, "median");
+		html_printf(f, "<td>");
 		html_num(f, html_jnum(e, "ci_low"));
 		html_printf(f, " to ");
 		html_num(f, html_jnum(e, "ci_high"));
-		html_printf(f, "</td><td>%.0f%%</td><td>", 100 * html_jnum(e, "ci_confidence"));
-		html_num(f, html_jnum(e, "min"));
-		html_printf(f, "</td><td>");
-		html_num(f, html_jnum(e, "max"));
-		html_printf(f, "</td></tr>\n");
+		html_printf(f, "</td><td>%.0f%%</td>", 100 * html_jnum(e, "ci_confidence"));
+		html_num_cells(f, e, "min max");
+		html_printf(f, "</tr>\n");
 	}
 	html_printf(f, "</table>\n");
 	if (nr < 1)

@@ -130,8 +130,9 @@ static void *thread_start(void *arg)
 	return t->fn(t);
 }
 
-int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, long warm_units,
-		       long units, void *(*fn)(void *))
+/* Run fn in n threads, join them, and add every thread's counts to the report. */
+static int client_threads_run(struct client_ctx *c, struct client_thread *t, int n,
+			      long warm_units, long units, void *(*fn)(void *))
 {
 	struct thread_group g = {.n = n, .count_based = units > 0};
 	pthread_t *tid = calloc((size_t)n, sizeof(*tid));
@@ -191,6 +192,14 @@ int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, lon
 	}
 	free(tid);
 	return ret;
+}
+
+int client_go(struct client_ctx *c, int ret, const struct client_run *r)
+{
+	if (r->drain)
+		drain_register(c, r->drain);
+	atomic_fetch_add(&c->sh->ready, 1);
+	return ret ? ret : client_threads_run(c, r->t, r->n, r->warm, r->units, r->fn);
 }
 
 int client_wait_phase(struct client_ctx *c, int ph)

@@ -183,12 +183,17 @@ void ol_headline(const struct result *r, struct headline *h)
 
 /* By value, not by OPT_IS_SET: an agent's options come from the controller's config, which
  * names every key (the controller has checked what was given). */
-void ol_load_words(const struct opts *o, const char *closed, char *buf, size_t len)
+size_t ol_describe_load(const struct opts *o, const char *per, const char *closed, char *buf,
+			size_t len)
 {
-	if (o->rate)
-		snprintf(buf, len, "open loop at %ld/s (%s)", o->rate, OPT_WORD(o, arrivals));
-	else
-		snprintf(buf, len, "%ld %s", o->window, closed);
+	int k = snprintf(buf, len, "%ld client%s x %s", o->clients, o->clients > 1 ? "s" : "", per);
+
+	if (k >= 0 && (size_t)k < len && o->rate)
+		k += snprintf(buf + k, len - (size_t)k, "open loop at %ld/s (%s)", o->rate,
+			      OPT_WORD(o, arrivals));
+	else if (k >= 0 && (size_t)k < len)
+		k += snprintf(buf + k, len - (size_t)k, "%ld %s", o->window, closed);
+	return k < 0 ? 0 : (size_t)k < len ? (size_t)k : len - 1;
 }
 
 const char *ol_check(const struct opts *o, const char *cap, long window_default)

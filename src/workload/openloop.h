@@ -102,9 +102,11 @@ static inline void ol_record(struct hist *lat, struct hist *svc, uint64_t due, u
  * --clients-on are refused with it (cap: what bounds the requests in flight instead, "65536 in
  * flight per client"). The reason (static text, or a static buffer this rewrites), or NULL. */
 const char *ol_check(const struct opts *o, const char *cap, long window_default);
-/* A describe line's load into buf: "open loop at RATE/s (ARRIVALS)" under --rate, else
- * "WINDOW " and closed (the closed loop's words for its window: "in flight", "outstanding"). */
-void ol_load_words(const struct opts *o, const char *closed, char *buf, size_t len);
+/* A describe line's start into buf: "CLIENTS client(s) x ", per ("2 flows x ", or ""), and the
+ * load, "open loop at RATE/s (ARRIVALS)" under --rate, else "WINDOW " and closed (the closed
+ * loop's words for its window: "in flight", "outstanding"). Returns the length written. */
+size_t ol_describe_load(const struct opts *o, const char *per, const char *closed, char *buf,
+			size_t len);
 /* Did the generator hold its load? From the client side's counters of a window of seconds:
  * false, with the reason in why, when nothing was answered, it dropped requests, got to under
  * OL_SENT_SHARE_MIN of its schedule (issued against scheduled), or lagged past

@@ -462,12 +462,10 @@ int crr_many_client(struct client_ctx *c)
 		ret = many_setup(c, &m[i], n, i);
 		t[i].priv = &m[i];
 	}
-	if (!ret) {
-		if (!o->conns) /* a time-based run drains: each thread a unit */
-			drain_register(c, n);
-		atomic_fetch_add(&c->sh->ready, 1);
-		ret = client_threads_run(c, t, n, o->warmup_conns, o->conns, many_thread_main);
-	}
+	if (!ret) /* a time-based run drains: each thread a unit */
+		ret = client_go(c, 0, &(struct client_run){.t = t, .n = n, .drain = o->conns ? 0 : n,
+						       .warm = o->warmup_conns, .units = o->conns,
+						       .fn = many_thread_main});
 	for (int i = 0; i < n; i++) {
 		if (m[i].ep > 0)
 			close(m[i].ep);

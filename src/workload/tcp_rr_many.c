@@ -308,8 +308,7 @@ int tcp_rr_many_client(struct client_ctx *c)
 
 	for (int k = 0; k < nt; k++)
 		t[k].priv = &m[k];
-	atomic_fetch_add(&c->sh->ready, 1);
-	ret = client_threads_run(c, t, nt, 0, 0, mf_thread_main);
+	ret = client_go(c, 0, &(struct client_run){.t = t, .n = nt, .fn = mf_thread_main});
 	for (int k = 0; k < nt; k++) {
 		close(m[k].ep);
 		free(m[k].buf);

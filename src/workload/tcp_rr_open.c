@@ -233,22 +233,8 @@ static void flow_init(struct client_ctx *c, struct tro_flow *f, int i)
 	f->tio = f->rio;
 }
 
-int tcp_rr_open_client(struct client_ctx *c)
+static void tro_flows_free(struct tro_flow *f, int n)
 {
-	int n = (int)c->o->flows, ret = 0;
-	struct client_thread *t = xcalloc_lines((size_t)(2 * n), sizeof(*t));
-	struct tro_flow *f = xcalloc_lines((size_t)n, sizeof(*f));
-
-	for (int i = 0; i < n; i++) {
-		flow_init(c, &f[i], i);
-		t[i].priv = t[n + i].priv = &f[i];
-		if (!ret)
-			ret = tcp_rr_connect_flow(c, &f[i].fd, i);
-	}
-	drain_register(c, n);
-	atomic_fetch_add(&c->sh->ready, 1);
-	if (!ret)
-		ret = client_threads_run(c, t, 2 * n, 0, 0, tro_main);
 	for (int i = 0; i < n; i++) {
 		if (f[i].fd >= 0)
 			close(f[i].fd);
@@ -258,6 +244,22 @@ int tcp_rr_open_client(struct client_ctx *c)
 		free(f[i].gen.lag.h);
 	}
 	free(f);
+}
+
+/* Two threads a flow: t[i] receives its answers, t[n + i] sends on its schedule. */
+int tcp_rr_open_client(struct client_ctx *c)
+{
+	int n = (int)c->o->flows, ret = 0;
+	struct client_thread *t = xcalloc_lines((size_t)(2 * n), sizeof(*t));
+	struct tro_flow *f = xcalloc_lines((size_t)n, sizeof(*f));
+
+	for (int i = 0; i < n; i++) {
+		flow_init(c, &f[i], i);
+		t[i].priv = t[n + i].priv = &f[i];
+		ret = ret ? ret : tcp_rr_connect_flow(c, &f[i].fd, i);
+	}
+	ret = client_go(c, ret, &(struct client_run){.t = t, .n = 2 * n, .drain = n, .fn = tro_main});
+	tro_flows_free(f, n);
 	free(t);
 	return ret;
 }

@@ -319,9 +319,8 @@ static int crr_client(struct client_ctx *c)
 		hist_reset(x[i].gen.lag.h);
 		t[i].priv = &x[i];
 	}
-	drain_register(c, n);
-	atomic_fetch_add(&c->sh->ready, 1);
-	ret = client_threads_run(c, t, n, o->warmup_conns, o->conns, crr_thread_drained);
+	ret = client_go(c, 0, &(struct client_run){.t = t, .n = n, .drain = n, .warm = o->warmup_conns,
+					       .units = o->conns, .fn = crr_thread_drained});
 	for (int i = 0; i < n; i++) {
 		free(x[i].buf);
 		free(x[i].req);

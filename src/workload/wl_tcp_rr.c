@@ -125,14 +125,13 @@ static int rr_check(struct opts *o, char *err, size_t errlen)
 
 static void rr_describe(const struct opts *o, char *buf, size_t len)
 {
-	char load[80];
+	char per[48];
+	size_t k;
 
-	ol_load_words(o, "in flight", load, sizeof(load));
-	snprintf(buf, len,
-		 "%ld client%s x %ld flow%s x %s, %ld-byte requests, %ld-byte answers, "
-		 "client %s",
-		 o->clients, o->clients > 1 ? "s" : "", o->flows, o->flows > 1 ? "s" : "", load,
-		 o->request, o->response, OPT_WORD(o, recv));
+	snprintf(per, sizeof(per), "%ld flow%s x ", o->flows, o->flows > 1 ? "s" : "");
+	k = ol_describe_load(o, per, "in flight", buf, len);
+	snprintf(buf + k, len - k, ", %ld-byte requests, %ld-byte answers, client %s", o->request,
+		 o->response, OPT_WORD(o, recv));
 }
 
 static int rr_kernel_pairs(const struct result *r, struct kernel_pair *out)
@@ -265,6 +264,37 @@ static void *rr_thread_main(void *arg)
 	return NULL;
 }
 
+static void rr_flow_init(struct client_ctx *c, struct rr_flow *f)
+{
+	const struct opts *o = c->o;
+	size_t chunk = o->read_size ? (size_t)o->read_size : (size_t)o->response;
+
+	size_t w = (size_t)o->window;
+	/* One block a flow: the send times first (malloc's alignment), then the marks, the
+	 * request and the receive buffer. */
+	char *mem = xcalloc(1, w * (sizeof(*f->sent) + sizeof(*f->counted)) + (size_t)o->request +
+				       chunk);
+
+	f->fd = -1;
+	f->sent = (uint64_t *)(void *)mem;
+	f->counted = (bool *)(f->sent + w);
+	f->req = (char *)(f->counted + w);
+	f->buf = f->req + o->request;
+	f->io = (struct tcp_io){.rx = tcp_recv_of(o->recv), .tx = tcp_send_of(SEND_SEND),
+				.chunk = chunk, .quickack = o->quickack, .phase = &c->sh->phase,
+				.timeout_ns = (uint64_t)o->timeout * 1000000};
+}
+
+static void rr_flows_free(struct rr_flow *f, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (f[i].fd >= 0)
+			close(f[i].fd);
+		free(f[i].sent); /* the flow's block */
+	}
+	free(f);
+}
+
 static int rr_client(struct client_ctx *c)
 {
 	if (c->o->rate) /* open loop: tcp_rr_open.c */
@@ -272,39 +302,17 @@ static int rr_client(struct client_ctx *c)
 	if (c->o->flows > FLOW_PLAN_THREADED_MAX)
 		return tcp_rr_many_client(c);
 
-	const struct opts *o = c->o;
-	int n = (int)o->flows, ret = 0;
+	int n = (int)c->o->flows, ret = 0;
 	struct client_thread *t = xcalloc_lines((size_t)n, sizeof(*t));
 	struct rr_flow *f = xcalloc_lines((size_t)n, sizeof(*f));
-	size_t chunk = o->read_size ? (size_t)o->read_size : (size_t)o->response;
 
 	for (int i = 0; i < n; i++) {
-		f[i].fd = -1;
-		f[i].req = xcalloc(1, (size_t)o->request);
-		f[i].buf = xmalloc(chunk);
-		f[i].sent = xcalloc((size_t)o->window, sizeof(*f[i].sent));
-		f[i].counted = xcalloc((size_t)o->window, sizeof(*f[i].counted));
-		f[i].io = (struct tcp_io){.rx = tcp_recv_of(o->recv),
-					  .tx = tcp_send_of(SEND_SEND), .chunk = chunk,
-					  .quickack = o->quickack, .phase = &c->sh->phase,
-					  .timeout_ns = (uint64_t)o->timeout * 1000000};
+		rr_flow_init(c, &f[i]);
 		t[i].priv = &f[i];
-		if (!ret)
-			ret = tcp_rr_connect_flow(c, &f[i].fd, i);
+		ret = ret ? ret : tcp_rr_connect_flow(c, &f[i].fd, i);
 	}
-	drain_register(c, n);
-	atomic_fetch_add(&c->sh->ready, 1);
-	if (!ret)
-		ret = client_threads_run(c, t, n, 0, 0, rr_thread_main);
-	for (int i = 0; i < n; i++) {
-		if (f[i].fd >= 0)
-			close(f[i].fd);
-		free(f[i].req);
-		free(f[i].buf);
-		free(f[i].sent);
-		free(f[i].counted);
-	}
-	free(f);
+	ret = client_go(c, ret, &(struct client_run){.t = t, .n = n, .drain = n, .fn = rr_thread_main});
+	rr_flows_free(f, n);
 	free(t);
 	return ret;
 }

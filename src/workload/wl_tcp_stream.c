@@ -257,9 +257,8 @@ static int tcp_stream_client(struct client_ctx *c)
 		if ((ret = client_connect(c, &k[i])) || (ret = conn_setup(&k[i], o, &c->sh->phase, NULL)))
 			snprintf(c->rep->msg, sizeof(c->rep->msg), "flow %d: %s", i + 1, strerror(-ret));
 	}
-	atomic_fetch_add(&c->sh->ready, 1);
-	if (!ret)
-		ret = client_threads_run(c, t, n, 0, o->bytes, client_conn_main);
+	ret = client_go(c, ret, &(struct client_run){.t = t, .n = n, .units = o->bytes,
+						  .fn = client_conn_main});
 	for (int i = 0; i < n; i++)
 		conn_free(&k[i]);
 	free(k);

@@ -89,13 +89,12 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 
 static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
 {
-	char load[80];
+	size_t k = ol_describe_load(o, "", "outstanding", buf, len);
 
-	ol_load_words(o, "outstanding", load, sizeof(load));
-	snprintf(buf, len,
-		 "%ld client%s x %s, %ld-byte packets, %ld peer%s, %s, io %s, batch %ld, "
+	snprintf(buf + k, len - k,
+		 ", %ld-byte packets, %ld peer%s, %s, io %s, batch %ld, "
 		 "wait %s%s, %ld server thread%s, checksums %s%s%s",
-		 o->clients, o->clients > 1 ? "s" : "", load, o->size, o->peers,
+		 o->size, o->peers,
 		 o->peers > 1 ? "s" : "", o->connected ? "connected" : "unconnected",
 		 io_find(o)->name, o->batch, OPT_WORD(o, wait),
 		 o->wait != WAIT_AUTO ? ""

@@ -125,12 +125,22 @@ struct client_thread {
 
 /* Split total units into parts; the share of part i. */
 long share_of(long total, int parts, int i);
-/* Run fn in n threads (t[i].priv filled by the caller; the rest is set here, shares from the
- * counts of this client), join them, and add every thread's counts to the report. The
- * threads follow the phase and take the CPU marks themselves (thread_phase). 0 or -errno if
- * a thread could not start. */
-int client_threads_run(struct client_ctx *c, struct client_thread *t, int n, long warm_units,
-		       long units, void *(*fn)(void *));
+/* What a client runs once its flows are set up: n threads of fn (t[i].priv filled by the
+ * caller; the rest is set by client_go), the warm-up's and the window's units of a count-based
+ * run (shared out from this client's share; 0: a time-based run), and the drain units to
+ * register (0: none). */
+struct client_run {
+	struct client_thread *t;
+	int n, drain;
+	long warm, units;
+	void *(*fn)(void *);
+};
+/* After this client's set-up (ret 0, or the -errno it failed with): register its drain units,
+ * say it is ready (the coordinator waits for every client) and, unless set-up failed, run the
+ * threads, join them and add every thread's counts to the report. The threads follow the phase
+ * and take the CPU marks themselves (thread_phase). Returns ret, or -errno if a thread could
+ * not start. */
+int client_go(struct client_ctx *c, int ret, const struct client_run *r);
 /* In a thread: the current phase (taking the window's CPU marks on its edges), and sleep
  * until it is at least ph. */
 int thread_phase(struct client_thread *t);

@@ -134,6 +134,26 @@ static void window_edges(void **st)
 	free(g.lag.h);
 }
 
+/* A describe line's start: clients, what each carries, and the load, closed or open; cut to
+ * the buffer, and the length it returns is what it wrote. */
+static void describe_load(void **st)
+{
+	struct opts o = {.clients = 2, .window = 100};
+	char buf[80];
+
+	(void)st;
+	assert_int_equal(ol_describe_load(&o, "", "outstanding", buf, sizeof(buf)), 27);
+	assert_string_equal(buf, "2 clients x 100 outstanding");
+	o.clients = 1;
+	o.rate = 5000;
+	ol_describe_load(&o, "3 flows x ", "in flight", buf, sizeof(buf));
+	assert_string_equal(buf, "1 client x 3 flows x open loop at 5000/s (constant)");
+	assert_int_equal(ol_describe_load(&o, "", "in flight", buf, 16), 15);
+	assert_string_equal(buf, "1 client x open");
+	assert_int_equal(ol_describe_load(&o, "3 flows x ", "in flight", buf, 8), 7);
+	assert_string_equal(buf, "1 clien");
+}
+
 static void verdict(void **st)
 {
 	struct side_counters c = {.scheduled = 10000, .issued = 9950, .lag_p99_ns = 50000};
@@ -237,7 +257,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(constant_exact),      cmocka_unit_test(poisson_mean),
 		cmocka_unit_test(backlog),	       cmocka_unit_test(lag_accounting),
-		cmocka_unit_test(verdict), cmocka_unit_test(window_edges),	       cmocka_unit_test(corrected_vs_service),
+		cmocka_unit_test(verdict), cmocka_unit_test(describe_load), cmocka_unit_test(window_edges),	       cmocka_unit_test(corrected_vs_service),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
