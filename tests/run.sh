@@ -106,9 +106,10 @@ running=()
 for t in "$@"; do
 	run_one "unit/$(basename "$t")" 120 1 "$t"
 done
-# J tests side by side (J=1, the default: one after another). A test whose file holds a line
-# "# solo: REASON" (its bounds need the CPUs to itself: rates, latencies, the CPU it measures)
-# runs alone, after the others.
+# J tests side by side (J=1, the default: one after another). Every test holds beside another
+# (its bounds come from what its runs measured, and a run the machine could not carry says so);
+# one whose file holds a line "# solo: REASON" runs alone, after the others: it changes what its
+# neighbours would read (the host's sysctls), or is a heavy neighbour itself (a flood).
 J=${J:-1}
 case $J in ''|*[!0-9]*|0) echo "J=$J: give the number of tests to run side by side (J=2)"; exit 2 ;; esac
 solo=()

@@ -3,7 +3,6 @@
 # before anything is stored and counted; idle connections never hold tcp-crr's server up; a
 # stranger's overflowing listener does not end our run; the memory cap refuses a test that
 # would pass it and a capped test stays under it.
-# solo: thousands of connections a second: beside another test its refusals race the memory cap
 . "$(dirname "$0")/lib.sh"
 need jq
 : "${FLOOD:?set FLOOD to the flood helper}"

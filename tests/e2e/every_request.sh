@@ -20,7 +20,6 @@
 #    out after the window: before, they vanished), and the drain waits for the last ones'
 #    timeout; each is in the latencies at 200 ms or more; tcp-rr and tcp-crr: the request or
 #    connection caught by the stop is timed to its answer: max is the pause within 5%.
-# solo: the waits of a pause are checked to ms; a test beside it delays the generator too
 . "$(dirname "$0")/lib.sh"
 pausable_agent
 

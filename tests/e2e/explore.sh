@@ -2,7 +2,6 @@
 # intervals at their Holm levels and verdicts, says its seed and order, and says why any
 # strategy was not tried; says where the search went and how the budget was spent (a phase
 # with no room says what it needed); bad flags exit 2.
-# solo: ranks strategies by measured gain within a 30 s budget
 . "$(dirname "$0")/lib.sh"
 need jq
 t0=$(date +%s)

@@ -7,7 +7,6 @@
 # consecutive datagrams, and the estimate is held to that (within 0.6-1.6x, plus what the
 # link adds without the relay). iperf3 -u through a relay of its own, in the same test,
 # measures the same link. Root only (namespaces, nftables).
-# solo: a relay's 0.33 ms jitter; a busy CPU adds its own
 . "$(dirname "$0")/lib.sh"
 need jq
 need python3

@@ -1,7 +1,6 @@
 # Open loop (udp-rr --rate) and the knee: the achieved rate is the offered one; a 300 ms pause
 # of the server shows in the corrected p99 of an open-loop run and not in a closed loop's;
 # the usage errors; a short knee search.
-# solo: the generator must hold its rate; a busy CPU makes it lag
 . "$(dirname "$0")/lib.sh"
 need jq
 

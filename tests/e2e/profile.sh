@@ -1,7 +1,6 @@
 # --profile: names the UDP functions, puts most client kernel time in sendmsg/recvmsg, writes
 # well-formed folded stacks, agrees with `perf record` sampling the same window, and without
 # permission says why and runs on.
-# solo: perf samples the CPUs: another test's work would be in the profile
 . "$(dirname "$0")/lib.sh"
 need jq
 [ -x "${PROF_REPLAY:-}" ] || fail "PROF_REPLAY (tests/helpers/prof_replay, built by make test) is not set"

@@ -4,7 +4,6 @@
 # intervals, compare's ratios, a sweep's medians), needs no network, and in headless Chromium
 # runs its script to the end with no console message, finds what its flame graph search is
 # asked (the share the stacks give) and renders a picture that is not blank.
-# solo: headless Chromium and the flame graph's samples
 . "$(dirname "$0")/lib.sh"
 need jq
 need python3

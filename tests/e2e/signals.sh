@@ -5,7 +5,6 @@
 # sides present (no "-100%: other traffic?" for a side killed before it reported), the exit code
 # of Ctrl-C, the whole group gone within a bounded time. A signal during the set-up ends the run
 # as soon.
-# solo: streams take a CPU each side, and timeout(1)'s runs must open their window in time
 . "$(dirname "$0")/lib.sh"
 need jq
 need setsid

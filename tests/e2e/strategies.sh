@@ -1,7 +1,6 @@
 # Every strategy explore knows, of every workload, runs on loopback with counts the kernel
 # agrees with; every back end x wait combination of udp-rr runs or is refused (exit 2) with a
 # "not applicable" reason. Loops over the tables, so a new strategy or back end is covered.
-# solo: every strategy's counts against the kernel's, busy polling among them
 . "$(dirname "$0")/lib.sh"
 need jq
 

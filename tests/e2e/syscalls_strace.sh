@@ -8,7 +8,6 @@
 # of those gaps is this machine's fixed part; a time-based run is allowed that, plus 5% and 300
 # calls for a warm-up of 0 s (io_uring with --batch 32 made 400-600 calls outside the window in
 # 4 runs here, at 9-10k in all).
-# solo: strace slows every call; the window's edges are timed
 . "$(dirname "$0")/lib.sh"
 need jq
 need strace

@@ -7,7 +7,6 @@
 # their histograms, at most 256 KiB a thread: documented in docs/json.md) over the flows; and
 # an open-file limit too low for the request is a usage error (exit 2) naming the limit, the
 # number needed and ulimit -n.
-# solo: 20,000 flows: the open-file limit and the memory of one process
 . "$(dirname "$0")/lib.sh"
 need jq
 snmp() { awk '/^Tcp:/ {if (!h) {for (i = 1; i <= NF; i++) n[$i] = i; h = 1} else print $n["ActiveOpens"], $n["PassiveOpens"]}' /proc/net/snmp; }

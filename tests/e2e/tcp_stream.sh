@@ -1,6 +1,5 @@
 # tcp-stream: 2-second runs each way whose counts agree with the kernel's (segments, bytes,
 # retransmits); every send call; --zerocopy reports a completion for every send; bad flags.
-# solo: a stream takes a CPU each side
 . "$(dirname "$0")/lib.sh"
 need jq
 

@@ -1,6 +1,5 @@
 # A 2-second udp-rr run on loopback: JSON complete, rate > 0, our packet counts within 2% of
 # the kernel's Udp counters (machine-wide: nothing else should run meanwhile).
-# solo: the rate and the kernel's counters over a 2-second window
 . "$(dirname "$0")/lib.sh"
 need jq
 "$SB" udp-rr --duration 2 --warmup 0.5 --json >"$TMP/r.json" || fail "run failed"

@@ -4,7 +4,6 @@
 # the sockets it found ready, so its system calls per transaction are those of 100 peers (a
 # client that visited every peer per receive would make thousands); a too-low open-file limit
 # is a usage error.
-# solo: 20,000 sockets, open loop at a rate it must hold
 . "$(dirname "$0")/lib.sh"
 need jq
 run() { "$SB" udp-rr --json "$@" >"$TMP/r.json" 2>"$TMP/err" || fail "udp-rr $* failed: $(cat "$TMP/err")"; }

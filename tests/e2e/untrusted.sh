@@ -4,7 +4,6 @@
 # file cannot hang or crash the report (a denormal CDF point, a 100,000-frame stack) or stall
 # compare (two environments of 300,000 keys); a number out of range (1e400) is refused, exit 2,
 # with the key named.
-# solo: headless Chromium and the report's time bounds
 . "$(dirname "$0")/lib.sh"
 need python3
 need jq
