@@ -2,6 +2,7 @@
 # tools (uname, nproc, sysctl, tc, /sys), the same in two runs; compare of two saved files
 # with one edited sysctl prints exactly that difference, and a second edit of another kind
 # warns; sockbench check finds a busy process; context switches per unit follow the waits.
+# solo: check must find the busy process it starts, not another test's
 . "$(dirname "$0")/lib.sh"
 need jq
 short=(--duration 0.5 --warmup 0.2 --json)

@@ -2,6 +2,7 @@
 # the sequence numbers) against RcvbufErrors; --rate 10000 delivers 10,000 +- 2% a second
 # (plus the edges' delays) without loss the kernel did not see; GSO and GRO; --reverse, --bidir;
 # batching; bad flags.
+# solo: --rate 10000 within 2%
 . "$(dirname "$0")/lib.sh"
 need jq
 
