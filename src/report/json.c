@@ -353,6 +353,16 @@ static void add_headline(cJSON *j, const struct result *r)
 				      out_latency_json(r->lat2));
 }
 
+/* What the workload's "auto" options resolved to, and why (workload.choices). */
+static void json_choices(cJSON *config, const struct result *r)
+{
+	struct choice ch[CHOICES_MAX];
+	int n = r->wl->choices ? r->wl->choices(r->cfg, ch) : 0;
+
+	for (int i = 0; i < n && config; i++)
+		cJSON_AddStringToObject(config, ch[i].key, ch[i].value);
+}
+
 struct cJSON *out_result_json(const struct result *r)
 {
 	cJSON *j = cJSON_CreateObject();
@@ -363,6 +373,7 @@ struct cJSON *out_result_json(const struct result *r)
 	cJSON_AddStringToObject(j, "workload", r->wl->name);
 	cJSON_AddItemToObject(j, "config", opts_to_json(r->wl->opts, r->cfg));
 	knobs_seen_config(cJSON_GetObjectItemCaseSensitive(j, "config"), &r->client.sock);
+	json_choices(cJSON_GetObjectItemCaseSensitive(j, "config"), r);
 	cJSON_AddBoolToObject(j, "partial", r->partial);
 	if (r->partial)
 		cJSON_AddStringToObject(j, "partial_reason", r->partial_reason);

@@ -63,6 +63,30 @@ enum io_wait io_client_wait(const struct opts *o, int nsock)
 	return IO_WAIT_POLL;
 }
 
+const char *io_wait_name(enum io_wait w)
+{
+	static const char *const names[] = {"poll", "epoll", "busy", "block"};
+
+	return (unsigned)w < sizeof(names) / sizeof(names[0]) ? names[w] : "?";
+}
+
+const char *io_client_wait_reason(const struct opts *o, int nsock)
+{
+	if (o->wait != WAIT_AUTO)
+		return "as --wait gave it";
+	switch (io_client_wait(o, nsock)) {
+	case IO_WAIT_EPOLL:
+		return "over 64 sockets a client: epoll_wait names the ready ones, where a receive on "
+		       "each in turn would cost a call for every empty one";
+	case IO_WAIT_BLOCK:
+		return "one socket, one request in flight, closed loop: nothing to do while the answer "
+		       "is away, and a blocking receive is 2 calls a transaction where poll takes 3";
+	default:
+		return "more than one socket or request in flight, or an open loop: poll() wakes for "
+		       "whichever answer comes first, and the client sends between";
+	}
+}
+
 struct waiter {
 	struct pollfd *pfd;
 	int epfd;

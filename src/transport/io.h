@@ -87,6 +87,9 @@ enum io_wait io_wait_of(const struct opts *o, bool server);
 #define IO_READY_ABOVE 64
 /* The --wait strategy of a client of nsock sockets. */
 enum io_wait io_client_wait(const struct opts *o, int nsock);
+/* Its name ("poll", "epoll", "busy", "block"), and why a client of nsock sockets waits so. */
+const char *io_wait_name(enum io_wait w);
+const char *io_client_wait_reason(const struct opts *o, int nsock);
 /* ready_only: the socket to receive from next (-1: none ready), and that it is empty now. */
 static inline int io_ready_peek(const struct io_ctx *c)
 {

@@ -87,6 +87,23 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 	return nofile_ensure((o->peers + o->clients - 1) / o->clients, what, err, errlen) ? -EINVAL : 0;
 }
 
+/* The sockets of the client with the most (the first clients take the remainder). */
+static int nsock_most(const struct opts *o)
+{
+	return (int)((o->peers + o->clients - 1) / o->clients);
+}
+
+/* --wait auto, as the client with the most sockets resolves it, and the server's. */
+static int udp_rr_choices(const struct opts *o, struct choice *out)
+{
+	int nsock = nsock_most(o);
+
+	out[0] = (struct choice){"wait_client", io_wait_name(io_client_wait(o, nsock))};
+	out[1] = (struct choice){"wait_client_reason", io_client_wait_reason(o, nsock)};
+	out[2] = (struct choice){"wait_server", io_wait_name(io_wait_of(o, true))};
+	return 3;
+}
+
 static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
 {
 	size_t k = ol_describe_load(o, "", "outstanding", buf, len);
@@ -98,8 +115,8 @@ static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
 		 o->peers > 1 ? "s" : "", o->connected ? "connected" : "unconnected",
 		 io_find(o)->name, o->batch, OPT_WORD(o, wait),
 		 o->wait != WAIT_AUTO ? ""
-		 : o->peers / o->clients > IO_READY_ABOVE ? " (epoll)"
-		 : io_client_wait(o, 1) == IO_WAIT_BLOCK && o->peers == o->clients
+		 : io_client_wait(o, nsock_most(o)) == IO_WAIT_EPOLL ? " (epoll)"
+		 : io_client_wait(o, nsock_most(o)) == IO_WAIT_BLOCK
 			 ? " (block: one request in flight on one socket)" : "",
 		 o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->no_check ? "off" : "on", o->pin ? ", pinned" : "",
@@ -435,6 +452,7 @@ const struct workload wl_udp_rr = {
 	.latency_label = "round trip",
 	.check = udp_rr_check,
 	.describe = udp_rr_describe,
+	.choices = udp_rr_choices,
 	.headline = ol_headline,
 	.kernel_pairs = udp_rr_kernel_pairs,
 	.server_open = udp_rr_server_open,

@@ -37,6 +37,12 @@ struct strategy {
 	{"pin to CPUs", "pin", "--pin", false}, {"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", \
 						 false}
 
+/* What an "auto" option resolved to, or why: a config key and its text (workload.choices). */
+struct choice {
+	const char *key, *value;
+};
+#define CHOICES_MAX 4
+
 struct workload {
 	const char *name; /* the subcommand */
 	const char *summary;
@@ -63,6 +69,9 @@ struct workload {
 	/* The workload's own headline figures, as rows and JSON members (NULL: none, the
 	 * report's own transaction headline). */
 	void (*headline)(const struct result *r, struct headline *h);
+	/* What its "auto" options resolved to for o, and why: up to CHOICES_MAX pairs, added to
+	 * the result's config (NULL: none); returns how many. */
+	int (*choices)(const struct opts *o, struct choice *out);
 	/* Header line of the report. */
 	void (*describe)(const struct opts *o, char *buf, size_t len);
 	/* Our counts for the kernel counters we cross-check (up to 4); returns how many. */

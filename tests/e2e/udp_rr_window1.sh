@@ -8,13 +8,15 @@ jassert "$TMP/a.json" '(.sides.client.packets_sent - .transactions - .lost) | (.
 # The default wait of a ping-pong blocks in recvmsg: a transaction is a send and a receive (2
 # calls; poll makes it 3: poll, receive, send), and the description says why.
 jassert "$TMP/a.json" '.config.wait == "auto" and .sides.client.syscalls_per_unit <= 2.05' '.sides.client'
+# The config says what auto chose, and why: what the calls counted above show.
+jassert "$TMP/a.json" '.config.wait_client == "block" and .config.wait_server == "block" and (.config.wait_client_reason | test("one request in flight"))' .config
 "$SB" udp-rr --clients 1 --window 1 --wait poll --duration 0.5 --warmup 0.2 --json >"$TMP/p.json" || fail "--wait poll failed"
-jassert "$TMP/p.json" '.sides.client.syscalls_per_unit >= 2.9' '.sides.client'
+jassert "$TMP/p.json" '.sides.client.syscalls_per_unit >= 2.9 and .config.wait_client == "poll" and .config.wait_client_reason == "as --wait gave it"' '{c: .sides.client, w: .config}'
 "$SB" udp-rr --clients 1 --window 1 --duration 0.3 --warmup 0.1 | head -1 | grep -q "wait auto (block: one request in flight on one socket)" ||
 	fail "the description does not say auto blocks: $("$SB" udp-rr --clients 1 --window 1 --duration 0.3 --warmup 0.1 | head -1)"
 # Two requests in flight, or an open loop: auto polls as before.
 "$SB" udp-rr --clients 1 --window 2 --duration 0.5 --warmup 0.2 --json >"$TMP/w2.json" || fail "window 2 failed"
-jassert "$TMP/w2.json" '.sides.client.syscalls_per_unit > 2.05' '.sides.client'
+jassert "$TMP/w2.json" '.sides.client.syscalls_per_unit > 2.05 and .config.wait_client == "poll"' '{c: .sides.client, w: .config}'
 
 "$SB" udp-rr --clients 2 --window 50 --peers 40 --no-check --size 1400 --duration 1 --warmup 0.2 --json >"$TMP/b.json" \
 	|| fail "peers run failed"
