@@ -1,4 +1,6 @@
 /* flow_plan.c: the plan of a run with many flows (flow_plan.h). */
+#include <stdio.h>
+
 #include "workload/flow_plan.h"
 
 int flow_plan_threads(long flows, int ncpu)
@@ -11,6 +13,19 @@ int flow_plan_threads(long flows, int ncpu)
 long flow_plan_ports(long lo, long hi)
 {
 	return hi >= lo ? hi - lo + 1 : 1;
+}
+
+long flow_plan_local_ports(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	long lo = 32768, hi = 60999;
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &lo, &hi) != 2)
+			lo = 32768, hi = 60999;
+		fclose(f);
+	}
+	return flow_plan_ports(lo, hi);
 }
 
 int flow_plan_src_addrs(long total, long ports)

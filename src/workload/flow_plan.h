@@ -24,6 +24,9 @@ int flow_plan_threads(long flows, int ncpu);
 int flow_plan_src_addrs(long total, long ports);
 /* The ephemeral ports of net.ipv4.ip_local_port_range's lo and hi (the count, at least 1). */
 long flow_plan_ports(long lo, long hi);
+/* This host's: read from /proc/sys/net/ipv4/ip_local_port_range (28,232, Linux's default
+ * range, when it cannot be read). */
+long flow_plan_local_ports(void);
 /* Connects a client process keeps in flight: its share of the server's backlog (clients
  * processes connect at once), at least 1, at most FLOW_PLAN_CONNECT_BURST and its flows. */
 int flow_plan_connect_inflight(long backlog, long clients, long flows);

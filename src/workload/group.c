@@ -1,6 +1,7 @@
 /* group.c: the client processes of one host (group.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,19 @@ int group_dead(struct client_group *g)
 	return -1;
 }
 
+/* During set-up: the first client whose pipe has its report (one that failed writes it and
+ * exits; it blocks in the write when the report is larger than the pipe), or -1. */
+static int group_reporting(const struct client_group *g)
+{
+	for (int i = 0; i < g->n; i++) {
+		struct pollfd p = {.fd = g->pipe[i], .events = POLLIN};
+
+		if (g->pipe[i] >= 0 && poll(&p, 1, 0) == 1)
+			return i;
+	}
+	return -1;
+}
+
 /* A client that failed at setup left its reason in its report. */
 static int client_failed(struct client_group *g, int i, char *err, size_t errlen)
 {
@@ -171,8 +185,10 @@ int group_wait_ready(struct client_group *g, int ms, volatile sig_atomic_t *stop
 	struct timespec step = {0, 1000000};
 
 	while (atomic_load(&g->sh->ready) < g->n) {
-		int dead = group_dead(g);
+		int dead = group_reporting(g);
 
+		if (dead < 0)
+			dead = group_dead(g);
 		if (dead >= 0)
 			return client_failed(g, dead, err, errlen);
 		if (stop && *stop) {

@@ -194,11 +194,17 @@ static int client_threads_run(struct client_ctx *c, struct client_thread *t, int
 	return ret;
 }
 
+void client_ready(struct client_ctx *c, int ret)
+{
+	if (!ret)
+		atomic_fetch_add(&c->sh->ready, 1);
+}
+
 int client_go(struct client_ctx *c, int ret, const struct client_run *r)
 {
 	if (r->drain)
 		drain_register(c, r->drain);
-	atomic_fetch_add(&c->sh->ready, 1);
+	client_ready(c, ret);
 	return ret ? ret : client_threads_run(c, r->t, r->n, r->warm, r->units, r->fn);
 }
 
@@ -214,7 +220,7 @@ int client_wait_phase(struct client_ctx *c, int ph)
 
 int client_ready_wait(struct client_ctx *c, int ret)
 {
-	atomic_fetch_add(&c->sh->ready, 1);
+	client_ready(c, ret);
 	if (!ret)
 		client_wait_phase(c, PH_WARMUP);
 	return ret;

@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "measure/result.h"
 #include "transport/tcp.h"
+#include "workload/flow_plan.h"
 #include "workload/openloop.h"
 #include "workload/tcp_crr.h"
 #include "workload/workload.h"
@@ -37,20 +38,6 @@ static bool server_is_loopback(const struct opts *o)
 	return !o->server || !strncmp(o->server, "127.", 4) || !strncmp(o->server, "localhost", 9);
 }
 
-/* Ports connect() may pick from one source address (net.ipv4.ip_local_port_range). */
-static long local_ports(void)
-{
-	long lo = 32768, hi = 60999;
-	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
-
-	if (f) {
-		if (fscanf(f, "%ld %ld", &lo, &hi) != 2 || hi < lo)
-			lo = 32768, hi = 60999;
-		fclose(f);
-	}
-	return hi - lo + 1;
-}
-
 /* Source addresses on loopback for the need: the connections in flight on 90% of one address's
  * ports each, and with --close client 15 more for the TIME_WAIT it leaves (today's 16 when one
  * address holds the connections in flight). */
@@ -65,7 +52,7 @@ long crr_src_addrs_for(long need, long ports, bool close_client)
 
 static long crr_src_addrs(const struct opts *o)
 {
-	return crr_src_addrs_for(o->clients * o->concurrency, local_ports(), o->close == CLOSE_CLIENT);
+	return crr_src_addrs_for(o->clients * o->concurrency, flow_plan_local_ports(), o->close == CLOSE_CLIENT);
 }
 
 /* Above CRR_MANY_ABOVE in flight: the options the epoll client does not take, and the open

@@ -256,8 +256,15 @@ static int udp_rr_open_sockets(struct io_ctx *io, struct client_ctx *c)
 		io->fds[k] = fd;
 		if ((fd = knobs_client(fd, c->o, &any, NULL)))
 			return fd;
-		if (bind(io->fds[k], (struct sockaddr *)&any, c->server_len) < 0)
-			return -errno;
+		if (bind(io->fds[k], (struct sockaddr *)&any, c->server_len) < 0) {
+			int e = errno;
+
+			if (e == EADDRINUSE) /* a port 0 bind: the local range is used up */
+				snprintf(c->rep->msg, sizeof(c->rep->msg), "client sockets: no local port "
+					 "left for socket %d of %d (net.ipv4.ip_local_port_range: other "
+					 "sockets hold the rest)", k + 1, io->nsock);
+			return -e;
+		}
 		if (c->o->connected && connect(io->fds[k], (struct sockaddr *)&c->server, c->server_len) < 0)
 			return -errno;
 		knobs_read(io->fds[k], &c->rep->sock);
@@ -309,7 +316,8 @@ int udp_rr_open_io(const struct io_ops *ops, struct io_ctx *io, struct client_ct
 	cpus_pin(c->o, c->index, false);
 	ret = udp_rr_open_sockets(io, c);
 	if (ret) {
-		snprintf(c->rep->msg, sizeof(c->rep->msg), "client sockets: %s", strerror(-ret));
+		if (!c->rep->msg[0])
+			snprintf(c->rep->msg, sizeof(c->rep->msg), "client sockets: %s", strerror(-ret));
 		return ret;
 	}
 	ret = ops->open(io, why, sizeof(why));

@@ -26,7 +26,6 @@
 #include "workload/workload.h"
 
 #define MAX_FLOWS 100000
-#define PORT_RANGE "/proc/sys/net/ipv4/ip_local_port_range"
 
 static const struct opt_override rr_overrides[] = {
 	{.field = "clients", .def = "1", .help = NULL},
@@ -44,21 +43,6 @@ static const struct opt_override rr_overrides[] = {
 				       "ephemeral ports, ip_local_port_range)"},
 	{0},
 };
-
-/* The ephemeral ports of one source address (ip_local_port_range), or 28,232 (Linux's
- * default range) when it cannot be read. */
-static long port_range(void)
-{
-	FILE *f = fopen(PORT_RANGE, "re");
-	long lo = 32768, hi = 60999;
-
-	if (f) {
-		if (fscanf(f, "%ld %ld", &lo, &hi) != 2)
-			lo = 32768, hi = 60999;
-		fclose(f);
-	}
-	return flow_plan_ports(lo, hi);
-}
 
 /* Many flows: the calls the epoll threads can make, the source addresses a local run needs,
  * and the open-file limit (here, before anything starts, so a short one is a usage error;
@@ -82,7 +66,7 @@ static int rr_many_check(struct opts *o, char *err, size_t errlen)
 	}
 	if (!o->src_addrs)
 		o->src_addrs = o->server || o->ipv6 ? 1
-						    : flow_plan_src_addrs(o->clients * o->flows, port_range());
+						    : flow_plan_src_addrs(o->clients * o->flows, flow_plan_local_ports());
 	if (o->src_addrs > 1 && (o->server || o->ipv6)) {
 		snprintf(err, errlen, "--src-addrs %ld: loopback IPv4 only (127.0.0.1..N); a remote "
 			 "server's connections spread over its ports", o->src_addrs);

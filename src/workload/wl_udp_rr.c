@@ -26,6 +26,7 @@
 #include "transport/udp.h"
 #include "measure/result.h"
 #include "base/util.h"
+#include "workload/flow_plan.h"
 #include "workload/openloop.h"
 #include "workload/udp_rr_open.h"
 #include "workload/workload.h"
@@ -42,6 +43,19 @@ static const struct opt_override udp_rr_overrides[] = {
 				  "its schedule whatever the answers do (0: closed loop, --window)"},
 	{0},
 };
+
+/* The local ports this run's clients have: the range a local run's --sysctl sets (the clients
+ * run on its host), else this host's. */
+static long client_ports(const struct opts *o)
+{
+	static const char key[] = "ip_local_port_range=";
+	const char *k = o->sysctl && !o->server ? strstr(o->sysctl, key) : NULL;
+	long lo, hi;
+
+	if (k && sscanf(k + sizeof(key) - 1, "%ld %ld", &lo, &hi) == 2)
+		return flow_plan_ports(lo, hi);
+	return flow_plan_local_ports();
+}
 
 static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 {
@@ -77,6 +91,17 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 	if (o->size == 1 && o->window > 128) {
 		snprintf(err, errlen, "--window %ld needs --size 2 or more (a 1-byte request tags 128 "
 			 "slots and the generation of each)", o->window);
+		return -EINVAL;
+	}
+	/* A local port a peer, from the one range all the local clients share: past it a client's
+	 * bind fails with EADDRINUSE. */
+	long ports = client_ports(o);
+
+	if (!o->clients_on && o->peers > ports) {
+		snprintf(err, errlen, "--peers %ld needs as many local ports, and "
+			 "net.ipv4.ip_local_port_range gives %ld: widen it (--sysctl "
+			 "net.ipv4.ip_local_port_range=\"1024 65535\" for this run only: %d ports) or "
+			 "use %ld peers at most", o->peers, ports, 65535 - 1024 + 1, ports);
 		return -EINVAL;
 	}
 	/* A socket a peer in each client process (a short limit: a usage error, before anything

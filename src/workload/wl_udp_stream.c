@@ -365,7 +365,7 @@ static int bidir_client(struct client_ctx *c)
 
 	if (!ret)
 		ret = client_open(&rx, c, true);
-	atomic_fetch_add(&c->sh->ready, 1);
+	client_ready(c, ret);
 	if (!ret && (ret = -pthread_create(&tid, NULL, receive_main, &rx)))
 		snprintf(c->rep->msg, sizeof(c->rep->msg), "client thread: %s", strerror(-ret));
 	if (!ret) {
@@ -386,7 +386,7 @@ static int udp_stream_client(struct client_ctx *c)
 	if (c->o->bidir)
 		return bidir_client(c);
 	ret = client_open(&x, c, c->o->reverse);
-	atomic_fetch_add(&c->sh->ready, 1);
+	client_ready(c, ret);
 	if (!ret && c->o->reverse)
 		client_receive(&x);
 	else if (!ret)

@@ -38,4 +38,36 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 		fail "message: $(cat "$TMP/err")"
 	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "not one line: $(cat "$TMP/err")"
 fi
+
+# Local ports: a peer takes one, from the range all local clients share. More peers than the
+# range holds is a usage error naming it; a client whose binds find no port left (another
+# program holds part of the range) fails the run with its reason. Counted ready, such a client
+# had been left out unsaid: --clients 2 --peers 30000 ran at half the offered rate, "holding
+# load: yes". In this test's own namespace only: the range is the namespace's.
+if [ "${SOCKBENCH_TEST_NETNS_ON:-0}" = 1 ] && [ "$(id -u)" -eq 0 ]; then
+	sysctl -qw net.ipv4.ip_local_port_range="40000 40999" || fail "cannot set this namespace's port range"
+	expect_usage "net.ipv4.ip_local_port_range gives 1000" udp-rr --clients 2 --peers 1001 --rate 1000 --duration 1
+	python3 -c 'import socket, sys, time
+held = []
+for _ in range(600):
+	s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+	s.bind(("0.0.0.0", 0))
+	held.append(s)
+print("holding", len(held), flush=True)
+time.sleep(30)' >"$TMP/hold.out" 2>&1 &
+	PIDS+=("$!")
+	for _ in $(seq 50); do grep -q holding "$TMP/hold.out" && break; sleep 0.1; done
+	grep -q "holding 600" "$TMP/hold.out" || fail "the port holder did not start: $(cat "$TMP/hold.out")"
+	"$SB" udp-rr --clients 2 --peers 800 --rate 2000 --duration 1 --warmup 0.2 --json >"$TMP/ports.json" 2>"$TMP/ports.err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "800 peers with 400 local ports free: exit $rc, not 1 ($(cat "$TMP/ports.err"); $(jq -c '{transactions, scheduled, holding_load}' "$TMP/ports.json" 2>/dev/null))"
+	grep -qE "client [12]: client sockets: no local port left for socket [0-9]+ of 400" "$TMP/ports.err" ||
+		fail "the failed client's reason: $(cat "$TMP/ports.err")"
+	kill "$!" 2>/dev/null
+	# With the ports free again, the same run holds its load, both clients in it.
+	wait "$!" 2>/dev/null
+	"$SB" udp-rr --clients 2 --peers 800 --rate 2000 --duration 1 --warmup 0.2 --json >"$TMP/ports.json" ||
+		fail "800 peers with the range free: $(cat "$TMP/ports.err")"
+	jassert "$TMP/ports.json" '.sides.client.processes == 2 and .scheduled >= 1900 and .holding_load == true' '{scheduled, holding_load, p: .sides.client.processes}'
+fi
 echo ok
