@@ -3,6 +3,7 @@
  * and the length of every run, fitted to the budget. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -288,7 +289,8 @@ void explore_plan(struct explore *x, char **user, int nuser)
 		die_usage("explore: --budget %.0f is too short for %d configurations x %ld runs: give at "
 			  "least %.0f seconds, or fewer --runs",
 			  x->budget, x->nconf, x->rounds,
-			  x->runs_total * (MIN_RUN_S + WARMUP_S + explore_planned_overhead(x)) + 1);
+			  ceil(x->runs_total * (MIN_RUN_S + WARMUP_S + explore_planned_overhead(x)) -
+			       1e-9)); /* the least whole budget that fits */
 	for (int i = 0; i < x->nconf; i++)
 		explore_fit_run(x, &x->conf[i].o);
 }

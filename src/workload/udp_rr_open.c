@@ -24,6 +24,7 @@
 #include "transport/io.h"
 #include "transport/udp.h"
 #include "transport/knobs.h"
+#include "workload/flow_plan.h"
 #include "workload/openloop.h"
 #include "workload/udp_rr_open.h"
 #include "workload/workload.h"
@@ -244,6 +245,48 @@ static void wait_next(struct uo_client *u, uint64_t now)
 
 /* A client's UDP sockets into io->fds (io->nsock of them), bound, and connected with
  * --connected; both loops open theirs so (through udp_rr_open_io). 0 or -errno. */
+/* The local ports this run's clients have: the range a local run's --sysctl sets (the clients
+ * run on its host), else this host's. */
+static long client_ports(const struct opts *o)
+{
+	static const char key[] = "ip_local_port_range=";
+	const char *k = o->sysctl && !o->server ? strstr(o->sysctl, key) : NULL;
+	long lo, hi;
+
+	if (k && sscanf(k + sizeof(key) - 1, "%ld %ld", &lo, &hi) == 2)
+		return flow_plan_ports(lo, hi);
+	return flow_plan_local_ports();
+}
+
+int udp_rr_ports_check(struct opts *o, char *err, size_t errlen)
+{
+	/* A local port a peer, from the one range all the local clients share: past it a client's
+	 * bind fails with EADDRINUSE. */
+	long ports = client_ports(o);
+	bool spread = !o->server && !o->ipv6 && !o->clients_on && !o->bind;
+
+	if (o->src_addrs > 1 && !spread) {
+		snprintf(err, errlen, "--src-addrs %ld: a local run on IPv4 loopback only (127.0.0.1..N), "
+			 "without --bind", o->src_addrs);
+		return -EINVAL;
+	}
+	long usable = ports * 9 / 10 > 0 ? ports * 9 / 10 : 1; /* as tcp-crr plans */
+
+	if (!o->src_addrs)
+		o->src_addrs = spread && o->peers > usable ? (o->peers + usable - 1) / usable : 1;
+	if (o->src_addrs > 254)
+		o->src_addrs = 254;
+	if (!o->clients_on && o->peers > ports * o->src_addrs) {
+		snprintf(err, errlen, "--peers %ld needs as many local ports, and "
+			 "net.ipv4.ip_local_port_range gives %ld on each of %ld source address%s: widen "
+			 "it (--sysctl net.ipv4.ip_local_port_range=\"1024 65535\" for this run only: "
+			 "%d ports), give more --src-addrs, or use %ld peers at most", o->peers, ports,
+			 o->src_addrs, o->src_addrs > 1 ? "es" : "", 65535 - 1024 + 1, ports * o->src_addrs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int udp_rr_open_sockets(struct io_ctx *io, struct client_ctx *c)
 {
 	struct sockaddr_storage any = {.ss_family = c->server.ss_family};
@@ -256,6 +299,9 @@ static int udp_rr_open_sockets(struct io_ctx *io, struct client_ctx *c)
 		io->fds[k] = fd;
 		if ((fd = knobs_client(fd, c->o, &any, NULL)))
 			return fd;
+		if (c->o->src_addrs > 1 && any.ss_family == AF_INET) /* each address its own ports */
+			((struct sockaddr_in *)&any)->sin_addr.s_addr =
+				htonl(0x7f000001u + (uint32_t)((c->index + k) % c->o->src_addrs));
 		if (bind(io->fds[k], (struct sockaddr *)&any, c->server_len) < 0) {
 			int e = errno;
 

@@ -44,6 +44,9 @@ bool udp_rr_drain_follow(struct udp_rr_drain *d, int ph, struct client_ctx *c);
 /* The server side (udp_rr_server.c): its sockets, and its loop until PH_STOP. */
 int udp_rr_server_open(struct server_ctx *s, char *err, size_t errlen);
 void udp_rr_server_loop(struct server_ctx *s);
+/* Local ports: --src-addrs (0: as many loopback source addresses as the peers need, 9 in 10
+ * of each one's ip_local_port_range) and enough ports for --peers. 0 or -EINVAL with err. */
+int udp_rr_ports_check(struct opts *o, char *err, size_t errlen);
 /* The checks of --rate and --arrivals on udp-rr. 0 or -EINVAL with err. */
 int udp_rr_open_check(const struct opts *o, char *err, size_t errlen);
 

@@ -26,7 +26,6 @@
 #include "transport/udp.h"
 #include "measure/result.h"
 #include "base/util.h"
-#include "workload/flow_plan.h"
 #include "workload/openloop.h"
 #include "workload/udp_rr_open.h"
 #include "workload/workload.h"
@@ -41,21 +40,11 @@ static const struct opt_override udp_rr_overrides[] = {
 	{.field = "size", .def = "100", .min = 1, .max = 65507},
 	{.field = "rate", .help = "open loop: requests per second over all clients, each sent on "
 				  "its schedule whatever the answers do (0: closed loop, --window)"},
+	{.field = "src_addrs", .help = "spread the client sockets over loopback source addresses "
+				       "127.0.0.1..N, each with its own local ports (0: as many as "
+				       "the peers need, ip_local_port_range)"},
 	{0},
 };
-
-/* The local ports this run's clients have: the range a local run's --sysctl sets (the clients
- * run on its host), else this host's. */
-static long client_ports(const struct opts *o)
-{
-	static const char key[] = "ip_local_port_range=";
-	const char *k = o->sysctl && !o->server ? strstr(o->sysctl, key) : NULL;
-	long lo, hi;
-
-	if (k && sscanf(k + sizeof(key) - 1, "%ld %ld", &lo, &hi) == 2)
-		return flow_plan_ports(lo, hi);
-	return flow_plan_local_ports();
-}
 
 static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 {
@@ -93,17 +82,8 @@ static int udp_rr_check(struct opts *o, char *err, size_t errlen)
 			 "slots and the generation of each)", o->window);
 		return -EINVAL;
 	}
-	/* A local port a peer, from the one range all the local clients share: past it a client's
-	 * bind fails with EADDRINUSE. */
-	long ports = client_ports(o);
-
-	if (!o->clients_on && o->peers > ports) {
-		snprintf(err, errlen, "--peers %ld needs as many local ports, and "
-			 "net.ipv4.ip_local_port_range gives %ld: widen it (--sysctl "
-			 "net.ipv4.ip_local_port_range=\"1024 65535\" for this run only: %d ports) or "
-			 "use %ld peers at most", o->peers, ports, 65535 - 1024 + 1, ports);
+	if (udp_rr_ports_check(o, err, errlen))
 		return -EINVAL;
-	}
 	/* A socket a peer in each client process (a short limit: a usage error, before anything
 	 * starts). */
 	char what[64];
@@ -146,6 +126,9 @@ static void udp_rr_describe(const struct opts *o, char *buf, size_t len)
 		 o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->no_check ? "off" : "on", o->pin ? ", pinned" : "",
 		 o->busy_poll ? ", busy poll" : "");
+	k = strlen(buf);
+	if (o->src_addrs > 1 && k < len)
+		snprintf(buf + k, len - k, ", %ld source addresses", o->src_addrs);
 }
 
 /* Every datagram in and out of this machine's UDP stack: the clients', and the server's when

@@ -59,6 +59,13 @@ jassert "$f" "($all | all(has(\"sd_log\") | not)) and .unsteady.configurations =
 expect_usage "--budget 1 is out of range" explore udp-rr --budget 1
 expect_usage "unknown workload 'nope'" explore nope
 expect_usage "too short" explore udp-rr --budget 5 --runs 5
+# Its hint is the least whole budget that fits: one second less is refused, the hint itself starts
+# (timeout ends it past its checks: exit 124, not 2).
+least=$("$SB" explore udp-rr --budget 5 --runs 3 2>&1 | grep -oE "give at least [0-9]+" | grep -oE "[0-9]+$")
+[ -n "$least" ] || fail "no 'give at least N' in the too-short message"
+expect_usage "give at least $least seconds" explore udp-rr --budget $((least - 1)) --runs 3
+timeout 1 "$SB" explore udp-rr --budget "$least" --runs 3 >/dev/null 2>"$TMP/least.err"
+[ $? -eq 124 ] || fail "--budget $least (the hint) did not start: $(cat "$TMP/least.err")"
 # --trace costs each run its programs' loading and letting go (1-1.6 s here): planned for, so
 # a budget that fits 4 rounds without it (the --connected run above) is refused 3 with it.
 expect_usage "too short" explore udp-rr --trace --budget 40 --runs 3

@@ -3,7 +3,9 @@
 # datagram equal to the kernel's Udp counters; the client waits in epoll and receives only from
 # the sockets it found ready, so its system calls per transaction are those of 100 peers (a
 # client that visited every peer per receive would make thousands); a too-low open-file limit
-# is a usage error.
+# is a usage error; so are more peers than the local ports, and a client that finds none left
+# fails the run. Then 100,000 peers over as many client processes and source addresses as
+# they need.
 . "$(dirname "$0")/lib.sh"
 need jq
 run() { "$SB" udp-rr --json "$@" >"$TMP/r.json" 2>"$TMP/err" || fail "udp-rr $* failed: $(cat "$TMP/err")"; }
@@ -46,7 +48,8 @@ fi
 # load: yes". In this test's own namespace only: the range is the namespace's.
 if [ "${SOCKBENCH_TEST_NETNS_ON:-0}" = 1 ] && [ "$(id -u)" -eq 0 ]; then
 	sysctl -qw net.ipv4.ip_local_port_range="40000 40999" || fail "cannot set this namespace's port range"
-	expect_usage "net.ipv4.ip_local_port_range gives 1000" udp-rr --clients 2 --peers 1001 --rate 1000 --duration 1
+	expect_usage "net.ipv4.ip_local_port_range gives 1000 on each of 1 source address" udp-rr --clients 2 --peers 1001 --src-addrs 1 --rate 1000 --duration 1
+	expect_usage "net.ipv4.ip_local_port_range gives 1000 on each of 2 source addresses" udp-rr --clients 2 --peers 2001 --src-addrs 2 --rate 1000 --duration 1
 	python3 -c 'import socket, sys, time
 held = []
 for _ in range(600):
@@ -69,5 +72,30 @@ time.sleep(30)' >"$TMP/hold.out" 2>&1 &
 	"$SB" udp-rr --clients 2 --peers 800 --rate 2000 --duration 1 --warmup 0.2 --json >"$TMP/ports.json" ||
 		fail "800 peers with the range free: $(cat "$TMP/ports.err")"
 	jassert "$TMP/ports.json" '.sides.client.processes == 2 and .scheduled >= 1900 and .holding_load == true' '{scheduled, holding_load, p: .sides.client.processes}'
+	sysctl -qw net.ipv4.ip_local_port_range="32768 60999" # a new namespace's, again
 fi
+
+# 100,000 peers: a process holds at most its open-file limit's worth of sockets (the hard limit
+# may be 20,000 and fixed), so they spread over as many client processes as that takes, and
+# over as many loopback source addresses as the local ports need (each address has its own:
+# 4 on the default range). Every socket is open (ss counts this namespace's while the window
+# runs), every datagram is the kernel's, and the run holds its offered rate.
+N=100000
+per=$(("$(ulimit -Hn)" - 100))
+C=$(((N + per - 1) / per))
+if [ "$C" -gt 256 ]; then # --clients' most
+	echo "$N peers not run: an open-file limit of $(ulimit -Hn) would take $C client processes"
+	echo ok
+	exit 0
+fi
+SOCKBENCH_PROGRESS=1 "$SB" udp-rr --clients $C --peers $N --rate 4000 --duration 2 --warmup 0.3 --json >"$TMP/100k.json" 2>"$TMP/100k.err" &
+run=$!
+PIDS+=("$run")
+wait_window "$run" "$TMP/100k.err"
+socks=$(ss -Huan | wc -l)
+wait "$run" || fail "udp-rr --peers $N over $C clients: $(tail -3 "$TMP/100k.err")"
+[ "$socks" -ge $N ] || fail "$socks UDP sockets open in the window, not $N or more"
+jassert "$TMP/100k.json" ".partial == false and .holding_load == true and .errors == 0 and .config.peers == $N and .sides.client.processes == $C and .config.src_addrs >= 2 and .scheduled >= 7600" '{partial, partial_reason, holding_load, errors, scheduled, src: .config.src_addrs, p: .sides.client.processes}'
+jq -e "$KOK kall" "$TMP/100k.json" >/dev/null || fail "100,000 peers: kernel counters: $(jq -c .kernel_check "$TMP/100k.json")"
+echo "$N peers over $C clients and $(jget "$TMP/100k.json" .config.src_addrs) source addresses: $socks UDP sockets open, $(jget "$TMP/100k.json" .transactions_per_s)/s"
 echo ok

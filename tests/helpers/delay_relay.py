@@ -4,8 +4,10 @@
 #   usage: delay_relay.py LISTEN_ADDR:PORT DEST_ADDR:PORT SRC_PORT LO_MS HI_MS SECONDS [STATS]
 # With STATS, a file it rewrites twice a second: "DATAGRAMS MEAN_ABS_D_MS", the mean difference
 # between the holds it actually gave consecutive datagrams it sent (each hold as it was, the
-# machine's lateness included): the jitter a receiver should measure through it.
-import heapq, os, random, select, socket, sys, time
+# machine's lateness included: from the kernel's receive timestamp, SO_TIMESTAMPNS, to after
+# the send, so a relay that woke late to a datagram counts the wait too): the jitter a
+# receiver should measure through it.
+import heapq, os, random, select, socket, struct, sys, time
 
 def addr(s):
     h, p = s.rsplit(":", 1)
@@ -22,6 +24,16 @@ tx.bind((listen[0], src_port))
 for s in (rx, tx):
     s.setblocking(False)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+rx.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+
+def arrival(anc, now):
+    """The kernel's receive time (CLOCK_REALTIME) on our monotonic clock; now when absent."""
+    for level, kind, data in anc:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+            sec, nsec = struct.unpack("qq", data[:16])
+            return now - max(0.0, time.time() - (sec + nsec / 1e9))
+    return now
 print("ready", flush=True)
 queue, n, back_to, end = [], 0, None, time.monotonic() + seconds
 while time.monotonic() < end:
@@ -32,11 +44,12 @@ while time.monotonic() < end:
     if rx in ready:
         while True:
             try:
-                data, back_to = rx.recvfrom(65536)
+                data, anc, _, back_to = rx.recvmsg(65536, socket.CMSG_SPACE(16))
             except BlockingIOError:
                 break
             n += 1
-            heapq.heappush(queue, (now + random.uniform(lo, hi) / 1000.0, n, data, now))
+            t_rx = arrival(anc, time.monotonic())
+            heapq.heappush(queue, (t_rx + random.uniform(lo, hi) / 1000.0, n, data, t_rx))
     if tx in ready:
         while True:
             try:
