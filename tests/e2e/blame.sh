@@ -15,6 +15,7 @@
 #    lost, Poisson, so a run may see 2 or fewer (0.1%) about one time in 350 (CI saw 0.0999%
 #    with 0.2% each way). Each point must agree with its own loss, and at least two fail on it
 #    (two of three under 0.1%: about one in 100,000).
+# solo: a stalled server's reason is told from waits measured in ms; a busy CPU adds waits of its own
 . "$(dirname "$0")/lib.sh"
 pausable_agent
 

@@ -6,6 +6,7 @@
 # within a few milliseconds. A client agent killed mid-run: a partial report of the other two,
 # exit 1, within 5 s. A client agent with the wrong secret, or one that runs servers only: the
 # run is refused before it starts, naming the host.
+# solo: five namespaces and four agents: their rates need the CPUs
 . "$(dirname "$0")/lib.sh"
 need jq
 bridge_hosts 5

@@ -5,6 +5,7 @@
 # sides present (no "-100%: other traffic?" for a side killed before it reported), the exit code
 # of Ctrl-C, the whole group gone within a bounded time. A signal during the set-up ends the run
 # as soon.
+# solo: its runs must open their window in time: beside another test in CI a SIGTERM 0.05 s after the start landed in set-up
 . "$(dirname "$0")/lib.sh"
 need jq
 need setsid
