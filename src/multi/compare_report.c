@@ -284,19 +284,24 @@ static void print_rows(const struct side *a, const struct verdict_row *rows, int
 }
 
 /* A side that lost requests is named in the verdict: its latencies count them only at their
- * wait, and its rate has none of them. */
-static void loss_note(const struct verdict_row *rows, int n, char *head, size_t len)
+ * wait, and its rate has none of them. A stream's loss is datagrams that never arrived. */
+static void loss_note(const struct verdict_row *rows, int n, const struct workload *wl, char *head,
+		      size_t len)
 {
+	bool requests = workload_shows(wl) & SHOWS_TRANSACTIONS;
+
 	for (int i = 0; i < n; i++) {
 		const struct verdict_row *r = &rows[i];
 		size_t at = strlen(head);
 
 		if (r->f != FIG_LOSS || (!(r->a > 0) && !(r->b > 0)) || at >= len)
 			continue;
-		snprintf(head + at, len - at, "; %s lost requests: %.3g%% of A's, %.3g%% of B's went "
-			 "unanswered or failed (%s; in the latencies at their wait)",
-			 r->a > 0 && r->b > 0 ? "both" : r->a > 0 ? "A" : "B", r->a, r->b,
-			 r->ratio_ok ? "geometric means" : "medians");
+		snprintf(head + at, len - at, "; %s lost %s: %.3g%% of A's, %.3g%% of B's %s (%s%s)",
+			 r->a > 0 && r->b > 0 ? "both" : r->a > 0 ? "A" : "B",
+			 requests ? "requests" : "datagrams", r->a, r->b,
+			 requests ? "went unanswered or failed" : "never arrived",
+			 r->ratio_ok ? "geometric means" : "medians",
+			 requests ? "; in the latencies at their wait" : "; the rate counts those that did");
 	}
 }
 
@@ -312,7 +317,7 @@ void compare_print(const struct compare_report *cr, bool json)
 	env_report(a, b, paired, env);
 	if (plan->primary_row >= 0)
 		headline(&cr->rows[plan->primary_row], a->wl, head, sizeof(head));
-	loss_note(cr->rows, cr->n, head, sizeof(head));
+	loss_note(cr->rows, cr->n, a->wl, head, sizeof(head));
 	if (json) {
 		print_json(cr, head, env);
 		free(env);
