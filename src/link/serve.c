@@ -23,6 +23,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <netdb.h>
 #include <poll.h>
@@ -95,6 +96,7 @@ struct agent {
 	struct session ss;
 	struct pending p[MAX_PENDING];
 	int np;
+	int wake[2]; /* a session that ends says so here: the loop need not wait out its poll */
 };
 
 /* The side a SETUP asks for: "role":"client" (--clients-on), else the server's. */
@@ -133,6 +135,10 @@ static void *session_thread(void *arg)
 	session_run(&ag->ss);
 	close(ag->ss.fd);
 	atomic_store(&ag->busy, false);
+	/* The loop's wake-up; a full pipe (EAGAIN) already holds one. */
+	ssize_t w = write(ag->wake[1], "", 1);
+
+	(void)w;
 	return NULL;
 }
 
@@ -301,7 +307,8 @@ static bool pending_read(struct agent *ag, struct pending *p)
 
 static void serve_loop(struct agent *ag, int lfd)
 {
-	struct pollfd pf[MAX_PENDING + 1];
+	struct pollfd pf[MAX_PENDING + 2];
+	char drop[16];
 
 	for (;;) {
 		bool idle = !atomic_load(&ag->busy);
@@ -322,7 +329,10 @@ static void serve_loop(struct agent *ag, int lfd)
 
 			ms = left < ms ? left : ms;
 		}
-		if (poll(pf, (nfds_t)np + 1, ms) < 0)
+		pf[np + 1] = (struct pollfd){.fd = ag->wake[0], .events = POLLIN};
+		if (poll(pf, (nfds_t)np + 2, ms) < 0)
+			continue;
+		if (pf[np + 1].revents && read(ag->wake[0], drop, sizeof(drop)) < 0)
 			continue;
 		/* Pending ones first (the table shifts as they go), newest last. */
 		now = now_ns();
@@ -424,9 +434,13 @@ int cmd_serve(int argc, char **argv)
 	struct agent *ag = xcalloc(1, sizeof(*ag));
 
 	*ag = (struct agent){.o = &o, .key = o.auth_file ? &key : NULL, .exposed = exposed(lfd)};
+	if (pipe2(ag->wake, O_CLOEXEC | O_NONBLOCK))
+		die("serve: pipe: %s", strerror(errno));
 	say_client_role(ag, port);
 	vouch_board_init(&ag->board);
 	serve_loop(ag, lfd);
+	close(ag->wake[0]);
+	close(ag->wake[1]);
 	free(ag);
 	close(lfd);
 	opts_free(&o);
