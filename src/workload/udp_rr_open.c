@@ -243,18 +243,19 @@ static void wait_next(struct uo_client *u, uint64_t now)
 	/* else: under a millisecond with a back end that cannot wait less: spin */
 }
 
-/* A client's UDP sockets into io->fds (io->nsock of them), bound, and connected with
- * --connected; both loops open theirs so (through udp_rr_open_io). 0 or -errno. */
 /* The local ports this run's clients have: the range a local run's --sysctl sets (the clients
- * run on its host), else this host's. */
+ * run on its host; its lines are KEY=VALUE, the key as given), else this host's. */
 static long client_ports(const struct opts *o)
 {
-	static const char key[] = "ip_local_port_range=";
-	const char *k = o->sysctl && !o->server ? strstr(o->sysctl, key) : NULL;
+	static const char key[] = "net.ipv4.ip_local_port_range=";
 	long lo, hi;
 
-	if (k && sscanf(k + sizeof(key) - 1, "%ld %ld", &lo, &hi) == 2)
-		return flow_plan_ports(lo, hi);
+	for (const char *l = o->server ? NULL : o->sysctl; l && *l; l = strchr(l, '\n')) {
+		l += *l == '\n';
+		if (!strncmp(l, key, sizeof(key) - 1) &&
+		    sscanf(l + sizeof(key) - 1, "%ld %ld", &lo, &hi) == 2)
+			return flow_plan_ports(lo, hi);
+	}
 	return flow_plan_local_ports();
 }
 
@@ -287,6 +288,8 @@ int udp_rr_ports_check(struct opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* A client's UDP sockets into io->fds (io->nsock of them), bound, and connected with
+ * --connected; both loops open theirs so (through udp_rr_open_io). 0 or -errno. */
 static int udp_rr_open_sockets(struct io_ctx *io, struct client_ctx *c)
 {
 	struct sockaddr_storage any = {.ss_family = c->server.ss_family};

@@ -46,10 +46,13 @@ echo "tcp-stream: $est flooded, $refused refused"
 
 # 5. Idle connections that read nothing and send nothing, with a 1 KB receive buffer: where
 # the server waits on its peer (for a request, or for the FIN with --close client) the old
-# single accept thread blocked --timeout on each and the rate fell 15x; now they are parked
-# (then time out) and the rate holds.
+# single accept thread blocked --timeout (2 s) on each and the rate fell 15x; now they are
+# parked (then time out) and the rate holds. The stall is the signature: no connection of the
+# window waits the --timeout (max latency, every connection counted), and the rate is not cut
+# by 4 (a neighbouring test swings it 2x: 8,635 against 4,309/s was seen). The idle ones come
+# 0.3 s in, within the window's first half, and must all be connected (else nothing is checked).
 for how in "--close client" "--request 10"; do
-	crr="--conns 3000 --warmup-conns 100 --timeout 2000 --json $how"
+	crr="--duration 1 --warmup 0.2 --timeout 2000 --json $how"
 	"$SB" tcp-crr --server $srv $crr >"$TMP/c0.json" || fail "tcp-crr $how alone"
 	port=$(free_port)
 	"$SB" tcp-crr --server $srv --port $port $crr >"$TMP/c1.json" 2>"$TMP/c1.err" &
@@ -59,11 +62,12 @@ for how in "--close client" "--request 10"; do
 	"$FLOOD" tcp 127.0.0.1 $port 8 100 --rcvbuf 1024 --hold 5000 >"$TMP/idle" &
 	PIDS+=("$!")
 	wait $run || fail "tcp-crr $how with idle connections: $(cat "$TMP/c1.err")"
+	grep -q "established 8 " "$TMP/idle" || fail "the idle connections did not all connect: $(cat "$TMP/idle")"
 	r0=$(jget "$TMP/c0.json" .rate) r1=$(jget "$TMP/c1.json" .rate)
-	jassert "$TMP/c1.json" '.connections == 3000 and .sides.client.errors == 0' '{connections, partial_reason, e: .sides.client.errors_by_kind}'
-	awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b > a / 2) }' ||
+	jassert "$TMP/c1.json" '.partial == false and .sides.client.errors == 0 and .latency_us.max < 2000000' '{partial_reason, max: .latency_us.max, e: .sides.client.errors_by_kind}'
+	awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b > a / 4) }' ||
 		fail "tcp-crr $how fell from $r0 to $r1 connections/s with 8 idle connections open"
-	echo "tcp-crr $how: $r0 connections/s alone, $r1 with 8 idle connections"
+	echo "tcp-crr $how: $r0 connections/s alone, $r1 with 8 idle connections (longest $(jget "$TMP/c1.json" .latency_us.max) us)"
 done
 
 # 6. A stranger's listener (backlog 1, never accepting) overflowing the host's
