@@ -2,6 +2,8 @@
 #include "link/ctl.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +145,13 @@ int ctl_reader_feed(struct ctl_reader *r, const uint8_t *buf, size_t n)
 		return 0;
 	r->payload[r->h.len] = '\0';
 	return 1;
+}
+
+void ctl_nodelay(int fd)
+{
+	int on = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 }
 
 int ctl_send(int fd, unsigned type, const char *payload, size_t len)

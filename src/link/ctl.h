@@ -94,6 +94,10 @@ int ctl_reader_feed(struct ctl_reader *r, const uint8_t *buf, size_t n);
 
 /* Send one frame. 0 or -errno. */
 int ctl_send(int fd, unsigned type, const char *payload, size_t len);
+/* A control connection sends each message as it is written (TCP_NODELAY): one written right
+ * after another (CLOSE then END) is not held back for the first's ACK, which the peer's
+ * delayed ACK makes 40 ms a run. Both ends set it. */
+void ctl_nodelay(int fd);
 /* Receive one frame into buf (cap bytes, NUL-terminated), waiting at most timeout_ms.
  * Returns the payload length and sets *type; -ETIMEDOUT, -EPIPE (peer closed), or a
  * ctl_decode_hdr error. A frame with a bad header leaves the stream unusable. */

@@ -192,6 +192,7 @@ static void pending_add(struct agent *ag, int fd)
 	uint8_t src[16];
 	bool named = getpeername(fd, (struct sockaddr *)&a, &alen) == 0;
 
+	ctl_nodelay(fd);
 	source_of(&a, src);
 	if (ag->np == MAX_PENDING)
 		make_room(ag, src);

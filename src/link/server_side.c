@@ -108,11 +108,16 @@ static void set_phase(struct session *ss, int ph)
 	atomic_store_explicit(&ss->s.phase, ph, memory_order_release);
 }
 
+/* At the stop, a TCP accept loop blocked in accept() is woken at once (shutdown() of a
+ * listener ends its accept() with EINVAL) rather than at its next 50 ms timeout, which every
+ * run would wait out; the listener stays open for what is read from it after. */
 static void stop_data(struct session *ss)
 {
 	if (!ss->running)
 		return;
 	set_phase(ss, PH_STOP);
+	if (ss->s.listen_fd >= 0)
+		shutdown(ss->s.listen_fd, SHUT_RD);
 	pthread_join(ss->thread, NULL);
 	ss->running = false;
 }

@@ -343,7 +343,9 @@ static bool crr_take(struct crr_worker *w)
 
 	if (fd < 0) {
 		w->cnt.syscalls += ph == PH_MEASURE; /* an accept that timed out is a call too */
-		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+		/* EINVAL at the stop: the agent shut the listener down to end this wait. */
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED &&
+		    !(errno == EINVAL && ph == PH_STOP))
 			count_err(&w->cnt, ERR_CONNECT, ph == PH_MEASURE);
 		return false;
 	}

@@ -35,14 +35,15 @@ done
 # --runs, compare (the rate is the stream's unit) and sweep.
 "$SB" udp-stream --runs 2 --duration 0.5 --warmup 0.2 --json >"$TMP/r.json" || fail "--runs failed"
 jassert "$TMP/r.json" '.summary.rate.median > 0 and .summary.loss_pct.runs == 2 and .summary.packets_sent_per_s.median > 0'
-# Paced at 5,000/s and at 20,000/s (a receive buffer that holds a window's worth: nothing
-# dropped): B is 4x, within what pacing and the window's edges move (5%), and compare says so at
-# 3 pairs (the runs' spread is the pacer's, well under 1%). Unpaced, neither side's rate is its
-# own: GSO's 16 datagrams a send overran the receiver (CI: 80% lost against 30%, 1.04x).
+# Paced at 5,000/s and at 20,000/s (a receive buffer that holds 0.2 s of B): B is 4x what A
+# is, as far as each side held its pace (beside another test a receiver kept off its CPU lost
+# some of B's: 3.72x was seen), and compare says so at 3 pairs: its ratio is the geometric
+# means' and over 2, its verdict "B is". Unpaced, neither side's rate is its own: GSO's 16
+# datagrams a send overran the receiver (CI: 80% lost against 30%, 1.04x, no verdict).
 "$SB" compare 'udp-stream --size 100 --rate 5000 --rcvbuf 4194304 --duration 0.5 --warmup 0.2' \
 	'udp-stream --size 100 --rate 20000 --rcvbuf 4194304 --duration 0.5 --warmup 0.2' --runs 3 \
 	--json >"$TMP/c.json" || fail "compare failed"
-jassert "$TMP/c.json" '.figures[0].key == "rate" and (.figures[0].label | test("packets")) and ((.figures[0].ratio / 4 - 1) | fabs) < 0.05 and (.verdict | startswith("B is"))' '{verdict, f: .figures[0]}'
+jassert "$TMP/c.json" '.figures[0].key == "rate" and (.figures[0].label | test("packets")) and ((.figures[0].ratio / (.figures[0].b_geomean / .figures[0].a_geomean) - 1) | fabs) < 1e-9 and .figures[0].ratio > 2 and .figures[0].ratio < 4.4 and (.verdict | startswith("B is"))' '{verdict, f: .figures[0]}'
 # A stream's loss is datagrams that never arrived, not requests (a 2 KB receive buffer under an
 # unpaced sender drops most of them).
 "$SB" compare 'udp-stream --size 100 --rcvbuf 2048 --duration 0.3 --warmup 0.1' \
