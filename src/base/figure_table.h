@@ -69,18 +69,14 @@ enum shows {
 	  "us", LOWER, SHOWS_CONNECTIONS)                                                          \
 	FIG_SIDES_ALT(X, CPU, "cpu_us", "CPU us/%s", "cpu_us_per_unit", "cpu_us_per_transaction",  \
 		      "us per unit", LOWER, 0)                                                     \
-	X(CLIENT_USER_US, "client_user_us", "client user us/connection",                           \
-	  "sides.client.user_us_per_connection", NULL, "us per connection", LOWER,                 \
-	  SHOWS_CONNECTIONS)                                                                       \
-	X(CLIENT_SYS_US, "client_sys_us", "client sys us/connection",                              \
-	  "sides.client.sys_us_per_connection", NULL, "us per connection", LOWER,                  \
-	  SHOWS_CONNECTIONS)                                                                       \
-	X(SERVER_USER_US, "server_user_us", "server user us/connection",                           \
-	  "sides.server.user_us_per_connection", NULL, "us per connection", LOWER,                 \
-	  SHOWS_CONNECTIONS)                                                                       \
-	X(SERVER_SYS_US, "server_sys_us", "server sys us/connection",                              \
-	  "sides.server.sys_us_per_connection", NULL, "us per connection", LOWER,                  \
-	  SHOWS_CONNECTIONS)                                                                       \
+	X(CLIENT_USER_US, "client_user_us", "client user us/%s", "sides.client.user_us_per_unit",   \
+	  "sides.client.user_us_per_connection", "us per unit", LOWER, 0)                          \
+	X(CLIENT_SYS_US, "client_sys_us", "client sys us/%s", "sides.client.sys_us_per_unit",      \
+	  "sides.client.sys_us_per_connection", "us per unit", LOWER, 0)                           \
+	X(SERVER_USER_US, "server_user_us", "server user us/%s", "sides.server.user_us_per_unit",   \
+	  "sides.server.user_us_per_connection", "us per unit", LOWER, 0)                          \
+	X(SERVER_SYS_US, "server_sys_us", "server sys us/%s", "sides.server.sys_us_per_unit",      \
+	  "sides.server.sys_us_per_connection", "us per unit", LOWER, 0)                           \
 	X(CLIENT_USER_S, "client_user_s", "client user (s)", "sides.client.user_s", NULL, "s",     \
 	  LOWER, 0)                                                                                \
 	X(CLIENT_SYS_S, "client_sys_s", "client sys (s)", "sides.client.sys_s", NULL, "s", LOWER, \

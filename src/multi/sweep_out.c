@@ -18,8 +18,9 @@ static int sweep_keys(const struct sweep *s, const char **keys)
 {
 	static const char *const cand[] = {"gbit_per_s", "packets_sent_per_s", "loss_pct",
 					   "latency_p50_us", "latency_p99_us", "retransmits",
-					   "client_cpu_us", "server_cpu_us", "client_mem_per_flow",
-					   "server_mem_per_flow"};
+					   "client_cpu_us", "client_user_us", "client_sys_us",
+					   "server_cpu_us", "server_user_us", "server_sys_us",
+					   "client_mem_per_flow", "server_mem_per_flow"};
 	const cJSON *sum = NULL;
 	int n = 0;
 
@@ -55,7 +56,7 @@ static void write_header(FILE *f, struct sweep *s, const char *sep, const char *
 
 static void write_row(FILE *f, struct sweep *s, struct point *pt, const char *sep, bool header)
 {
-	const char *keys[16];
+	const char *keys[24];
 	int nk = sweep_keys(s, keys), ncol = nk + (s->compare ? 4 : 0);
 	bool human = strcmp(sep, ","); /* the table: figures as a reader wants them; CSV: all */
 	char v[32];

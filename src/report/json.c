@@ -56,6 +56,8 @@ static void side_cpu_json(cJSON *j, const struct side_result *s, const struct re
 	cJSON_AddNumberToObject(j, "user_s", r6(s->user_s));
 	cJSON_AddNumberToObject(j, "sys_s", r6(s->sys_s));
 	cJSON_AddNumberToObject(j, "cpu_us_per_unit", r3(result_cpu_us_per(s->user_s, s->sys_s, u)));
+	cJSON_AddNumberToObject(j, "user_us_per_unit", r3(result_cpu_us_per(s->user_s, 0, u)));
+	cJSON_AddNumberToObject(j, "sys_us_per_unit", r3(result_cpu_us_per(0, s->sys_s, u)));
 	if (out_per_transaction(r))
 		cJSON_AddNumberToObject(j, "cpu_us_per_transaction",
 					r3(result_cpu_us_per(s->user_s, s->sys_s, u)));

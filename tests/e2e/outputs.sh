@@ -71,7 +71,7 @@ echo old >"$TMP/cwd/s.csv"
 chmod 640 "$TMP/cwd/s.csv"
 ln -s s.svg "$TMP/cwd/link.svg"
 (cd "$TMP/cwd" && "$SB" $sweep --csv s.csv --plot link.svg >/dev/null) || fail "sweep --csv --plot"
-[ "$(head -1 "$TMP/cwd/s.csv")" = "batch,rate,loss_pct,latency_p50_us,latency_p99_us,client_cpu_us,server_cpu_us,status" ] ||
+[ "$(head -1 "$TMP/cwd/s.csv")" = "batch,rate,loss_pct,latency_p50_us,latency_p99_us,client_cpu_us,client_user_us,client_sys_us,server_cpu_us,server_user_us,server_sys_us,status" ] ||
 	fail "sweep --csv header: $(head -1 "$TMP/cwd/s.csv")"
 [ "$(wc -l <"$TMP/cwd/s.csv")" = 3 ] || fail "sweep --csv: $(cat "$TMP/cwd/s.csv")"
 [ "$(stat -c %a "$TMP/cwd/s.csv")" = 640 ] || fail "sweep --csv changed the file's mode"

@@ -4,6 +4,9 @@ need jq
 "$SB" tcp-rr --duration 2 --warmup 0.3 --json >"$TMP/a.json" || fail "tcp-rr failed"
 jassert "$TMP/a.json" '.partial == false and .transactions > 0 and .errors == 0'
 jassert "$TMP/a.json" '.latency_us | (.count > 0 and .min > 0 and .min <= .p50 and .p50 <= .p90 and .p90 <= .p99 and .p99 <= .p999 and .p999 <= .p9999 and .p9999 <= .max)'
+# CPU per unit split user/system (the cost curve's columns): the two add up to the whole (each
+# rounded to 0.001) and share it as the side's user_s and sys_s do.
+jassert "$TMP/a.json" '[.sides.client, .sides.server] | all((.user_us_per_unit + .sys_us_per_unit - .cpu_us_per_unit | fabs) <= 0.0016 and (.user_us_per_unit / .cpu_us_per_unit - .user_s / (.user_s + .sys_s) | fabs) < 0.01)' '[.sides.client, .sides.server] | map({user_s, sys_s, cpu_us_per_unit, user_us_per_unit, sys_us_per_unit})'
 # The server's window is its own: it opens when BEGIN reaches the agent and closes when END
 # does, so its count differs from the client's by what moves between the two edges of each
 # side: one transaction at each edge (window 1), plus the rate times how far apart the edges
