@@ -1,16 +1,15 @@
 /* compare.c: `compare`.
  *
- * compare runs A and B in rounds, each round both, half the rounds A first, in an order drawn
- * from a seed (so steady drift cancels instead of favouring the side that runs second), and pairs the two runs of a
- * round; a round where either run was partial or failed is left out, and said. From two saved
- * files (other boots, other kernels) the runs cannot be paired. Every figure gets the ratio
- * B/A of the geometric means beside it, a 95% t interval on the log-ratios (Welch's for
- * unpaired runs; stats.h) and a verdict: the primary figure's (the rate, or --primary) at 95%
- * on its own, the others' as one family behind it (compare_verdict.c); the headline is the
- * primary's, and when it has none it says how many runs a difference of the size seen would
- * need. When both sides' runs were
- * profiled (--profile), compare also says where the time moved: CPU microseconds per unit of
- * work in each syscall of each side and in each kernel function, A against B.
+ * compare runs A and B in rounds, each round both, half the rounds A first, in an order drawn from
+ * a seed (so steady drift cancels instead of favouring the side that runs second), and pairs the
+ * two runs of a round; a round where either run was partial or failed is left out, and said. From
+ * two saved files (other boots, other kernels) the runs cannot be paired. Every figure gets the
+ * ratio B/A of the geometric means beside it, a 95% t interval on the log-ratios (Welch's for
+ * unpaired runs; stats.h) and a verdict: the primary figure's (the rate, or --primary) at 95% on
+ * its own, the others' as one family behind it (compare_verdict.c); the headline is the primary's,
+ * and when it has none it says how many runs a difference of the size seen would need. When both
+ * sides' runs were profiled (--profile), compare also says where the time moved: CPU microseconds
+ * per unit of work in each syscall of each side and in each kernel function, A against B.
  */
 #include "multi/compare_priv.h"
 #include "multi/wl_help.h"
