@@ -37,6 +37,8 @@ void load_check(struct run *r)
 
 	if (result_open_loop(&r->res) && !ol_holding(c, ol_run_delay(&r->res.client), held, sizeof(held)))
 		mark_partial(r, held);
+	else if (r->wl->holding && !r->wl->holding(&r->res, held, sizeof(held)))
+		mark_partial(r, held);
 	else if (!c->transactions && r->res.lat->censored) {
 		fail_reason(r, held, sizeof(held));
 		mark_partial(r, held);

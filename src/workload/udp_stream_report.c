@@ -181,6 +181,64 @@ static void bidir_headline(const struct result *r, struct headline *h)
 	receipt_keys(h, &t);
 }
 
+/* A paced sender held its pace when it sent --rate over its own window (the shortest of its
+ * processes'), short by at most 2% and two batches a sender: the pacer owes from its start
+ * and catches up in batches, so it falls short only when it could not run (or not send fast
+ * enough); then the rate received says what this machine could carry, not what was asked. */
+static bool side_paced(const struct result *r, const struct side_result *s, const char *name,
+		       char *why, size_t len)
+{
+	double w = s->window_min_s > 0 ? s->window_min_s : r->duration_s;
+	double want = (double)r->cfg->rate * w, sent = (double)s->c.tx_packets;
+	int senders = s->threads > s->processes ? s->threads : s->processes;
+	double slack = 0.02 * want + 2.0 * (double)r->cfg->batch * (r->cfg->gso ? r->cfg->gso : 1) *
+					     (senders > 0 ? senders : 1);
+	char v[2][32];
+
+	if (!s->present || w <= 0 || sent >= want - slack)
+		return true;
+	/* Kept off its CPU for as long as it fell behind (half of it, at least), or not: then
+	 * sending itself took all the time it had. */
+	bool starved = s->run_delay_s >= 0.5 * (want - sent) / (double)r->cfg->rate;
+
+	snprintf(why, len, "the %s sent %s/s of --rate %s (%.1f%%): %s (its threads waited %.1f ms "
+		 "runnable for a CPU, preempted %.0f times): %s", name,
+		 fmt_sep(v[0], sizeof(v[0]), sent / w, 0),
+		 fmt_sep(v[1], sizeof(v[1]), (double)r->cfg->rate, 0), 100 * sent / want,
+		 starved ? "it was kept off its CPU" : "it could not send faster",
+		 s->run_delay_s * 1e3, s->ivcsw,
+		 starved ? "this machine's load set the rate" : "its own sending took the time");
+	return false;
+}
+
+bool udp_stream_holding(const struct result *r, char *why, size_t len)
+{
+	const char *name;
+	const struct side_result *tx = tx_side(r, &name);
+
+	snprintf(why, len, "%s", "");
+	if (!r->cfg->rate)
+		return true;
+	if (r->cfg->bidir)
+		return side_paced(r, &r->client, "client", why, len) &&
+		       side_paced(r, &r->server, "server", why, len);
+	return side_paced(r, tx, name, why, len);
+}
+
+/* A paced run's pace: held or not, and why not. */
+static void pace_rows(const struct result *r, struct headline *h)
+{
+	char why[320];
+	bool ok;
+
+	if (!r->cfg->rate)
+		return;
+	ok = udp_stream_holding(r, why, sizeof(why));
+	headline_row(h, "holding pace", NAN, 0, "%s%s%s", ok ? "yes" : "NO", ok ? "" : ": ", why);
+	headline_key_bool(h, "holding_load", ok);
+	headline_key_text(h, "holding_load_reason", ok ? NULL : why);
+}
+
 void udp_stream_headline(const struct result *r, struct headline *h)
 {
 	const char *name; /* the per-side table prints each side's CPU per packet it moved */
@@ -195,10 +253,12 @@ void udp_stream_headline(const struct result *r, struct headline *h)
 
 	if (r->cfg->bidir) {
 		bidir_headline(r, h);
+		pace_rows(r, h);
 		return;
 	}
 	receipt_rate_row(h, &t);
 	receipt_rows(h, &t);
+	pace_rows(r, h);
 	headline_key(h, per_sent[rev], result_cpu_us_per(c->user_s, c->sys_s, (double)t.tx), 4);
 	headline_key(h, per_received[rev],
 		     result_cpu_us_per(s->user_s, s->sys_s, (double)t.rx.rx_packets), 4);

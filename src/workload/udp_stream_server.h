@@ -3,6 +3,7 @@
 #ifndef SB_UDP_STREAM_SERVER_H
 #define SB_UDP_STREAM_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,5 +21,7 @@ double udp_stream_live_units(const struct opts *o, uint64_t transactions, uint64
 double udp_stream_units(const struct result *r);
 int udp_stream_kernel_pairs(const struct result *r, struct kernel_pair *out);
 void udp_stream_headline(const struct result *r, struct headline *h);
+/* A paced run: did its senders keep --rate (why not, in why)? Unpaced: true. */
+bool udp_stream_holding(const struct result *r, char *why, size_t len);
 
 #endif

@@ -425,6 +425,7 @@ const struct workload wl_udp_stream = {
 	.units = udp_stream_units,
 	.live_units = udp_stream_live_units,
 	.headline = udp_stream_headline,
+	.holding = udp_stream_holding,
 	.describe = udp_stream_describe,
 	.kernel_pairs = udp_stream_kernel_pairs,
 	.server_open = udp_stream_server_open,

@@ -74,6 +74,9 @@ struct workload {
 	int (*choices)(const struct opts *o, struct choice *out);
 	/* Header line of the report. */
 	void (*describe)(const struct opts *o, char *buf, size_t len);
+	/* Did the run hold the load it was asked for (a pace: --rate), and if not, why (NULL:
+	 * nothing to hold; open loop is openloop.c's)? A run that did not is partial. */
+	bool (*holding)(const struct result *r, char *why, size_t len);
 	/* Our counts for the kernel counters we cross-check (up to 4); returns how many. */
 	int (*kernel_pairs)(const struct result *r, struct kernel_pair *out);
 	/* Server side, in the agent: open the data socket(s) (0 or -errno with err), serve until

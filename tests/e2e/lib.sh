@@ -13,6 +13,14 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # The binary under test is a sanitizer build (2-3x slower: the window's edges lag further).
 sanitized() { ldd "$SB" 2>/dev/null | grep -q libasan; }
 skip() { echo "SKIP: $*"; exit 77; }
+# nobody_sb: a copy of $SB that user nobody can run, its path on stdout (a clone may sit in a
+# folder only root can enter: mktemp -d makes it 0700); nothing, status 1, where nobody cannot.
+nobody_sb() {
+	command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] || return 1
+	mkdir -p "$TMP/nb" && cp "$SB" "$TMP/nb/sb" && chmod 755 "$TMP" "$TMP/nb" "$TMP/nb/sb" || return 1
+	setpriv --reuid 65534 --regid 65534 --clear-groups "$TMP/nb/sb" version >/dev/null 2>&1 || return 1
+	echo "$TMP/nb/sb"
+}
 need() { command -v "$1" >/dev/null || skip "$1 is not installed"; }
 
 # jq expression on a JSON file, printed raw.
@@ -30,6 +38,8 @@ jget() { jq -r "$2" "$1"; }
 # read yet when a window's edge came, which a slow reader (a loaded CPU) leaves there.
 # paced($x; $r): a paced rate $x within 2% of its target $r, plus what the target moves in
 # those delays (a sender that sees an edge late counts its packets over a shifted window).
+# held($r): a paced run kept its pace $r and received it (paced), or said it could not: partial,
+# its senders short of $r (a pacer kept off its CPU beside another test sent 18,712/s of 20,000).
 # drops_seen: a paced run lost nothing unless the kernel dropped (a receiver kept off its CPU
 # longer than its buffer lasts), and then every gap we counted is a drop the kernel counted.
 KOK='def skew: .duration_s as $d | [(.sides // {})[] | objects | .window_s | objects | .min, .max | . - $d | fabs] | max // 0;
@@ -39,6 +49,8 @@ def kall: lag as $l | .duration_s as $d | [.kernel_check.counters[] | kok($d; $l
 def kokx($d; $lag; $x): ((.ours - .kernel) | fabs) <= 0.02 * .kernel + 3 + (.kernel / $d) * $lag + $x;
 def rbuf: ((.environment.sysctl // {})["net.ipv4.tcp_rmem"] // "0 0 0" | split(" ")[2] | tonumber) * (.config.clients // 1) * (.config.flows // 1);
 def paced($x; $r): (($x - $r) | fabs) <= 0.02 * $r + $r * lag / .duration_s;
+def held($r): if .holding_load then paced(.packets_per_s; $r) and (.partial | not)
+	else .partial and .packets_sent_per_s < $r and (.partial_reason | test("could not|kept off")) end;
 def drops_seen: .kernel_check.counters.RcvbufErrors as $k | if $k.kernel == 0 then .loss == 0
 	else lag as $l | .duration_s as $d | ($k | kok($d; $l)) end;'
 

@@ -8,9 +8,12 @@ start_agent
 jassert "$TMP/a.json" '.gbit_per_s > 0.5 and .sides.server.processes == 1 and .sides.server.bytes_sent > 0 and .kernel_check.scope == "client+server"'
 jassert "$TMP/a.json" "$KOK"' kall' '.kernel_check'
 "$SB" udp-stream --server 127.0.0.1:$AGENT_PORT --rate 20000 --rcvbuf 4194304 --duration 1 --warmup 0.2 --json >"$TMP/b.json" || fail "udp-stream against the agent failed"
-jassert "$TMP/b.json" "$KOK"' drops_seen and paced(.packets_per_s; 20000) and .sides.server.processes == 1' '{loss, packets_per_s, duration_s, kernel_check}'
+jassert "$TMP/b.json" "$KOK"' drops_seen and held(20000) and .sides.server.processes == 1' '{loss, packets_per_s, duration_s, kernel_check, holding_load_reason}'
 "$SB" udp-stream --server 127.0.0.1:$AGENT_PORT --reverse --rate 20000 --rcvbuf 4194304 --duration 1 --warmup 0.2 --json >"$TMP/b.json" || fail "udp-stream --reverse against the agent failed"
-jassert "$TMP/b.json" "$KOK"' drops_seen and paced(.packets_per_s; 20000) and .sides.server.packets_sent > 0' '{loss, packets_per_s, duration_s, kernel_check, sides}'
+jassert "$TMP/b.json" "$KOK"' drops_seen and held(20000) and .sides.server.packets_sent > 0' '{loss, packets_per_s, duration_s, kernel_check, holding_load_reason}'
+# A pace no sender can keep (10,000,000 datagrams/s, one syscall each): partial, and it says so.
+"$SB" udp-stream --rate 10000000 --duration 0.3 --warmup 0.1 --json >"$TMP/b.json" 2>/dev/null || fail "udp-stream at 10,000,000/s failed"
+jassert "$TMP/b.json" '.partial and .holding_load == false and .packets_sent_per_s < 1e7 and (.partial_reason | test("the client sent [0-9,]+/s of --rate 10,000,000"))' '{partial_reason, packets_sent_per_s}'
 
 # The agent dies mid-run: a partial report within seconds, exit 1, what the client measured.
 kill_agent_mid_run "$TMP/c.json" tcp-stream

@@ -88,8 +88,8 @@ fi
 
 expect_usage "not io_uring's" udp-rr --io uring --trace --duration 0.2
 # 3. Not root.
-if setpriv --reuid 65534 --regid 65534 --clear-groups "$SB" version >/dev/null 2>&1; then
-	setpriv --reuid 65534 --regid 65534 --clear-groups "$SB" udp-rr --duration 0.2 --trace >"$TMP/u.out" 2>"$TMP/u.err"
+if NB=$(nobody_sb); then
+	setpriv --reuid 65534 --regid 65534 --clear-groups "$NB" udp-rr --duration 0.2 --trace >"$TMP/u.out" 2>"$TMP/u.err"
 	rc=$?
 	[ $rc -eq 1 ] || fail "--trace as user nobody: exit $rc, not 1: $(cat "$TMP/u.err")"
 	grep -q -- "--trace needs root" "$TMP/u.err" || fail "--trace as nobody: $(cat "$TMP/u.err")"

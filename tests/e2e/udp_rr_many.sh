@@ -32,13 +32,15 @@ echo "syscalls per transaction: $few with 100 peers, $many with $P; $(jget "$f" 
 # The same calls a transaction, within a quarter (the schedule's waits vary with the machine).
 jq -ne "$many <= 1.25 * $few + 0.5" >/dev/null || fail "$many syscalls a transaction with $P peers, $few with 100"
 
-if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
-	setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "ulimit -n 1024; ulimit -Hn 1024; \"$SB\" udp-rr --clients 1 --peers 2000 --window 2000 --duration 1" >"$TMP/out" 2>"$TMP/err"
+if NB=$(nobody_sb); then
+	setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "ulimit -n 1024; ulimit -Hn 1024; \"$NB\" udp-rr --clients 1 --peers 2000 --window 2000 --duration 1" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
 	[ $rc -eq 2 ] || fail "open-file limit 1024, --peers 2000: exit $rc, not 2: $(cat "$TMP/err")"
 	grep -qF -- "--peers 2000 needs 2064 open files" "$TMP/err" && grep -qF "ulimit -n 2064" "$TMP/err" ||
 		fail "message: $(cat "$TMP/err")"
 	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "not one line: $(cat "$TMP/err")"
+else
+	echo "user nobody cannot run a copy of $SB here: the open-file refusal not checked"
 fi
 
 # Local ports: a peer takes one, from the range all local clients share. More peers than the
