@@ -70,3 +70,19 @@ int nofile_ensure(long need, const char *what, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+int nofile_tables(long need, const char *what, char *err, size_t errlen)
+{
+	struct rlimit rl;
+	long room, tables;
+
+	if (nofile_ensure(need, what, err, errlen) == 0)
+		return 1;
+	/* The hard limit as it now stands (root failed to raise it, or may not). A table needs
+	 * its spare too: it starts as a copy of the process's. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max < 4 * NOFILE_SPARE)
+		return 0;
+	room = (long)rl.rlim_max - 2 * NOFILE_SPARE;
+	tables = (need + room - 1) / room;
+	return nofile_ensure((need + tables - 1) / tables, what, err, errlen) ? 0 : (int)tables;
+}

@@ -15,6 +15,13 @@
  * number needed and `ulimit -n`. */
 int nofile_ensure(long need, const char *what, char *err, size_t errlen);
 
+/* Spread need descriptors over fd tables of their own (threads that unshare(CLONE_FILES): the
+ * limit holds each table to it, not the process): how many tables, each under the limit this
+ * process may raise its soft one to (nofile_ensure of need / tables then holds). 1 when one
+ * table holds them all, after nofile_ensure(need); 0, with err, when even NOFILE_SPARE more
+ * than a table's room is short. */
+int nofile_tables(long need, const char *what, char *err, size_t errlen);
+
 /* The pure decision, for tests: from the soft and hard limits (cur), the need and whether the
  * hard limit may be raised (root) up to nr_open, the soft and hard limits to set (set). 0, or
  * -EMFILE when even the most that may be set is short of want (set is then cur). */

@@ -7,6 +7,12 @@
  * byte, and sends the next request at once. The requests are bytes the server does not read
  * (zeros), so a flow owes a count of them: one that the socket would not take all of waits
  * for EPOLLOUT with the rest. Per flow: its fd, three counts, and --window send times.
+ *
+ * A request is the window's when it went out after the thread saw the window open (its send
+ * time says so): its answer is timed whenever it comes, and the drain after the window sends
+ * nothing new and waits for those still in flight (a slot answered in the drain is emptied, 0);
+ * one that fails or times out, or is still in flight when the drain is cut short, is counted
+ * lost at what it waited. Answers to the warm-up's requests are not the window's.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -47,23 +53,50 @@ struct mf_thread {
 	const char *zero;
 	size_t chunk, window, request, response;
 	uint64_t timeout_ns, next_watch;
+	uint64_t open_ns;    /* when this thread saw the window open (0: not yet) */
+	bool draining, drained;
+	int pending;	     /* in the drain: flows with a request still in flight */
 	struct tcp_io io;
 	struct epoll_event ev[EVENTS];
 };
+
+static uint64_t *ring_of(const struct mf_thread *m, const struct mf_flow *f)
+{
+	return m->sent + (size_t)(f - m->f) * m->window;
+}
+
+/* A request of the window: sent once this thread saw it open (0: no request in the slot). */
+static bool of_window(const struct mf_thread *m, uint64_t sent)
+{
+	return m->open_ns && sent >= m->open_ns;
+}
+
+/* In the drain, a flow with a request still in flight (its oldest slot holds one). */
+static bool flow_pending(const struct mf_thread *m, const struct mf_flow *f)
+{
+	return m->draining && !(f->flags & MF_DEAD) && ring_of(m, f)[f->head];
+}
+
+/* The flow's requests of the window still in flight: lost, in the latencies at their wait. */
+static void count_lost(struct client_thread *t, struct mf_thread *m, struct mf_flow *f)
+{
+	uint64_t *ring = ring_of(m, f), now = now_ns();
+
+	for (size_t i = 0; i < m->window; i++) {
+		if (!of_window(m, ring[i]))
+			continue;
+		t->cnt.lost++;
+		hist_record_censored(t->lat, lost_wait(t->c->o, now > ring[i] ? now - ring[i] : 0));
+		ring[i] = 0;
+	}
+}
 
 static void flow_fail(struct client_thread *t, struct mf_thread *m, struct mf_flow *f,
 		      enum err_kind why, bool measuring)
 {
 	count_err(&t->cnt, why, measuring);
-	if (measuring) { /* its requests in flight: lost, in the latencies at their wait */
-		const uint64_t *ring = m->sent + (size_t)(f - m->f) * m->window;
-		uint64_t now = now_ns();
-
-		for (size_t i = 0; i < m->window; i++) {
-			t->cnt.lost++;
-			hist_record_censored(t->lat, lost_wait(t->c->o, now > ring[i] ? now - ring[i] : 0));
-		}
-	}
+	m->pending -= flow_pending(m, f);
+	count_lost(t, m, f);
 	epoll_ctl(m->ep, EPOLL_CTL_DEL, f->fd, NULL);
 	f->flags |= MF_DEAD;
 	m->live--;
@@ -106,11 +139,12 @@ static int flush(struct client_thread *t, struct mf_thread *m, struct mf_flow *f
 	return 0;
 }
 
-/* got bytes of answers arrived at now: end the transactions they complete. */
+/* got bytes of answers arrived at now: end the transactions they complete, and queue the
+ * next request of each (in the drain, none: the slot is emptied). */
 static void take(struct client_thread *t, struct mf_thread *m, struct mf_flow *f, size_t got,
-		 uint64_t now, bool measuring)
+		 uint64_t now)
 {
-	uint64_t *ring = m->sent + (size_t)(f - m->f) * m->window;
+	uint64_t *ring = ring_of(m, f);
 
 	while (got) {
 		size_t need = m->response - f->rx_have, k = got < need ? got : need;
@@ -120,16 +154,40 @@ static void take(struct client_thread *t, struct mf_thread *m, struct mf_flow *f
 		if (f->rx_have < m->response)
 			break;
 		f->rx_have = 0;
-		if (measuring) {
+		if (of_window(m, ring[f->head])) {
 			hist_record(t->lat, now - ring[f->head]);
 			t->cnt.transactions++;
 			f->flags |= MF_SEEN;
 		}
-		ring[f->head] = now;
+		ring[f->head] = m->draining ? 0 : now;
 		f->head = (uint32_t)((f->head + 1) % m->window);
-		f->tx_owed += m->request;
+		if (!m->draining)
+			f->tx_owed += m->request;
+		else if (!ring[f->head]) { /* its last of the window answered */
+			m->pending--;
+			break;
+		}
 	}
 	f->last_ns = now;
+}
+
+/* The window closed: the flows' whole requests not yet sent never go out (the newest slots,
+ * emptied; one partly sent goes on, its answer due), and the flows with one in flight are
+ * waited for. */
+static void begin_drain(struct mf_thread *m)
+{
+	m->draining = true;
+	for (int i = 0; i < m->nf; i++) {
+		struct mf_flow *f = &m->f[i];
+		uint64_t *ring = ring_of(m, f), unsent = f->tx_owed / m->request;
+
+		if (f->flags & MF_DEAD)
+			continue;
+		f->tx_owed -= unsent * m->request;
+		for (uint64_t k = 1; k <= unsent && k <= m->window; k++)
+			ring[(f->head + m->window - k) % m->window] = 0;
+		m->pending += flow_pending(m, f);
+	}
 }
 
 static void on_readable(struct client_thread *t, struct mf_thread *m, struct mf_flow *f,
@@ -146,7 +204,7 @@ static void on_readable(struct client_thread *t, struct mf_thread *m, struct mf_
 	if (got > 0) {
 		m->io.rx_calls++;
 		m->io.rx_bytes += (uint64_t)got;
-		take(t, m, f, (size_t)got, now_ns(), measuring);
+		take(t, m, f, (size_t)got, now_ns());
 		if (f->tx_owed && !(f->flags & MF_OUT))
 			flush(t, m, f, measuring);
 	} else if (got != -EAGAIN && got != -EINTR) {
@@ -170,7 +228,8 @@ static void watch(struct client_thread *t, struct mf_thread *m, uint64_t now, bo
 	for (int i = 0; i < m->nf; i++) {
 		struct mf_flow *f = &m->f[i];
 
-		if (!(f->flags & MF_DEAD) && now - f->last_ns > m->timeout_ns)
+		if (!(f->flags & MF_DEAD) && now - f->last_ns > m->timeout_ns &&
+		    (!m->draining || flow_pending(m, f)))
 			flow_fail(t, m, f, ERR_TIMEOUT, measuring);
 	}
 }
@@ -192,6 +251,41 @@ static void start_flows(struct client_thread *t, struct mf_thread *m)
 	m->io.rx_calls = m->io.tx_calls = m->io.syscalls = m->io.rx_bytes = m->io.tx_bytes = 0;
 }
 
+/* The window's edges as this thread sees them: its open (the window's requests are those
+ * sent after it), the drain's start, and its end (true: nothing of the window in flight, the
+ * coordinator told, the thread waits for the stop). */
+static bool edges(struct client_thread *t, struct mf_thread *m, int ph)
+{
+	if (ph == PH_MEASURE && !m->open_ns)
+		m->open_ns = now_ns();
+	if (ph == PH_DRAIN && !m->draining)
+		begin_drain(m);
+	if (!m->draining || m->pending > 0)
+		return false;
+	m->drained = true;
+	drain_done(t->c);
+	thread_wait_phase(t, PH_STOP);
+	return true;
+}
+
+/* The thread's end: a drain cut short (the coordinator's bound, a signal) or not begun by
+ * this thread loses what the window still has in flight; a run that had no drain (Ctrl-C)
+ * lost nothing. */
+static void thread_end(struct client_thread *t, struct mf_thread *m)
+{
+	if (!m->drained && (m->draining || atomic_load(&t->c->sh->drain_began)))
+		for (int i = 0; i < m->nf; i++)
+			if (!(m->f[i].flags & MF_DEAD))
+				count_lost(t, m, &m->f[i]);
+	if (!m->drained)
+		drain_done(t->c);
+	for (int i = 0; i < m->nf; i++) { /* flows that carried nothing in the window */
+		t->cnt.idle_flows += t->saw_measure && !(m->f[i].flags & MF_SEEN);
+		if (!(m->f[i].flags & MF_DEAD)) /* TCP_INFO of each, after the window */
+			tcp_info_sample(m->f[i].fd, &t->cnt, NULL, NULL);
+	}
+}
+
 static void *mf_thread_main(void *arg)
 {
 	struct client_thread *t = arg;
@@ -200,7 +294,7 @@ static void *mf_thread_main(void *arg)
 
 	start_flows(t, m);
 	m->next_watch = now_ns() + m->timeout_ns / 4;
-	while (m->live > 0 && (ph = thread_phase(t)) != PH_STOP) {
+	while (m->live > 0 && (ph = thread_phase(t)) != PH_STOP && !edges(t, m, ph)) {
 		bool measuring = ph == PH_MEASURE;
 		int n = epoll_wait(m->ep, m->ev, EVENTS, WAIT_MS);
 
@@ -222,11 +316,7 @@ static void *mf_thread_main(void *arg)
 				m->io.tx_bytes = 0;
 		watch(t, m, now_ns(), measuring);
 	}
-	for (int i = 0; i < m->nf; i++) { /* flows that carried nothing in the window */
-		t->cnt.idle_flows += t->saw_measure && !(m->f[i].flags & MF_SEEN);
-		if (!(m->f[i].flags & MF_DEAD)) /* TCP_INFO of each, after the window */
-			tcp_info_sample(m->f[i].fd, &t->cnt, NULL, NULL);
-	}
+	thread_end(t, m);
 	return NULL;
 }
 
@@ -308,7 +398,7 @@ int tcp_rr_many_client(struct client_ctx *c)
 
 	for (int k = 0; k < nt; k++)
 		t[k].priv = &m[k];
-	ret = client_go(c, 0, &(struct client_run){.t = t, .n = nt, .fn = mf_thread_main});
+	ret = client_go(c, 0, &(struct client_run){.t = t, .n = nt, .drain = nt, .fn = mf_thread_main});
 	for (int k = 0; k < nt; k++) {
 		close(m[k].ep);
 		free(m[k].buf);

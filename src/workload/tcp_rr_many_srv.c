@@ -5,10 +5,19 @@
  * epoll set with its state as the event's data (O(1) from event to connection, no scan). A
  * connection keeps how far its current request is and the answer bytes it still owes; the
  * answers are zeros from one buffer. Counters per worker, added up after the join.
+ *
+ * More connections than one process may hold descriptors for (the open-file limit; 20,000 in
+ * some containers, where it cannot be raised): each worker takes a descriptor table of its own
+ * (unshare(CLONE_FILES): the limit holds each table, not the process), accepts its share of
+ * the connections itself from the shared, non-blocking listener (EPOLLEXCLUSIVE in its epoll
+ * set: one worker woken a connection), and closes them before it ends. Still one process: its
+ * CPU, switches and memory are the side's as before, and the counters stay in memory.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +42,18 @@ struct ms_conn {
 	uint32_t out;	  /* waiting for EPOLLOUT */
 };
 
+struct ms_server;
+
 struct ms_worker {
 	CACHE_ALIGNED struct server_ctx *s; /* each worker's counters on lines of their own */
+	struct ms_server *x;
 	int ep, index;
+	/* A table of its own: its slice of the connections, [first, first + quota), n taken. */
+	int first, quota, n;
+	bool own, listening;
 	pthread_t tid;
 	bool started;
+	struct knobs_seen sock; /* what its accepted sockets had in force */
 	char *buf;
 	const char *zero;
 	struct tcp_io io;
@@ -48,6 +64,8 @@ struct ms_worker {
 struct ms_server {
 	int lfd; /* first: tcp_server_close */
 	int n, max, nt;
+	int tables;	   /* descriptor tables the connections need (nofile_tables): > 1, own */
+	_Atomic int full;  /* workers of their own tables whose slice is full */
 	struct side_counters strangers;
 	struct ms_conn *conn; /* max of them, charged to --max-memory */
 	struct ms_worker *w;
@@ -136,6 +154,64 @@ static void on_readable(struct ms_worker *w, struct ms_conn *k, bool measuring)
 		flush(w, k, measuring);
 }
 
+/* A worker of its own table: the connections waiting, up to a batch (a level-triggered
+ * listener wakes it again for the rest), into its slice. A full slice leaves the listener to
+ * the workers with room; the last to fill keeps it, refusing what comes past --flows. */
+static void own_accept(struct ms_worker *w)
+{
+	struct ms_server *x = w->x;
+
+	for (int b = 0; b < 64 && w->listening; b++) {
+		int fd = tcp_accept(w->s, x->lfd, &w->cnt, w->n < w->quota);
+
+		w->io.syscalls++;
+		if (fd < 0)
+			return;
+		struct ms_conn *k = &x->conn[w->first + w->n];
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = k};
+
+		*k = (struct ms_conn){.fd = fd};
+		if (tcp_sockopts(fd, w->s->o) || fcntl(fd, F_SETFL, O_NONBLOCK) < 0 ||
+		    epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			close(fd);
+			continue;
+		}
+		if (++w->n == w->quota && atomic_fetch_add(&x->full, 1) + 1 < x->nt) {
+			epoll_ctl(w->ep, EPOLL_CTL_DEL, x->lfd, NULL);
+			w->listening = false;
+		}
+	}
+}
+
+/* Its own table: unshared, with the listener in its epoll set (the connections come to it).
+ * On failure it serves what it is handed, as a worker of the shared table. */
+static void own_table(struct ms_worker *w)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = NULL};
+
+	if (unshare(CLONE_FILES) < 0 || epoll_ctl(w->ep, EPOLL_CTL_ADD, w->x->lfd, &ev) < 0) {
+		warnx_("server worker %d: no descriptor table of its own (%s): its share of the "
+		       "connections is not accepted", w->index, strerror(errno));
+		w->own = false;
+		return;
+	}
+	w->listening = true;
+}
+
+/* What a worker of its own table holds goes with it: each connection's TCP_INFO, then closed. */
+static void own_close(struct ms_worker *w)
+{
+	for (int i = 0; i < w->n; i++) {
+		struct ms_conn *k = &w->x->conn[w->first + i];
+
+		if (k->fd >= 0) {
+			tcp_info_sample(k->fd, &w->cnt, NULL, NULL); /* after the window */
+			close(k->fd);
+			k->fd = -1;
+		}
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct ms_worker *w = arg;
@@ -143,6 +219,8 @@ static void *worker_main(void *arg)
 	int ph;
 
 	tcp_pin_server(w->s->o, w->index, -1);
+	if (w->own)
+		own_table(w);
 	while ((ph = atomic_load_explicit(phase, memory_order_acquire)) != PH_STOP) {
 		bool measuring = ph == PH_MEASURE;
 		int n = epoll_wait(w->ep, w->ev, EVENTS, WAIT_MS);
@@ -151,6 +229,10 @@ static void *worker_main(void *arg)
 		for (int i = 0; i < n; i++) {
 			struct ms_conn *k = w->ev[i].data.ptr;
 
+			if (!k) {
+				own_accept(w);
+				continue;
+			}
 			if (k->fd >= 0 && (w->ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
 				on_readable(w, k, measuring);
 			if (k->fd >= 0 && (w->ev[i].events & EPOLLOUT))
@@ -165,6 +247,8 @@ static void *worker_main(void *arg)
 		}
 		w->io.rx_calls = w->io.tx_calls = w->io.syscalls = w->io.rx_bytes = w->io.tx_bytes = 0;
 	}
+	if (w->own)
+		own_close(w);
 	return NULL;
 }
 
@@ -188,15 +272,17 @@ int tcp_rr_many_server_open(struct server_ctx *s, char *err, size_t errlen)
 	long max = o->clients * o->flows, backlog = flow_plan_backlog(max, o->clients);
 	struct ms_server *x = xcalloc_lines(1, sizeof(*x));
 	char what[80];
-	int ret;
+	int first = 0;
 
 	s->priv = x;
 	x->lfd = -1;
 	x->max = (int)max;
 	x->nt = server_threads(o);
 	snprintf(what, sizeof(what), "--clients x --flows %ld", max);
-	if ((ret = nofile_ensure(max, what, err, errlen)))
-		return ret;
+	if (!(x->tables = nofile_tables(max, what, err, errlen)))
+		return -EMFILE;
+	if (x->tables > x->nt)
+		x->nt = x->tables;
 	x->conn = srv_alloc(s, (size_t)max * sizeof(*x->conn));
 	if (!x->conn) {
 		snprintf(err, errlen, "%ld connections' state is past the agent's --max-memory", max);
@@ -207,14 +293,19 @@ int tcp_rr_many_server_open(struct server_ctx *s, char *err, size_t errlen)
 	for (int i = 0; i < x->nt; i++) {
 		struct ms_worker *w = &x->w[i];
 
-		*w = (struct ms_worker){.s = s, .index = i, .zero = x->zero,
+		*w = (struct ms_worker){.s = s, .x = x, .index = i, .zero = x->zero,
 					.buf = xmalloc((size_t)o->request),
-					.ep = epoll_create1(EPOLL_CLOEXEC)};
+					.ep = epoll_create1(EPOLL_CLOEXEC), .own = x->tables > 1,
+					.first = first, .quota = (int)share_of(max, x->nt, i)};
 		w->io = (struct tcp_io){.rx = tcp_recv_of(RECV_RECV), .tx = tcp_send_of(SEND_SEND),
 					.chunk = (size_t)o->request, .memfd = -1, .pipe = {-1, -1}};
+		first += w->quota;
 	}
 	warn_somaxconn(backlog);
 	x->lfd = tcp_listen(s, (int)backlog, err, errlen);
+	/* Workers of their own tables accept from it as it wakes them: it must not block. */
+	if (x->lfd >= 0 && x->tables > 1 && fcntl(x->lfd, F_SETFL, O_NONBLOCK) < 0)
+		return -errno;
 	return x->lfd < 0 ? x->lfd : 0;
 }
 
@@ -239,7 +330,8 @@ void tcp_rr_many_server_loop(struct server_ctx *s)
 
 	for (int i = 0; i < x->nt; i++)
 		x->w[i].started = !pthread_create(&x->w[i].tid, NULL, worker_main, &x->w[i]);
-	while (atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
+	/* Workers of their own tables accept for themselves: this thread waits for their end. */
+	while (x->tables == 1 && atomic_load_explicit(&s->phase, memory_order_acquire) != PH_STOP) {
 		int fd = tcp_accept(s, x->lfd, &x->strangers, x->n < x->max);
 
 		if (fd >= 0)

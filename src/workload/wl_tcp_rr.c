@@ -72,8 +72,13 @@ static int rr_many_check(struct opts *o, char *err, size_t errlen)
 			 "server's connections spread over its ports", o->src_addrs);
 		return -EINVAL;
 	}
+	/* Each client process holds its flows; a local server all of them, over as many
+	 * descriptor tables as the limit asks (tcp_rr_many_srv.c). */
+	snprintf(what, sizeof(what), "--flows %ld", o->flows);
+	if (nofile_ensure(o->flows, what, err, errlen))
+		return -EINVAL;
 	snprintf(what, sizeof(what), "--clients x --flows %ld", need);
-	return nofile_ensure(need, what, err, errlen) ? -EINVAL : 0;
+	return need > o->flows && !nofile_tables(need, what, err, errlen) ? -EINVAL : 0;
 }
 
 static int rr_check(struct opts *o, char *err, size_t errlen)
