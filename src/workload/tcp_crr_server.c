@@ -1,7 +1,10 @@
-/* tcp_crr_server.c: tcp-crr's server side (wl_tcp_crr.c has the workload and its client). */
+/* tcp_crr_server.c: tcp-crr's server side (wl_tcp_crr.c has the workload and its client):
+ * its threads and their accept loops; a connection's steps are tcp_crr_conn.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -10,9 +13,7 @@
 #include "base/nofile.h"
 #include "base/util.h"
 #include "transport/tcp.h"
-#include "workload/tcp_crr.h"
-
-#define MAX_SERVER_THREADS 64
+#include "workload/tcp_crr_srv.h"
 
 /* Server side: a pool of threads, each blocked in accept() on the one listening socket and
  * serving what it accepts at once with calls that never wait: the fast path is accept, the
@@ -23,44 +24,11 @@
  * client's), each always in epoll_wait over the listener (non-blocking then) and its parked
  * connections, accepting what is queued at each wake. A parked connection's state is in a
  * table indexed by its descriptor (the epoll event's data.fd): found in O(1), whatever their
- * number. Every system call is counted where it is made. */
-
-enum crr_step { STEP_REQUEST, STEP_SEND, STEP_DRAIN, STEP_DONE, STEP_FAIL };
-
-struct crr_conn {
-	int fd;
-	int pos;	   /* parked: its place in the owner's list */
-	enum crr_step step;
-	size_t left;	   /* bytes of the request, or of the messages, still to go */
-	bool measuring;	   /* accepted in the window */
-	uint64_t deadline; /* parked: no progress by then is a timeout */
-	uint64_t rx_calls, tx_calls;
-	enum err_kind why;
-};
-
-struct crr_worker {
-	CACHE_ALIGNED struct crr_server *x; /* each thread's counters on lines of their own */
-	int ep; /* the listener and the parked connections */
-	int nparked;
-	int *parked; /* the descriptors it has parked (x->tab holds their state) */
-	uint64_t next_scan;
-	struct side_counters cnt;
-	struct tcp_info_dist ti; /* its sampled connections' TCP_INFO spread */
-	char *buf;
-	size_t buflen;
-};
-
-struct crr_server {
-	int lfd; /* first: tcp_server_close */
-	int nthreads;
-	bool many; /* above CRR_MANY_ABOVE: a few epoll threads */
-	struct crr_conn *tab; /* by descriptor: parked connections, each written by its owner */
-	int tabn;
-	pthread_t tid[MAX_SERVER_THREADS];
-	struct crr_worker w[MAX_SERVER_THREADS];
-	struct server_ctx *s;
-	_Atomic int next;
-};
+ * number. Every system call is counted where it is made.
+ *    More in flight than one process may hold descriptors for: each thread takes a
+ * descriptor table of its own and a state table to match (its descriptors are its own
+ * numbers), and parks at most what its table holds, leaving the listener to the others while
+ * it is full; still one process, its CPU and memory counted as ever. */
 
 /* Threads: one a connection in flight up to CRR_MANY_ABOVE, else the client's count. */
 static int server_threads(const struct opts *o)
@@ -82,7 +50,6 @@ int crr_server_open(struct server_ctx *s, char *err, size_t errlen)
 	struct crr_server *x = xcalloc_lines(1, sizeof(*x));
 	const struct opts *o = s->o;
 	char what[64];
-	int ret;
 
 	s->priv = x;
 	x->s = s;
@@ -92,10 +59,20 @@ int crr_server_open(struct server_ctx *s, char *err, size_t errlen)
 	x->tabn = table_size(o);
 	snprintf(what, sizeof(what), "--concurrency %ld x --clients %ld", o->concurrency,
 		 o->clients);
-	if ((ret = nofile_ensure(o->clients * o->concurrency, what, err, errlen)))
-		return ret;
-	x->tab = srv_alloc(s, (size_t)x->tabn * sizeof(*x->tab));
-	if (!x->tab) {
+	if (!(x->tables = nofile_tables(o->clients * o->concurrency, what, err, errlen)))
+		return -EMFILE;
+	if (x->tables > MAX_SERVER_THREADS) {
+		snprintf(err, errlen, "%s: %d descriptor tables past this process's open-file limit, "
+			 "more than the %d server threads: raise the limit", what, x->tables,
+			 MAX_SERVER_THREADS);
+		return -EMFILE;
+	}
+	if (x->tables > x->nthreads)
+		x->nthreads = x->tables;
+	if (x->tables > 1) /* each thread's own, as it starts */
+		x->tabn = 0;
+	x->tab = x->tabn ? srv_alloc(s, (size_t)x->tabn * sizeof(*x->tab)) : NULL;
+	if (x->tabn && !x->tab) {
 		snprintf(err, errlen, "no memory for %d connections' state (serve --max-memory)",
 			 x->tabn);
 		return -ENOMEM;
@@ -121,214 +98,6 @@ double crr_server_bytes(const struct opts *o)
 	       tab * (double)sizeof(struct crr_conn) + threads * tab * (double)sizeof(int);
 }
 
-/* --server-fault: half the bytes then a clean close, or an abort (RST). */
-static void serve_fault(struct crr_worker *w, const struct opts *o, int fd)
-{
-	size_t half = (size_t)(o->msgs * o->size / 2);
-
-	if (o->server_fault == FAULT_RESET) {
-		struct linger l = {.l_onoff = 1, .l_linger = 0};
-
-		w->cnt.syscalls++;
-		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
-		half = 0;
-	}
-	while (half) {
-		w->cnt.syscalls++;
-		ssize_t n = send(fd, w->buf, half < (size_t)o->size ? half : (size_t)o->size,
-				 MSG_NOSIGNAL);
-
-		if (n <= 0)
-			break;
-		half -= (size_t)n;
-	}
-}
-
-/* The request is in (or there is none), or every message is out: what comes next. */
-static void crr_next_step(struct crr_worker *w, struct crr_conn *k)
-{
-	const struct opts *o = w->x->s->o;
-
-	if (k->step == STEP_REQUEST && o->server_fault != FAULT_NONE) {
-		serve_fault(w, o, k->fd);
-		k->step = STEP_DONE;
-	} else if (k->step == STEP_REQUEST) {
-		k->step = STEP_SEND;
-		k->left = (size_t)(o->msgs * o->size);
-	} else {
-		/* The side that closes first keeps TIME_WAIT: the server, unless the client closes. */
-		k->step = o->close != CLOSE_SERVER ? STEP_DRAIN : STEP_DONE;
-	}
-}
-
-/* Take one step's calls as far as they go without waiting. */
-static void crr_advance(struct crr_worker *w, struct crr_conn *k)
-{
-	const struct opts *o = w->x->s->o;
-	size_t msg = (size_t)o->size;
-
-	while (k->step < STEP_DONE) {
-		ssize_t n;
-
-		if (!k->left && k->step != STEP_DRAIN) {
-			crr_next_step(w, k);
-			continue;
-		}
-		w->cnt.syscalls += k->measuring;
-		if (k->step == STEP_SEND) {
-			/* One message per call, as a blocking server writes them. */
-			size_t off = (size_t)(o->msgs * o->size) - k->left, in = msg - off % msg;
-
-			n = send(k->fd, w->buf, in < k->left ? in : k->left, MSG_DONTWAIT | MSG_NOSIGNAL);
-		} else {
-			size_t ask = k->step == STEP_REQUEST && k->left < w->buflen ? k->left : w->buflen;
-
-			n = recv(k->fd, w->buf, ask, MSG_DONTWAIT);
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return; /* park */
-		if (n < 0 && k->step == STEP_DRAIN) {
-			k->step = STEP_DONE; /* a reset instead of a FIN (--close reset) ends it too */
-			return;
-		}
-		if (n < 0 || (n == 0 && k->step == STEP_REQUEST)) {
-			k->why = n == 0 ? ERR_SHORT : k->step == STEP_SEND && errno != EPIPE &&
-							       errno != ECONNRESET ? ERR_SEND
-											 : tcp_err_kind(errno);
-			k->step = STEP_FAIL;
-			return;
-		}
-		if (k->step == STEP_DRAIN) {
-			k->step = n == 0 ? STEP_DONE : STEP_DRAIN;
-			continue;
-		}
-		if (k->step == STEP_SEND)
-			k->tx_calls++;
-		else
-			k->rx_calls++;
-		k->left -= (size_t)n;
-		k->deadline = now_ns() + (uint64_t)o->timeout * 1000000;
-	}
-}
-
-/* A connection is done (or failed): close it and count it. k is a copy: once closed, its
- * descriptor (and its slot in the table) may be another thread's. One in CRR_TCP_INFO_EVERY
- * of the thread's completed connections of the window has its TCP_INFO read first, as the
- * client's are (the getsockopt counted with its calls). */
-static void crr_finish(struct crr_worker *w, struct crr_conn k)
-{
-	const struct opts *o = w->x->s->o;
-	struct side_counters *c = &w->cnt;
-	uint64_t calls = 0;
-
-	if (k.step != STEP_FAIL && k.measuring && c->transactions % CRR_TCP_INFO_EVERY == 0)
-		tcp_info_sample(k.fd, c, &w->ti, &calls);
-	close(k.fd);
-	c->syscalls += k.measuring + calls;
-	if (k.step == STEP_FAIL) {
-		count_err(c, k.why, k.measuring);
-		return;
-	}
-	if (!k.measuring)
-		return;
-	c->transactions++;
-	c->tx_bytes += o->server_fault != FAULT_NONE ? 0 : (uint64_t)(o->msgs * o->size);
-	c->rx_bytes += (uint64_t)o->request;
-	c->tx_packets += k.tx_calls;
-	c->rx_packets += k.rx_calls;
-}
-
-/* Park a connection until its socket is ready, or refuse it when it has no slot. */
-static void crr_park(struct crr_worker *w, struct crr_conn *k)
-{
-	struct crr_server *x = w->x;
-	struct epoll_event ev = {.events = k->step == STEP_SEND ? EPOLLOUT : EPOLLIN,
-				 .data.fd = k->fd};
-
-	w->cnt.syscalls += k->measuring;
-	if (k->fd >= x->tabn || epoll_ctl(w->ep, EPOLL_CTL_ADD, k->fd, &ev) < 0) {
-		close(k->fd);
-		w->cnt.refused++;
-		return;
-	}
-	k->pos = w->nparked;
-	w->parked[w->nparked++] = k->fd;
-	x->tab[k->fd] = *k;
-}
-
-/* Out of the owner's list (before the close that frees its descriptor). */
-static void crr_unpark(struct crr_worker *w, struct crr_conn *k)
-{
-	int last = w->parked[--w->nparked];
-
-	w->parked[k->pos] = last;
-	w->x->tab[last].pos = k->pos;
-}
-
-/* A parked connection's socket is ready: go on; done, failed, or parked again (for the other
- * direction, if it changed). */
-static void crr_resume(struct crr_worker *w, int fd)
-{
-	struct crr_conn *k = &w->x->tab[fd];
-	enum crr_step was = k->step;
-
-	crr_advance(w, k);
-	if (k->step >= STEP_DONE) {
-		crr_unpark(w, k);
-		crr_finish(w, *k); /* closing it takes it out of the epoll set */
-	} else if ((was == STEP_SEND) != (k->step == STEP_SEND)) {
-		struct epoll_event ev = {.events = k->step == STEP_SEND ? EPOLLOUT : EPOLLIN,
-					 .data.fd = k->fd};
-
-		w->cnt.syscalls += k->measuring;
-		epoll_ctl(w->ep, EPOLL_CTL_MOD, k->fd, &ev);
-	}
-}
-
-static void crr_serve_new(struct crr_worker *w, int fd, bool measuring)
-{
-	const struct opts *o = w->x->s->o;
-	struct crr_conn k = {.fd = fd, .measuring = measuring, .why = ERR_RECV,
-			     .step = STEP_REQUEST, .left = (size_t)o->request,
-			     .deadline = now_ns() + (uint64_t)o->timeout * 1000000};
-	uint64_t calls = 0;
-
-	w->cnt.connects += measuring;
-	w->cnt.syscalls += measuring; /* the accept */
-	if (tcp_sockopts_counted(fd, o, &calls)) {
-		k.step = STEP_FAIL;
-		k.why = ERR_RECV;
-	}
-	w->cnt.syscalls += measuring ? calls : 0;
-	crr_advance(w, &k);
-	if (k.step >= STEP_DONE)
-		crr_finish(w, k);
-	else
-		crr_park(w, &k);
-}
-
-/* Parked connections past their deadline: timed out. A scan at most every tenth of
- * --timeout (and 50 ms), so many parked connections cost no scan per wake. */
-static void crr_expire(struct crr_worker *w)
-{
-	uint64_t now = now_ns(), every = (uint64_t)w->x->s->o->timeout * 100000;
-
-	if (now < w->next_scan)
-		return;
-	w->next_scan = now + (every < 50000000 ? every : 50000000);
-	for (int i = w->nparked - 1; i >= 0; i--) {
-		struct crr_conn *k = &w->x->tab[w->parked[i]];
-
-		if (k->deadline > now)
-			continue;
-		k->step = STEP_FAIL;
-		k->why = ERR_TIMEOUT;
-		crr_unpark(w, k);
-		crr_finish(w, *k);
-	}
-}
 
 /* Accept one connection (blocking with the listener's timeout, or non-blocking above
  * CRR_MANY_ABOVE) and serve it. false: none was there. */
@@ -345,7 +114,7 @@ static bool crr_take(struct crr_worker *w)
 		w->cnt.syscalls += ph == PH_MEASURE; /* an accept that timed out is a call too */
 		/* EINVAL at the stop: the agent shut the listener down to end this wait. */
 		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED &&
-		    !(errno == EINVAL && ph == PH_STOP))
+		    !(errno == EINVAL && ph == PH_STOP) && !(errno == EMFILE && w->own))
 			count_err(&w->cnt, ERR_CONNECT, ph == PH_MEASURE);
 		return false;
 	}
@@ -383,6 +152,42 @@ static void crr_loop_few(struct crr_worker *w)
 	}
 }
 
+/* A thread of its own table parks at most cap connections: past that the listener is left
+ * to the others (its accepts would fail, EMFILE), and taken again once it is down to half. */
+static void own_full(struct crr_worker *w)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = w->x->lfd};
+
+	if (!w->own)
+		return;
+	if (w->listening && w->nparked >= w->cap) {
+		epoll_ctl(w->ep, EPOLL_CTL_DEL, w->x->lfd, NULL);
+		w->listening = false;
+	} else if (!w->listening && w->nparked <= w->cap / 2) {
+		w->listening = epoll_ctl(w->ep, EPOLL_CTL_ADD, w->x->lfd, &ev) == 0;
+	}
+}
+
+/* A thread's table: the server's, or past one table's room its own (descriptors and state,
+ * sized to the open-file limit, which bounds its descriptors' numbers). 0 or -1. */
+static int take_table(struct crr_worker *w)
+{
+	struct crr_server *x = w->x;
+	struct rlimit rl;
+
+	w->tab = x->tab;
+	w->tabn = x->tabn;
+	if (x->tables == 1)
+		return 0;
+	if (unshare(CLONE_FILES) < 0 || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -1;
+	w->own = true;
+	w->tabn = (int)rl.rlim_cur;
+	w->cap = w->tabn - 2 * NOFILE_SPARE; /* and what it inherited, and an accept batch */
+	w->tab = srv_alloc(x->s, (size_t)w->tabn * sizeof(*w->tab));
+	return w->tab ? 0 : -1;
+}
+
 /* Above: always in epoll_wait; at the listener's wake, accept what is queued (up to 64). */
 static void crr_loop_many(struct crr_worker *w)
 {
@@ -400,10 +205,11 @@ static void crr_loop_many(struct crr_worker *w)
 				crr_resume(w, evs[i].data.fd);
 				continue;
 			}
-			for (int k = 0; k < 64 && crr_take(w); k++)
-				;
+			for (int k = 0; k < 64 && w->listening && crr_take(w); k++)
+				own_full(w);
 		}
 		crr_expire(w);
+		own_full(w);
 	}
 }
 
@@ -414,13 +220,22 @@ static void *crr_accept_loop(void *arg)
 	int me = atomic_fetch_add(&x->next, 1);
 	struct crr_worker *w = &x->w[me];
 	struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = x->lfd};
-	size_t plen = (size_t)x->tabn * sizeof(int);
+	size_t plen = 0;
 
 	w->x = x;
+	w->ep = -1;
+	if (take_table(w) < 0) {
+		warnx_("tcp-crr server thread %d: no descriptor table of its own (%s): it serves "
+		       "nothing", me, strerror(errno));
+		count_err(&w->cnt, ERR_RECV, true);
+		goto out;
+	}
+	plen = (size_t)w->tabn * sizeof(int);
 	w->buflen = (size_t)(s->o->size > s->o->request ? s->o->size : s->o->request) + 1;
 	w->buf = srv_alloc(s, w->buflen);
 	w->parked = srv_alloc(s, plen);
 	w->ep = epoll_create1(EPOLL_CLOEXEC);
+	w->listening = true;
 	if (!w->buf || !w->parked || w->ep < 0 || epoll_ctl(w->ep, EPOLL_CTL_ADD, x->lfd, &ev) < 0) {
 		w->cnt.refused += !w->buf || !w->parked;
 		count_err(&w->cnt, ERR_RECV, true);
@@ -436,13 +251,15 @@ out:
 	while (w->nparked) {
 		int fd = w->parked[w->nparked - 1];
 
-		crr_unpark(w, &x->tab[fd]);
+		crr_unpark(w, &w->tab[fd]);
 		close(fd);
 	}
 	if (w->ep >= 0)
 		close(w->ep);
 	srv_free(s, w->buf, w->buflen);
 	srv_free(s, w->parked, plen);
+	if (w->own)
+		srv_free(s, w->tab, (size_t)w->tabn * sizeof(*w->tab));
 	return NULL;
 }
 
