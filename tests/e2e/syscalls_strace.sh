@@ -24,8 +24,17 @@ fixed=0
 check() { # slack (-1: a time-based run), workload flags...; sets gap
 	local slack=$1 f=$TMP/r.json
 	shift
-	# shellcheck disable=SC2068
-	strace -f -qq -c -o "$TMP/st.txt" "$SB" $@ --json >"$f" 2>"$TMP/err" || fail "$* under strace: $(tail -3 "$TMP/err")"
+	# A run whose every request went unanswered (exit 1) is tried again, twice at most: under
+	# strace, beside a test that loads the kernel (100,000 connections), a udp-rr server was
+	# kept from answering for the whole 0.5 s window once in CI-like runs; the counts, not
+	# the liveness, are this test's.
+	for try in 1 2 3; do
+		# shellcheck disable=SC2068
+		strace -f -qq -c -o "$TMP/st.txt" "$SB" $@ --json >"$f" 2>"$TMP/err" && break
+		[ $try -lt 3 ] && grep -q "of the window completed" "$TMP/err" ||
+			fail "$* under strace: $(tail -3 "$TMP/err")"
+		echo "$*: try $try: $(tail -1 "$TMP/err")"
+	done
 	theirs=0
 	# A count-based tcp-crr makes no poll or sleep on its data path; the coordinator's own (its
 	# 2 ms watch of the clients) would blur the tight check.

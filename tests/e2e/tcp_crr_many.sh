@@ -6,6 +6,7 @@
 # many sockets open at once as the run claims; --close client (the server parks every
 # connection until the client's FIN); a time-based window, whose connections in flight at its
 # end are counted (unfinished), never dropped; a too-low open-file limit is a usage error.
+# solo: 200,000 connections load both CPUs and the kernel: beside them a neighbour's timing checks failed (every_request's open-loop p99)
 . "$(dirname "$0")/lib.sh"
 need jq
 run() { "$SB" tcp-crr --json "$@" >"$TMP/r.json" 2>"$TMP/err" || fail "tcp-crr $* failed: $(cat "$TMP/err")"; }
@@ -44,7 +45,7 @@ rm -f "$TMP/watch"
 wait
 f=$TMP/r.json
 jassert "$f" ".partial == false and .connections == $N and .errors == 0 and .sides.client.unfinished == 0" '{connections, partial, partial_reason, errors}'
-jassert "$f" ".bytes_received == $N * 2 * 10000 and .sides.server.bytes_sent == $N * 20000 and .sides.server.connections == $N" '.sides.server'
+jassert "$f" ".bytes_received == $N * 2 * 10000 and .sides.server.bytes_sent == $N * 20000 and .sides.server.connections == $N" '{bytes_received, c: (.sides.client | {connections, bytes_received, errors, unfinished}), s: (.sides.server | {connections, bytes_sent, packets_sent, errors, refused, run_delay_s})}'
 jassert "$f" ".kernel.ActiveOpens == $N and .kernel.PassiveOpens == $N" '.kernel'
 jassert "$f" '.kernel_check.counters.ActiveOpens.diff_pct == 0 and .kernel_check.counters.PassiveOpens.diff_pct == 0' '.kernel_check'
 jassert "$f" ".config.concurrency * .config.clients == $C and .connect_latency_us.count == $N" '.config'
