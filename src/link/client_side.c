@@ -4,8 +4,10 @@
  * server agent vouches for the target (vouch.h), then forks the client processes
  * (workload/group.h), answers READY once their sockets are open and lets them warm up, then
  * sends STATE every STATE_MS (their progress, for the controller's counts and stall watch),
- * opens the window on BEGIN and closes it on END, reading this host's kernel counters at both
- * edges, and answers END with RESULT: the clients' CPU, counters and latency histograms (as
+ * opens the window on BEGIN and closes it on CLOSE (a workload that drains: its clients
+ * then drain, and the agent answers ACK once nothing of the window is in flight, or at
+ * --timeout) or END, reading this host's kernel counters at both edges, and answers END with
+ * RESULT: the clients' CPU, counters and latency histograms (as
  * text, merged by the controller bucket by bucket) and the kernel's counts beside them.
  * It uses the session's helpers (session.c), the handshake's checks and vouch.c, never the
  * server side (server_side.c); serve.c picks one of the two for each test.
@@ -157,11 +159,44 @@ static void send_result(struct session *ss, struct client_group *g, double windo
 	free(lat2);
 }
 
-/* READY .. END: STATE every STATE_MS, BEGIN/PING/END answered. */
+/* The window's close, at CLOSE (then the drain) or at END: its length and the kernel's
+ * counters there, the clients told. */
+struct edge_close {
+	bool closed, draining, acked;
+	double window_s;
+	uint64_t drain_end; /* the drain's bound: --timeout, and 100 ms for the last scan */
+};
+
+static void close_edge(struct client_group *g, struct edge_close *e, uint64_t t0, bool began,
+		       int ph)
+{
+	group_set_phase(g, ph);
+	if (e->closed)
+		return;
+	e->closed = true;
+	e->window_s = began ? ns_to_s(now_ns() - t0) : 0;
+}
+
+/* In the drain: ACK once every unit of the clients has nothing of the window in flight, or
+ * at the bound (the clients count what is left as lost when they stop). -1: the controller
+ * is gone. */
+static int drain_check(struct session *ss, struct client_group *g, struct edge_close *e)
+{
+	if (!e->draining || e->acked)
+		return 0;
+	if (atomic_load(&g->sh->drained) < atomic_load(&g->sh->drain_units) &&
+	    now_ns() < e->drain_end)
+		return 0;
+	e->acked = true;
+	return ctl_send(ss->fd, CTL_MSG_ACK, NULL, 0) < 0 ? -1 : 0;
+}
+
+/* READY .. END: STATE every STATE_MS, BEGIN/PING/CLOSE/END answered. */
 static void run_window(struct session *ss, struct client_group *g)
 {
 	struct watch w = {0};
 	struct snmp k0 = {0}, k1 = {0};
+	struct edge_close e = {0};
 	bool began = false, k_ok = false;
 	uint64_t t0 = 0, next_state = 0,
 		 deadline = now_ns() + (uint64_t)((phase_limit_s(ss, false) + PHASE_SLACK_MS / 1000.0) * 1e9);
@@ -179,9 +214,10 @@ static void run_window(struct session *ss, struct client_group *g)
 				      ETIMEDOUT, false);
 			return;
 		}
-		int ready = wait_readable(ss->fd, (int)((next_state - now) / 1000000) + 1);
+		int ready = wait_readable(ss->fd, e.draining && !e.acked ? 1
+							    : (int)((next_state - now) / 1000000) + 1);
 
-		if (ready < 0)
+		if (ready < 0 || drain_check(ss, g, &e) < 0)
 			return;
 		if (ready == 0)
 			continue;
@@ -198,12 +234,19 @@ static void run_window(struct session *ss, struct client_group *g)
 		} else if (type == CTL_MSG_PING) {
 			if (ctl_send(ss->fd, CTL_MSG_ACK, NULL, 0) < 0)
 				return;
-		} else if (type == CTL_MSG_END) {
-			group_set_phase(g, PH_STOP);
-			double window_s = began ? ns_to_s(now_ns() - t0) : 0;
-
+		} else if (type == CTL_MSG_CLOSE && began && !e.closed) {
+			atomic_store(&g->sh->drain_began, true);
+			close_edge(g, &e, t0, began, PH_DRAIN);
 			k_ok = k_ok && read_kernel(g, &k1);
-			send_result(ss, g, window_s, &k0, &k1, k_ok);
+			e.draining = true;
+			e.drain_end = now_ns() + (uint64_t)ss->o.timeout * 1000000ULL + 100000000ULL;
+			deadline += (uint64_t)ss->o.timeout * 1000000ULL;
+		} else if (type == CTL_MSG_END) {
+			bool read_at_close = e.closed;
+
+			close_edge(g, &e, t0, began, PH_STOP);
+			k_ok = k_ok && (read_at_close || read_kernel(g, &k1));
+			send_result(ss, g, e.window_s, &k0, &k1, k_ok);
 			return;
 		} else {
 			session_error(ss, "unexpected message during a test", EPROTO, false);

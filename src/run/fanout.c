@@ -334,6 +334,38 @@ void hosts_begin(struct run *r)
 	}
 }
 
+void hosts_drain_begin(struct run *r)
+{
+	for (int k = 0; k < r->nhosts; k++) {
+		struct remote_host *h = &r->hosts[k];
+
+		if (!h->gone && h->began && ctl_send(h->ctl, CTL_MSG_CLOSE, NULL, 0) < 0)
+			mark_partial(r, host_gone(r, h, "%s", "could not be told the window closed"));
+	}
+}
+
+void hosts_drain_wait(struct run *r, uint64_t end_ns)
+{
+	for (int k = 0; k < r->nhosts; k++) {
+		struct remote_host *h = &r->hosts[k];
+		unsigned type = CTL_MSG_STATE;
+		int ret = 0;
+
+		while (!h->gone && h->began && type == CTL_MSG_STATE) {
+			uint64_t now = now_ns();
+
+			if (now >= end_ns)
+				break; /* ended with the others: its clients count what is left lost */
+			ret = host_recv(r, h, &type, (int)((end_ns - now) / 1000000) + 1);
+			if (ret == -ETIMEDOUT)
+				break;
+			if (ret < 0 || (type != CTL_MSG_ACK && type != CTL_MSG_STATE))
+				mark_partial(r, host_gone(r, h, "%s", "broke off in the drain after the "
+							  "window"));
+		}
+	}
+}
+
 void hosts_end(struct run *r)
 {
 	for (int k = 0; k < r->nhosts; k++) {

@@ -9,6 +9,10 @@ int hosts_reach(struct run *r);
 /* Frames from the hosts, without waiting: NULL, or why the run cannot go on. */
 const char *hosts_watch(struct run *r);
 void hosts_begin(struct run *r);
+/* The window closed (a workload that drains): each host's clients told to drain; then each
+ * host's word that its clients have nothing of the window in flight, until end_ns at most. */
+void hosts_drain_begin(struct run *r);
+void hosts_drain_wait(struct run *r, uint64_t end_ns);
 void hosts_end(struct run *r);
 uint64_t hosts_progress(const struct run *r);
 int hosts_count(const struct run *r, bool warm);

@@ -176,7 +176,13 @@ static void drain_window(struct run *r)
 		r->failed = true;
 		mark_partial(r, "the serve agent could not be told the window closed");
 	}
-	r->res.drain_s = clients_drain(r, (double)r->o->timeout / 1e3 + 0.1);
+	double bound_s = (double)r->o->timeout / 1e3 + 0.1;
+	uint64_t t0 = now_ns();
+
+	hosts_drain_begin(r);
+	clients_drain(r, bound_s);
+	hosts_drain_wait(r, t0 + (uint64_t)(bound_s * 1e9));
+	r->res.drain_s = ns_to_s(now_ns() - t0);
 	if (run_sig) {
 		char why[160];
 
@@ -231,7 +237,7 @@ static void run_window(struct run *r)
 	/* A workload that drains stops sending now and lets the window's requests be answered
 	 * or timed out (the server still answering); the figures of the window are read at
 	 * its close, as always. Interrupted: no drain. */
-	bool drain = r->wl->drains && !why && !r->fanout;
+	bool drain = r->wl->drains && !why;
 
 	close_window(r, &e, drain);
 	if (drain)

@@ -49,6 +49,9 @@ jassert "$TMP/u.json" 'all(.hosts[]; (.kernel_check.InDatagrams.diff_pct | fabs)
 # The merged p50 lies within the hosts' own; the windows opened within 50 ms of each other.
 jassert "$TMP/u.json" '.latency_us.p50 >= ([.hosts[].latency_p50_us] | min) * 0.99 and .latency_us.p50 <= ([.hosts[].latency_p50_us] | max) * 1.01' '[.latency_us.p50, [.hosts[].latency_p50_us]]'
 jassert "$TMP/u.json" '.window_skew_ms.open < 50 and .window_skew_ms.close < 100' '.window_skew_ms'
+# The hosts' clients drain after the window, as local ones do: every request of the window is
+# answered or lost, in the latencies.
+jassert "$TMP/u.json" '.drain_s != null and .drain_s < 5 and .latency_us.count == .transactions + .lost' '{drain_s, transactions, lost, latency_us: (.latency_us | del(.cdf))}'
 ctl udp-rr --clients 6 --clients-on "$hosts" --duration 1 --warmup 0.3 >"$TMP/u.txt" || fail "udp-rr table"
 grep -q "client hosts: 3" "$TMP/u.txt" || fail "no hosts table: $(cat "$TMP/u.txt")"
 grep -q "its kernel InDatagrams" "$TMP/u.txt" || fail "no per-host kernel check: $(cat "$TMP/u.txt")"
@@ -104,6 +107,20 @@ ip netns exec "${NS[4]}" "$SB" compare "udp-rr --server $srv --auth-file $secret
 	"udp-rr --server $srv --auth-file $secret --clients 2 --clients-on $hosts --client-hosts 2 --duration 0.5 --warmup 0.2 --batch 8" \
 	--runs 2 --json >"$TMP/cmp.json" 2>"$TMP/cmp.err" || fail "compare of fanned-out runs: $(tail -3 "$TMP/cmp.err")"
 jassert "$TMP/cmp.json" '.kind == "compare" and .partial == false and .runs_a == 2 and .runs_b == 2 and (.figures[0].ratio > 0)' '{kind, partial, verdict, runs_a, runs_b, f: .figures[0]}'
+
+# The server agent stopped for 2 s across the window's end (from 1.4 s of a 3 s window): the
+# requests then in flight on every host are timed in the drain, the slowest the stop itself
+# (before, the hosts' clients ended at the close and those requests went uncounted).
+SOCKBENCH_PROGRESS=1 ctl tcp-rr --clients 2 --clients-on "${ADDR[1]}:${APORT[1]},${ADDR[2]}:${APORT[2]}" \
+	--duration 3 --warmup 0.3 --json >"$TMP/dr.json" 2>"$TMP/dr.err" &
+run=$!
+PIDS+=("$run")
+wait_window $run "$TMP/dr.err"
+python3 "$(dirname "$0")/../helpers/pause.py" "${APID[0]}" 0.4 2 >"$TMP/dr.p" || fail "pause.py"
+wait $run || fail "tcp-rr across 2 hosts, the server stopped: exit $?: $(tail -3 "$TMP/dr.err")"
+P=$(cat "$TMP/dr.p")
+jassert "$TMP/dr.json" '.drain_s > 0.2 and .latency_us.unanswered == 0 and ((.latency_us.max / 1e6 / '"$P"' - 1) | fabs) < 0.05' '{drain_s, partial_reason, latency_us: (.latency_us | del(.cdf))}'
+echo "server stopped $P s across the end: $(jq -c '{drain_s, max_us: .latency_us.max}' "$TMP/dr.json")"
 
 # A client agent stopped (SIGSTOP) mid-run: silent for 2 s, so the run ends, partial, naming it.
 SOCKBENCH_PROGRESS=1 ctl udp-rr --clients 3 --clients-on "$hosts" --duration 30 --warmup 0.2 --json >"$TMP/st.json" 2>"$TMP/st.err" &
