@@ -164,7 +164,8 @@ static bool collect_remote(struct run *r, struct remote_host *h, struct host_res
 	if (!h->gone) {
 		for (int left = 1000; left > 0; left--) {
 			ret = host_recv(r, h, &type, REPORT_MS);
-			if (ret < 0 || type != CTL_MSG_STATE)
+			/* STATE, or the drain's ACK that came after the coordinator's bound */
+			if (ret < 0 || (type != CTL_MSG_STATE && type != CTL_MSG_ACK))
 				break;
 		}
 	}

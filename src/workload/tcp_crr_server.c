@@ -61,6 +61,12 @@ int crr_server_open(struct server_ctx *s, char *err, size_t errlen)
 		 o->clients);
 	if (!(x->tables = nofile_tables(o->clients * o->concurrency, what, err, errlen)))
 		return -EMFILE;
+	/* Past one table, room for twice the slots, as the shared table has: a connection the
+	 * client is done with may not be closed here yet (--close client parks each until its
+	 * FIN) while its slot's next one comes. */
+	if (x->tables > 1 &&
+	    !(x->tables = nofile_tables(2 * o->clients * o->concurrency, what, err, errlen)))
+		return -EMFILE;
 	if (x->tables > MAX_SERVER_THREADS) {
 		snprintf(err, errlen, "%s: %d descriptor tables past this process's open-file limit, "
 			 "more than the %d server threads: raise the limit", what, x->tables,
@@ -116,6 +122,8 @@ static bool crr_take(struct crr_worker *w)
 		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED &&
 		    !(errno == EINVAL && ph == PH_STOP) && !(errno == EMFILE && w->own))
 			count_err(&w->cnt, ERR_CONNECT, ph == PH_MEASURE);
+		if (errno == EMFILE && w->own) /* its table is full: leave the listener a while */
+			w->cap = w->nparked;
 		return false;
 	}
 	crr_serve_new(w, fd, ph == PH_MEASURE);
@@ -208,6 +216,11 @@ static void crr_loop_many(struct crr_worker *w)
 			for (int k = 0; k < 64 && w->listening && crr_take(w); k++)
 				own_full(w);
 		}
+		/* The listener wakes one thread a connection (EPOLLEXCLUSIVE): one that left it on
+		 * the way leaves the rest queued, so the others look when they wake idle. */
+		if (n == 0 && w->own && w->listening)
+			for (int k = 0; k < 64 && w->listening && crr_take(w); k++)
+				own_full(w);
 		crr_expire(w);
 		own_full(w);
 	}

@@ -195,7 +195,9 @@ static void on_readable(struct client_thread *t, struct mf_thread *m, struct mf_
 {
 	int one = 1;
 
-	if (m->io.quickack) {
+	/* In the drain no request carries the ACK of the last answer: ACK at once, or a server's
+	 * next answer waits for a delayed ACK (Nagle), 40 ms a drain (wl_tcp_rr.c does the same). */
+	if (m->io.quickack || m->draining) {
 		m->io.syscalls++;
 		setsockopt(f->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
 	}
@@ -251,15 +253,22 @@ static void start_flows(struct client_thread *t, struct mf_thread *m)
 	m->io.rx_calls = m->io.tx_calls = m->io.syscalls = m->io.rx_bytes = m->io.tx_bytes = 0;
 }
 
-/* The window's edges as this thread sees them: its open (the window's requests are those
- * sent after it), the drain's start, and its end (true: nothing of the window in flight, the
- * coordinator told, the thread waits for the stop). */
-static bool edges(struct client_thread *t, struct mf_thread *m, int ph)
+/* The window's open (the window's requests are those sent after it) and the drain's start,
+ * as this thread sees the phase: before and after each wait, so answers that came across an
+ * edge queue their next request on the right side of it. */
+static void edge_seen(struct mf_thread *m, int ph)
 {
 	if (ph == PH_MEASURE && !m->open_ns)
 		m->open_ns = now_ns();
 	if (ph == PH_DRAIN && !m->draining)
 		begin_drain(m);
+}
+
+/* The edges, and the drain's end (true: nothing of the window in flight, the coordinator
+ * told, the thread waits for the stop). */
+static bool edges(struct client_thread *t, struct mf_thread *m, int ph)
+{
+	edge_seen(m, ph);
 	if (!m->draining || m->pending > 0)
 		return false;
 	m->drained = true;
@@ -273,10 +282,13 @@ static bool edges(struct client_thread *t, struct mf_thread *m, int ph)
  * lost nothing. */
 static void thread_end(struct client_thread *t, struct mf_thread *m)
 {
-	if (!m->drained && (m->draining || atomic_load(&t->c->sh->drain_began)))
+	if (!m->drained && (m->draining || atomic_load(&t->c->sh->drain_began))) {
+		if (!m->draining)
+			begin_drain(m); /* what was never sent is not lost */
 		for (int i = 0; i < m->nf; i++)
 			if (!(m->f[i].flags & MF_DEAD))
 				count_lost(t, m, &m->f[i]);
+	}
 	if (!m->drained)
 		drain_done(t->c);
 	for (int i = 0; i < m->nf; i++) { /* flows that carried nothing in the window */
@@ -299,6 +311,7 @@ static void *mf_thread_main(void *arg)
 		int n = epoll_wait(m->ep, m->ev, EVENTS, WAIT_MS);
 
 		m->io.syscalls++;
+		edge_seen(m, thread_phase(t));
 		for (int k = 0; k < n; k++) {
 			struct mf_flow *f = m->ev[k].data.ptr;
 

@@ -51,9 +51,9 @@ struct ms_worker {
 	/* A table of its own: its slice of the connections, [first, first + quota), n taken. */
 	int first, quota, n;
 	bool own, listening;
+	unsigned polls;
 	pthread_t tid;
 	bool started;
-	struct knobs_seen sock; /* what its accepted sockets had in force */
 	char *buf;
 	const char *zero;
 	struct tcp_io io;
@@ -154,9 +154,25 @@ static void on_readable(struct ms_worker *w, struct ms_conn *k, bool measuring)
 		flush(w, k, measuring);
 }
 
+/* Its slice is full (or its table is: EMFILE): the listener is left to the workers with
+ * room; the last to fill keeps it, refusing what comes past --flows (not on EMFILE: it could
+ * take nothing more, and would be woken for each). */
+static void slice_full(struct ms_worker *w, bool emfile)
+{
+	struct ms_server *x = w->x;
+
+	if (atomic_fetch_add(&x->full, 1) + 1 < x->nt || emfile) {
+		epoll_ctl(w->ep, EPOLL_CTL_DEL, x->lfd, NULL);
+		w->listening = false;
+	}
+	if (emfile)
+		warnx_("server worker %d: its descriptor table is full (EMFILE) at %d of its %d "
+		       "connections: the others take the rest while they have room", w->index, w->n,
+		       w->quota);
+}
+
 /* A worker of its own table: the connections waiting, up to a batch (a level-triggered
- * listener wakes it again for the rest), into its slice. A full slice leaves the listener to
- * the workers with room; the last to fill keeps it, refusing what comes past --flows. */
+ * listener wakes it again for the rest), into its slice. */
 static void own_accept(struct ms_worker *w)
 {
 	struct ms_server *x = w->x;
@@ -165,6 +181,8 @@ static void own_accept(struct ms_worker *w)
 		int fd = tcp_accept(w->s, x->lfd, &w->cnt, w->n < w->quota);
 
 		w->io.syscalls++;
+		if (fd < 0 && errno == EMFILE && w->n < w->quota)
+			slice_full(w, true);
 		if (fd < 0)
 			return;
 		struct ms_conn *k = &x->conn[w->first + w->n];
@@ -176,31 +194,39 @@ static void own_accept(struct ms_worker *w)
 			close(fd);
 			continue;
 		}
-		if (++w->n == w->quota && atomic_fetch_add(&x->full, 1) + 1 < x->nt) {
-			epoll_ctl(w->ep, EPOLL_CTL_DEL, x->lfd, NULL);
-			w->listening = false;
-		}
+		if (++w->n == w->quota)
+			slice_full(w, false);
 	}
 }
 
-/* Its own table: unshared, with the listener in its epoll set (the connections come to it).
- * On failure it serves what it is handed, as a worker of the shared table. */
+/* Its own table: unshared, its epoll set made there (so no table holds the other workers'),
+ * the listener in it (the connections come to it). Without a table of its own (unshare
+ * refused) it still accepts its share, into the shared table, as far as the limit lets it. */
 static void own_table(struct ms_worker *w)
 {
 	struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = NULL};
 
-	if (unshare(CLONE_FILES) < 0 || epoll_ctl(w->ep, EPOLL_CTL_ADD, w->x->lfd, &ev) < 0) {
-		warnx_("server worker %d: no descriptor table of its own (%s): its share of the "
-		       "connections is not accepted", w->index, strerror(errno));
-		w->own = false;
+	if (unshare(CLONE_FILES) < 0)
+		warnx_("server worker %d: no descriptor table of its own (%s): its connections "
+		       "share the process's, past whose limit they are refused", w->index,
+		       strerror(errno));
+	w->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (w->ep < 0 || epoll_ctl(w->ep, EPOLL_CTL_ADD, w->x->lfd, &ev) < 0) {
+		warnx_("server worker %d: cannot watch the listener (%s): it accepts nothing",
+		       w->index, strerror(errno));
+		slice_full(w, false);
 		return;
 	}
 	w->listening = true;
 }
 
-/* What a worker of its own table holds goes with it: each connection's TCP_INFO, then closed. */
+/* What a worker of its own table holds goes with it: each connection's TCP_INFO, then closed,
+ * and its epoll set (its number is this table's, not the process's). */
 static void own_close(struct ms_worker *w)
 {
+	if (w->ep >= 0)
+		close(w->ep);
+	w->ep = -1;
 	for (int i = 0; i < w->n; i++) {
 		struct ms_conn *k = &w->x->conn[w->first + i];
 
@@ -226,6 +252,10 @@ static void *worker_main(void *arg)
 		int n = epoll_wait(w->ep, w->ev, EVENTS, WAIT_MS);
 
 		w->io.syscalls++;
+		/* The listener wakes one worker a connection (EPOLLEXCLUSIVE): one that filled its
+		 * slice on the way leaves the rest queued, so those with room look now and then. */
+		if (w->listening && w->n < w->quota && (n == 0 || (++w->polls & 15) == 0))
+			own_accept(w);
 		for (int i = 0; i < n; i++) {
 			struct ms_conn *k = w->ev[i].data.ptr;
 
@@ -295,7 +325,8 @@ int tcp_rr_many_server_open(struct server_ctx *s, char *err, size_t errlen)
 
 		*w = (struct ms_worker){.s = s, .x = x, .index = i, .zero = x->zero,
 					.buf = xmalloc((size_t)o->request),
-					.ep = epoll_create1(EPOLL_CLOEXEC), .own = x->tables > 1,
+					.ep = x->tables > 1 ? -1 : epoll_create1(EPOLL_CLOEXEC),
+					.own = x->tables > 1,
 					.first = first, .quota = (int)share_of(max, x->nt, i)};
 		w->io = (struct tcp_io){.rx = tcp_recv_of(RECV_RECV), .tx = tcp_send_of(SEND_SEND),
 					.chunk = (size_t)o->request, .memfd = -1, .pipe = {-1, -1}};
@@ -341,7 +372,8 @@ void tcp_rr_many_server_loop(struct server_ctx *s)
 		if (x->w[i].started)
 			pthread_join(x->w[i].tid, NULL);
 		side_counters_add(&s->c, &x->w[i].cnt);
-		close(x->w[i].ep);
+		if (x->w[i].ep >= 0) /* a worker of its own table closed its own */
+			close(x->w[i].ep);
 		free(x->w[i].buf);
 	}
 	for (int i = 0; i < x->n; i++)

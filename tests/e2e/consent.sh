@@ -28,14 +28,27 @@ agent A --role client
 agent B --role server
 
 # The sinks: UDP and TCP on 127.0.0.1, UDP on 127.0.0.2, and a TCP listener that answers
-# like a web server (not an agent). Each count is written as it changes; 150 s at most.
+# like a web server (not an agent). Each count is written as it changes; 150 s at most. Their
+# ports lie below the ephemeral range (as lib.sh's free_port): a test's server later listens
+# on the UDP sink's number over TCP, which a connection's ephemeral port once held ("TCP port
+# 35563 is busy").
 python3 - "$TMP/sinks" >"$TMP/sink.ports" <<'EOF' &
-import select, socket, sys, time
+import random, select, socket, sys, time
 out = sys.argv[1]
-u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
-u2 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u2.bind(("127.0.0.2", 0))
-t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(64)
-z = socket.socket(); z.bind(("127.0.0.1", 0)); z.listen(64)
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+lo = lo if lo > 20100 else 40000
+def bound(kind, addr):
+    while True:
+        s = socket.socket(socket.AF_INET, kind)
+        try:
+            s.bind((addr, random.randrange(20000, lo)))
+            return s
+        except OSError:
+            s.close()
+u = bound(socket.SOCK_DGRAM, "127.0.0.1")
+u2 = bound(socket.SOCK_DGRAM, "127.0.0.2")
+t = bound(socket.SOCK_STREAM, "127.0.0.1"); t.listen(64)
+z = bound(socket.SOCK_STREAM, "127.0.0.1"); z.listen(64)
 print(u.getsockname()[1], u2.getsockname()[1], t.getsockname()[1], z.getsockname()[1], flush=True)
 n = {"udp": 0, "udp2": 0, "tcp": 0}
 def save():
