@@ -86,3 +86,28 @@ int nofile_tables(long need, const char *what, char *err, size_t errlen)
 	tables = (need + room - 1) / room;
 	return nofile_ensure((need + tables - 1) / tables, what, err, errlen) ? 0 : (int)tables;
 }
+
+void nofile_suggest_clients(long need, long clients, const char *what, char *err,
+			    size_t errlen)
+{
+	struct rlimit rl;
+	size_t at = strlen(err);
+	long room, k;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max == RLIM_INFINITY ||
+	    rl.rlim_max < 4 * NOFILE_SPARE || at >= errlen)
+		return;
+	room = (long)rl.rlim_max - NOFILE_SPARE;
+	k = (need * clients + room - 1) / room;
+	if (k <= clients)
+		return;
+	/* As few processes as hold them, the total kept (no more: --clients x --flows has its
+	 * ceiling), else its nearest below. */
+	for (long j = k; j < 2 * k; j++)
+		if (need * clients % j == 0) {
+			k = j;
+			break;
+		}
+	snprintf(err + at, errlen - at, "; or spread them over client processes, each may have "
+		 "%ld: --clients %ld --%s %ld", (long)rl.rlim_max, k, what, need * clients / k);
+}

@@ -22,6 +22,12 @@ int nofile_ensure(long need, const char *what, char *err, size_t errlen);
  * than a table's room is short. */
 int nofile_tables(long need, const char *what, char *err, size_t errlen);
 
+/* need descriptors short of the limit in one process: how many processes would hold them
+ * (each under the hard limit, less NOFILE_SPARE), appended to err as "or spread them over
+ * client processes: --clients K --FLAG N" (what: the option a process holds N of). */
+void nofile_suggest_clients(long need, long clients, const char *what, char *err,
+			    size_t errlen);
+
 /* The pure decision, for tests: from the soft and hard limits (cur), the need and whether the
  * hard limit may be raised (root) up to nr_open, the soft and hard limits to set (set). 0, or
  * -EMFILE when even the most that may be set is short of want (set is then cur). */

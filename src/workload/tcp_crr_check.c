@@ -71,8 +71,10 @@ static int crr_check_many(struct opts *o, char *err, size_t errlen)
 	/* Each client process holds its --concurrency; a local server all of them, over as
 	 * many descriptor tables as the limit asks (tcp_crr_server.c). */
 	snprintf(what, sizeof(what), "--concurrency %ld", o->concurrency);
-	if (nofile_ensure(o->concurrency, what, err, errlen))
+	if (nofile_ensure(o->concurrency, what, err, errlen)) {
+		nofile_suggest_clients(o->concurrency, o->clients, "concurrency", err, errlen);
 		return -EINVAL;
+	}
 	snprintf(what, sizeof(what), "--concurrency %ld x --clients", o->concurrency);
 	return !o->server && o->clients > 1 &&
 	       !nofile_tables(o->clients * o->concurrency, what, err, errlen) ? -EINVAL : 0;

@@ -75,8 +75,10 @@ static int rr_many_check(struct opts *o, char *err, size_t errlen)
 	/* Each client process holds its flows; a local server all of them, over as many
 	 * descriptor tables as the limit asks (tcp_rr_many_srv.c). */
 	snprintf(what, sizeof(what), "--flows %ld", o->flows);
-	if (nofile_ensure(o->flows, what, err, errlen))
+	if (nofile_ensure(o->flows, what, err, errlen)) {
+		nofile_suggest_clients(o->flows, o->clients, "flows", err, errlen);
 		return -EINVAL;
+	}
 	snprintf(what, sizeof(what), "--clients x --flows %ld", need);
 	return need > o->flows && !nofile_tables(need, what, err, errlen) ? -EINVAL : 0;
 }

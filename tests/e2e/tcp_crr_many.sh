@@ -73,6 +73,7 @@ if NB=$(nobody_sb); then
 	rc=$?
 	[ $rc -eq 2 ] || fail "open-file limit 1024, --concurrency 2000: exit $rc, not 2: $(cat "$TMP/err")"
 	grep -qF -- "--concurrency 2000 needs 2064 open files" "$TMP/err" && grep -qF "ulimit -n 2064" "$TMP/err" &&
+		grep -qF -- "--clients 4 --concurrency 500" "$TMP/err" &&
 		grep -qF "(hard limit 1024)" "$TMP/err" || fail "message: $(cat "$TMP/err")"
 	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "not one line: $(cat "$TMP/err")"
 else

@@ -62,6 +62,10 @@ if NB=$(nobody_sb); then
 	[ $rc = 2 ] || fail "--flows 2000 with ulimit -n 1024: exit $rc, not 2: $(cat "$TMP/nofile")"
 	grep -q "2064" "$TMP/nofile" && grep -q "ulimit -n" "$TMP/nofile" && grep -q "1024" "$TMP/nofile" ||
 		fail "the message does not name the limit, the need and ulimit -n: $(cat "$TMP/nofile")"
+	# ... and the processes that would hold them: 2,000 over 960 a process (the limit less
+	# 64), as few as hold them with the total kept.
+	grep -qF -- "--clients 4 --flows 500" "$TMP/nofile" ||
+		fail "the message does not say how to spread the flows: $(cat "$TMP/nofile")"
 	echo "nobody, ulimit -n 1024: $(cat "$TMP/nofile")"
 else
 	echo "open-file refusal not checked: needs root, setpriv and a binary user nobody can run"
