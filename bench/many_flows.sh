@@ -1,6 +1,7 @@
 #!/bin/bash
 # The cost curve of tcp-rr as flows grow (1-byte request and answer, loopback, one client
-# process): at 1, 10, 100, 1,000, 10,000 and 100,000 flows, the rate, each side's CPU per
+# process, or as few as the open-file hard limit lets hold the flows, said in the row): at 1,
+# 10, 100, 1,000, 10,000 and 100,000 flows, the rate, each side's CPU per
 # transaction and each side's user-space memory per flow (VmHWM less the memory before the
 # flows, over the flows), all measured in this run. A point the machine refuses (the open-file
 # limit, ports) prints the tool's reason and the curve goes on.
@@ -16,13 +17,19 @@ points=${*:-1 10 100 1000 10000 100000}
 
 printf "%8s %12s %10s %10s %12s %12s %10s %10s\n" flows rate/s "cli us/tr" "srv us/tr" \
 	"cli B/flow" "srv B/flow" "cli MB" "srv MB"
+hard=$(ulimit -Hn)
+[ "$hard" = unlimited ] && hard=100000000
 for f in $points; do
 	# The warm-up covers opening the connections; more flows, more of it.
 	warm=$(awk -v f="$f" 'BEGIN {print (f >= 10000 ? 2 : 1)}')
-	if ! "$SB" tcp-rr --flows "$f" --duration "$secs" --warmup "$warm" --json >"$tmp/p.json" 2>"$tmp/err"; then
+	# Client processes: as few as hold f under the hard limit, f a multiple of them.
+	c=$(((f + hard - 201) / (hard - 200)))
+	while [ $((f % c)) != 0 ]; do c=$((c + 1)); done
+	if ! "$SB" tcp-rr --clients $c --flows $((f / c)) --duration "$secs" --warmup "$warm" --json >"$tmp/p.json" 2>"$tmp/err"; then
 		printf "%8s stopped: %s\n" "$f" "$(tail -1 "$tmp/err")"
 		continue
 	fi
+	[ $c -gt 1 ] && echo "         ($c client processes of $((f / c)) flows: one may hold $hard descriptors)"
 	jq -r --arg f "$f" '[$f, (.transactions_per_s | floor),
 		.sides.client.cpu_us_per_transaction, .sides.server.cpu_us_per_transaction,
 		(.sides.client.memory_per_flow | floor), (.sides.server.memory_per_flow | floor),
