@@ -13,6 +13,13 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # The binary under test is a sanitizer build (2-3x slower: the window's edges lag further).
 sanitized() { ldd "$SB" 2>/dev/null | grep -q libasan; }
 skip() { echo "SKIP: $*"; exit 77; }
+# clients_for N HARD: as few client processes as hold N descriptors between them, each under
+# the open-file hard limit HARD (200 kept for the rest of a process), N a multiple of them.
+clients_for() {
+	local c=$((($1 + $2 - 201) / ($2 - 200)))
+	while [ $(($1 % c)) != 0 ]; do c=$((c + 1)); done
+	echo $c
+}
 # nobody_sb: a copy of $SB that user nobody can run, its path on stdout (a clone may sit in a
 # folder only root can enter: mktemp -d makes it 0700); nothing, status 1, where nobody cannot.
 nobody_sb() {

@@ -15,10 +15,9 @@ run() { "$SB" tcp-crr --json "$@" >"$TMP/r.json" 2>"$TMP/err" || fail "tcp-crr $
 # under the hard limit (which root without CAP_SYS_RESOURCE cannot raise), C a multiple of them.
 hard=$(ulimit -Hn)
 C=100000
-[ "$hard" = unlimited ] && hard=$C
+[ "$hard" = unlimited ] && hard=$((C + 200))
 [ "$hard" -ge 1200 ] || skip "an open-file limit of $hard is too low for this test"
-K=$(((C + hard - 201) / (hard - 200)))
-while [ $((C % K)) != 0 ]; do K=$((K + 1)); done
+K=$(clients_for $C "$hard")
 
 # Sockets in use on the host (both ends; TIME_WAIT not counted), sampled during the run. How
 # many are open at once is the run's rate times a connection's life (Little), and the client

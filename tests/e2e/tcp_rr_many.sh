@@ -15,11 +15,10 @@ need jq
 snmp() { awk '/^Tcp:/ {if (!h) {for (i = 1; i <= NF; i++) n[$i] = i; h = 1} else print $n["ActiveOpens"], $n["PassiveOpens"]}' /proc/net/snmp; }
 hard=$(ulimit -Hn)
 N=100000
-[ "$hard" = unlimited ] && hard=$N
+[ "$hard" = unlimited ] && hard=$((N + 200))
 [ "$hard" -ge 1200 ] || skip "the hard open-file limit ($hard) is too low for many flows"
 # Clients: as few as hold N between them, each under the limit, N a multiple of them.
-C=$(((N + hard - 201) / (hard - 200)))
-while [ $((N % C)) != 0 ]; do C=$((C + 1)); done
+C=$(clients_for $N "$hard")
 F=$((N / C))
 read -r a0 p0 < <(snmp)
 # A flow's round trip is the flows over the rate (1 s here at 100,000 flows and 100,000/s): a
