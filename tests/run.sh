@@ -31,18 +31,21 @@ start_one() { # name, timeout, command...
 		timeout -k 5 "$limit" "$@" >"$log/$key.out" 2>&1 </dev/null
 		rc=$?
 		awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' >"$log/$key.secs"
+		times >"$log/$key.times" # the test's processes' CPU (user, system), second line
 		echo "$rc" >"$log/$key.rc.tmp" && mv "$log/$key.rc.tmp" "$log/$key.rc"
 	) &
 	running+=("$name")
 }
 
 finish_one() { # name: its verdict, once its exit code is there
-	local name=$1 key rc secs
+	local name=$1 key rc secs cpu
 	key=${name//\//_}
 	rc=$(cat "$log/$key.rc") secs=$(cat "$log/$key.secs")
+	cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] }
+		printf "%.1f", s }' "$log/$key.times")
 	printf '%s %s\n' "$secs" "$name" >>"$log/times"
 	case $rc in
-	0) pass=$((pass + 1)); printf 'PASS %s (%s s)\n' "$name" "$secs" ;;
+	0) pass=$((pass + 1)); printf 'PASS %s (%s s, CPU %s s)\n' "$name" "$secs" "$cpu" ;;
 	77) skip=$((skip + 1)); printf 'SKIP %s (%s s): %s\n' "$name" "$secs" "$(tail -n 1 "$log/$key.out")" ;;
 	*) fail=$((fail + 1)); failed+=("$name"); printf 'FAIL %s (exit %d, %s s)\n' "$name" "$rc" "$secs"
 	   sed 's/^/    /' "$log/$key.out" | tail -n 40 ;;

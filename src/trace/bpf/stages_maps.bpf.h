@@ -134,14 +134,14 @@ static __always_inline __u32 ilog2(__u64 v)
 
 /* n packets that spent ns each in a stage (total_ns in all: the mean stays exact where a
  * call's packets are told by their mean). */
-static __noinline void record_n(__u32 stage, __u32 dir, __u64 ns, __u32 n, __u64 total_ns)
+__noinline int record_n(__u32 stage, __u32 dir, __u64 ns, __u32 n, __u64 total_ns)
 {
 	__u32 b = trace_bucket(ns, ilog2(ns | 1));
 	__u32 k = (stage * 2 + (dir & 1)) * TRACE_BUCKETS + b;
 	__u64 *c;
 
 	if (!on || k >= TRACE_HIST_CELLS)
-		return;
+		return 0;
 	c = bpf_map_lookup_elem(&hist, &k);
 	if (c)
 		*c += n;
@@ -149,6 +149,7 @@ static __noinline void record_n(__u32 stage, __u32 dir, __u64 ns, __u32 n, __u64
 	c = bpf_map_lookup_elem(&sums, &k);
 	if (c)
 		*c += total_ns;
+	return 0;
 }
 
 static __always_inline void record(__u32 stage, __u32 dir, __u64 ns)
