@@ -66,14 +66,29 @@ reap() { # until fewer than $1 tests run: wait for one, report those that ended
 	done
 }
 
-run_one() { # name, timeout, slots, command...: start it when fewer than slots run
+run_one() { # name, timeout, slots, command...: start it when fewer than slots run (0: now, aside)
 	local name=$1 limit=$2 slots=$3
 	shift 3
 	[ -n "${T:-}" ] && ! printf '%s\n' "$name" | grep -qE -- "$T" && return 0
 	ran=$((ran + 1))
+	if [ "$slots" = 0 ]; then
+		start_one "$name" "$limit" "$@"
+		unset 'running[${#running[@]}-1]'
+		aside+=("$name")
+		return 0
+	fi
 	reap "$slots"
 	start_one "$name" "$limit" "$@"
 	reap "$slots"
+}
+
+finish_aside() { # the tests started aside, once each has ended
+	local name
+	for name in "${aside[@]}"; do
+		while [ ! -e "$log/${name//\//_}.rc" ]; do wait -n 2>/dev/null || sleep 0.1; done
+		finish_one "$name"
+	done
+	aside=()
 }
 
 # The tests that need this host's namespace: the settings only the first (the host's) namespace
@@ -112,10 +127,13 @@ done
 # J tests side by side (J=1, the default: one after another). Every test holds beside another
 # (its bounds come from what its runs measured, and a run the machine could not carry says so);
 # one whose file holds a line "# solo: REASON" runs alone, after the others: it changes what its
-# neighbours would read (the host's sysctls), or is a heavy neighbour itself (a flood).
+# neighbours would read (the host's sysctls), or is a heavy neighbour itself (a flood). One
+# whose file holds "# aside: REASON" mostly waits (a run held long on purpose, a second of CPU
+# in forty): with J > 1 it starts first, in a lane of its own beside the J others, and ends
+# before the solo tests start.
 J=${J:-1}
 case $J in ''|*[!0-9]*|0) echo "J=$J: give the number of tests to run side by side (J=2)"; exit 2 ;; esac
-solo=()
+solo=() aside=()
 run_e2e() { # file, slots
 	local name
 	name=$(basename "$1" .sh)
@@ -124,12 +142,19 @@ run_e2e() { # file, slots
 	*) run_one "e2e/$name" 300 "$2" "${isolate[@]}" bash "$1" ;;
 	esac
 }
+if [ "$J" -gt 1 ]; then
+	for t in $(grep -l '^# aside: ' "$here"/e2e/*.sh); do run_e2e "$t" 0; done
+fi
 for t in "$here"/e2e/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue
-	if [ "$J" -gt 1 ] && grep -q '^# solo: ' "$t"; then solo+=("$t"); continue; fi
+	if [ "$J" -gt 1 ] && grep -q '^# \(solo\|aside\): ' "$t"; then
+		grep -q '^# solo: ' "$t" && solo+=("$t")
+		continue
+	fi
 	run_e2e "$t" "$J"
 done
 reap 1
+finish_aside
 for t in "${solo[@]}"; do
 	run_e2e "$t" 1
 done

@@ -82,7 +82,7 @@ jassert "$TMP/c.json" 'def pct: .min <= .p50 and .p50 <= .p90 and .p90 <= .p99 a
 # sockets when the windows closed (each flow's send and receive buffers at most: tcp_wmem's and
 # tcp_rmem's largest) and what the hosts sent while their windows closed apart (the close skew
 # and its uncertainty, at the hosts' rate): ~40 MB at ~30 Gbit/s here, whatever the speed.
-ctl tcp-stream --clients 3 --clients-on "$hosts" --duration 3 --warmup 0.3 --json >"$TMP/s.json" ||
+ctl tcp-stream --clients 3 --clients-on "$hosts" --duration 2 --warmup 0.3 --json >"$TMP/s.json" ||
 	fail "tcp-stream across 3 client hosts"
 jassert "$TMP/s.json" '.partial == false and all(.hosts[]; .present and .units > 0)' '.hosts'
 jassert "$TMP/s.json" '([.hosts[].counters.tx_bytes] | add) as $sent | (.environment.sysctl | [.["net.ipv4.tcp_wmem"], .["net.ipv4.tcp_rmem"]] | map(split(" ")[2] | tonumber) | add) as $buf | ($sent - .sides.server.bytes_received) <= .config.clients * $buf + $sent * (.window_skew_ms.close + 2 * .window_skew_ms.uncertainty) / 1e3 / .duration_s' '{s: .sides.server.bytes_received, sent: [.hosts[].counters.tx_bytes], skew: .window_skew_ms, d: .duration_s}'

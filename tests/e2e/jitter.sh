@@ -22,7 +22,7 @@ ns_agent $B 198.18.3.2
 port=$AGENT_PORT
 srv=198.18.3.2:$port
 run() { inA "$SB" udp-stream --server $srv --port $data --size 100 --rate 2000 --peers 1 "$@" --json; }
-run --duration 2 --warmup 0.3 >"$TMP/direct.json" || fail "udp-stream without the relay"
+run --duration 1 --warmup 0.3 >"$TMP/direct.json" || fail "udp-stream without the relay"
 # The relay: datagrams from A to B's port P go to it instead (nftables DNAT in A's output
 # path), except its own, which leave from the port after its own.
 through() { # DPORT RPORT [LO HI]: A's datagrams to DPORT of B through a relay on RPORT holding each LO-HI ms
@@ -44,15 +44,16 @@ command -v iperf3 >/dev/null && through 5299 40011
 # Rounds of each tool, alternating; the medians are compared (the estimate is a running
 # average of about the last 16 datagrams, so one hiccup of a busy machine moves a single run:
 # of 3 runs in CI, 2 read 0.80 and 0.81 ms where the relay gave 0.47; so 5 rounds, and the relay
-# counts its holds from the kernel's receive time, its own late wake-ups included).
+# counts its holds from the kernel's receive time, its own late wake-ups included). A round is
+# 1 s, 2,000 datagrams: the figure is the estimate's last value, whatever the run's length.
 for r in 1 2 3 4 5; do
-	run --duration 2 --warmup 0.3 >"$TMP/j$r.json" || fail "udp-stream through the relay"
+	run --duration 1 --warmup 0.3 >"$TMP/j$r.json" || fail "udp-stream through the relay"
 	jq .jitter_ms "$TMP/j$r.json" >>"$TMP/ours"
 	if command -v iperf3 >/dev/null; then
 		ip netns exec $B timeout 20 iperf3 -s -1 -B 198.18.3.2 -p 5299 >"$TMP/iperf3-s.log" 2>&1 &
 		PIDS+=("$!")
 		sleep 0.3
-		inA timeout 20 iperf3 -c 198.18.3.2 -p 5299 -u -b 1600k -l 100 -t 2 -J >"$TMP/iperf3.json" ||
+		inA timeout 20 iperf3 -c 198.18.3.2 -p 5299 -u -b 1600k -l 100 -t 1 -J >"$TMP/iperf3.json" ||
 			fail "iperf3 -u through the relay: $(grep error "$TMP/iperf3.json"); server: $(tail -3 "$TMP/iperf3-s.log")"
 		jq '.end.sum.jitter_ms' "$TMP/iperf3.json" >>"$TMP/theirs"
 	fi
@@ -61,7 +62,7 @@ done
 # datagrams it still holds when the window closes come after the control message that closes
 # it, and the receiver waits for them (DRAIN_*) rather than counting them lost.
 for r in 1 2 3 4 5; do
-	jassert "$TMP/j$r.json" '.packets_received > 3000 and .loss == 0 and .reordered > 100' '{packets_received, loss, reordered}'
+	jassert "$TMP/j$r.json" '.packets_received > 1500 and .loss == 0 and .reordered > 100' '{packets_received, loss, reordered}'
 done
 # A relay holding each datagram 5-40 ms has ~70 of them on their way when the window closes,
 # most behind a later one: every one must still be waited for, none counted lost.

@@ -27,7 +27,7 @@ held() { # OUT ARGS...: 0 once a run held its load; 1 when three did not, each s
 }
 r=5000
 f=$TMP/c.json
-held "$f" udp-rr --clients 1 --rate $r --duration 3 --warmup 0.5 || skip "the generator never held $r/s in three tries beside this machine's load (each said so)"
+held "$f" udp-rr --clients 1 --rate $r --duration 2 --warmup 0.5 || skip "the generator never held $r/s in three tries beside this machine's load (each said so)"
 jassert "$f" '.partial == false and .holding_load == true and .holding_load_reason == null and .offered_rate == '$r '{partial_reason, holding_load_reason, schedule_lag_us}'
 jassert "$f" "$KOK"' ((.achieved_rate - '$r') | fabs) <= 0.01 * '$r' + '$r' * lag / .duration_s' '{achieved_rate, sent_rate, duration_s, kernel_check}'
 jassert "$f" "$KOK"' ((.scheduled - '$r' * .duration_s) | fabs) <= 0.01 * '$r' * .duration_s + '$r' * lag' '{scheduled, duration_s, kernel_check}'
@@ -37,7 +37,7 @@ jassert "$f" '.schedule_lag_us.p99 <= .schedule_lag_us.max and .schedule_lag_us.
 echo "constant: $(jq -c '{achieved_rate, sent_rate, schedule_lag_us, p99: .latency_us.p99, service_p99: .service_latency_us.p99}' "$f")"
 # Poisson arrivals: the count in a window of T s has a standard deviation of sqrt(r T), so the
 # rate is within 4 of them (plus the edges' lag) of r.
-held "$TMP/p.json" udp-rr --clients 1 --rate $r --arrivals poisson --duration 3 --warmup 0.5 || skip "poisson never held"
+held "$TMP/p.json" udp-rr --clients 1 --rate $r --arrivals poisson --duration 2 --warmup 0.5 || skip "poisson never held"
 jassert "$TMP/p.json" "$KOK"' .holding_load and ((.achieved_rate - '$r') | fabs) <= 4 * ('$r' * .duration_s | sqrt) / .duration_s + 0.01 * '$r' + '$r' * lag / .duration_s' '{achieved_rate, duration_s, kernel_check}'
 echo "poisson: $(jq -c '{achieved_rate, schedule_lag_us}' "$TMP/p.json")"
 
@@ -63,7 +63,7 @@ srv=127.0.0.1:$AGENT_PORT
 paused_run() { # name, udp-rr flags: a run against the agent, stopped 0.3 s a second into it
 	local name=$1 run
 	shift
-	SOCKBENCH_PROGRESS=1 "$SB" udp-rr --server $srv --clients 1 --timeout 2000 --duration 4 --warmup 0.3 --json "$@" >"$TMP/$name.json" 2>"$TMP/$name.err" &
+	SOCKBENCH_PROGRESS=1 "$SB" udp-rr --server $srv --clients 1 --timeout 2000 --duration 2.5 --warmup 0.3 --json "$@" >"$TMP/$name.json" 2>"$TMP/$name.err" &
 	run=$!
 	PIDS+=("$run")
 	wait_window "$run" "$TMP/$name.err"

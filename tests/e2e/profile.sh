@@ -187,7 +187,7 @@ for side in client server; do
 	jassert "$TMP/cp.json" ".where_time_moved.syscalls | (map(select(.name == \"$side sendmsg\"))[0] | .a_us_per_unit > 1 and .b_us_per_unit == 0) and (map(select(.name == \"$side sendmmsg\"))[0] | .a_us_per_unit == 0 and .b_us_per_unit > 1)" '.where_time_moved.syscalls'
 done
 # explore --profile: every strategy's entry says where the time moved against the baseline.
-"$SB" explore udp-rr --profile --budget 30 --runs 3 --json >"$TMP/ex.json" 2>"$TMP/ex.err" || fail "explore --profile failed: $(cat "$TMP/ex.err")"
+"$SB" explore udp-rr --profile --budget 22 --runs 2 --json >"$TMP/ex.json" 2>"$TMP/ex.err" || fail "explore --profile failed: $(cat "$TMP/ex.err")"
 # (A strategy the budget or a loaded machine left with no whole run has nothing to compare.)
 jassert "$TMP/ex.json" '(.strategies | length) >= 6 and ([.strategies[] | select(.samples | length > 0)] | length >= 6 and all(has("where_time_moved")))' '.strategies | map({name, w: has("where_time_moved"), n: (.samples | length), left_out})'
 jassert "$TMP/ex.json" '.strategies[] | select(.flags == "--batch 8") | .where_time_moved.syscalls | (map(select(.name == "client sendmmsg"))[0] | .a_us_per_unit == 0 and .b_us_per_unit > 0)' '.strategies[] | select(.flags == "--batch 8") | .where_time_moved.syscalls[0:4]'

@@ -88,16 +88,16 @@ signal_group HUP hup
 stopped_as hup SIGHUP
 jassert "$TMP/hup.out" "$rr_rate" '{rate, transactions, duration_s}'
 
-# timeout(1) signals its child, then the child's whole group: the report, not a kill. Its 5 s
-# hold the set-up and a window on a loaded machine; --preserve-status gives
-# sockbench's own exit code.
-start_group timeout timeout --preserve-status -s TERM 5 "$SB" udp-rr "${long[@]}"
-ended_within $((5 + BOUND_S)) timeout
+# timeout(1) signals its child, then the child's whole group: the report, not a kill. Its 3 s
+# hold the set-up (0.2 s here, under a second beside a busy loop) and a window; --preserve-status
+# gives sockbench's own exit code.
+start_group timeout timeout --preserve-status -s TERM 3 "$SB" udp-rr "${long[@]}"
+ended_within $((3 + BOUND_S)) timeout
 stopped_as timeout SIGTERM
 jassert "$TMP/timeout.out" "$rr_rate" '{rate, transactions, duration_s}'
 # The text report the user saw: the partial window's throughput, the signal named, no -100%.
-start_group text timeout --preserve-status -s TERM 5 "$SB" tcp-stream --duration 10 --warmup 0.2
-ended_within $((5 + BOUND_S)) text
+start_group text timeout --preserve-status -s TERM 3 "$SB" tcp-stream --duration 10 --warmup 0.2
+ended_within $((3 + BOUND_S)) text
 [ "$RC" -eq "$RC_INT" ] || fail "text: exit $RC after timeout's SIGTERM: $(cat "$TMP/text.err")"
 grep -q "^PARTIAL RESULT: interrupted by SIGTERM" "$TMP/text.out" || fail "text: $(cat "$TMP/text.out")"
 awk '/throughput \(Gbit\/s\)/ { found = 1; if ($3 + 0 <= 0) exit 1 } END { exit !found }' "$TMP/text.out" ||

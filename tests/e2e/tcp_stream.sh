@@ -1,4 +1,4 @@
-# tcp-stream: 2-second runs each way whose counts agree with the kernel's (segments, bytes,
+# tcp-stream: runs of 1-2 s each way whose counts agree with the kernel's (segments, bytes,
 # retransmits); every send call; --zerocopy reports a completion for every send; bad flags.
 # solo: the first bucket of its rate series is held to 1.25x the others' highest, and a neighbour swung them 8.6-18.6 Gbit/s in CI
 . "$(dirname "$0")/lib.sh"
@@ -41,7 +41,7 @@ jassert "$TMP/a.json" "((.sides.client.user_s + .sides.client.sys_s + .sides.ser
 jassert "$TMP/a.json" '.sides | .server.sys_s >= .server.bytes_received / 30e9 and .client.sys_s >= .client.bytes_sent / 30e9 and .server.sys_s > .server.user_s and .client.sys_s > .client.user_s' '.sides | {server: (.server | {user_s, sys_s, bytes_received}), client: (.client | {user_s, sys_s, bytes_sent})}'
 kernel_agrees "$TMP/a.json"
 
-"$SB" tcp-stream --reverse --flows 2 --duration 2 --warmup 0.3 --json >"$TMP/r.json" || fail "--reverse failed"
+"$SB" tcp-stream --reverse --flows 2 --duration 1 --warmup 0.3 --json >"$TMP/r.json" || fail "--reverse failed"
 jassert "$TMP/r.json" '.partial == false and .errors == 0 and .gbit_per_s_by_direction.client_to_server == 0 and .gbit_per_s_by_direction.server_to_client > 0.5'
 jassert "$TMP/r.json" '.sides.client.bytes_sent == 0 and .sides.client.bytes_received > 0'
 kernel_agrees "$TMP/r.json"
@@ -60,7 +60,7 @@ done
 # io_uring says whether it copied from Linux 6.2 on; before, "copied" is null.
 told=$(uname -r | awk -F. '{print ($1 > 6 || ($1 == 6 && $2 >= 2)) ? "true" : "false"}')
 for call in send sendmsg uring; do
-	"$SB" tcp-stream --send $call --zerocopy --duration 2 --warmup 0.3 --json >"$TMP/z.json" || fail "--zerocopy --send $call failed"
+	"$SB" tcp-stream --send $call --zerocopy --duration 1 --warmup 0.3 --json >"$TMP/z.json" || fail "--zerocopy --send $call failed"
 	jassert "$TMP/z.json" '.zerocopy | .sends > 0 and .completions == .sends' '.zerocopy'
 	jassert "$TMP/z.json" '.zerocopy | if (.copied | type) == "number" then .copied <= .completions else ("'$call'" == "uring" and '"$told"' == false) end' '.zerocopy'
 	kernel_agrees "$TMP/z.json"

@@ -1,4 +1,4 @@
-# udp-stream: 2-second runs whose datagram counts agree with the kernel's; our loss (gaps in
+# udp-stream: runs of 1-2 s whose datagram counts agree with the kernel's; our loss (gaps in
 # the sequence numbers) against RcvbufErrors; --rate 10000 delivers 10,000 +- 2% a second
 # (plus the edges' delays) without loss the kernel did not see; GSO and GRO; --reverse, --bidir;
 # batching; bad flags.
@@ -45,7 +45,7 @@ jassert "$TMP/gg.json" '.errors == 0 and .packets_per_s > 1000 and .sides.server
 agrees "$TMP/gg.json" InDatagrams
 
 # --reverse: the server sends to each client socket that said hello; the clients count.
-"$SB" udp-stream --reverse --clients 2 --duration 2 --warmup 0.3 --json >"$TMP/v.json" || fail "--reverse failed"
+"$SB" udp-stream --reverse --clients 2 --duration 1 --warmup 0.3 --json >"$TMP/v.json" || fail "--reverse failed"
 jassert "$TMP/v.json" '.partial == false and .errors == 0 and .packets_per_s > 1000 and .sides.server.packets_sent > 0 and .sides.client.packets_received == .packets_received and .sides.server.packets_received == 0' '{errors, packets_per_s, sides}'
 jassert "$TMP/v.json" '.cpu_us_per_packet | .server_per_sent > 0 and .client_per_received > 0' '.cpu_us_per_packet'
 agrees "$TMP/v.json" InDatagrams
@@ -62,7 +62,7 @@ agrees "$TMP/vg.json" OutDatagrams
 
 # --bidir: a sender each way per flow, two clients; both ways' rates are each receiver's own
 # count, both sides' sends and receives stand beside the kernel's Udp counters.
-"$SB" udp-stream --bidir --clients 2 --duration 2 --warmup 0.3 --json >"$TMP/bi.json" || fail "--bidir failed"
+"$SB" udp-stream --bidir --clients 2 --duration 1 --warmup 0.3 --json >"$TMP/bi.json" || fail "--bidir failed"
 jassert "$TMP/bi.json" '.partial == false and .errors == 0 and .sides.client.packets_sent > 0 and .sides.server.packets_sent > 0 and .packets_received == .sides.client.packets_received + .sides.server.packets_received and .packets_sent == .sides.client.packets_sent + .sides.server.packets_sent' '{errors, packets_received, packets_sent, sides}'
 jassert "$TMP/bi.json" '.duration_s as $d | .packets_per_s_by_direction | .client_to_server > 1000 and .server_to_client > 1000' '{packets_per_s_by_direction, sides}'
 jassert "$TMP/bi.json" '.duration_s as $d | (.packets_per_s_by_direction.client_to_server * $d - .sides.server.packets_received | fabs) < 1 and (.packets_per_s_by_direction.server_to_client * $d - .sides.client.packets_received | fabs) < 1' '{duration_s, packets_per_s_by_direction, sides}'
