@@ -30,8 +30,7 @@ static cJSON *gain_json(const struct config *c, bool verdict)
 		cJSON_AddItemToObject(j, "replaces", c->replaces ? cJSON_CreateString(c->replaces)
 								 : cJSON_CreateNull());
 	cJSON_AddNumberToObject(j, "speedup", c->e.ratio);
-	cJSON_AddNumberToObject(j, "ci_low", c->e.lo);
-	cJSON_AddNumberToObject(j, "ci_high", isinf(c->e.hi) ? 1e308 : c->e.hi);
+	explore_interval_json(j, c->e.lo, c->e.hi);
 	cJSON_AddNumberToObject(j, "ci_level", c->level);
 	cJSON_AddNumberToObject(j, "pairs", c->pairs);
 	if (verdict) {
@@ -51,8 +50,7 @@ static cJSON *keep_json(const struct paired *p)
 	cJSON *k = cJSON_CreateObject();
 
 	cJSON_AddNumberToObject(k, "speedup", p->ratio);
-	cJSON_AddNumberToObject(k, "ci_low", p->lo);
-	cJSON_AddNumberToObject(k, "ci_high", p->hi);
+	explore_interval_json(k, p->lo, p->hi);
 	cJSON_AddNumberToObject(k, "ci_level", KEEP_LEVEL);
 	return k;
 }

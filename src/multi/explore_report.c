@@ -114,6 +114,14 @@ const char *explore_verdict_words(const struct config *c, char *buf, size_t len)
 	return buf;
 }
 
+void explore_interval_json(cJSON *j, double lo, double hi)
+{
+	bool none = !isfinite(lo) || !isfinite(hi);
+
+	cJSON_AddItemToObject(j, "ci_low", none ? cJSON_CreateNull() : cJSON_CreateNumber(lo));
+	cJSON_AddItemToObject(j, "ci_high", none ? cJSON_CreateNull() : cJSON_CreateNumber(hi));
+}
+
 cJSON *explore_config_json(const struct explore *x, const struct config *c, int rank)
 {
 	struct moved_set *mv = config_moved(x, c);
@@ -141,8 +149,7 @@ cJSON *explore_config_json(const struct explore *x, const struct config *c, int 
 	if (!base) {
 		cJSON_AddNumberToObject(j, "pairs", c->pairs);
 		cJSON_AddNumberToObject(j, "speedup", c->e.ratio);
-		cJSON_AddNumberToObject(j, "ci_low", c->e.lo);
-		cJSON_AddNumberToObject(j, "ci_high", isinf(c->e.hi) ? 1e308 : c->e.hi);
+		explore_interval_json(j, c->e.lo, c->e.hi);
 		cJSON_AddNumberToObject(j, "ci_level", c->level);
 		cJSON_AddNumberToObject(j, "p_value", c->e.p);
 		cJSON_AddBoolToObject(j, "significant", c->reject);

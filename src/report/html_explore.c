@@ -24,10 +24,9 @@ static void explore_entry_row(FILE *f, const cJSON *e, bool ranked)
 	html_text(f, html_jstr(e, "flags"));
 	html_printf(f, "</code></td>");
 	html_num_cells(f, e, "rate");
-	html_printf(f,
-		    "<td>%.3fx</td><td>%.3f to %.3f</td><td>%.1f%%</td><td>%.0f</td>"
-		    "<td style=\"color:%s\">",
-		    html_jnum(e, "speedup"), html_jnum(e, "ci_low"), html_jnum(e, "ci_high"),
+	html_printf(f, "<td>%.3fx</td>", html_jnum(e, "speedup"));
+	html_interval_cell(f, html_jnum(e, "ci_low"), html_jnum(e, "ci_high"));
+	html_printf(f, "<td>%.1f%%</td><td>%.0f</td><td style=\"color:%s\">",
 		    100 * html_jnum(e, "ci_level"), html_jnum(e, "pairs"),
 		    html_verdict_colour(html_jstr(e, "verdict")));
 	html_text(f, *html_jstr(e, "verdict_text") ? html_jstr(e, "verdict_text")
@@ -63,14 +62,13 @@ static void explore_path_section(FILE *f, const cJSON *d)
 		html_printf(f, "</td><td><code>");
 		html_text(f, html_jstr(e, "flags"));
 		html_printf(f, "</code></td>");
-		if (cJSON_IsObject(html_jget(e, "gain")))
-			html_printf(f, "<td>%.3fx</td><td>%.3f to %.3f</td><td>%.2f%%</td><td>%.0f</td>"
-				    "<td style=\"color:%s\">",
-				    html_jnum(e, "gain.speedup"), html_jnum(e, "gain.ci_low"),
-				    html_jnum(e, "gain.ci_high"), 100 * html_jnum(e, "gain.ci_level"),
-				    html_jnum(e, "gain.pairs"),
+		if (cJSON_IsObject(html_jget(e, "gain"))) {
+			html_printf(f, "<td>%.3fx</td>", html_jnum(e, "gain.speedup"));
+			html_interval_cell(f, html_jnum(e, "gain.ci_low"), html_jnum(e, "gain.ci_high"));
+			html_printf(f, "<td>%.2f%%</td><td>%.0f</td><td style=\"color:%s\">",
+				    100 * html_jnum(e, "gain.ci_level"), html_jnum(e, "gain.pairs"),
 				    html_verdict_colour(html_jstr(e, "gain.verdict")));
-		else
+		} else
 			html_printf(f, "<td>-</td><td>-</td><td>-</td><td>-</td><td>");
 		html_text(f, *html_jstr(e, "gain.verdict_text") ? html_jstr(e, "gain.verdict_text")
 								 : "the baseline");

@@ -53,6 +53,14 @@ void html_num(FILE *f, double v)
 	fputs(fmt_fig(buf, sizeof(buf), v), f);
 }
 
+void html_interval_cell(FILE *f, double lo, double hi)
+{
+	if (isnan(lo) || isnan(hi))
+		html_printf(f, "<td>none</td>");
+	else
+		html_printf(f, "<td>%.3f to %.3f</td>", lo, hi);
+}
+
 void html_num_cells(FILE *f, const struct cJSON *e, const char *keys)
 {
 	char key[32];

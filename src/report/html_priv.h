@@ -20,6 +20,9 @@ double html_jnum(const struct cJSON *o, const char *path);
 const char *html_jstr(const struct cJSON *o, const char *path);
 /* A number as the text tables print it. */
 void html_num(FILE *f, double v);
+/* An interval's cell, "0.931 to 1.02", or "none" where it has none (ci_low and ci_high null:
+ * one pair). */
+void html_interval_cell(FILE *f, double lo, double hi);
 /* Cells of e's numbers at the keys named in keys (space-separated: "min max"), a <td> each. */
 void html_num_cells(FILE *f, const struct cJSON *e, const char *keys);
 /* A row of a key-value table: a number with its unit (unit NULL: a count, printed whole), or a

@@ -2,15 +2,17 @@
 . "$(dirname "$0")/lib.sh"
 need jq
 run="--duration 0.6 --warmup 0.2"
+short="--duration 0.2 --warmup 0.1"
 # One outstanding request instead of 100: B must come out slower. (4 rounds: with 3, t's
 # 4.3 let a run slowed by a neighbour's compile widen the interval past 1.)
 "$SB" compare "udp-rr $run" "udp-rr --window 1 $run" --runs 4 --json >"$TMP/c.json" || fail "compare failed"
 jassert "$TMP/c.json" '.kind == "compare" and .paired == true and .runs_a == 4 and .runs_b == 4'
-# The order of each round is drawn from the seed, and said; the same seed gives the same order.
+# The order of each round is drawn from the seed, and said; the same seed gives the same order
+# (whatever the runs' length: the second compare's are short).
 # As many rounds run A first as B first (a side that gains from going second gains on both).
 jassert "$TMP/c.json" '(.seed | test("^[0-9]+$")) and (.order | test("^(AB|BA)( (AB|BA)){3}$")) and (.order | split(" ") | map(select(. == "AB")) | length) == 2 and .left_out == [] and .partial == false'
 seed=$(jget "$TMP/c.json" .seed) order=$(jget "$TMP/c.json" .order)
-"$SB" compare "udp-rr $run" "udp-rr --window 1 $run" --runs 4 --seed "$seed" --json >"$TMP/c2.json" || fail "compare --seed"
+"$SB" compare "udp-rr $short" "udp-rr --window 1 $short" --runs 4 --seed "$seed" --json >"$TMP/c2.json" || fail "compare --seed"
 [ "$(jget "$TMP/c2.json" .order)" = "$order" ] || fail "--seed $seed gave $(jget "$TMP/c2.json" .order), not $order"
 # Each ratio is the ratio of the two numbers beside it, and holds its interval.
 jassert "$TMP/c.json" '[.figures[] | select(.ratio) | ((.b_geomean / .a_geomean) / .ratio - 1 | fabs) < 1e-6 and .ci_low <= .ratio and .ratio <= .ci_high and .confidence == 0.95 and .p_value >= 0] | all'
@@ -85,7 +87,7 @@ jassert "$TMP/s.json" '.kind == "sweep" and (.points | length) == 2 and (.points
 jassert "$TMP/s.json" '(.seed | test("^[0-9]+$")) and (.points | all(.status == "ok" and .runs + .rounds_left_out == 2 and (.left_out | length) >= .rounds_left_out))' '{seed, points: [.points[] | {status, runs, rounds_left_out}]}'
 # Its order: 2 rounds, each the 2 points once; the same seed gives it again.
 jassert "$TMP/s.json" '.order | split(" ") | length == 2 and all(split(",") | map(tonumber) | sort == [0, 1])' '{order}'
-"$SB" sweep udp-rr --window 1,50 $run --runs 2 --compare "--batch 16" --seed "$(jget "$TMP/s.json" .seed)" --json >"$TMP/s2.json" || fail "sweep --seed"
+"$SB" sweep udp-rr --window 1,50 $short --runs 2 --compare "--batch 16" --seed "$(jget "$TMP/s.json" .seed)" --json >"$TMP/s2.json" || fail "sweep --seed"
 [ "$(jget "$TMP/s2.json" .order)" = "$(jget "$TMP/s.json" .order)" ] || fail "sweep --seed gave another order"
 # One pair a point: B/A without an interval, said as such (not 0 to infinity).
 "$SB" sweep udp-rr --window 1,50 $run --runs 1 --compare "--batch 16" --json >"$TMP/s1.json" || fail "sweep --runs 1"

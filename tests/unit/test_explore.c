@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "multi/explore.h"
 #include "multi/explore_priv.h"
@@ -56,6 +57,39 @@ static void test_pairs_after_failed_run(void **state)
 	assert_true(c.analysed && fabs(c.e.ratio - cbrt(2.0 * 202 / 102 * 204 / 104)) < 1e-9);
 	/* Fewer baseline rounds than the strategy's (Ctrl-C): only rounds both ran. */
 	assert_int_equal(explore_pairs(&c, base, 2, a, b), 1);
+}
+
+/* One pair (the other round's baseline failed) has no interval: 0 to infinity, which the JSON
+ * once held as 1e308, a number report refused to read back (over RESULT_FILE_NUM_MAX). Both
+ * ends are null there; two pairs give both as numbers, around the speedup. */
+static void test_one_pair_interval_json(void **state)
+{
+	(void)state;
+	struct sample base[2];
+	static struct config c;
+	cJSON *j = cJSON_CreateObject();
+
+	set(&base[0], RUN_WHOLE, 100);
+	set(&base[1], RUN_FAILED, 0);
+	c.nsamples = 2;
+	set(&c.s[0], RUN_WHOLE, 150);
+	set(&c.s[1], RUN_WHOLE, 151);
+	explore_analyse(&c, base, 2);
+	assert_int_equal(c.pairs, 1);
+	explore_interval_json(j, c.e.lo, c.e.hi);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "ci_low")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "ci_high")));
+	cJSON_Delete(j);
+	set(&base[1], RUN_WHOLE, 101);
+	explore_analyse(&c, base, 2);
+	j = cJSON_CreateObject();
+	explore_interval_json(j, c.e.lo, c.e.hi);
+	double lo = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "ci_low"));
+	double hi = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "ci_high"));
+
+	assert_int_equal(c.pairs, 2);
+	assert_true(lo < c.e.ratio && c.e.ratio < hi && hi < 1e18);
+	cJSON_Delete(j);
 }
 
 /* --seed 12628766 = 0xc0bb1e made the combination's generator state 0 (seed ^ 0xc0bb1e), so the
@@ -134,6 +168,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pairs_after_failed_run),
+		cmocka_unit_test(test_one_pair_interval_json),
 		cmocka_unit_test(test_combo_order),
 		cmocka_unit_test(test_steered_skipped),
 	};
