@@ -120,10 +120,6 @@ else
 	echo "note: cannot make a network namespace here (root, unshare and ip are needed): the e2e tests are not isolated (they share this host's network namespace and its other traffic)"
 fi
 
-running=()
-for t in "$@"; do
-	run_one "unit/$(basename "$t")" 120 1 "$t"
-done
 # J tests side by side (J=1, the default: one after another). Every test holds beside another
 # (its bounds come from what its runs measured, and a run the machine could not carry says so);
 # one whose file holds a line "# solo: REASON" runs alone, after the others: it changes what its
@@ -133,6 +129,10 @@ done
 # before the solo tests start.
 J=${J:-1}
 case $J in ''|*[!0-9]*|0) echo "J=$J: give the number of tests to run side by side (J=2)"; exit 2 ;; esac
+running=()
+for t in "$@"; do # the unit tests first, J at a time too (they time nothing)
+	run_one "unit/$(basename "$t")" 120 "$J" "$t"
+done
 solo=() aside=()
 run_e2e() { # file, slots
 	local name

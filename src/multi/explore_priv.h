@@ -290,8 +290,9 @@ const char *explore_verdict_words(const struct config *c, char *buf, size_t len)
  * budget's can reach from 0 to 33,325,981): false. */
 #define INTERVAL_MAX_SPAN 100.0
 bool explore_interval_words(double lo, double hi, char *buf, size_t len);
-/* ci_low and ci_high into j; both null where there is none (one pair: 0 to infinity, which
- * no JSON number holds and no reader of ours takes). */
+/* ci_low and ci_high into j; both null where there is none: one pair (0 to infinity, which no
+ * JSON number holds), or an upper end past what a result file may hold (RESULT_FILE_NUM_MAX:
+ * 2 pairs at a search step's level reached 1e27, an interval that says nothing). */
 void explore_interval_json(cJSON *j, double lo, double hi);
 
 #endif

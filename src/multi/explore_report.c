@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/result_file.h"
 #include "multi/explore_priv.h"
 #include "profile/moved.h"
 #include "trace/stage_moved.h"
@@ -116,7 +117,7 @@ const char *explore_verdict_words(const struct config *c, char *buf, size_t len)
 
 void explore_interval_json(cJSON *j, double lo, double hi)
 {
-	bool none = !isfinite(lo) || !isfinite(hi);
+	bool none = !isfinite(lo) || !isfinite(hi) || hi > RESULT_FILE_NUM_MAX;
 
 	cJSON_AddItemToObject(j, "ci_low", none ? cJSON_CreateNull() : cJSON_CreateNumber(lo));
 	cJSON_AddItemToObject(j, "ci_high", none ? cJSON_CreateNull() : cJSON_CreateNumber(hi));

@@ -19,7 +19,7 @@ check_run() { # workload, flags...: the run must succeed and agree with the kern
 	local wl=$1 f=$TMP/s.json
 	shift
 	# shellcheck disable=SC2068
-	"$SB" $wl --duration 0.4 --warmup 0.1 --json $@ >"$f" 2>"$TMP/err"
+	"$SB" $wl --duration 0.3 --warmup 0.05 --json $@ >"$f" 2>"$TMP/err"
 	local rc=$? cpu
 	# A strategy that names CPUs (--cpus client=0-1,...) is refused where this process may not
 	# run on one of them (offline, or outside its cpuset), with the reason; only there.
@@ -52,7 +52,7 @@ done
 # Back ends x wait strategies.
 for io in $("$SB" list-io); do
 	for wait in auto poll epoll busy block; do
-		"$SB" udp-rr --io $io --wait $wait --batch 4 --duration 0.4 --warmup 0.1 --json >"$TMP/w.json" 2>"$TMP/err"
+		"$SB" udp-rr --io $io --wait $wait --batch 4 --duration 0.3 --warmup 0.05 --json >"$TMP/w.json" 2>"$TMP/err"
 		rc=$?
 		case $rc in
 		0) jassert "$TMP/w.json" "$KOK"' .transactions > 0 and kall' '.kernel_check' ;;

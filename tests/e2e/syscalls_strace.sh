@@ -91,7 +91,7 @@ for r in recv read recvmsg readv waitall epoll uring; do
 	count_check --recv $r
 done
 echo "fixed part here: $fixed calls"
-t="--duration 0.5 --warmup 0"
+t="--duration 0.3 --warmup 0"
 for io in "--io msg" "--io mmsg --batch 8" "--io uring" "--io uring --batch 32" "--wait epoll" \
 	"--wait busy" "--wait block" "--connected"; do
 	check -1 udp-rr $t $io

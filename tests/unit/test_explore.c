@@ -90,6 +90,16 @@ static void test_one_pair_interval_json(void **state)
 	assert_int_equal(c.pairs, 2);
 	assert_true(lo < c.e.ratio && c.e.ratio < hi && hi < 1e18);
 	cJSON_Delete(j);
+	/* Two pairs far apart at a search step's level (99.9%): t = 637 on one degree of freedom
+	 * puts the upper end near 1e151, finite, and past what report reads back: null too. */
+	set(&c.s[0], RUN_WHOLE, 150);
+	set(&c.s[1], RUN_WHOLE, 50.5);
+	explore_analyse_at(&c, base, 2, 0.999);
+	assert_true(isfinite(c.e.hi) && c.e.hi > 1e18);
+	j = cJSON_CreateObject();
+	explore_interval_json(j, c.e.lo, c.e.hi);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "ci_high")));
+	cJSON_Delete(j);
 }
 
 /* --seed 12628766 = 0xc0bb1e made the combination's generator state 0 (seed ^ 0xc0bb1e), so the
