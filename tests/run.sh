@@ -17,6 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 export SOCKBENCH
 pass=0 fail=0 skip=0 failed=() ran=0
 log=$(mktemp -d)
+began=$(date +%s)
 : >"$log/times"
 trap 'rm -rf "$log"' EXIT
 
@@ -161,6 +162,7 @@ done
 reap 1
 [ -n "${T:-}" ] && [ "$ran" -eq 0 ] && { echo "no test's name matches T='$T' (names: unit/test_hist, e2e/trace, ...)"; exit 2; }
 echo "slowest: $(sort -rn "$log/times" | head -n 5 | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1}')"
+echo "all in $(($(date +%s) - began)) s"
 summary="$pass passed, $fail failed"
 [ "$skip" -gt 0 ] && summary="$summary, $skip skipped"
 echo "$summary"

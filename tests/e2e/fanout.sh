@@ -38,7 +38,7 @@ expect_usage "--clients-on needs --server" udp-rr --clients-on "$hosts" --durati
 expect_usage "every host needs one client at least" udp-rr --server "$srv" --clients 2 --clients-on "$hosts"
 
 # udp-rr, 2 clients on each of 3 hosts.
-ctl udp-rr --clients 6 --clients-on "$hosts" --duration 2 --warmup 0.5 --json >"$TMP/u.json" ||
+ctl udp-rr --clients 6 --clients-on "$hosts" --duration 1.5 --warmup 0.5 --json >"$TMP/u.json" ||
 	fail "udp-rr across 3 client hosts: $(cat "$TMP"/agent*.log)"
 jassert "$TMP/u.json" '.partial == false and (.hosts | length) == 3 and all(.hosts[]; .present and .clients == 2)' '.hosts'
 jassert "$TMP/u.json" '.sides.client.processes == 6 and .transactions > 0' '.sides.client'

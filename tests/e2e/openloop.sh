@@ -27,7 +27,7 @@ held() { # OUT ARGS...: 0 once a run held its load; 1 when three did not, each s
 }
 r=5000
 f=$TMP/c.json
-held "$f" udp-rr --clients 1 --rate $r --duration 2 --warmup 0.5 || skip "the generator never held $r/s in three tries beside this machine's load (each said so)"
+held "$f" udp-rr --clients 1 --rate $r --duration 1.5 --warmup 0.5 || skip "the generator never held $r/s in three tries beside this machine's load (each said so)"
 jassert "$f" '.partial == false and .holding_load == true and .holding_load_reason == null and .offered_rate == '$r '{partial_reason, holding_load_reason, schedule_lag_us}'
 jassert "$f" "$KOK"' ((.achieved_rate - '$r') | fabs) <= 0.01 * '$r' + '$r' * lag / .duration_s' '{achieved_rate, sent_rate, duration_s, kernel_check}'
 jassert "$f" "$KOK"' ((.scheduled - '$r' * .duration_s) | fabs) <= 0.01 * '$r' * .duration_s + '$r' * lag' '{scheduled, duration_s, kernel_check}'
@@ -37,7 +37,7 @@ jassert "$f" '.schedule_lag_us.p99 <= .schedule_lag_us.max and .schedule_lag_us.
 echo "constant: $(jq -c '{achieved_rate, sent_rate, schedule_lag_us, p99: .latency_us.p99, service_p99: .service_latency_us.p99}' "$f")"
 # Poisson arrivals: the count in a window of T s has a standard deviation of sqrt(r T), so the
 # rate is within 4 of them (plus the edges' lag) of r.
-held "$TMP/p.json" udp-rr --clients 1 --rate $r --arrivals poisson --duration 2 --warmup 0.5 || skip "poisson never held"
+held "$TMP/p.json" udp-rr --clients 1 --rate $r --arrivals poisson --duration 1.5 --warmup 0.5 || skip "poisson never held"
 jassert "$TMP/p.json" "$KOK"' .holding_load and ((.achieved_rate - '$r') | fabs) <= 4 * ('$r' * .duration_s | sqrt) / .duration_s + 0.01 * '$r' + '$r' * lag / .duration_s' '{achieved_rate, duration_s, kernel_check}'
 echo "poisson: $(jq -c '{achieved_rate, schedule_lag_us}' "$TMP/p.json")"
 
@@ -46,7 +46,7 @@ echo "poisson: $(jq -c '{achieved_rate, schedule_lag_us}' "$TMP/p.json")"
 # interval, 1/r, each), so its service p50 is under half an interval.
 r=1000
 for w in tcp-rr tcp-crr; do
-	held "$TMP/$w.json" $w --rate $r --duration 2 --warmup 0.3 || skip "$w --rate $r never held"
+	held "$TMP/$w.json" $w --rate $r --duration 1.5 --warmup 0.3 || skip "$w --rate $r never held"
 	jassert "$TMP/$w.json" "$KOK"' .holding_load and .offered_rate == '$r' and ((.achieved_rate - '$r') | fabs) <= 0.01 * '$r' + '$r' * lag / .duration_s + 1 / .duration_s' '{achieved_rate, holding_load_reason, duration_s}'
 done
 jassert "$TMP/tcp-rr.json" '.config.nodelay == true and .service_latency_us.p50 < 0.5e6 / '$r '{nodelay: .config.nodelay, s: (.service_latency_us | del(.cdf))}'

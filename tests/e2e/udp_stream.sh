@@ -10,7 +10,7 @@ agrees() { # file, counter: ours beside the kernel's, within lib.sh's kok
 	jassert "$1" "$KOK"" lag as \$l | .duration_s as \$d | .kernel_check.counters.$2 | kok(\$d; \$l)" '.kernel_check'
 }
 
-"$SB" udp-stream --duration 2 --warmup 0.3 --json >"$TMP/a.json" || fail "udp-stream failed"
+"$SB" udp-stream --duration 1.5 --warmup 0.3 --json >"$TMP/a.json" || fail "udp-stream failed"
 jassert "$TMP/a.json" '.partial == false and .errors == 0 and .packets_per_s > 1000 and .unit == "packet" and .rate == .packets_per_s'
 agrees "$TMP/a.json" InDatagrams
 agrees "$TMP/a.json" OutDatagrams
@@ -30,7 +30,7 @@ jassert "$TMP/a.json" '.cpu_us_per_packet | .client_per_sent > 0 and .server_per
 # Paced: 10,000 a second, two clients of two flows each, nothing lost. The default receive
 # buffer (208 KB) holds ~90 full-size datagrams, 9 ms at this rate, and this shared VM
 # sometimes leaves a thread off its CPU that long: a 2 MB buffer rides it out.
-"$SB" udp-stream --rate 10000 --rcvbuf 2097152 --clients 2 --peers 4 --duration 2 --warmup 0.3 --json >"$TMP/r.json" || fail "--rate failed"
+"$SB" udp-stream --rate 10000 --rcvbuf 2097152 --clients 2 --peers 4 --duration 1.5 --warmup 0.3 --json >"$TMP/r.json" || fail "--rate failed"
 jassert "$TMP/r.json" "$KOK"' held(10000) and ((.holding_load | not) or paced(.packets_sent_per_s; 10000))' '{packets_per_s, packets_sent_per_s, duration_s, k: .kernel_check}'
 jassert "$TMP/r.json" "$KOK"' drops_seen and .duplicates == 0' '{loss, duplicates, k: .kernel_check}'
 agrees "$TMP/r.json" InDatagrams
@@ -54,7 +54,7 @@ agrees "$TMP/v.json" OutDatagrams
 # the clients' full buffers still hold datagrams sent before it opened: drops of those fall in
 # the kernel's count and not in ours (seen: 288 against 574). Half the kernel's count.
 jassert "$TMP/v.json" '(.packets_sent_per_s * (.kernel_check.read_after_edge_us | .open + .close) / 1e6) as $lag | .kernel_check.counters.RcvbufErrors | ((.ours - .kernel) | fabs) <= 0.5 * .kernel + 50 + $lag' '.kernel_check'
-"$SB" udp-stream --reverse --rate 10000 --rcvbuf 2097152 --clients 2 --peers 4 --duration 2 --warmup 0.3 --json >"$TMP/vr.json" || fail "--reverse --rate failed"
+"$SB" udp-stream --reverse --rate 10000 --rcvbuf 2097152 --clients 2 --peers 4 --duration 1.5 --warmup 0.3 --json >"$TMP/vr.json" || fail "--reverse --rate failed"
 jassert "$TMP/vr.json" "$KOK"' held(10000) and drops_seen and .duplicates == 0' '{packets_per_s, loss, k: .kernel_check}'
 "$SB" udp-stream --reverse --gso 8 --gro --io uring --batch 8 --duration 1 --warmup 0.3 --json >"$TMP/vg.json" || fail "--reverse --gso --gro failed"
 jassert "$TMP/vg.json" '.errors == 0 and .packets_per_s > 1000 and .sides.server.syscalls_per_unit < 0.5' '{errors, packets_per_s, s: .sides.server.syscalls_per_unit}'
