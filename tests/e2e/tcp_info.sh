@@ -88,13 +88,15 @@ jassert "$TMP/n.json" "$want" "[$rtt, .sides.client.tcp_info]"
 
 # tcp-crr across: both sides' sampled connections have the same path in their RTT (the
 # handshake's, and the data's ACKs): with netem's 5 ms each side's p50 is within a fifth of
-# ss's; without, within 30x (its unit and order, as above).
+# ss's; without, within 100x (its unit: a figure in ms or ns is 1000x off). New connections'
+# RTT is not the live flow's: CI saw p50 8 us against ss's 342 us of a one-request flow whose
+# every answer waits on a wake-up (42x).
 ip netns exec $A "$SB" tcp-crr --server 198.18.0.2:$cport --port $port --conns 48 \
 	--warmup-conns 2 --json >"$TMP/x.json" || fail "tcp-crr across"
 if [ $delay = 5 ]; then
 	near="(\$p - $rtt | fabs) <= 0.2 * $rtt"
 else
-	near="\$p <= 30 * $rtt and \$p * 30 >= $rtt"
+	near="\$p <= 100 * $rtt and \$p * 100 >= $rtt"
 fi
 jassert "$TMP/x.json" "[.sides.client, .sides.server] | all(.tcp_info.connections >= 3 and (.tcp_info.rtt_us.p50 / 1000 | . as \$p | $near))" \
 	"[$rtt, (.sides[] | .tcp_info | [.connections, .rtt_us])]"
