@@ -7,6 +7,7 @@
 # connection until the client's FIN); a time-based window, whose connections in flight at its
 # end are counted (unfinished), never dropped; a too-low open-file limit is a usage error.
 # solo: 200,000 connections load both CPUs and the kernel: beside them a neighbour's timing checks failed (every_request's open-loop p99)
+# last: the kernel frees its 200,000 connections' namespace for seconds after it ends
 . "$(dirname "$0")/lib.sh"
 need jq
 run() { "$SB" tcp-crr --json "$@" >"$TMP/r.json" 2>"$TMP/err" || fail "tcp-crr $* failed: $(cat "$TMP/err")"; }

@@ -10,6 +10,7 @@
 # an open-file limit too low for the request is a usage error (exit 2) naming the limit, the
 # number needed and ulimit -n.
 # solo: 100,000 connections load both CPUs and the kernel: beside them a neighbour's timing checks failed (every_request's open-loop p99)
+# last: the kernel frees its 100,000 connections' namespace for seconds after it ends
 . "$(dirname "$0")/lib.sh"
 need jq
 snmp() { awk '/^Tcp:/ {if (!h) {for (i = 1; i <= NF; i++) n[$i] = i; h = 1} else print $n["ActiveOpens"], $n["PassiveOpens"]}' /proc/net/snmp; }
