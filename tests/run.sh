@@ -62,6 +62,7 @@ reap() { # until fewer than $1 tests run: wait for one, report those that ended
 			if [ -e "$log/${name//\//_}.rc" ]; then finish_one "$name"; else keep+=("$name"); fi
 		done
 		running=("${keep[@]}")
+		aside_step
 		n=${#running[@]}
 		[ "$n" -gt 0 ] && [ "$n" -ge "$1" ] && sleep 0.05
 	done
@@ -83,13 +84,24 @@ run_one() { # name, timeout, slots, command...: start it when fewer than slots r
 	reap "$slots"
 }
 
-finish_aside() { # the tests started aside, once each has ended
-	local name
-	for name in "${aside[@]}"; do
-		while [ ! -e "$log/${name//\//_}.rc" ]; do wait -n 2>/dev/null || sleep 0.1; done
-		finish_one "$name"
+# The aside lane: one test at a time, the next when it ends (aside_q holds the files to come).
+aside_step() {
+	if [ "${#aside[@]}" -gt 0 ] && [ -e "$log/${aside[0]//\//_}.rc" ]; then
+		finish_one "${aside[0]}"
+		aside=()
+	fi
+	while [ "${#aside[@]}" -eq 0 ] && [ "${#aside_q[@]}" -gt 0 ]; do
+		run_e2e "${aside_q[0]}" 0 # (one T does not match starts nothing: the next)
+		aside_q=("${aside_q[@]:1}")
 	done
-	aside=()
+}
+
+finish_aside() { # the aside lane, to its end
+	aside_step
+	while [ "${#aside[@]}" -gt 0 ]; do
+		wait -n 2>/dev/null || sleep 0.1
+		aside_step
+	done
 }
 
 # The tests that need this host's namespace: the settings only the first (the host's) namespace
@@ -126,15 +138,15 @@ fi
 # one whose file holds a line "# solo: REASON" runs alone, after the others: it changes what its
 # neighbours would read (the host's sysctls), or is a heavy neighbour itself (a flood). One
 # whose file holds "# aside: REASON" mostly waits (a run held long on purpose, a second of CPU
-# in forty): with J > 1 it starts first, in a lane of its own beside the J others, and ends
-# before the solo tests start.
+# in forty): with J > 1 those run one at a time in a lane of their own beside the J others,
+# from the start, and end before the solo tests start.
 J=${J:-1}
 case $J in ''|*[!0-9]*|0) echo "J=$J: give the number of tests to run side by side (J=2)"; exit 2 ;; esac
 running=()
 for t in "$@"; do # the unit tests first, J at a time too (they time nothing)
 	run_one "unit/$(basename "$t")" 120 "$J" "$t"
 done
-solo=() aside=()
+solo=() aside=() aside_q=()
 run_e2e() { # file, slots
 	local name
 	name=$(basename "$1" .sh)
@@ -144,7 +156,8 @@ run_e2e() { # file, slots
 	esac
 }
 if [ "$J" -gt 1 ]; then
-	for t in $(grep -l '^# aside: ' "$here"/e2e/*.sh); do run_e2e "$t" 0; done
+	aside_q=($(grep -l '^# aside: ' "$here"/e2e/*.sh))
+	aside_step
 fi
 for t in "$here"/e2e/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue

@@ -102,15 +102,16 @@ void mark_partial(struct run *r, const char *why)
 	snprintf(r->res.partial_reason, sizeof(r->res.partial_reason), "%s", why);
 }
 
+/* The progress line: at the window's first tick (a script may wait for "window: " to act
+ * while the window is open), then each second. */
 void run_progress(struct run *r, uint64_t now)
 {
-	static uint64_t last;
 	double elapsed = ns_to_s(now - r->t_open);
 	char what[64];
 
-	if (now - last < 1000000000ULL || elapsed < 1)
+	if (r->shown_at && now - r->shown_at < 1000000000ULL)
 		return;
-	last = now;
+	r->shown_at = now;
 	snprintf(what, sizeof(what), "%s: window", r->wl->name);
 	if (!r->count_based)
 		out_progress(what, elapsed, r->o->duration, NULL, elapsed);

@@ -77,6 +77,7 @@ struct run {
 	/* The stall watch: the clients' progress, and whether the agent answers meanwhile. */
 	bool measuring;
 	uint64_t last_sum, last_progress, ping_at, pong_at;
+	uint64_t shown_at; /* the progress line's last showing (0: none yet) */
 	struct sampler *sampler; /* the rate series and the interval reports (sampler.c) */
 	int pings; /* PINGs not answered yet */
 	int64_t stall_tcp[2]; /* RetransSegs, ListenOverflows here at the PING (-1: unread) */

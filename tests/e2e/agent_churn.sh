@@ -4,6 +4,7 @@
 # within the 3 s a handshake may take) from another source (127.0.0.1) must each get their
 # test set up. Before, each newcomer evicted the oldest pending connection, which lived
 # 64/500 s = 128 ms (a few times that on a busy machine, whose agent accepts slower).
+# aside: it waits on handshakes held slow on purpose and a churn paced at 500/s (9 s, 2.5 s of CPU)
 . "$(dirname "$0")/lib.sh"
 need python3
 need jq

@@ -125,7 +125,7 @@ echo "server stopped $P s across the end: $(jq -c '{drain_s, max_us: .latency_us
 # A client agent stopped (SIGSTOP) mid-run: silent for 2 s, so the run ends, partial, naming it.
 SOCKBENCH_PROGRESS=1 ctl udp-rr --clients 3 --clients-on "$hosts" --duration 30 --warmup 0.2 --json >"$TMP/st.json" 2>"$TMP/st.err" &
 run=$!
-wait_window $run "$TMP/st.err"
+wait_window $run "$TMP/st.err" 0.3
 kill -STOP "${APID[1]}"
 for _ in $(seq 120); do kill -0 $run 2>/dev/null || break; sleep 0.05; done
 kill -CONT "${APID[1]}"
@@ -172,7 +172,7 @@ hosts3=${ADDR[1]}:${APORT[1]},${ADDR[2]}:${APORT[2]},${ADDR[3]}:${APORT[3]}
 descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
 SOCKBENCH_PROGRESS=1 ctl udp-rr --clients 6 --clients-on "$hosts3" --duration 30 --warmup 0.2 --json >"$TMP/m.json" 2>"$TMP/m.err" &
 run=$!
-wait_window $run "$TMP/m.err"
+wait_window $run "$TMP/m.err" 0.3
 victim=$(descendants "${APID[1]}" | tail -1)
 [ -n "$victim" ] || fail "no client process under the agent of ${ADDR[1]}"
 kill -9 "$victim"
@@ -188,7 +188,7 @@ for _ in $(seq 50); do [ -z "$(descendants "${APID[1]}")" ] && break; sleep 0.1;
 # kill -9 of one client agent mid-run: the other two are reported, partial, exit 1, < 5 s.
 SOCKBENCH_PROGRESS=1 ctl udp-rr --clients 6 --clients-on "$hosts3" --duration 30 --warmup 0.2 --json >"$TMP/k.json" 2>"$TMP/k.err" &
 run=$!
-wait_window $run "$TMP/k.err"
+wait_window $run "$TMP/k.err" 0.3
 kill -9 "${APID[2]}"
 t0=$(date +%s.%N)
 for _ in $(seq 100); do kill -0 $run 2>/dev/null || break; sleep 0.05; done

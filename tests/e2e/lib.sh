@@ -124,18 +124,22 @@ ns_agent() {
 }
 
 # Wait until the run $1 (a pid) whose stderr goes to $2 (started with SOCKBENCH_PROGRESS=1)
-# has had its window open a second: its progress line says so. However slow this machine's
-# set-up, a kill or Ctrl-C after this comes with a second measured. Up to 60 s.
+# has had its window open $3 s (default 1): its progress line says when it opened (at the
+# window's first tick, then each second), then $3 s. However slow this machine's set-up, a kill
+# or Ctrl-C after this comes with that much measured. Up to 60 s for the window to open.
 wait_window() {
 	for _ in $(seq 600); do
-		grep -q "window: " "$2" 2>/dev/null && return 0
-		kill -0 "$1" 2>/dev/null || fail "the run ended before its window had run a second: $(cat "$2")"
+		if grep -q "window: " "$2" 2>/dev/null; then
+			sleep "${3:-1}"
+			return 0
+		fi
+		kill -0 "$1" 2>/dev/null || fail "the run ended before its window opened: $(cat "$2")"
 		sleep 0.1
 	done
 	fail "no window opened within 60 s: $(cat "$2")"
 }
 
-# Run a workload against the agent for up to 30 s, kill the agent (kill -9) a second into the
+# Run a workload against the agent for up to 30 s, kill the agent (kill -9) 0.3 s into the
 # window: the client must end within 3 s with exit 1. Its JSON goes to $1.
 kill_agent_mid_run() {
 	local out=$1 pid rc
@@ -143,7 +147,7 @@ kill_agent_mid_run() {
 	SOCKBENCH_PROGRESS=1 "$SB" "$@" --server 127.0.0.1:$AGENT_PORT --duration 30 --warmup 0.2 --json >"$out" 2>"$out.err" &
 	pid=$!
 	PIDS+=("$pid")
-	wait_window "$pid" "$out.err"
+	wait_window "$pid" "$out.err" 0.3
 	kill -9 "$AGENT_PID"
 	for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 	kill -0 "$pid" 2>/dev/null && fail "$1 still running 3 s after the agent died"

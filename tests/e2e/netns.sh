@@ -78,7 +78,7 @@ echo "loss: $how: $(jq -r '"\(.lost) lost of \(.transactions + .lost) (\(100 * .
 # The agent killed mid-run: the client reports what it measured and exits within seconds.
 SOCKBENCH_PROGRESS=1 inA "$SB" udp-rr --server $srv --duration 30 --warmup 0.2 --json >"$TMP/k.json" 2>"$TMP/k.err" &
 run=$!
-wait_window $run "$TMP/k.err"
+wait_window $run "$TMP/k.err" 0.3
 kill -9 "$AGENT_PID"
 for _ in $(seq 80); do kill -0 $run 2>/dev/null || break; sleep 0.05; done
 kill -0 $run 2>/dev/null && fail "client still running 4 s after the agent died"

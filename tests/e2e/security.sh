@@ -33,7 +33,7 @@ expect_usage "secret must be 16" udp-rr --server $srv --auth-file /dev/null $run
 # and runs once the first is done, without it (0 s) it gives up at once.
 SOCKBENCH_PROGRESS=1 "$SB" udp-rr --server $srv --auth-file "$TMP/secret" --duration 4 --warmup 0 --json >/dev/null 2>"$TMP/first.err" &
 PIDS+=("$!")
-wait_window "${PIDS[-1]}" "$TMP/first.err"
+wait_window "${PIDS[-1]}" "$TMP/first.err" 0
 "$SB" udp-rr --server $srv --auth-file "$TMP/secret" $run --busy-wait 0 >/dev/null 2>"$TMP/e2"
 [ $? -eq 1 ] && grep -q "busy" "$TMP/e2" || fail "second controller: $(cat "$TMP/e2")"
 start=$(date +%s%N)
@@ -48,7 +48,7 @@ wait "${PIDS[-1]}" || fail "the first controller's test failed"
 # A controller that vanishes mid-test (kill -9): the agent ends that test and serves the next.
 SOCKBENCH_PROGRESS=1 "$SB" udp-rr --server $srv --auth-file "$TMP/secret" --duration 30 --warmup 0 --json >/dev/null 2>"$TMP/v.err" &
 ctl=$!
-wait_window $ctl "$TMP/v.err"
+wait_window $ctl "$TMP/v.err" 0
 kill -9 $ctl
 wait $ctl 2>/dev/null
 for _ in $(seq 50); do

@@ -45,9 +45,9 @@ ended_within() { # seconds, name
 	[ -z "$left" ] || fail "$2: left running: $(for p in $left; do tr '\0' ' ' </proc/"$p"/cmdline; echo; done)"
 }
 
-# The group $PID gets signal $1 a second into its window; it must end within BOUND_S.
+# The group $PID gets signal $1 0.3 s into its window; it must end within BOUND_S.
 signal_group() { # signal, name
-	wait_window "$PID" "$TMP/$2.err"
+	wait_window "$PID" "$TMP/$2.err" 0.3
 	kill -"$1" -- -"$PID"
 	ended_within $BOUND_S "$2"
 }

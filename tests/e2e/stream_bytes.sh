@@ -1,6 +1,7 @@
 # tcp-stream -n BYTES (iperf3 -n): the clients send exactly that many bytes in the window, and
 # the kernel's own count of bytes in (loopback: every byte sent is received here) holds them
 # plus only the headers; --duration bounds it (partial); bad combinations exit 2.
+# aside: its runs are bounded by bytes, not time, and it checks counts only (7 s, 2 s of CPU)
 . "$(dirname "$0")/lib.sh"
 need jq
 expect_usage "not with --reverse" tcp-stream -n 1000000 --reverse

@@ -27,7 +27,7 @@ for wl in tcp-stream udp-stream; do
 	SOCKBENCH_PROGRESS=1 "$SB" $wl --duration 30 --warmup 0.2 --json >"$TMP/i.json" 2>"$TMP/i.err" &
 	pid=$!
 	PIDS+=("$pid")
-	wait_window "$pid" "$TMP/i.err"
+	wait_window "$pid" "$TMP/i.err" 0.3
 	kill -INT "$pid"
 	for _ in $(seq 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 	kill -0 "$pid" 2>/dev/null && fail "$wl still running 2 s after SIGINT"

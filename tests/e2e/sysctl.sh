@@ -112,7 +112,7 @@ fi
 SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP --json >"$TMP/int.json" 2>"$TMP/int.err" &
 pid=$!
 PIDS+=("$pid")
-wait_window $pid "$TMP/int.err"
+wait_window $pid "$TMP/int.err" 0
 [ "$(now)" = "$FLIP" ] || fail "not set during the run"
 kill -INT $pid
 wait $pid
@@ -124,7 +124,7 @@ restored "Ctrl-C"
 SOCKBENCH_PROGRESS=1 setsid "$SB" tcp-rr --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP --json >"$TMP/term.json" 2>"$TMP/term.err" &
 pid=$!
 PIDS+=("$pid")
-wait_window $pid "$TMP/term.err"
+wait_window $pid "$TMP/term.err" 0
 [ "$(now)" = "$FLIP" ] || fail "not set during the run (SIGTERM)"
 kill -TERM -- -$pid
 wait $pid
@@ -136,7 +136,7 @@ restored "SIGTERM to the run's process group"
 # kill -9 of the controller: its agent dies with it and puts the setting back first.
 SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP >/dev/null 2>"$TMP/k9.err" &
 pid=$!
-wait_window $pid "$TMP/k9.err"
+wait_window $pid "$TMP/k9.err" 0
 [ "$(now)" = "$FLIP" ] || fail "not set during the run (2)"
 kill -9 $pid
 wait $pid 2>/dev/null
@@ -149,7 +149,7 @@ SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --server 127.0.0.1:$AGENT_PORT --duration 20 -
 	--sysctl $KEY=$FLIP >/dev/null 2>"$TMP/ka.err" &
 pid=$!
 PIDS+=("$pid")
-wait_window $pid "$TMP/ka.err"
+wait_window $pid "$TMP/ka.err" 0
 [ "$(now)" = "$FLIP" ] || fail "the agent did not set it"
 kill -9 "$AGENT_PID"
 wait $pid 2>/dev/null
@@ -168,7 +168,7 @@ SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --server 127.0.0.1:$AGENT_PORT --duration 20 -
 	--sysctl $KEY=$FLIP >/dev/null 2>"$TMP/ta.err" &
 pid=$!
 PIDS+=("$pid")
-wait_window $pid "$TMP/ta.err"
+wait_window $pid "$TMP/ta.err" 0
 [ "$(now)" = "$FLIP" ] || fail "the agent did not set it (SIGTERM)"
 kill -TERM "$AGENT_PID"
 for _ in $(seq 60); do kill -0 "$AGENT_PID" 2>/dev/null || break; sleep 0.05; done
