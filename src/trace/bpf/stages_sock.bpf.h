@@ -93,15 +93,16 @@ int BPF_PROG(on_softirq_exit, unsigned int vec)
 	return set_in_rx(vec, 0);
 }
 
-/* The segment's payload bytes, as tcp_probe's format computes its data_len (a __u16 there):
- * its length less its TCP header's, at skb->data there. The header is packet memory, not a
- * BTF struct's: read with bpf_probe_read_kernel, its doff bits where the kernel's BTF puts
- * them. */
+/* The segment's payload bytes, as tcp_probe's format computes its data_len: its length less
+ * its TCP header's, at skb->data there. Whole: the format's __u16 cut the segments a socket's
+ * backlog merges (up to 392,898 bytes in a tcp-stream here). The header is packet memory,
+ * not a BTF struct's: read with bpf_probe_read_kernel, its doff bits where the kernel's BTF
+ * puts them. */
 static __always_inline __u32 tcp_payload(const struct sk_buff *skb)
 {
 	const struct tcphdr *th = (const void *)skb->data;
 
-	return (__u16)(skb->len - (__u32)BPF_CORE_READ_BITFIELD_PROBED(th, doff) * 4);
+	return skb->len - (__u32)BPF_CORE_READ_BITFIELD_PROBED(th, doff) * 4;
 }
 
 /* A TCP segment an established socket processes: one with data is queued to it now, in the
