@@ -142,11 +142,10 @@ fi
 # from the start, and end before the solo tests start.
 J=${J:-1}
 case $J in ''|*[!0-9]*|0) echo "J=$J: give the number of tests to run side by side (J=2)"; exit 2 ;; esac
-running=()
+running=() solo=() aside=() aside_q=() # (reap steps the aside lane from the first unit test on)
 for t in "$@"; do # the unit tests first, J at a time too (they time nothing)
 	run_one "unit/$(basename "$t")" 120 "$J" "$t"
 done
-solo=() aside=() aside_q=()
 run_e2e() { # file, slots
 	local name
 	name=$(basename "$1" .sh)

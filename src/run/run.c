@@ -373,7 +373,7 @@ int run_once(const struct workload *wl, const struct opts *o, struct result *res
 
 	*error = (struct run_error){0};
 	r.count_based = wl->count_based && wl->count_based(o);
-	/* --trace's needs (root, tracefs, BPF) before any work: a run without them is refused. */
+	/* --trace's needs (root, BTF, BPF) before any work: a run without them is refused. */
 	char terr[300];
 
 	if (o->trace && o->io == IO_URING)

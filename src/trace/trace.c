@@ -4,20 +4,15 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/util.h"
 #include "trace/trace_abi.h"
-
-#define TRACEFS "/sys/kernel/tracing"
 
 #ifdef HAVE_LIBBPF
 #include <bpf/bpf.h>
@@ -25,12 +20,8 @@
 
 #include "stages.skel.h"
 
-static bool tracefs_ready(void)
-{
-	struct stat st;
-
-	return stat(TRACEFS "/events/net/net_dev_queue", &st) == 0;
-}
+/* The programs' CO-RE field reads and tp_btf tracepoints are resolved against it at load. */
+#define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 
 struct trace {
 	struct stages_bpf *skel;
@@ -44,12 +35,9 @@ int trace_check(char *err, size_t len)
 			 "tracepoints): run as root, or leave --trace out");
 		return -EPERM;
 	}
-	if (!tracefs_ready())
-		mount("nodev", TRACEFS, "tracefs", 0, NULL);
-	if (!tracefs_ready()) {
-		snprintf(err, len, "--trace needs tracefs with the net tracepoints at " TRACEFS
-			 ": mount it (mount -t tracefs nodev " TRACEFS ") on a kernel built with "
-			 "CONFIG_TRACEPOINTS");
+	if (access(KERNEL_BTF, R_OK)) {
+		snprintf(err, len, "--trace needs the kernel's BTF at " KERNEL_BTF " (its programs "
+			 "find the kernel's fields there): a kernel with CONFIG_DEBUG_INFO_BTF");
 		return -ENOENT;
 	}
 	return 0;
@@ -88,8 +76,8 @@ struct trace *trace_open(const pid_t *clients, int n, pid_t server, char *err, s
 	if ((ret = stages_bpf__load(t->skel))) {
 		snprintf(err, len, "--trace: the kernel refused its BPF programs (%s): %s", strerror(-ret),
 			 ret == -ENOMEM ? "no memory for its maps (raise the memlock limit)"
-			 : "it needs BPF tracepoint programs (CONFIG_BPF_EVENTS) and the tracepoints "
-			   "sock_recv_length and tcp_probe's skb (Linux 6.3 or later)");
+			 : "it needs BPF tracing programs (CONFIG_BPF_EVENTS) and the tracepoints "
+			   "sk_data_ready and sock_recv_length (Linux 6.3 or later)");
 		goto fail;
 	}
 	for (int i = 0; i <= n; i++) {
@@ -103,8 +91,7 @@ struct trace *trace_open(const pid_t *clients, int n, pid_t server, char *err, s
 		}
 	}
 	if ((ret = stages_bpf__attach(t->skel))) {
-		snprintf(err, len, "--trace: cannot attach to the kernel's tracepoints (%s): "
-			 "tracefs at " TRACEFS " with the net, skb, sock and sched events is needed",
+		snprintf(err, len, "--trace: cannot attach to the kernel's tracepoints (%s)",
 			 strerror(-ret));
 		goto fail;
 	}
@@ -250,42 +237,12 @@ cJSON *trace_json(struct trace *t)
 	return j;
 }
 
-static void *detach_one(void *link)
-{
-	bpf_link__destroy(link);
-	return NULL;
-}
-
-/* Each program's detaching waits out an RCU grace period in the kernel (50-115 ms here, some
- * 1.5 s for them all, in turn: each traced run of explore paid it): they are let go side by
- * side, a thread each. */
-static void detach_all(struct stages_bpf *skel)
-{
-	struct bpf_object_skeleton *sk = skel->skeleton;
-	pthread_t th[64];
-	int n = 0;
-
-	for (int i = 0; sk && i < sk->prog_cnt && n < 64; i++) {
-		struct bpf_link **l = sk->progs[i].link;
-
-		if (!l || !*l)
-			continue;
-		if (pthread_create(&th[n], NULL, detach_one, *l) == 0)
-			n++;
-		else
-			bpf_link__destroy(*l); /* in turn, then */
-		*l = NULL;
-	}
-	for (int i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
-}
-
+/* The links are tp_btf ones: each goes at once (a classic tracepoint's waited out an RCU grace
+ * period in the kernel, 35-75 ms, in turn: 0.5 s a traced run). */
 void trace_close(struct trace *t)
 {
 	if (!t)
 		return;
-	if (t->skel)
-		detach_all(t->skel);
 	stages_bpf__destroy(t->skel);
 	free(t);
 }

@@ -1,8 +1,8 @@
 /* trace.h: --trace, where a request's wait goes inside the kernel. BPF programs on stable
  * tracepoints (bpf/stages.bpf.c) follow each packet the run's processes send, by its skb,
  * from the send call to the receiving one, stage by stage (trace_abi.h), into per-stage
- * histograms per direction; user space adds them up at the window's close. Needs root,
- * tracefs, BTF-less tracepoint programs and libbpf; each lack is said in one line. */
+ * histograms per direction; user space adds them up at the window's close. Needs root, the
+ * kernel's BTF, BPF tracing programs and libbpf; each lack is said in one line. */
 #ifndef SB_TRACE_H
 #define SB_TRACE_H
 
@@ -13,7 +13,7 @@
 struct cJSON;
 struct trace;
 
-/* Can this process trace at all (root, tracefs mounted or mountable, BPF built in)? 0, or
+/* Can this process trace at all (root, the kernel's BTF, BPF built in)? 0, or
  * -errno with a one-line err naming what is missing and how to get it. */
 int trace_check(char *err, size_t len);
 /* Load and attach the programs for these processes (the clients, and the server when it runs

@@ -68,7 +68,7 @@ least=$("$SB" explore udp-rr --budget 5 --runs 3 2>&1 | grep -oE "give at least 
 expect_usage "give at least $least seconds" explore udp-rr --budget $((least - 1)) --runs 3
 timeout 1 "$SB" explore udp-rr --budget "$least" --runs 3 >/dev/null 2>"$TMP/least.err"
 [ $? -eq 124 ] || fail "--budget $least (the hint) did not start: $(cat "$TMP/least.err")"
-# --trace costs each run its programs' loading and letting go (1-1.6 s here): planned for, so
-# a budget that fits 4 rounds without it (the run above) is refused 3 with it.
-expect_usage "too short" explore udp-rr --trace --budget 40 --runs 3
+# --trace costs each run its programs' loading and letting go (some 0.05 s here, 0.2 planned):
+# planned for, so the least budget for 3 rounds without it (the hint above) is refused with it.
+expect_usage "too short" explore udp-rr --trace --budget "$least" --runs 3
 echo "ok ($took s; $(jq -r '"windows \(.run_seconds_planned * 100 | round / 100) s planned, \(.run_seconds * 100 | round / 100) s last, \(.overhead_s_per_run * 100 | round / 100) s overhead a run"' "$TMP/x.json"))"

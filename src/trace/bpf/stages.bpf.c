@@ -37,18 +37,18 @@ static __noinline void burst_starts(struct tid_info *t, __u64 now)
 	t->t_first = now;
 }
 
-SEC("tracepoint/raw_syscalls/sys_enter")
-int on_sys_enter(struct sys_enter_ctx *ctx)
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
 	struct tid_info *t;
 	__u64 now;
 
-	if (bit(recv_calls, ctx->id)) {
+	if (bit(recv_calls, id)) {
 		if ((t = ours()))
 			t->in_recv = 1;
 		return 0;
 	}
-	if (!bit(send_calls, ctx->id) || !(t = ours()))
+	if (!bit(send_calls, id) || !(t = ours()))
 		return 0;
 	now = bpf_ktime_get_ns();
 	t->t_send = now;
@@ -82,18 +82,21 @@ static __noinline void recv_exit(struct tid_info *t, __u64 now)
 	t->exit_n[i & (PENDING - 1)] = n;
 }
 
-SEC("tracepoint/raw_syscalls/sys_exit")
-int on_sys_exit(struct sys_exit_ctx *ctx)
+/* sys_exit's arguments are the registers and the return value: the call's number is in a
+ * register each architecture names its own way. The thread's state from the call's entry says
+ * which it was instead (t_send: a send; in_recv: a read; neither: any other). */
+SEC("tp_btf/sys_exit")
+int on_sys_exit(void *ctx)
 {
 	struct tid_info *t;
 
 	if (!(t = ours()))
 		return 0;
-	if (bit(send_calls, ctx->id)) {
+	if (t->t_send) {
 		t->t_send = 0;
 		return 0;
 	}
-	if (bit(recv_calls, ctx->id)) {
+	if (t->in_recv) {
 		t->in_recv = 0;
 		recv_exit(t, bpf_ktime_get_ns());
 		return 0;
@@ -105,13 +108,12 @@ int on_sys_exit(struct sys_exit_ctx *ctx)
 	return 0;
 }
 
-struct skb_ctx { __u64 common; __u64 skbaddr; };
-
-SEC("tracepoint/net/net_dev_queue")
-int on_dev_queue(struct skb_ctx *ctx)
+/* An skb is known by its address (a map key, the pointer's value). */
+SEC("tp_btf/net_dev_queue")
+int BPF_PROG(on_dev_queue, struct sk_buff *skb_p)
 {
 	struct tid_info *t;
-	__u64 now, skb = ctx->skbaddr;
+	__u64 now, skb = (__u64)skb_p;
 
 	__u32 z = 0, *r = bpf_map_lookup_elem(&in_rx, &z);
 
@@ -130,10 +132,10 @@ int on_dev_queue(struct skb_ctx *ctx)
 	return 0;
 }
 
-SEC("tracepoint/net/netif_receive_skb")
-int on_receive_skb(struct skb_ctx *ctx)
+SEC("tp_btf/netif_receive_skb")
+int BPF_PROG(on_receive_skb, struct sk_buff *skb_p)
 {
-	__u64 skb = ctx->skbaddr, now;
+	__u64 skb = (__u64)skb_p, now;
 	struct skb_info *s;
 	__u32 z = 0;
 	__u64 *cur = bpf_map_lookup_elem(&cur_rx, &z);
@@ -167,14 +169,10 @@ int on_receive_skb(struct skb_ctx *ctx)
 
 #include "stages_sock.bpf.h"
 
-struct wakeup_ctx { __u64 common; char comm[16]; int pid; };
-struct switch_ctx { __u64 common; char prev_comm[16]; int prev_pid; int prev_prio; long prev_state;
-		    char next_comm[16]; int next_pid; };
-
-SEC("tracepoint/sched/sched_wakeup")
-int on_wakeup(struct wakeup_ctx *ctx)
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p)
 {
-	__u32 tid = ctx->pid;
+	__u32 tid = p->pid;
 	struct tid_info *t;
 
 	if (!(t = bpf_map_lookup_elem(&tids, &tid)))
@@ -184,22 +182,31 @@ int on_wakeup(struct wakeup_ctx *ctx)
 	return 0;
 }
 
-SEC("tracepoint/sched/sched_switch")
-int on_switch(struct switch_ctx *ctx)
+/* TASK_INTERRUPTIBLE (S) and TASK_UNINTERRUPTIBLE (D), less TASK_IDLE (D with TASK_NOLOAD:
+ * a kernel thread's idle wait, told I, not D, by the sched_switch format): as that format's
+ * prev_state & 3 was, on every switch of a tcp-rr and a udp-rr run here. */
+#define ASLEEP_STATES 3
+#define TASK_NOLOAD 0x400
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
 {
-	__u32 tid = ctx->prev_pid;
+	__u32 tid = prev->pid;
 	struct tid_info *t = bpf_map_lookup_elem(&tids, &tid);
 	struct sock_q *q;
 
 	/* A reader asleep in its receiving call (S or D, not preempted): its UDP socket is empty,
 	 * so is its queue here. A read seen early whose sk_data_ready came late left one packet
-	 * in it for good (every wait then one arrival too long). */
-	if (t && t->in_recv && (ctx->prev_state & 3) && t->udp_sk &&
+	 * in it for good (every wait then one arrival too long). A preempted task's prev_state is
+	 * the sleep it was about to enter, not one it is in: it still runs. */
+	if (t && t->in_recv && !preempt && (prev_state & ASLEEP_STATES) &&
+	    !(prev_state & TASK_NOLOAD) && t->udp_sk &&
 	    (q = bpf_map_lookup_elem(&socks, &t->udp_sk))) {
 		q->head = q->tail;
 		q->early = 0;
 	}
-	tid = ctx->next_pid;
+	tid = next->pid;
 
 	if (!(t = bpf_map_lookup_elem(&tids, &tid)))
 		return 0;
@@ -208,7 +215,7 @@ int on_switch(struct switch_ctx *ctx)
 	return 0;
 }
 
-SEC("tracepoint/sock/sock_rcvqueue_full")
+SEC("tp_btf/sock_rcvqueue_full")
 int on_rcvqueue_full(void *ctx)
 {
 	if (on)
@@ -216,7 +223,7 @@ int on_rcvqueue_full(void *ctx)
 	return 0;
 }
 
-SEC("tracepoint/udp/udp_fail_queue_rcv_skb")
+SEC("tp_btf/udp_fail_queue_rcv_skb")
 int on_udp_fail(void *ctx)
 {
 	if (on)
@@ -224,7 +231,7 @@ int on_udp_fail(void *ctx)
 	return 0;
 }
 
-SEC("tracepoint/tcp/tcp_retransmit_skb")
+SEC("tp_btf/tcp_retransmit_skb")
 int on_retransmit(void *ctx)
 {
 	if (on)

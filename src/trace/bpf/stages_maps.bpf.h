@@ -5,11 +5,35 @@
 
 #include <linux/bpf.h>
 #include <linux/types.h>
+#include <stdbool.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 
 #include "../trace_abi.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/* The programs are tp_btf ones (BPF on the tracepoint's own arguments, the kernel structs its
+ * caller passes): letting one go is at once, where a classic tracepoint's waited out an RCU
+ * grace period in the kernel (35-75 ms each, in turn). The fields read, and only those: CO-RE
+ * (libbpf) finds each one's offset in the running kernel's BTF when the programs load. */
+struct task_struct {
+	int pid;
+} __attribute__((preserve_access_index));
+
+struct sock {
+	__u16 sk_protocol;
+} __attribute__((preserve_access_index));
+
+struct sk_buff {
+	unsigned int len;
+	unsigned char *data;
+} __attribute__((preserve_access_index));
+
+struct tcphdr {
+	__u16 doff:4; /* its bits in the word: the kernel's BTF says (a bit-field relocation) */
+} __attribute__((preserve_access_index));
 
 /* Bit n: system call n sends / reads (user space sets them; ids up to 511). */
 volatile const __u64 send_calls[TRACE_SYSCALL_WORDS] = {};
@@ -185,9 +209,6 @@ static __always_inline struct tid_info *ours(void)
 	bpf_map_update_elem(&tids, &tid, &n, BPF_ANY);
 	return bpf_map_lookup_elem(&tids, &tid);
 }
-
-struct sys_enter_ctx { __u64 common; long id; unsigned long args[6]; };
-struct sys_exit_ctx { __u64 common; long id; long ret; };
 
 #define RING 256
 

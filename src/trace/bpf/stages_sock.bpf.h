@@ -7,8 +7,6 @@
 
 #include "stages_maps.bpf.h"
 
-struct sk_ctx { __u64 common; __u64 skaddr; __u16 family; __u16 protocol; };
-
 /* A packet queued to socket sk now. */
 static __always_inline void queued(__u64 sk, struct skb_info *s, __u64 now, __u32 len)
 {
@@ -34,11 +32,11 @@ static __always_inline void queued(__u64 sk, struct skb_info *s, __u64 now, __u3
 	}
 }
 
-SEC("tracepoint/sock/sk_data_ready")
-int on_data_ready(struct sk_ctx *ctx)
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(on_data_ready, const struct sock *sk_p)
 {
 	__u32 z = 0;
-	__u64 *cur = bpf_map_lookup_elem(&cur_rx, &z), now, sk = ctx->skaddr, skb;
+	__u64 *cur = bpf_map_lookup_elem(&cur_rx, &z), now, sk = (__u64)sk_p, skb;
 	struct skb_info *s;
 
 	if (!cur || !*cur)
@@ -47,7 +45,7 @@ int on_data_ready(struct sk_ctx *ctx)
 	*cur = 0;
 	/* TCP's are queued where tcp_probe names both the skb and the socket, in softirq or
 	 * from the socket's backlog in the reader's context (on_tcp_probe). */
-	if (ctx->protocol != 17 || !(s = bpf_map_lookup_elem(&skbs, &skb)) || !s->t_rx)
+	if (sk_p->sk_protocol != 17 || !(s = bpf_map_lookup_elem(&skbs, &skb)) || !s->t_rx)
 		return 0;
 	now = bpf_ktime_get_ns();
 	record(TRACE_STAGE_SOFTIRQ, s->dir, now - s->t_rx);
@@ -56,40 +54,26 @@ int on_data_ready(struct sk_ctx *ctx)
 	return 0;
 }
 
-struct tcp_probe_ctx {
-	__u64 common;
-	__u8 saddr[28], daddr[28];
-	__u16 sport, dport, family, pad;
-	__u32 mark;
-	__u16 data_len, pad2;
-	__u32 snd_nxt, snd_una, snd_cwnd, ssthresh, snd_wnd, srtt, rcv_wnd, pad3;
-	__u64 sock_cookie, skbaddr, skaddr;
-};
-
-struct state_ctx { __u64 common; __u64 skaddr; int oldstate, newstate; };
-
 /* A TCP socket connected, or closed: what the queue here held was an earlier socket's at that
  * address (tcp-crr reuses them by the thousand a second). */
-SEC("tracepoint/sock/inet_sock_set_state")
-int on_set_state(struct state_ctx *ctx)
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(on_set_state, const struct sock *sk_p, const int oldstate, const int newstate)
 {
-	__u64 sk = ctx->skaddr;
+	__u64 sk = (__u64)sk_p;
 
-	if (ctx->newstate == 1 /* TCP_ESTABLISHED */ || ctx->newstate == 7 /* TCP_CLOSE */)
+	if (newstate == 1 /* TCP_ESTABLISHED */ || newstate == 7 /* TCP_CLOSE */)
 		bpf_map_delete_elem(&socks, &sk);
 	return 0;
 }
 
-struct softirq_ctx { __u64 common; __u32 vec; };
-
 #define NET_RX_VEC 3
 
-static __always_inline int set_in_rx(struct softirq_ctx *ctx, __u32 v)
+static __always_inline int set_in_rx(unsigned int vec, __u32 v)
 {
 	__u32 z = 0, *r;
 	__u64 *cur;
 
-	if (ctx->vec != NET_RX_VEC || !(r = bpf_map_lookup_elem(&in_rx, &z)))
+	if (vec != NET_RX_VEC || !(r = bpf_map_lookup_elem(&in_rx, &z)))
 		return 0;
 	*r = v;
 	if (!v && (cur = bpf_map_lookup_elem(&cur_rx, &z)))
@@ -97,34 +81,46 @@ static __always_inline int set_in_rx(struct softirq_ctx *ctx, __u32 v)
 	return 0;
 }
 
-SEC("tracepoint/irq/softirq_entry")
-int on_softirq_entry(struct softirq_ctx *ctx)
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(on_softirq_entry, unsigned int vec)
 {
-	return set_in_rx(ctx, 1);
+	return set_in_rx(vec, 1);
 }
 
-SEC("tracepoint/irq/softirq_exit")
-int on_softirq_exit(struct softirq_ctx *ctx)
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(on_softirq_exit, unsigned int vec)
 {
-	return set_in_rx(ctx, 0);
+	return set_in_rx(vec, 0);
+}
+
+/* The segment's payload bytes, as tcp_probe's format computes its data_len: its length less
+ * its TCP header's, at skb->data there. Whole: the format's __u16 cut the segments a socket's
+ * backlog merges (up to 392,898 bytes in a tcp-stream here). The header is packet memory,
+ * not a BTF struct's: read with bpf_probe_read_kernel, its doff bits where the kernel's BTF
+ * puts them. */
+static __always_inline __u32 tcp_payload(const struct sk_buff *skb)
+{
+	const struct tcphdr *th = (const void *)skb->data;
+
+	return skb->len - (__u32)BPF_CORE_READ_BITFIELD_PROBED(th, doff) * 4;
 }
 
 /* A TCP segment an established socket processes: one with data is queued to it now, in the
  * NET_RX softirq or in the process that owned the socket (its backlog, at release_sock). */
-SEC("tracepoint/tcp/tcp_probe")
-int on_tcp_probe(struct tcp_probe_ctx *ctx)
+SEC("tp_btf/tcp_probe")
+int BPF_PROG(on_tcp_probe, struct sock *sk_p, const struct sk_buff *skb_p)
 {
-	__u64 skb = ctx->skbaddr, now;
+	__u64 skb = (__u64)skb_p, now;
 	struct skb_info *s;
-	__u32 z = 0, *r;
+	__u32 z = 0, *r, len;
 
-	if (!ctx->data_len || !(s = bpf_map_lookup_elem(&skbs, &skb)) || !s->t_rx)
+	if (!(s = bpf_map_lookup_elem(&skbs, &skb)) || !s->t_rx || !(len = tcp_payload(skb_p)))
 		return 0;
 	r = bpf_map_lookup_elem(&in_rx, &z);
 	count(r && *r ? TRACE_CNT_TCP_SOFTIRQ : TRACE_CNT_TCP_PROCESS);
 	now = bpf_ktime_get_ns();
 	record(TRACE_STAGE_SOFTIRQ, s->dir, now - s->t_rx);
-	queued(ctx->skaddr, s, now, ctx->data_len);
+	queued((__u64)sk_p, s, now, len);
 	bpf_map_delete_elem(&skbs, &skb);
 	return 0;
 }
@@ -156,22 +152,20 @@ static __noinline void one_read(struct tid_info *t, __u64 tq, __u32 dir, __u64 n
 	copied(t, dir, now);
 }
 
-struct recv_len_ctx { __u64 common; __u64 sk; __u16 family; __u16 protocol; int ret; int flags; };
-
 /* A read of the socket: the oldest datagram queued (UDP), or all that was queued (TCP, whose
  * segments may merge). The programs follow every packet from their start, before the run's
  * traffic, so the queue here is the socket's. */
-SEC("tracepoint/sock/sock_recv_length")
-int on_recv_length(struct recv_len_ctx *ctx)
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(on_recv_length, struct sock *sk_p, int ret, int flags)
 {
-	__u64 sk = ctx->sk, now;
+	__u64 sk = (__u64)sk_p, now;
 	struct tid_info *t;
 	struct sock_q *q;
 
-	if ((ctx->ret <= 0 && ctx->ret != -11) || (ctx->flags & 2 /* MSG_PEEK */) ||
-	    !(t = ours()) || !(q = sock_q_of(sk)))
+	if ((ret <= 0 && ret != -11) || (flags & 2 /* MSG_PEEK */) || !(t = ours()) ||
+	    !(q = sock_q_of(sk)))
 		return 0;
-	if (ctx->ret == -11) {
+	if (ret == -11) {
 		/* EAGAIN: the socket is empty now, so is its queue here. What is left in it was
 		 * read unseen, and would pair every later read with an older packet (each wait
 		 * one arrival too long, for as long as the run). */
@@ -180,7 +174,7 @@ int on_recv_length(struct recv_len_ctx *ctx)
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
-	if (ctx->protocol == 17) {
+	if (sk_p->sk_protocol == 17) {
 		if (q->head == q->tail) {
 			/* Read between its queueing and sk_data_ready (a reader on another CPU): its
 			 * wait was nil, told when it is seen queued. */
@@ -199,7 +193,7 @@ int on_recv_length(struct recv_len_ctx *ctx)
 	/* TCP: the bytes read take the queued segments in order; a segment is read when its last
 	 * byte is (a read of part of one leaves the rest queued). tcp_probe comes before its
 	 * data is queued, so no read is early; nothing followed queued: not ours to time. */
-	__u32 left = (__u32)ctx->ret;
+	__u32 left = (__u32)ret;
 
 	for (int k = 0; k < 16 && q->head != q->tail && left; k++) {
 		__u32 i = q->head & (RING - 1);
