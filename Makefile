@@ -57,7 +57,7 @@ ifeq ($(MAKELEVEL)$(filter -j% --jobserver%,$(MAKEFLAGS)),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 
-.PHONY: all run test test-only unit install clean deps bench fuzz man deb
+.PHONY: all run test test-only unit install clean deps bench fuzz man deb FORCE
 all: $(BUILD)/sockbench
 
 $(BUILD)/%.o: src/%.c
@@ -72,6 +72,14 @@ $(BUILD)/trace/stages.bpf.o: src/trace/bpf/stages.bpf.c src/trace/bpf/stages_map
 $(BUILD)/trace/stages.skel.h: $(BUILD)/trace/stages.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name stages_bpf >$@.tmp && mv $@.tmp $@
 $(BUILD)/trace/trace.o: $(TRACE_SKEL)
+
+# The version (git describe) is compiled into three objects: they are built again whenever it
+# changes (a commit, an edit), not only when their sources do.
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+$(BUILD)/report/json.o $(BUILD)/report/html.o $(BUILD)/cli/main.o: $(BUILD)/version.stamp
+FORCE:
 
 $(BUILD)/sockbench: $(OBJ)
 	@$(if $(Q),echo "  LD      $@")

@@ -4,6 +4,16 @@
 . "$(dirname "$0")/lib.sh"
 need jq
 
+# The version a result file records is the tree's it was built from, after a commit too (it
+# was compiled in when json.c or main.c last changed: a build after other commits said an old
+# one). `make test` builds first, so the binary here is this tree's.
+src=$(cd "$(dirname "$0")/../.." && pwd)
+if [ "$SB" = "$src/build/sockbench" ] && tree=$(git -C "$src" describe --always --dirty 2>/dev/null); then
+	[ "$("$SB" version)" = "sockbench $tree" ] || fail "version: $("$SB" version), the tree is at $tree"
+	"$SB" udp-rr --duration 0.1 --warmup 0 --json >"$TMP/v.json" || fail "udp-rr for the version"
+	jassert "$TMP/v.json" ".version == \"$tree\"" .version
+fi
+
 # WORKLOAD --help under explore, compare, sweep and knee: the workload's flags, exit 0.
 # check_help CMD WORKLOAD WORDS...: sockbench CMD WORDS... prints WORKLOAD's flags under CMD.
 check_help() {
