@@ -13,7 +13,8 @@ need jq
 #    Beside a busy CPU the generator may not hold its schedule: then the run must say so and
 # blame its own CPU (partial, the reason naming it, its threads' run delay measured), and is
 # tried again, up to three times; the rate checks need a run that held (a busy loop pinned to
-# a CPU of two starved one for 0.84 s of a 3 s window here).
+# a CPU of two starved one for 0.84 s of a 3 s window here). Three runs that did not hold, each
+# saying so, leave that shape's rate checks undone (said), and the test goes on.
 held() { # OUT ARGS...: 0 once a run held its load; 1 when three did not, each saying why
 	local out=$1
 	shift
@@ -27,29 +28,32 @@ held() { # OUT ARGS...: 0 once a run held its load; 1 when three did not, each s
 }
 r=5000
 f=$TMP/c.json
-held "$f" udp-rr --clients 1 --rate $r --duration 1.5 --warmup 0.5 || skip "the generator never held $r/s in three tries beside this machine's load (each said so)"
-jassert "$f" '.partial == false and .holding_load == true and .holding_load_reason == null and .offered_rate == '$r '{partial_reason, holding_load_reason, schedule_lag_us}'
-jassert "$f" "$KOK"' ((.achieved_rate - '$r') | fabs) <= 0.01 * '$r' + '$r' * lag / .duration_s' '{achieved_rate, sent_rate, duration_s, kernel_check}'
-jassert "$f" "$KOK"' ((.scheduled - '$r' * .duration_s) | fabs) <= 0.01 * '$r' * .duration_s + '$r' * lag' '{scheduled, duration_s, kernel_check}'
-jassert "$f" '.dropped_by_generator == 0 and .lost == 0 and .sent_rate >= 0.99 * .offered_rate'
-jassert "$f" '.service_latency_us.p50 <= .latency_us.p50 * 1.004 and .service_latency_us.p99 <= .latency_us.p99 * 1.004 and .service_latency_us.count == .latency_us.count' '{l: (.latency_us | del(.cdf)), s: (.service_latency_us | del(.cdf))}'
-jassert "$f" '.schedule_lag_us.p99 <= .schedule_lag_us.max and .schedule_lag_us.max > 0'
-echo "constant: $(jq -c '{achieved_rate, sent_rate, schedule_lag_us, p99: .latency_us.p99, service_p99: .service_latency_us.p99}' "$f")"
+unheld() { echo "$1: rates not checked: the generator never held in three tries beside this machine's load (each said so)"; }
+if held "$f" udp-rr --clients 1 --rate $r --duration 1.5 --warmup 0.5; then
+	jassert "$f" '.partial == false and .holding_load == true and .holding_load_reason == null and .offered_rate == '$r '{partial_reason, holding_load_reason, schedule_lag_us}'
+	jassert "$f" "$KOK"' ((.achieved_rate - '$r') | fabs) <= 0.01 * '$r' + '$r' * lag / .duration_s' '{achieved_rate, sent_rate, duration_s, kernel_check}'
+	jassert "$f" "$KOK"' ((.scheduled - '$r' * .duration_s) | fabs) <= 0.01 * '$r' * .duration_s + '$r' * lag' '{scheduled, duration_s, kernel_check}'
+	jassert "$f" '.dropped_by_generator == 0 and .lost == 0 and .sent_rate >= 0.99 * .offered_rate'
+	jassert "$f" '.service_latency_us.p50 <= .latency_us.p50 * 1.004 and .service_latency_us.p99 <= .latency_us.p99 * 1.004 and .service_latency_us.count == .latency_us.count' '{l: (.latency_us | del(.cdf)), s: (.service_latency_us | del(.cdf))}'
+	jassert "$f" '.schedule_lag_us.p99 <= .schedule_lag_us.max and .schedule_lag_us.max > 0'
+	echo "constant: $(jq -c '{achieved_rate, sent_rate, schedule_lag_us, p99: .latency_us.p99, service_p99: .service_latency_us.p99}' "$f")"
+else unheld "constant $r/s"; fi
 # Poisson arrivals: the count in a window of T s has a standard deviation of sqrt(r T), so the
 # rate is within 4 of them (plus the edges' lag) of r.
-held "$TMP/p.json" udp-rr --clients 1 --rate $r --arrivals poisson --duration 1.5 --warmup 0.5 || skip "poisson never held"
-jassert "$TMP/p.json" "$KOK"' .holding_load and ((.achieved_rate - '$r') | fabs) <= 4 * ('$r' * .duration_s | sqrt) / .duration_s + 0.01 * '$r' + '$r' * lag / .duration_s' '{achieved_rate, duration_s, kernel_check}'
-echo "poisson: $(jq -c '{achieved_rate, schedule_lag_us}' "$TMP/p.json")"
+if held "$TMP/p.json" udp-rr --clients 1 --rate $r --arrivals poisson --duration 1.5 --warmup 0.5; then
+	jassert "$TMP/p.json" "$KOK"' .holding_load and ((.achieved_rate - '$r') | fabs) <= 4 * ('$r' * .duration_s | sqrt) / .duration_s + 0.01 * '$r' + '$r' * lag / .duration_s' '{achieved_rate, duration_s, kernel_check}'
+	echo "poisson: $(jq -c '{achieved_rate, schedule_lag_us}' "$TMP/p.json")"
+else unheld poisson; fi
 
 # tcp-rr and tcp-crr open loop at 1,000/s: the achieved rate as above; tcp-rr sets TCP_NODELAY
 # (pipelined requests under Nagle with delayed ACKs wait for the next request's ACK: about one
 # interval, 1/r, each), so its service p50 is under half an interval.
 r=1000
 for w in tcp-rr tcp-crr; do
-	held "$TMP/$w.json" $w --rate $r --duration 1.5 --warmup 0.3 || skip "$w --rate $r never held"
+	held "$TMP/$w.json" $w --rate $r --duration 1.5 --warmup 0.3 || { unheld "$w --rate $r"; continue; }
 	jassert "$TMP/$w.json" "$KOK"' .holding_load and .offered_rate == '$r' and ((.achieved_rate - '$r') | fabs) <= 0.01 * '$r' + '$r' * lag / .duration_s + 1 / .duration_s' '{achieved_rate, holding_load_reason, duration_s}'
 done
-jassert "$TMP/tcp-rr.json" '.config.nodelay == true and .service_latency_us.p50 < 0.5e6 / '$r '{nodelay: .config.nodelay, s: (.service_latency_us | del(.cdf))}'
+jassert "$TMP/tcp-rr.json" '.config.nodelay == true and ((.holding_load | not) or .service_latency_us.p50 < 0.5e6 / '$r')' '{nodelay: .config.nodelay, s: (.service_latency_us | del(.cdf))}'
 
 # 2. The server stopped (SIGSTOP) for at least P = 0.3 s inside the window. Open loop at r =
 # 400/s: the r P = 120 requests due meanwhile wait in the server's socket (120 datagrams fit
@@ -73,11 +77,17 @@ paused_run() { # name, udp-rr flags: a run against the agent, stopped 0.3 s a se
 	wait $run || fail "$name run with a pause: $(cat "$TMP/$name.err")"
 }
 r=400
-paused_run o --rate $r
 f=$TMP/o.json
-jassert "$f" '.kernel.RcvbufErrors == 0 and .lost == 0 and .holding_load == true' '{kernel, lost, holding_load_reason}'
-jassert "$f" '((0.3 - (0.01 * .transactions + 1) / '$r') * 1e6 * 0.996) as $lo | .latency_us.p99 >= $lo and .service_latency_us.p99 >= $lo and $lo > 100000' '{transactions, l: (.latency_us | del(.cdf)), s: (.service_latency_us | del(.cdf))}'
-echo "open loop, paused: $(jq -c '{transactions, p99: .latency_us.p99, service_p99: .service_latency_us.p99, max: .latency_us.max}' "$f")"
+for try in 1 2 3; do # a generator starved of its CPU (said so) goes again, as held() does
+	paused_run o --rate $r
+	jq -e '.holding_load == true or (.holding_load_reason // "" | test("its own CPU") | not)' "$f" >/dev/null && break
+	echo "open loop, paused: try $try: not held, said so: $(jq -r .holding_load_reason "$f" | cut -c1-120)"
+done
+if jq -e '.holding_load == true or (.holding_load_reason // "" | test("its own CPU") | not)' "$f" >/dev/null; then
+	jassert "$f" '.kernel.RcvbufErrors == 0 and .lost == 0 and .holding_load == true' '{kernel, lost, holding_load_reason}'
+	jassert "$f" '((0.3 - (0.01 * .transactions + 1) / '$r') * 1e6 * 0.996) as $lo | .latency_us.p99 >= $lo and .service_latency_us.p99 >= $lo and $lo > 100000' '{transactions, l: (.latency_us | del(.cdf)), s: (.service_latency_us | del(.cdf))}'
+	echo "open loop, paused: $(jq -c '{transactions, p99: .latency_us.p99, service_p99: .service_latency_us.p99, max: .latency_us.max}' "$f")"
+else unheld "open loop, paused"; fi
 # Closed loop, the same pause: 1 client x 1 outstanding, so at most clients x window = 1
 # request waits through it (its round trip, the max, shows the pause); when that is under 1%
 # of the answered ones, p99 is a round trip that did not wait, under a third of the pause.
