@@ -4,6 +4,7 @@
 # file cannot hang or crash the report (a denormal CDF point, a 100,000-frame stack) or stall
 # compare (two environments of 300,000 keys); a number out of range (1e400) is refused, exit 2,
 # with the key named.
+# aside: its bounds are CPU time, not wall time (5 s of wall a hang), and no rate (4 s, 3 s of CPU)
 . "$(dirname "$0")/lib.sh"
 need python3
 need jq
