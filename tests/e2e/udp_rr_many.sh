@@ -23,7 +23,9 @@ run "${args[@]}" --peers 100
 cp "$TMP/r.json" "$TMP/few.json"
 run "${args[@]}" --peers $P
 f=$TMP/r.json
-jassert "$f" ".partial == false and .config.peers == $P and .errors == 0 and .transactions > 5000" '{transactions, errors, partial}'
+# Whole, or partial where its own CPU kept the generator off its schedule (said: beside a
+# loopback flood), not the server or the peers.
+jassert "$f" "(.partial == false or (.partial_reason | test(\"its own CPU\"))) and .config.peers == $P and .errors == 0 and .transactions > 5000" '{transactions, errors, partial, partial_reason}'
 # The kernel saw what we counted, in and out (both ends on this host), within the window's
 # edges (kall: lib.sh).
 jq -e "$KOK kall" "$f" >/dev/null || fail "kernel counters: $(jq -c .kernel_check "$f")"
