@@ -1,5 +1,6 @@
 # make bench's summary: one row per `summary` line the bench scripts wrote (tab-separated:
-# row, reference, rate ratio, CPU-per-unit ratio or -, least rate ratio, most CPU ratio or -).
+# row, reference, rate ratio, CPU-per-unit ratio or -, least rate ratio or -, most CPU ratio or
+# -).
 # Every ratio is a median of per-round ratios, sockbench / reference, from this invocation.
 BEGIN {
 	FS = "\t"
@@ -7,8 +8,8 @@ BEGIN {
 	printf fmt, "sockbench", "against", "rate", "target", "CPU/unit", "target", "met"
 }
 {
-	ok = $3 >= $5 && ($4 == "-" || $6 == "-" || $4 <= $6)
-	printf fmt, $1, $2, $3, ">= " $5, $4, ($6 == "-" ? "" : "<= " $6), ok ? "yes" : "NO"
+	ok = ($5 == "-" || $3 >= $5) && ($4 == "-" || $6 == "-" || $4 <= $6)
+	printf fmt, $1, $2, $3, ($5 == "-" ? "" : ">= " $5), $4, ($6 == "-" ? "" : "<= " $6), ok ? "yes" : "NO"
 	missed += !ok
 }
 END {
