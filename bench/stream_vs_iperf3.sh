@@ -7,6 +7,7 @@
 #       against iperf3 -u -b 0 -l 100 and sockperf throughput: packets received per second
 #       (sockperf: sent, it reports no more).
 #  Reverse: tcp-stream and udp-stream (connected) --reverse against iperf3 -R.
+# Each round runs both, the one first that went second in the round before (drift cancels).
 #   usage: bench/stream_vs_iperf3.sh [ROUNDS] [SECONDS]
 . "$(dirname "$0")/lib.sh"
 command -v iperf3 >/dev/null || { echo "iperf3 is not installed (apt-get install iperf3)"; exit 77; }
@@ -27,10 +28,12 @@ echo "TCP, one flow, 131072-byte writes, $secs s per round"
 printf "%-6s %10s %10s %7s %12s %12s %7s\n" round sb-Gbit/s ip-Gbit/s ratio sb-us/MB ip-us/MB ratio
 : >"$tmp/rows"
 for r in $(seq "$rounds"); do
+	# Who goes first flips each round, so a drift of the machine's speed cancels.
+	[ $((r % 2)) = 0 ] && iperf3_round -l 128K
 	"$SB" tcp-stream --size 131072 --duration "$secs" --warmup 1 --json >"$tmp/sb.json"
 	sb=$(jq '.gbit_per_s' "$tmp/sb.json")
 	sbcpu=$(jq '.service_demand_us_per_mb | .client + .server' "$tmp/sb.json")
-	iperf3_round -l 128K
+	[ $((r % 2)) = 1 ] && iperf3_round -l 128K
 	ip=$(jq '.end.sum_received.bits_per_second / 1e9' "$tmp/iperf.json")
 	# iperf3: percent of one CPU over the test, each end; CPU us per MB received.
 	ipcpu=$(jq '(.end.cpu_utilization_percent | .host_total + .remote_total) / 100 * .end.sum_received.seconds * 1e6 / (.end.sum_received.bytes / 1e6)' "$tmp/iperf.json")
@@ -49,11 +52,7 @@ echo " gso: --connected --gso 32 --gro --batch 8; sockperf-tx: what sockperf sen
 printf "%-6s %9s %9s %9s %10s %9s %11s %8s %8s %8s\n" round sb conn b32 gso iperf3 sockperf-tx conn/ip b32/ip gso/ip
 : >"$tmp/rows"
 udp() { "$SB" udp-stream --size 100 --duration "$secs" --warmup 1 --json "$@" | jq '.packets_per_s'; }
-for r in $(seq "$rounds"); do
-	a=$(udp)
-	c=$(udp --connected)
-	b=$(udp --connected --batch 32)
-	g=$(udp --connected --gso 32 --gro --batch 8)
+peers_udp() { # iperf3 -u, then sockperf tp where it is installed: $ip and $sp
 	iperf3_round -u -b 0 -l 100
 	ip=$(jq '.end.sum | (.packets - .lost_packets) / .seconds' "$tmp/iperf.json")
 	sp=0
@@ -66,6 +65,14 @@ for r in $(seq "$rounds"); do
 		kill "$srv"; wait "$srv" 2>/dev/null || true
 		port=$((port + 1))
 	fi
+}
+for r in $(seq "$rounds"); do
+	[ $((r % 2)) = 0 ] && peers_udp # the peers first every other round: drift cancels
+	a=$(udp)
+	c=$(udp --connected)
+	b=$(udp --connected --batch 32)
+	g=$(udp --connected --gso 32 --gro --batch 8)
+	[ $((r % 2)) = 1 ] && peers_udp
 	rc=$(ratio "$c" "$ip")
 	rb=$(ratio "$b" "$ip")
 	rg=$(ratio "$g" "$ip")
@@ -82,11 +89,13 @@ echo "Reverse (the server sends: iperf3 -R), $secs s per round: TCP Gbit/s, UDP 
 printf "%-6s %10s %10s %7s %10s %10s %7s\n" round sb-Gbit/s ip-Gbit/s ratio sb-udp ip-udp ratio
 : >"$tmp/rows"
 for r in $(seq "$rounds"); do
+	[ $((r % 2)) = 0 ] && iperf3_round -l 128K -R && cp "$tmp/iperf.json" "$tmp/iperf_t.json"
 	t=$("$SB" tcp-stream --reverse --size 131072 --duration "$secs" --warmup 1 --json | jq '.gbit_per_s')
-	iperf3_round -l 128K -R
-	ti=$(jq '.end.sum_received.bits_per_second / 1e9' "$tmp/iperf.json")
+	[ $((r % 2)) = 1 ] && iperf3_round -l 128K -R && cp "$tmp/iperf.json" "$tmp/iperf_t.json"
+	ti=$(jq '.end.sum_received.bits_per_second / 1e9' "$tmp/iperf_t.json")
+	[ $((r % 2)) = 0 ] && iperf3_round -u -b 0 -l 100 -R
 	u=$(udp --reverse --connected)
-	iperf3_round -u -b 0 -l 100 -R
+	[ $((r % 2)) = 1 ] && iperf3_round -u -b 0 -l 100 -R
 	ui=$(jq '.end.sum | (.packets - .lost_packets) / .seconds' "$tmp/iperf.json")
 	rt=$(ratio "$t" "$ti")
 	ru=$(ratio "$u" "$ui")

@@ -111,7 +111,8 @@ struct cJSON;
 	  "when nothing has arrived: poll(), epoll_wait(), spin on non-blocking calls, or sleep in " \
 	  "the receive call (auto: the client polls, the server blocks, as in the report)")       \
 	X(ENUM, io, "auto", 0, "io", 0, 0, "auto|msg|mmsg|uring",                                  \
-	  "system calls: sendmsg/recvmsg, sendmmsg/recvmmsg, or io_uring (auto: mmsg with --batch)") \
+	  "system calls: sendmsg/recvmsg (send/recvfrom when --connected), sendmmsg/recvmmsg, or " \
+	  "io_uring (auto: mmsg with --batch)")                                                    \
 	X(INT, batch, 1, 0, "batch", 1, 1024, "N", "the most datagrams one call moves")          \
 	X(BOOL, connected, false, 0, "connected", 0, 1, "",                                        \
 	  "connect() each client socket to the server (the route is looked up once)")              \

@@ -1,4 +1,5 @@
-/* io_msg.c: one datagram per system call, sendmsg()/recvmsg() (the report's program). */
+/* io_msg.c: one datagram per system call, sendmsg()/recvmsg() (the report's program); on a
+ * connected socket send()/recvfrom(), as iperf3 and netperf do. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +23,17 @@ static int recv_one(struct io_ctx *c, int k, struct io_msg *m, int flags)
 
 	for (;;) {
 		c->syscalls++;
-		ssize_t n = recvmsg(c->fds[k], &h, flags);
+		/* Connected: recvfrom(), no message header to copy in; MSG_TRUNC makes it return the
+		 * datagram's whole length, so a cut one is told as recvmsg tells it. */
+		ssize_t n = c->connected ? recvfrom(c->fds[k], m->buf, m->cap, flags | MSG_TRUNC,
+						    (struct sockaddr *)&m->addr, &h.msg_namelen)
+					 : recvmsg(c->fds[k], &h, flags);
 
 		if (n >= 0) {
-			m->len = (size_t)n;
+			m->len = (size_t)n < m->cap ? (size_t)n : m->cap;
 			m->sock = k;
 			m->addrlen = h.msg_namelen;
-			m->trunc = h.msg_flags & MSG_TRUNC;
+			m->trunc = c->connected ? (size_t)n > m->cap : (h.msg_flags & MSG_TRUNC) != 0;
 			return 1;
 		}
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -93,7 +98,10 @@ static int msg_send(struct io_ctx *c, struct io_msg *m, int n)
 				   .msg_iovlen = 1};
 
 		c->syscalls++;
-		if (sendmsg(c->fds[m[i].sock], &h, 0) < 0) {
+		/* Connected: send(), the call iperf3 and netperf make (no message header to copy
+		 * in), the same datagram. */
+		if ((c->connected ? send(c->fds[m[i].sock], m[i].buf, m[i].len, 0)
+				  : sendmsg(c->fds[m[i].sock], &h, 0)) < 0) {
 			if (errno == EINTR) {
 				i--;
 				continue;

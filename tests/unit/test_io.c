@@ -129,6 +129,59 @@ static void test_counts_failed_calls(void **state)
 	opts_free(&o);
 }
 
+/* The msg back end, connected (send/recvfrom) and not (sendmsg/recvmsg): a datagram larger than
+ * the receive buffer is told cut (len the buffer's, trunc set), a whole one not, the sender's
+ * address comes back either way, and each call is counted. */
+static void test_msg_connected_trunc(void **state)
+{
+	(void)state;
+	for (int connected = 0; connected <= 1; connected++) {
+		struct opts o;
+		struct sockaddr_in sa, ra;
+		int sfd = udp_socket(&sa), rfd = udp_socket(&ra);
+		char err[100], big[100], buf[64];
+		struct io_msg m = {.buf = big, .len = sizeof(big), .addrlen = sizeof(ra)};
+		struct io_msg r = {.buf = buf, .cap = sizeof(buf)};
+		struct io_ctx tx = {.nsock = 1, .fds = &sfd, .wait = IO_WAIT_POLL, .batch = 1,
+				    .cap = sizeof(big), .connected = connected};
+		struct io_ctx rx = tx;
+
+		rx.fds = &rfd;
+		rx.cap = sizeof(buf);
+		memset(big, 'x', sizeof(big));
+		memcpy(&m.addr, &ra, sizeof(ra));
+		if (connected) {
+			assert_int_equal(connect(sfd, (struct sockaddr *)&ra, sizeof(ra)), 0);
+			assert_int_equal(connect(rfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+			memset(&m.addr, 0, sizeof(m.addr)); /* a connected send needs none */
+		}
+		opts_defaults(&o, NULL);
+		tx.o = rx.o = &o;
+		assert_int_equal(io_msg_ops.open(&tx, err, sizeof(err)), 0);
+		assert_int_equal(io_msg_ops.open(&rx, err, sizeof(err)), 0);
+		assert_int_equal(io_msg_ops.send(&tx, &m, 1), 1);
+		m.len = 10;
+		assert_int_equal(io_msg_ops.send(&tx, &m, 1), 1);
+		assert_int_equal(tx.syscalls, 2);
+		for (int k = 0; k < 2; k++) {
+			int n = 0;
+
+			for (int tries = 0; !n && tries < 100; tries++)
+				if (!(n = io_msg_ops.recv(&rx, &r, 1)))
+					io_msg_ops.wait(&rx, 10);
+			assert_int_equal(n, 1);
+			assert_int_equal(r.len, k ? 10 : sizeof(buf));
+			assert_int_equal(r.trunc, !k);
+			assert_int_equal(((struct sockaddr_in *)&r.addr)->sin_port, sa.sin_port);
+		}
+		io_msg_ops.close(&tx);
+		io_msg_ops.close(&rx);
+		close(sfd);
+		close(rfd);
+		opts_free(&o);
+	}
+}
+
 /* transport/udp.h's tag functions (its udp_socket is another than this file's) */
 void put_tag(uint8_t *buf, size_t size, uint64_t tag);
 int udp_rr_tag(const uint8_t *buf, size_t len, size_t size, uint32_t window, uint32_t *slot,
@@ -172,6 +225,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_back_end),
 		cmocka_unit_test(test_counts_failed_calls),
+		cmocka_unit_test(test_msg_connected_trunc),
 		cmocka_unit_test(test_udp_rr_tag),
 	};
 
