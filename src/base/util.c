@@ -76,6 +76,17 @@ void *xmalloc(size_t n)
 	return p;
 }
 
+void *xmalloc_io(size_t n)
+{
+	size_t len = ((n ? n : 1) + IO_ALIGN - 1) & ~(size_t)(IO_ALIGN - 1);
+	void *p = aligned_alloc(IO_ALIGN, len);
+
+	if (!p)
+		out_of_memory(len);
+	memset(p, 0, len);
+	return p;
+}
+
 void *xrealloc(void *old, size_t n)
 {
 	void *p = realloc(old, n ? n : 1);

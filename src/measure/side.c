@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "measure/side.h"
+#include "base/util.h"
 
 const char *const err_kind_names[ERR_KINDS] = {
 	[ERR_CONNECT] = "connect", [ERR_ADDRNOTAVAIL] = "addrnotavail", [ERR_RESET] = "reset",
@@ -21,7 +22,12 @@ void *srv_alloc(struct server_ctx *s, size_t n)
 		atomic_fetch_add(&s->mem_left, (long)n);
 		return NULL;
 	}
-	void *p = calloc(1, n ? n : 1);
+	/* A page or more is a buffer the kernel copies payload through: on a page (util.h). */
+	size_t len = (n + IO_ALIGN - 1) & ~(size_t)(IO_ALIGN - 1);
+	void *p = n >= IO_ALIGN ? aligned_alloc(IO_ALIGN, len) : calloc(1, n ? n : 1);
+
+	if (p && n >= IO_ALIGN)
+		memset(p, 0, len);
 
 	if (!p)
 		atomic_fetch_add(&s->mem_left, (long)n);

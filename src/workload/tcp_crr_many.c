@@ -441,7 +441,7 @@ static int many_setup(struct client_ctx *c, struct many_thread *m, int n, int i)
 	for (int s = 0; s < m->nslot; s++)
 		m->free_idx[m->nfree++] = m->nslot - 1 - s;
 	m->chunk = o->read_size ? (size_t)o->read_size : (size_t)o->size;
-	m->buf = xmalloc(m->chunk);
+	m->buf = xmalloc_io(m->chunk);
 	m->req = xcalloc(1, (size_t)o->request + 1);
 	m->next_src = (unsigned)i;
 	m->ep = epoll_create1(EPOLL_CLOEXEC);

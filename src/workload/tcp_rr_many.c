@@ -343,7 +343,7 @@ static void thread_setup(struct client_ctx *c, struct mf_thread *m, const char *
 	m->request = (size_t)o->request;
 	m->response = (size_t)o->response;
 	m->chunk = o->read_size ? (size_t)o->read_size : (size_t)o->response;
-	m->buf = xmalloc(m->chunk);
+	m->buf = xmalloc_io(m->chunk);
 	m->zero = zero;
 	m->timeout_ns = (uint64_t)o->timeout * 1000000;
 	m->io = (struct tcp_io){.rx = tcp_recv_of(o->recv), .tx = tcp_send_of(SEND_SEND),

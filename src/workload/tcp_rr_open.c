@@ -220,7 +220,7 @@ static void flow_init(struct client_ctx *c, struct tro_flow *f, int i)
 
 	f->fd = -1;
 	f->req = xcalloc(1, (size_t)o->request);
-	f->buf = xmalloc(chunk);
+	f->buf = xmalloc_io(chunk);
 	f->ring = xcalloc(TCP_OL_INFLIGHT, sizeof(*f->ring));
 	f->rate = (double)o->rate / (double)(o->clients * o->flows);
 	f->start_ns = (uint64_t)(1e9 * (double)g / (double)o->rate); /* interleaved */

@@ -229,7 +229,7 @@ int conn_setup(struct stream_conn *k, const struct opts *o, _Atomic int *phase,
 	k->buflen = (k->size > k->chunk ? k->size : k->chunk) +
 		    (k->sender && k->io.tx->file ? k->size : 0);
 	k->srv = srv;
-	k->buf = srv ? srv_alloc(srv, k->buflen) : xmalloc(k->buflen);
+	k->buf = srv ? srv_alloc(srv, k->buflen) : xmalloc_io(k->buflen);
 	if (!k->buf) /* past --max-memory */
 		return -ENOMEM;
 	for (size_t i = 0; i < k->size; i++)

@@ -309,7 +309,7 @@ static int crr_client(struct client_ctx *c)
 	size_t chunk = o->read_size ? (size_t)o->read_size : (size_t)o->size;
 
 	for (int i = 0; i < n; i++) {
-		x[i].buf = xmalloc(chunk);
+		x[i].buf = xmalloc_io(chunk);
 		x[i].req = xcalloc(1, (size_t)o->request + 1);
 		x[i].io = (struct tcp_io){.rx = tcp_recv_of(o->recv),
 					  .tx = tcp_send_of(SEND_SEND), .chunk = chunk,
