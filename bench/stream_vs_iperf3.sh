@@ -48,8 +48,10 @@ summary "tcp-stream 128 KiB writes" "iperf3" "$(col 3)" "$(col 6)" 1.0 1.0
 
 echo "UDP, one flow, 100-byte datagrams at full speed, $secs s per round: packets received/s"
 echo "(sb: our defaults, unconnected sendmsg; conn: --connected, the calls iperf3 makes; b32: and --batch 32;"
-echo " gso: --connected --gso 32 --gro --batch 8; sockperf-tx: what sockperf sent, it reports no more)"
-printf "%-6s %9s %9s %9s %10s %9s %11s %8s %8s %8s\n" round sb conn b32 gso iperf3 sockperf-tx conn/ip b32/ip gso/ip
+echo " busy: --connected --wait busy, the receiver spins where it would sleep (each wake-up is the sender's"
+echo " CPU's work over loopback); gso: --connected --gso 32 --gro --batch 8; sockperf-tx: what sockperf sent)"
+printf "%-6s %9s %9s %9s %9s %10s %9s %11s %8s %8s %8s %8s\n" round sb conn busy b32 gso iperf3 sockperf-tx \
+	conn/ip busy/ip b32/ip gso/ip
 : >"$tmp/rows"
 udp() { "$SB" udp-stream --size 100 --duration "$secs" --warmup 1 --json "$@" | jq '.packets_per_s'; }
 peers_udp() { # iperf3 -u, then sockperf tp where it is installed: $ip and $sp
@@ -70,19 +72,24 @@ for r in $(seq "$rounds"); do
 	[ $((r % 2)) = 0 ] && peers_udp # the peers first every other round: drift cancels
 	a=$(udp)
 	c=$(udp --connected)
+	w=$(udp --connected --wait busy)
 	b=$(udp --connected --batch 32)
 	g=$(udp --connected --gso 32 --gro --batch 8)
 	[ $((r % 2)) = 1 ] && peers_udp
 	rc=$(ratio "$c" "$ip")
+	rw=$(ratio "$w" "$ip")
 	rb=$(ratio "$b" "$ip")
 	rg=$(ratio "$g" "$ip")
-	printf "%-6s %9.0f %9.0f %9.0f %10.0f %9.0f %11.0f %8s %8s %8s\n" "$r" "$a" "$c" "$b" "$g" "$ip" "${sp:-0}" "$rc" "$rb" "$rg"
-	echo "$a $c $b $g $ip ${sp:-0} $rc $rb $rg" >>"$tmp/rows"
+	printf "%-6s %9.0f %9.0f %9.0f %9.0f %10.0f %9.0f %11.0f %8s %8s %8s %8s\n" "$r" "$a" "$c" "$w" "$b" \
+		"$g" "$ip" "${sp:-0}" "$rc" "$rw" "$rb" "$rg"
+	echo "$a $c $b $g $ip ${sp:-0} $rc $rb $rg $w $rw" >>"$tmp/rows"
 done
-printf "median packets received/s: sockbench %.0f, connected %.0f, connected + batch 32 %.0f, connected + GSO/GRO %.0f; iperf3 %.0f; sockperf sent %.0f\n" \
-	"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)"
-printf "median ratios to iperf3: connected %.3f, batch 32 %.3f, GSO+GRO %.3f\n" "$(col 7)" "$(col 8)" "$(col 9)"
+printf "median packets received/s: sockbench %.0f, connected %.0f, connected + busy wait %.0f, connected + batch 32 %.0f, connected + GSO/GRO %.0f; iperf3 %.0f; sockperf sent %.0f\n" \
+	"$(col 1)" "$(col 2)" "$(col 10)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)"
+printf "median ratios to iperf3: connected %.3f, connected + busy wait %.3f, batch 32 %.3f, GSO+GRO %.3f\n" \
+	"$(col 7)" "$(col 11)" "$(col 8)" "$(col 9)"
 summary "udp-stream 100 B --connected" "iperf3 -u -b 0 -l 100" "$(col 7)" - 1.0 -
+summary "udp-stream 100 B --connected --wait busy" "iperf3 -u -b 0 -l 100" "$(col 11)" - 1.0 -
 
 echo
 echo "Reverse (the server sends: iperf3 -R), $secs s per round: TCP Gbit/s, UDP 100-byte packets received/s (connected)"
