@@ -118,7 +118,7 @@ static const char *lag_blame(const struct side_counters *c, double run_delay_s, 
 bool ol_holding(const struct side_counters *c, double run_delay_s, char *why, size_t len)
 {
 	double sched = (double)c->scheduled, sent = (double)c->issued;
-	char blame[200], v[32];
+	char blame[200], v[32], w[32];
 
 	snprintf(why, len, "%s", "");
 	if (!c->transactions && c->lost) {
@@ -133,8 +133,9 @@ bool ol_holding(const struct side_counters *c, double run_delay_s, char *why, si
 		return false;
 	}
 	if (sched > 0 && sent < OL_SENT_SHARE_MIN * sched) {
-		snprintf(why, len, "the generator fell behind its schedule: it got to %.0f of the %.0f "
-			 "requests due in the window (%.1f%%); %s", sent, sched, 100 * sent / sched,
+		snprintf(why, len, "the generator fell behind its schedule: it got to %s of the %s "
+			 "requests due in the window (%.1f%%); %s", fmt_sep(v, sizeof(v), sent, 0),
+			 fmt_sep(w, sizeof(w), sched, 0), 100 * sent / sched,
 			 lag_blame(c, run_delay_s, blame, sizeof(blame)));
 		return false;
 	}

@@ -165,6 +165,7 @@ static void verdict(void **st)
 	c.issued = 9899; /* under 99% of the schedule */
 	assert_false(ol_holding(&c, -1, why, sizeof(why)));
 	assert_non_null(strstr(why, "fell behind"));
+	assert_non_null(strstr(why, "it got to 9,899 of the 10,000 requests")); /* separators */
 	c.issued = 10000;
 	c.lag_p99_ns = OL_LAG_P99_MAX_NS + 1;
 	assert_false(ol_holding(&c, -1, why, sizeof(why)));
