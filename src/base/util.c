@@ -76,14 +76,22 @@ void *xmalloc(size_t n)
 	return p;
 }
 
+void *malloc_io(size_t n)
+{
+	size_t len = (n + IO_ALIGN - 1) & ~(size_t)(IO_ALIGN - 1);
+	void *p = n >= IO_ALIGN ? aligned_alloc(IO_ALIGN, len) : calloc(1, n ? n : 1);
+
+	if (p && n >= IO_ALIGN)
+		memset(p, 0, len);
+	return p;
+}
+
 void *xmalloc_io(size_t n)
 {
-	size_t len = ((n ? n : 1) + IO_ALIGN - 1) & ~(size_t)(IO_ALIGN - 1);
-	void *p = aligned_alloc(IO_ALIGN, len);
+	void *p = malloc_io(n);
 
 	if (!p)
-		out_of_memory(len);
-	memset(p, 0, len);
+		out_of_memory(n);
 	return p;
 }
 

@@ -32,11 +32,12 @@ void *xrealloc(void *p, size_t n);
 #define CACHE_LINE 64
 #define CACHE_ALIGNED _Alignas(CACHE_LINE)
 void *xcalloc_lines(size_t nmemb, size_t n);
-/* A buffer the kernel copies payload into or out of, zeroed, starting on a page (free() frees
- * it), as iperf3's mmap()ed one: the kernel's copy of a large block into malloc()'s usual 16
- * bytes past a page ran at half speed on this project's guests (tcp-stream --reverse 17 against
- * 33 Gbit/s with the receive buffer page-aligned). */
+/* A buffer the kernel copies payload into or out of, zeroed (free() frees it); a page or more
+ * starts on a page, as iperf3's mmap()ed one: the kernel's copy of a large block into malloc()'s
+ * usual 16 bytes past a page ran at half speed on this project's guests (tcp-stream --reverse 17
+ * against 33 Gbit/s with the receive buffer page-aligned). malloc_io: NULL when out of memory. */
 #define IO_ALIGN 4096
+void *malloc_io(size_t n);
 void *xmalloc_io(size_t n);
 char *xstrdup(const char *s);
 /* in's first line into out, tabs and runs of blanks made one space, none at either end (the

@@ -22,12 +22,7 @@ void *srv_alloc(struct server_ctx *s, size_t n)
 		atomic_fetch_add(&s->mem_left, (long)n);
 		return NULL;
 	}
-	/* A page or more is a buffer the kernel copies payload through: on a page (util.h). */
-	size_t len = (n + IO_ALIGN - 1) & ~(size_t)(IO_ALIGN - 1);
-	void *p = n >= IO_ALIGN ? aligned_alloc(IO_ALIGN, len) : calloc(1, n ? n : 1);
-
-	if (p && n >= IO_ALIGN)
-		memset(p, 0, len);
+	void *p = malloc_io(n); /* a page or more on a page: payload buffers (util.h) */
 
 	if (!p)
 		atomic_fetch_add(&s->mem_left, (long)n);

@@ -82,7 +82,7 @@ struct io_msg *msgs_alloc(int n, size_t cap)
 	struct io_msg *m = xcalloc((size_t)n, sizeof(*m));
 
 	for (int i = 0; i < n; i++) {
-		m[i].buf = cap >= IO_ALIGN ? xmalloc_io(cap) : xcalloc(1, cap);
+		m[i].buf = xmalloc_io(cap);
 		m[i].cap = cap;
 	}
 	return m;
