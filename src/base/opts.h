@@ -109,7 +109,8 @@ struct cJSON;
 	  "turn UDP checksums off on every socket (SO_NO_CHECK)")                                  \
 	X(ENUM, wait, "auto", 0, "wait", 0, 0, "auto|poll|epoll|busy|block",                       \
 	  "when nothing has arrived: poll(), epoll_wait(), spin on non-blocking calls, or sleep in " \
-	  "the receive call (auto: the client polls, the server blocks, as in the report)")       \
+	  "the receive call (auto: the client polls, the server blocks, as in the report; a "     \
+	  "udp-stream receiver tries again for 5 us first where each busy thread has a CPU)")     \
 	X(ENUM, io, "auto", 0, "io", 0, 0, "auto|msg|mmsg|uring",                                  \
 	  "system calls: sendmsg/recvmsg (send/recvfrom when --connected), sendmmsg/recvmmsg, or " \
 	  "io_uring (auto: mmsg with --batch)")                                                    \

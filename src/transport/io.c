@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -85,6 +86,58 @@ const char *io_client_wait_reason(const struct opts *o, int nsock)
 		return "more than one socket or request in flight, or an open loop: poll() wakes for "
 		       "whichever answer comes first, and the client sends between";
 	}
+}
+
+/* Threads of the test that never sleep while it runs: each client (a --bidir client has a
+ * sending and a receiving half) and each server thread; CPUs this process may run on. */
+static int busy_threads(const struct opts *o)
+{
+	return (int)(o->clients * (o->bidir ? 2 : 1) + o->server_threads);
+}
+
+static int cpus_here(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+}
+
+uint32_t io_spin_ns(const struct opts *o)
+{
+	if (o->wait != WAIT_AUTO || o->rate || o->bitrate)
+		return 0;
+	return busy_threads(o) <= cpus_here() ? IO_SPIN_NS : 0;
+}
+
+const char *io_spin_reason(const struct opts *o)
+{
+	if (o->wait != WAIT_AUTO)
+		return "as --wait gave it";
+	if (o->rate || o->bitrate)
+		return "a paced sender leaves gaps longer than a retry would span: it sleeps at once";
+	if (io_spin_ns(o))
+		return "every busy thread has a CPU of its own: it tries again for 5 us before it "
+		       "sleeps, so the sender's CPU seldom pays for waking it (an empty try is one "
+		       "more call, counted)";
+	return "more busy threads than CPUs: a retry would take a CPU the sender needs, so it "
+	       "sleeps at once";
+}
+
+int io_spin(struct io_ctx *c, struct io_msg *m, int n,
+	    int (*pass)(struct io_ctx *c, struct io_msg *m, int n, int flags))
+{
+	uint64_t t0 = 0;
+	int r;
+
+	while ((r = pass(c, m, n, MSG_DONTWAIT)) == 0) {
+		uint64_t t = now_ns();
+
+		if (!t0)
+			t0 = t;
+		else if (t - t0 >= c->spin_ns)
+			break;
+	}
+	return r;
 }
 
 struct waiter {

@@ -36,6 +36,9 @@ struct io_ctx {
 	int *fds;	   /* open and bound (and connected, if connected) by the caller */
 	bool connected;	   /* send without a destination */
 	enum io_wait wait; /* how wait() sleeps; IO_WAIT_BLOCK: recv() sleeps instead */
+	/* IO_WAIT_BLOCK: before a receive that would sleep, try again without sleeping for up to
+	 * this long (0: sleep at once); io_spin_ns says when. */
+	uint32_t spin_ns;
 	int batch;	   /* the most messages one call moves */
 	int depth;	   /* the most sends in flight (client: its window) */
 	size_t cap;	   /* the largest datagram expected */
@@ -90,6 +93,16 @@ enum io_wait io_client_wait(const struct opts *o, int nsock);
 /* Its name ("poll", "epoll", "busy", "block"), and why a client of nsock sockets waits so. */
 const char *io_wait_name(enum io_wait w);
 const char *io_client_wait_reason(const struct opts *o, int nsock);
+/* How long a receiver that only receives (a stream's) tries again before it sleeps, with
+ * --wait auto: IO_SPIN_NS where every busy thread of the test has a CPU of its own and the
+ * sender is not paced, else 0; and why, in words. */
+#define IO_SPIN_NS 5000
+uint32_t io_spin_ns(const struct opts *o);
+const char *io_spin_reason(const struct opts *o);
+/* IO_WAIT_BLOCK with spin_ns: passes of pass(c, m, n, MSG_DONTWAIT) until one takes
+ * something, fails, or spin_ns passed since the first came back empty. What the last took. */
+int io_spin(struct io_ctx *c, struct io_msg *m, int n,
+	    int (*pass)(struct io_ctx *c, struct io_msg *m, int n, int flags));
 /* ready_only: the socket to receive from next (-1: none ready), and that it is empty now. */
 static inline int io_ready_peek(const struct io_ctx *c)
 {

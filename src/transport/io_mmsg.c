@@ -72,16 +72,14 @@ static int mmsg_recv_ready(struct io_ctx *c, struct io_msg *m, int n)
 	return got;
 }
 
-static int mmsg_recv(struct io_ctx *c, struct io_msg *m, int n)
+/* One pass over the sockets until n arrived or every socket would block; without
+ * MSG_DONTWAIT on IO_WAIT_BLOCK, MSG_WAITFORONE: sleep for the first datagram only, one call. */
+static int mmsg_pass(struct io_ctx *c, struct io_msg *m, int n, int flags)
 {
 	int got = 0, misses = 0;
-	/* MSG_WAITFORONE: sleep for the first datagram only (IO_WAIT_BLOCK). */
-	int flags = c->wait == IO_WAIT_BLOCK ? MSG_WAITFORONE : MSG_DONTWAIT;
+	bool may_sleep = c->wait == IO_WAIT_BLOCK && !(flags & MSG_DONTWAIT);
 
-	if (n > c->batch)
-		n = c->batch;
-	if (c->ready_only)
-		return mmsg_recv_ready(c, m, n);
+	flags = may_sleep ? MSG_WAITFORONE : MSG_DONTWAIT;
 	while (got < n && misses < c->nsock) {
 		int k = c->next, r = mmsg_recv_sock(c, k, m + got, n - got, flags);
 
@@ -94,10 +92,25 @@ static int mmsg_recv(struct io_ctx *c, struct io_msg *m, int n)
 			c->next = (k + 1) % c->nsock;
 		}
 		flags = MSG_DONTWAIT;
-		if (c->wait == IO_WAIT_BLOCK && got == 0)
+		if (may_sleep && got == 0)
 			break;
 	}
 	return got;
+}
+
+static int mmsg_recv(struct io_ctx *c, struct io_msg *m, int n)
+{
+	if (n > c->batch)
+		n = c->batch;
+	if (c->ready_only)
+		return mmsg_recv_ready(c, m, n);
+	if (c->spin_ns && c->wait == IO_WAIT_BLOCK) {
+		int r = io_spin(c, m, n, mmsg_pass);
+
+		if (r)
+			return r;
+	}
+	return mmsg_pass(c, m, n, 0);
 }
 
 /* Runs of messages for the same socket go out in one sendmmsg each. */

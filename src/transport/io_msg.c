@@ -60,15 +60,14 @@ static int msg_recv_ready(struct io_ctx *c, struct io_msg *m, int n)
 	return got;
 }
 
-static int msg_recv(struct io_ctx *c, struct io_msg *m, int n)
+/* One pass over the sockets, from where the last stopped, until n arrived or every socket
+ * would block. A first call without MSG_DONTWAIT on a blocking socket (IO_WAIT_BLOCK) may
+ * sleep, and then it is the only call. */
+static int msg_pass(struct io_ctx *c, struct io_msg *m, int n, int flags)
 {
-	int got = 0, flags = 0, misses = 0;
+	int got = 0, misses = 0;
+	bool may_sleep = c->wait == IO_WAIT_BLOCK && !(flags & MSG_DONTWAIT);
 
-	if (c->ready_only)
-		return msg_recv_ready(c, m, n);
-
-	/* Visit the sockets in turn, from where the last call stopped, until n arrived or every
-	 * socket would block. With IO_WAIT_BLOCK only the first call may sleep. */
 	while (got < n && misses < c->nsock) {
 		int k = c->next, r = recv_one(c, k, &m[got], flags);
 
@@ -82,10 +81,23 @@ static int msg_recv(struct io_ctx *c, struct io_msg *m, int n)
 			got++;
 		}
 		flags = MSG_DONTWAIT;
-		if (c->wait == IO_WAIT_BLOCK && got == 0)
+		if (may_sleep && got == 0)
 			break; /* a receive timeout: let the caller look at its clock */
 	}
 	return got;
+}
+
+static int msg_recv(struct io_ctx *c, struct io_msg *m, int n)
+{
+	if (c->ready_only)
+		return msg_recv_ready(c, m, n);
+	if (c->spin_ns && c->wait == IO_WAIT_BLOCK) {
+		int r = io_spin(c, m, n, msg_pass);
+
+		if (r)
+			return r;
+	}
+	return msg_pass(c, m, n, 0);
 }
 
 static int msg_send(struct io_ctx *c, struct io_msg *m, int n)

@@ -159,6 +159,7 @@ struct run_arg {
 	size_t cap;
 	int batch, depth;
 	bool sends;
+	uint32_t spin_ns;
 	void (*serve)(struct udp_srv_thread *t, const struct io_ops *ops, struct io_ctx *io);
 };
 
@@ -171,6 +172,7 @@ static void *server_thread(void *arg)
 	enum io_wait w = io_wait_of(o, !a->sends);
 	struct io_ctx io = {.o = o, .nsock = 1, .fds = &t->fd,
 			    .wait = a->sends && w == IO_WAIT_BLOCK ? IO_WAIT_POLL : w,
+			    .spin_ns = a->sends ? 0 : a->spin_ns,
 			    .batch = a->batch, .depth = a->depth, .cap = a->cap};
 	char err[200];
 
@@ -198,7 +200,8 @@ void udp_server_run(struct server_ctx *s, size_t cap, int batch, int depth, bool
 
 	for (; started < x->n; started++) {
 		a[started] = (struct run_arg){.t = &x->t[started], .cap = cap, .batch = batch,
-					      .depth = depth, .sends = sends, .serve = serve};
+					      .depth = depth, .sends = sends, .serve = serve,
+					      .spin_ns = x->spin_ns};
 		if (pthread_create(&x->t[started].tid, NULL, server_thread, &a[started]))
 			break;
 	}

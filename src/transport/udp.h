@@ -63,6 +63,7 @@ struct udp_srv_thread {
 
 struct udp_server {
 	int n;
+	uint32_t spin_ns; /* a receiving thread's retries before it sleeps (io_ctx.spin_ns) */
 	struct udp_srv_thread t[UDP_MAX_SERVER_THREADS];
 };
 

@@ -181,7 +181,10 @@ void udp_stream_server_loop(struct server_ctx *s)
 	else if (o->reverse)
 		udp_server_run(s, (size_t)o->size * (size_t)(o->gso ? o->gso : 1), (int)o->batch,
 			       (int)o->batch, true, send_loop);
-	else
+	else {
+		/* Receive only: with a CPU to spare it tries again before it sleeps (io_spin_ns). */
+		((struct udp_server *)s->priv)->spin_ns = io_spin_ns(o);
 		udp_server_run(s, o->gro ? GRO_CAP : (size_t)o->size,
 			       (int)(o->batch > 1 ? o->batch : UDP_RX_BURST), 4, false, receive_loop);
+	}
 }

@@ -148,6 +148,24 @@ static void udp_stream_describe(const struct opts *o, char *buf, size_t len)
 		 rate, io_find(o)->name, o->batch, o->gso, o->gro ? "on" : "off",
 		 o->connected ? "connected" : "unconnected", o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->rcvbuf ? ", receive buffer set" : "");
+	if (io_spin_ns(o) && !o->bidir && strlen(buf) < len)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", receiver tries %u us before it sleeps",
+			 IO_SPIN_NS / 1000);
+}
+
+/* --wait auto: how the receiving side waits, and why. */
+_Static_assert(IO_SPIN_NS == 5000, "the texts below say 5 us");
+
+static int udp_stream_choices(const struct opts *o, struct choice *out)
+{
+	enum io_wait w = io_wait_of(o, true);
+
+	out[0] = (struct choice){"wait_receiver", w == IO_WAIT_BLOCK && io_spin_ns(o) && !o->bidir
+							  ? "block, retrying 5 us first"
+							  : io_wait_name(w)};
+	out[1] = (struct choice){"wait_receiver_reason", o->bidir ? "--bidir: one socket sends "
+				 "and receives, and waits in poll()" : io_spin_reason(o)};
+	return 2;
 }
 
 /* ---- client ---- */
@@ -180,6 +198,7 @@ static int client_open(struct client *x, struct client_ctx *c, bool receives)
 		cap = o->gro ? GRO_CAP : (size_t)o->size;
 	x->io = (struct io_ctx){.o = o, .nsock = c->nsock, .connected = o->connected,
 				.wait = io_wait_of(o, receives), .batch = (int)o->batch,
+				.spin_ns = receives ? io_spin_ns(o) : 0,
 				.depth = (int)o->batch, .cap = cap};
 	x->io.fds = xcalloc((size_t)c->nsock, sizeof(int));
 	for (int k = 0; k < c->nsock; k++)
@@ -427,6 +446,7 @@ const struct workload wl_udp_stream = {
 	.headline = udp_stream_headline,
 	.holding = udp_stream_holding,
 	.describe = udp_stream_describe,
+	.choices = udp_stream_choices,
 	.kernel_pairs = udp_stream_kernel_pairs,
 	.server_open = udp_stream_server_open,
 	.server_loop = udp_stream_server_loop,

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,6 +240,79 @@ static void test_udp_rr_tag(void **state)
 	}
 }
 
+/* IO_WAIT_BLOCK with spin_ns, msg and mmsg: on an empty socket the receive first tries
+ * again without sleeping for at least spin_ns (more than one call, each counted), then sleeps
+ * in one blocking call until the socket's receive timeout; without spin_ns that one call is
+ * all. A datagram already there comes back from the first try. Elapsed times are only
+ * bounded from below (a loaded machine makes them longer, never shorter). */
+static void test_block_retries(void **state)
+{
+	(void)state;
+	const struct io_ops *ops[] = {&io_msg_ops, &io_mmsg_ops};
+	struct opts o;
+
+	opts_defaults(&o, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
+		for (uint32_t spin = 0; spin <= 20000000; spin += 20000000) {
+			struct sockaddr_in a;
+			int fd = udp_socket(&a);
+			char err[100], buf[8];
+			struct io_msg r = {.buf = buf, .cap = sizeof(buf)};
+			struct io_ctx c = {.o = &o, .nsock = 1, .fds = &fd, .wait = IO_WAIT_BLOCK,
+					   .batch = 1, .cap = 8, .spin_ns = spin};
+
+			assert_int_equal(ops[i]->open(&c, err, sizeof(err)), 0);
+			uint64_t t0 = now_ns();
+
+			assert_int_equal(ops[i]->recv(&c, &r, 1), 0);
+			assert_true(now_ns() - t0 >= spin);
+			if (spin)
+				assert_true(c.syscalls >= 3);
+			else
+				assert_int_equal(c.syscalls, 1);
+			assert_int_equal(sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof(a)), 1);
+			c.syscalls = 0;
+			assert_int_equal(ops[i]->recv(&c, &r, 1), 1);
+			assert_int_equal(r.len, 1);
+			assert_int_equal(c.syscalls, 1);
+			ops[i]->close(&c);
+			close(fd);
+		}
+	opts_free(&o);
+}
+
+/* --wait auto's retries: only where every busy thread (clients, a --bidir client's two
+ * halves, server threads) has a CPU this process may use, and never for a paced sender or
+ * another --wait. */
+static void test_spin_rule(void **state)
+{
+	(void)state;
+	struct opts o;
+	cpu_set_t set;
+
+	opts_defaults(&o, NULL);
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	int cpus = CPU_COUNT(&set);
+
+	o.wait = WAIT_AUTO;
+	o.clients = 1;
+	o.server_threads = 1;
+	assert_int_equal(io_spin_ns(&o), cpus >= 2 ? IO_SPIN_NS : 0);
+	o.clients = cpus;
+	assert_int_equal(io_spin_ns(&o), 0);
+	o.clients = 1;
+	o.bidir = true;
+	assert_int_equal(io_spin_ns(&o), cpus >= 3 ? IO_SPIN_NS : 0);
+	o.bidir = false;
+	o.rate = 1000;
+	assert_int_equal(io_spin_ns(&o), 0);
+	assert_non_null(strstr(io_spin_reason(&o), "paced"));
+	o.rate = 0;
+	o.wait = WAIT_BLOCK;
+	assert_int_equal(io_spin_ns(&o), 0);
+	opts_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +321,8 @@ int main(void)
 		cmocka_unit_test(test_msg_connected_trunc),
 		cmocka_unit_test(test_malloc_io),
 		cmocka_unit_test(test_udp_rr_tag),
+		cmocka_unit_test(test_block_retries),
+		cmocka_unit_test(test_spin_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
