@@ -340,18 +340,20 @@ static void watch_listener(struct session *ss)
 	session_log(ss, "%s", msg);
 }
 
-/* The window's end on this side: CPU, listener and memory read at once, the queue just
- * before the workers stop counting (a connection they took in between would count both as
- * accepted and as waiting). */
-static void close_window(struct session *ss)
+/* The window's end on this side, into phase ph: the CPU mark and the queue just before the
+ * workers stop counting (a connection they took in between would count both as accepted and
+ * as waiting), the slower reads (listener drops, memory) after, so the window the mark says is
+ * the one the workers counted in. */
+static void close_window(struct session *ss, int ph)
 {
 	cpu_mark_take(&ss->end);
 	if (!ss->began)
 		ss->begin = ss->end;
-	ss->s.c.listen_drops = ss->began ? listen_drops(ss) - ss->drops0 : 0;
-	mem_use_read(0, &ss->mem_end);
 	ss->s.c.accept_queue_open = ss->began ? ss->queue0 : 0;
 	ss->s.c.accept_queue_close = ss->began ? accept_queue(ss) : 0;
+	set_phase(ss, ph);
+	ss->s.c.listen_drops = ss->began ? listen_drops(ss) - ss->drops0 : 0;
+	mem_use_read(0, &ss->mem_end);
 	ss->closed = true;
 }
 
@@ -385,10 +387,11 @@ static int run_window(struct session *ss)
 		if (ret < 0)
 			return ret;
 		if (type == CTL_MSG_BEGIN && !ss->began) {
-			cpu_mark_take(&ss->begin);
+			/* The slow reads first, the mark just before the workers count. */
 			ss->drops0 = listen_drops(ss);
 			ss->overflows0 = listen_overflows();
 			ss->foreign0 = atomic_load_explicit(&ss->s.foreign_conns, memory_order_relaxed);
+			cpu_mark_take(&ss->begin);
 			ss->queue0 = accept_queue(ss);
 			ss->began = true;
 			set_phase(ss, PH_MEASURE);
@@ -404,14 +407,14 @@ static int run_window(struct session *ss)
 		} else if (type == CTL_MSG_CLOSE && ss->began && !ss->closed) {
 			/* The window closed; the clients drain (--timeout at most): answer on, count
 			 * no more, so this side's figures cover the window as the clients' do. */
-			close_window(ss);
-			set_phase(ss, PH_DRAIN);
+			close_window(ss, PH_DRAIN);
 			deadline = now_ns() + (uint64_t)ss->o.timeout * 1000000ULL +
 				   PHASE_SLACK_MS * 1000000ULL;
 		} else if (type == CTL_MSG_END) {
 			if (!ss->closed)
-				close_window(ss);
-			set_phase(ss, PH_STOP);
+				close_window(ss, PH_STOP);
+			else
+				set_phase(ss, PH_STOP);
 			stop_data(ss);
 			send_result(ss);
 			return 0;

@@ -128,8 +128,10 @@ static void open_window(struct run *r, struct edges *e)
 		r->failed = true;
 		mark_partial(r, "the serve agent did not acknowledge the window's start");
 	}
-	set_phase(r, PH_MEASURE);
+	/* The time first: a coordinator kept off its CPU between the two would otherwise leave the
+	 * clients counting for a while the edge's lag (read_after_edge_us) does not hold. */
 	r->t_open = now_ns();
+	set_phase(r, PH_MEASURE);
 	if (!r->count_based)
 		e->k_ok = edges_read_at(r->wl, e->v6, &e->k0, r->t_open, &r->res.kread_open_us);
 	if (r->prof)
@@ -152,8 +154,8 @@ static void open_window(struct run *r, struct edges *e)
  * close. */
 static void close_window(struct run *r, struct edges *e, bool drain)
 {
-	set_phase(r, drain ? PH_DRAIN : PH_STOP);
 	r->t_close = now_ns();
+	set_phase(r, drain ? PH_DRAIN : PH_STOP);
 	sampler_close(r);
 	if (!r->count_based)
 		e->k_ok = edges_read_at(r->wl, e->v6, &e->k1, r->t_close, &r->res.kread_close_us) &&
