@@ -117,9 +117,12 @@ void out_progress(const char *what, double done, double total, const char *unit,
 {
 	if (!progress_on())
 		return;
+	char a[32], b[32];
+
 	if (unit && done > 0 && total > 0)
-		fprintf(stderr, "\r\033[K%s: %.0f of %.0f %ss, %.0f s elapsed, ~%.0f s left", what, done,
-			total, unit, elapsed_s, elapsed_s * (total - done) / done);
+		fprintf(stderr, "\r\033[K%s: %s of %s %ss, %.0f s elapsed, ~%.0f s left", what,
+			fmt_sep(a, sizeof(a), done, 0), fmt_sep(b, sizeof(b), total, 0), unit,
+			elapsed_s, elapsed_s * (total - done) / done);
 	else if (!unit)
 		fprintf(stderr, "\r\033[K%s: %.0f of %.0f s", what, done, total);
 	else

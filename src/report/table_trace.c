@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "base/util.h"
 #include "report/out_priv.h"
 #include "report/trace_rows.h"
 
@@ -44,12 +45,18 @@ static void summary(const struct result *r, FILE *f, const cJSON *pk, double tot
 			"are per packet, and their sum is not a round trip's\n",
 			num(pk, "read_by_server"), num(pk, "read_by_clients"),
 			(unsigned long long)r->lat->count);
-	fprintf(f, "  packets followed: %.0f of %.0f requests read by the server, %.0f of %.0f answers "
-		"by the clients; this host's drops: %.0f receive queue full, %.0f UDP queueing "
-		"failures, %.0f TCP retransmits\n",
-		num(pk, "read_by_server"), num(pk, "sent_by_clients"), num(pk, "read_by_clients"),
-		num(pk, "sent_by_server"), num(pk, "sock_rcvqueue_full"),
-		num(pk, "udp_fail_queue_rcv_skb"), num(pk, "tcp_retransmit_skb"));
+	char n[7][32];
+
+	fprintf(f, "  packets followed: %s of %s requests read by the server, %s of %s answers "
+		"by the clients; this host's drops: %s receive queue full, %s UDP queueing "
+		"failures, %s TCP retransmits\n",
+		fmt_sep(n[0], 32, num(pk, "read_by_server"), 0),
+		fmt_sep(n[1], 32, num(pk, "sent_by_clients"), 0),
+		fmt_sep(n[2], 32, num(pk, "read_by_clients"), 0),
+		fmt_sep(n[3], 32, num(pk, "sent_by_server"), 0),
+		fmt_sep(n[4], 32, num(pk, "sock_rcvqueue_full"), 0),
+		fmt_sep(n[5], 32, num(pk, "udp_fail_queue_rcv_skb"), 0),
+		fmt_sep(n[6], 32, num(pk, "tcp_retransmit_skb"), 0));
 	/* (A UDP run's control connection is TCP too: told only where TCP carried the run.) */
 	if (soft + proc > 0 && soft + proc >= (num(pk, "read_by_server") + num(pk, "read_by_clients")) / 2)
 		fprintf(f, "  TCP receive processing: %.0f%% of the segments taken by their socket in "

@@ -4,10 +4,10 @@
 . "$(dirname "$0")/lib.sh"
 command -v script >/dev/null || skip "script (util-linux) is not installed"
 script -qc "$SB tcp-crr --conns 30000 --warmup-conns 100" /dev/null >"$TMP/tty" 2>&1 || fail "tcp-crr on a terminal"
-tr '\r' '\n' <"$TMP/tty" | grep -aE "tcp-crr: window: [0-9]+ of 30000 connections, [0-9]+ s elapsed, ~[0-9]+ s left" >"$TMP/lines" ||
+tr '\r' '\n' <"$TMP/tty" | grep -aE "tcp-crr: window: [0-9,]+ of 30,000 connections, [0-9]+ s elapsed, ~[0-9]+ s left" >"$TMP/lines" ||
 	fail "no progress line on a terminal: $(tr '\r' '\n' <"$TMP/tty" | head -5)"
 # The counts it shows grow and stay within --conns.
-awk '{for (i = 1; i <= NF; i++) if ($(i+1) == "of") print $i}' "$TMP/lines" >"$TMP/counts"
+awk '{for (i = 1; i <= NF; i++) if ($(i+1) == "of") { gsub(",", "", $i); print $i }}' "$TMP/lines" >"$TMP/counts"
 sort -n -c "$TMP/counts" || fail "the progress went backwards: $(tr '\n' ' ' <"$TMP/counts")"
 awk '$1 > 30000 {exit 1}' "$TMP/counts" || fail "progress past --conns: $(tr '\n' ' ' <"$TMP/counts")"
 grep -aq "(30,000 in " "$TMP/tty" || fail "no report after the progress"
