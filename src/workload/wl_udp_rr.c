@@ -361,7 +361,10 @@ static int client_open(struct udp_client *u, struct client_ctx *c)
 	u->window = (uint32_t)o->window;
 	u->size = (size_t)o->size;
 	u->timeout_ns = (uint64_t)o->timeout * 1000000;
-	u->limit = (int)(o->batch > 1 ? o->batch : UDP_RX_BURST);
+	/* Without --batch, an answer read, its new request sent, then the next: read one at a
+	 * time, the window stays full (the minimal loop's order; reading 64 before sending any
+	 * left up to 64 slots empty at once: 1.04x the transactions, 6 alternating rounds). */
+	u->limit = (int)(o->batch > 1 ? o->batch : 1);
 	if ((uint32_t)u->limit > u->window)
 		u->limit = (int)u->window;
 	udp_rr_io_init(&u->io, c, (int)o->window);
