@@ -123,19 +123,21 @@ const char *io_spin_reason(const struct opts *o)
 	       "sleeps at once";
 }
 
-int io_spin(struct io_ctx *c, struct io_msg *m, int n,
-	    int (*pass)(struct io_ctx *c, struct io_msg *m, int n, int flags))
+int io_recv_passes(struct io_ctx *c, struct io_msg *m, int n,
+		   int (*pass)(struct io_ctx *c, struct io_msg *m, int n, int flags))
 {
 	uint64_t t0 = 0;
 	int r;
 
+	if (!c->spin_ns || c->wait != IO_WAIT_BLOCK)
+		return pass(c, m, n, 0);
 	while ((r = pass(c, m, n, MSG_DONTWAIT)) == 0) {
 		uint64_t t = now_ns();
 
 		if (!t0)
 			t0 = t;
 		else if (t - t0 >= c->spin_ns)
-			break;
+			return pass(c, m, n, 0);
 	}
 	return r;
 }

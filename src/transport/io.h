@@ -99,10 +99,12 @@ const char *io_client_wait_reason(const struct opts *o, int nsock);
 #define IO_SPIN_NS 5000
 uint32_t io_spin_ns(const struct opts *o);
 const char *io_spin_reason(const struct opts *o);
-/* IO_WAIT_BLOCK with spin_ns: passes of pass(c, m, n, MSG_DONTWAIT) until one takes
- * something, fails, or spin_ns passed since the first came back empty. What the last took. */
-int io_spin(struct io_ctx *c, struct io_msg *m, int n,
-	    int (*pass)(struct io_ctx *c, struct io_msg *m, int n, int flags));
+/* A receive of the syscall back ends through their pass(c, m, n, flags), one pass over the
+ * sockets. With IO_WAIT_BLOCK and spin_ns, first passes with MSG_DONTWAIT until one takes
+ * something, fails, or spin_ns passed since the first came back empty; then (nothing taken)
+ * or else at once, pass(c, m, n, 0), which may sleep. What it took, or -errno. */
+int io_recv_passes(struct io_ctx *c, struct io_msg *m, int n,
+		   int (*pass)(struct io_ctx *c, struct io_msg *m, int n, int flags));
 /* ready_only: the socket to receive from next (-1: none ready), and that it is empty now. */
 static inline int io_ready_peek(const struct io_ctx *c)
 {

@@ -104,13 +104,7 @@ static int mmsg_recv(struct io_ctx *c, struct io_msg *m, int n)
 		n = c->batch;
 	if (c->ready_only)
 		return mmsg_recv_ready(c, m, n);
-	if (c->spin_ns && c->wait == IO_WAIT_BLOCK) {
-		int r = io_spin(c, m, n, mmsg_pass);
-
-		if (r)
-			return r;
-	}
-	return mmsg_pass(c, m, n, 0);
+	return io_recv_passes(c, m, n, mmsg_pass);
 }
 
 /* Runs of messages for the same socket go out in one sendmmsg each. */

@@ -91,13 +91,7 @@ static int msg_recv(struct io_ctx *c, struct io_msg *m, int n)
 {
 	if (c->ready_only)
 		return msg_recv_ready(c, m, n);
-	if (c->spin_ns && c->wait == IO_WAIT_BLOCK) {
-		int r = io_spin(c, m, n, msg_pass);
-
-		if (r)
-			return r;
-	}
-	return msg_pass(c, m, n, 0);
+	return io_recv_passes(c, m, n, msg_pass);
 }
 
 static int msg_send(struct io_ctx *c, struct io_msg *m, int n)
