@@ -114,7 +114,8 @@ const char *io_spin_reason(const struct opts *o)
 	if (o->wait != WAIT_AUTO)
 		return "as --wait gave it";
 	if (o->rate || o->bitrate)
-		return "a paced sender leaves gaps longer than a retry would span: it sleeps at once";
+		return "a paced sender leaves gaps longer than a retry would span: it sleeps at "
+		       "once";
 	if (io_spin_ns(o))
 		return "every busy thread has a CPU of its own: it tries again for 5 us before it "
 		       "sleeps, so the sender's CPU seldom pays for waking it (an empty try is one "

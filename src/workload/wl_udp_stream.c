@@ -149,8 +149,8 @@ static void udp_stream_describe(const struct opts *o, char *buf, size_t len)
 		 o->connected ? "connected" : "unconnected", o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->rcvbuf ? ", receive buffer set" : "");
 	if (io_spin_ns(o) && !o->bidir && strlen(buf) < len)
-		snprintf(buf + strlen(buf), len - strlen(buf), ", receiver tries %u us before it sleeps",
-			 IO_SPIN_NS / 1000);
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 ", receiver tries %u us before it sleeps", IO_SPIN_NS / 1000);
 }
 
 /* --wait auto: how the receiving side waits, and why. */
