@@ -4,12 +4,12 @@
 . "$(dirname "$0")/lib.sh"
 need jq
 
-kernel_agrees() { # file: our figures beside the kernel's over the window
+kernel_agrees() { # file [retransmit share]: our figures beside the kernel's over the window
 	# Segments and bytes as lib.sh's kok (2% + the edges' delays at their rate). Retransmits
 	# come in bursts (a loss on loopback takes several segments, and the retransmits of one
 	# can fall on both sides of an edge, which the server sees a control message later than
 	# the kernel's reads): 3 + 10% and the same delays (98 against 111 was seen under load).
-	jassert "$1" "$KOK"' lag as $l | .duration_s as $d | .kernel_check.counters | (.OutSegs | kok($d; $l)) and (.RetransSegs | ((.ours - .kernel) | fabs) <= 3 + 0.1 * .kernel + (.kernel / $d) * $l)' '.kernel_check'
+	jassert "$1" "$KOK"' lag as $l | .duration_s as $d | .kernel_check.counters | (.OutSegs | kok($d; $l)) and (.RetransSegs | ((.ours - .kernel) | fabs) <= 3 + '"${2:-0.1}"' * .kernel + (.kernel / $d) * $l)' '.kernel_check'
 	# InOctets adds 52 bytes of headers per packet (0.1% here), the edges lag a little, and what
 	# sat unread in the receive queues at an edge the kernel counted and we had not (lib.sh's
 	# rbuf: 24 MB of 569 MB in a 0.5 s window beside a CPU hog).
@@ -63,7 +63,11 @@ for call in send sendmsg uring; do
 	"$SB" tcp-stream --send $call --zerocopy --duration 1 --warmup 0.3 --json >"$TMP/z.json" || fail "--zerocopy --send $call failed"
 	jassert "$TMP/z.json" '.zerocopy | .sends > 0 and .completions == .sends' '.zerocopy'
 	jassert "$TMP/z.json" '.zerocopy | if (.copied | type) == "number" then .copied <= .completions else ("'$call'" == "uring" and '"$told"' == false) end' '.zerocopy'
-	kernel_agrees "$TMP/z.json"
+	# A zerocopy sender sees an edge only after its wait for completions (up to 10 ms), so a
+	# whole burst of retransmits (one loss's, several segments) can fall on either side of it:
+	# 8 of 13, 8 of 15 and 3 of 6 were seen in 1 s windows, the runs' segments within 0.1%.
+	# Within half the kernel's count (and 3) here; 10% on the 2 s runs above.
+	kernel_agrees "$TMP/z.json" 0.5
 done
 
 expect_usage "not applicable" tcp-stream --zerocopy --send sendfile
