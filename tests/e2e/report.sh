@@ -170,7 +170,9 @@ for s in explore["strategies"]:
 # and each phase of the budget
 for p in explore["search"]["path"]:
     has("<td>%d</td><td>%s</td><td><code>%s</code></td>" % (p["step"], p["names"], p["flags"]), "the search's step %d" % p["step"])
-    if p["gain"]:
+    if p["gain"] and p["gain"]["ci_low"] is None:  # too few pairs for an interval: "none"
+        has("<td>%.3fx</td><td>none</td>" % p["gain"]["speedup"], "step %d's gain" % p["step"])
+    elif p["gain"]:
         has("<td>%.3fx</td><td>%.3f to %.3f</td>" % (p["gain"]["speedup"], p["gain"]["ci_low"], p["gain"]["ci_high"]), "step %d's gain" % p["step"])
 has("The search stopped: %s." % explore["search"]["stopped"], "why the search stopped")
 for ph in explore["budget"]["phases"]:
