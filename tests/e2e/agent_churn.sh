@@ -4,7 +4,7 @@
 # within the 3 s a handshake may take) from another source (127.0.0.1) must each get their
 # test set up. Before, each newcomer evicted the oldest pending connection, which lived
 # 64/500 s = 128 ms (a few times that on a busy machine, whose agent accepts slower).
-# aside: it waits on handshakes held slow on purpose and a churn paced at 500/s (9 s, 2.5 s of CPU)
+# aside: it waits on handshakes held slow on purpose and a churn paced at 500/s (6-9 s, 2.5 s of CPU)
 . "$(dirname "$0")/lib.sh"
 need python3
 need jq
@@ -14,13 +14,14 @@ head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$secret"
 chmod 600 "$secret"
 start_agent --auth-file "$secret"
 
-# The churn: 500 connections a second for 9 s at most, each closed after 1 s; how many it
-# made and how many the agent took (accepted: connected, not refused) at the end.
-python3 - "$AGENT_PORT" >"$TMP/churn" <<'PY' &
-import socket, sys, time
+# The churn: 500 connections a second until the controllers are done ($TMP/stop; 60 s at
+# most), each closed after 1 s; at the end, how many it made and in how many seconds. (It ran
+# 9 s, which slow handshakes on a loaded CI machine outlasted.)
+python3 - "$AGENT_PORT" "$TMP/stop" >"$TMP/churn" <<'PY' &
+import os, socket, sys, time
 port = int(sys.argv[1])
 held, made, t0 = [], 0, time.monotonic()
-while time.monotonic() - t0 < 9:
+while time.monotonic() - t0 < 60 and not os.path.exists(sys.argv[2]):
     now = time.monotonic()
     while held and now - held[0][0] > 1:
         held.pop(0)[1].close()
@@ -35,7 +36,7 @@ while time.monotonic() - t0 < 9:
         held.append((now, s))
         made += 1
     time.sleep(0.002)
-print(made, flush=True)
+print(made, time.monotonic() - t0, flush=True)
 PY
 churn=$!
 PIDS+=("$churn")
@@ -47,8 +48,10 @@ for i in $(seq 5); do
 	[ -s "$TMP/c$i" ] && jq -e '.type == "READY"' "$TMP/c$i" >/dev/null 2>&1 && ok=$((ok + 1)) # (jq -e passes an empty file)
 done
 kill -0 "$churn" 2>/dev/null || fail "the churn ended before the controllers did: the table was not under churn throughout"
+touch "$TMP/stop"
 wait "$churn"
-made=$(cat "$TMP/churn")
-[ "$made" -ge 4000 ] || fail "the churn made only $made connections"
+read -r made secs <"$TMP/churn"
+# It held its pace: 400 a second at least over its whole run (500 asked).
+awk -v m="$made" -v s="$secs" 'BEGIN { exit !(s > 1 && m >= 400 * s) }' || fail "the churn made only $made connections in $secs s"
 [ "$ok" -eq 5 ] || fail "$ok of 5 slow controllers got their test set up under a churn of $made connections: $(cat "$TMP"/c*.err | tail -n 3)"
 echo "agent_churn: 5 of 5 slow controllers served under a churn of $made connections from another source"
