@@ -88,11 +88,11 @@ const char *io_client_wait_reason(const struct opts *o, int nsock)
 	}
 }
 
-/* Threads of the test that never sleep while it runs: each client (a --bidir client has a
- * sending and a receiving half) and each server thread; CPUs this process may run on. */
+/* Threads of the test that never sleep while it runs: each client and each server thread;
+ * CPUs this process may run on. */
 static int busy_threads(const struct opts *o)
 {
-	return (int)(o->clients * (o->bidir ? 2 : 1) + o->server_threads);
+	return (int)(o->clients + o->server_threads);
 }
 
 static int cpus_here(void)
@@ -104,7 +104,7 @@ static int cpus_here(void)
 
 uint32_t io_spin_ns(const struct opts *o)
 {
-	if (o->wait != WAIT_AUTO || o->rate || o->bitrate)
+	if (o->wait != WAIT_AUTO || o->rate || o->bitrate || o->bidir)
 		return 0;
 	return busy_threads(o) <= cpus_here() ? IO_SPIN_NS : 0;
 }
@@ -113,6 +113,8 @@ const char *io_spin_reason(const struct opts *o)
 {
 	if (o->wait != WAIT_AUTO)
 		return "as --wait gave it";
+	if (o->bidir)
+		return "--bidir: one socket sends and receives, and waits in poll()";
 	if (o->rate || o->bitrate)
 		return "a paced sender leaves gaps longer than a retry would span: it sleeps at "
 		       "once";

@@ -148,7 +148,7 @@ static void udp_stream_describe(const struct opts *o, char *buf, size_t len)
 		 rate, io_find(o)->name, o->batch, o->gso, o->gro ? "on" : "off",
 		 o->connected ? "connected" : "unconnected", o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->rcvbuf ? ", receive buffer set" : "");
-	if (io_spin_ns(o) && !o->bidir && strlen(buf) < len)
+	if (io_spin_ns(o) && strlen(buf) < len)
 		snprintf(buf + strlen(buf), len - strlen(buf),
 			 ", receiver tries %u us before it sleeps", IO_SPIN_NS / 1000);
 }
@@ -160,11 +160,10 @@ static int udp_stream_choices(const struct opts *o, struct choice *out)
 {
 	enum io_wait w = io_wait_of(o, true);
 
-	out[0] = (struct choice){"wait_receiver", w == IO_WAIT_BLOCK && io_spin_ns(o) && !o->bidir
+	out[0] = (struct choice){"wait_receiver", w == IO_WAIT_BLOCK && io_spin_ns(o)
 							  ? "block, retrying 5 us first"
 							  : io_wait_name(w)};
-	out[1] = (struct choice){"wait_receiver_reason", o->bidir ? "--bidir: one socket sends "
-				 "and receives, and waits in poll()" : io_spin_reason(o)};
+	out[1] = (struct choice){"wait_receiver_reason", io_spin_reason(o)};
 	return 2;
 }
 

@@ -74,6 +74,8 @@ jassert "$TMP/bi.json" '.partial == false and .errors == 0 and .sides.client.pac
 jassert "$TMP/bi.json" '.duration_s as $d | .packets_per_s_by_direction | .client_to_server > 1000 and .server_to_client > 1000' '{packets_per_s_by_direction, sides}'
 jassert "$TMP/bi.json" '.duration_s as $d | (.packets_per_s_by_direction.client_to_server * $d - .sides.server.packets_received | fabs) < 1 and (.packets_per_s_by_direction.server_to_client * $d - .sides.client.packets_received | fabs) < 1' '{duration_s, packets_per_s_by_direction, sides}'
 jassert "$TMP/bi.json" '.cpu_us_per_packet | .client_per_sent_and_received > 0 and .server_per_sent_and_received > 0' '.cpu_us_per_packet'
+# Its one socket a flow sends and receives and waits in poll(): no retries, on any machine.
+jassert "$TMP/bi.json" '(.config.wait_receiver | test("retrying") | not) and (.config.wait_receiver_reason | test("--bidir"))' .config
 agrees "$TMP/bi.json" InDatagrams
 agrees "$TMP/bi.json" OutDatagrams
 "$SB" udp-stream --bidir --rate 10000 --rcvbuf 2097152 --peers 2 --duration 1 --warmup 0.3 >"$TMP/bi.txt" || fail "--bidir text failed"
