@@ -13,9 +13,12 @@ f=$TMP/x.json
 # first round's misplanning (configurations x the overhead beyond plan) and one run's length
 # (the rounds refit between runs) go over. A window at its floor (0.15 s) cannot shrink to
 # absorb a run that cost more than planned, so there every run's excess counts (CI under ASan
-# beside another test: 0.273 s a run at the floor, 1.05 s over 30). Plus half a second for the
-# process's own start and exit, which no run's clock sees (a sanitizer build's are the slowest).
-jassert "$f" "(.overhead_s_per_run - 0.25 | if . < 0 then 0 else . end) as \$over | (if .run_seconds > 0.15 then (.strategies | length) + (.changes_workload | length) + 1 else ([.budget.phases[].runs] | add) end) as \$n | $took <= 40 + \$n * \$over + .run_seconds_planned + 0.15 + .overhead_s_per_run + 0.5 and (.took_s - $took | fabs) <= 0.5 and .run_seconds <= .run_seconds_planned and .run_seconds >= 0.15" '{took_s, run_seconds, run_seconds_planned, overhead_s_per_run, runs: [.budget.phases[].runs]}'
+# beside another test: 0.273 s a run at the floor, 1.05 s over 30), and so does what a later
+# phase's runs cost beyond the mean of all (the search and the final start when the mean says
+# they fit, and then run: a CI machine loaded late made 1.25 s over 40 of 8 final runs at a mean
+# of 0.14 s a run). Plus half a second for the process's own start and exit, which no run's
+# clock sees (a sanitizer build's are the slowest).
+jassert "$f" "(.overhead_s_per_run - 0.25 | if . < 0 then 0 else . end) as \$over | (.run_seconds + 0.15 + .overhead_s_per_run) as \$cost | (if .run_seconds > 0.15 then 0 else [.budget.phases[1:][] | .seconds - .runs * \$cost | if . < 0 then 0 else . end] | add // 0 end) as \$late | (if .run_seconds > 0.15 then (.strategies | length) + (.changes_workload | length) + 1 else ([.budget.phases[].runs] | add) end) as \$n | $took <= 40 + \$n * \$over + \$late + .run_seconds_planned + 0.15 + .overhead_s_per_run + 0.5 and (.took_s - $took | fabs) <= 0.5 and .run_seconds <= .run_seconds_planned and .run_seconds >= 0.15" '{took_s, run_seconds, run_seconds_planned, overhead_s_per_run, phases: [.budget.phases[] | [.phase, .runs, .seconds]]}'
 jassert "$f" '.kind == "explore" and .workload == "udp-rr" and (.strategies | length) >= 6'
 jassert "$f" '.strategies | all(has("name") and has("flags") and has("transactions_per_s") and has("speedup") and has("ci_low") and has("ci_high") and has("verdict"))'
 # The speedup is the ratio of the geometric means of the runs themselves (every round whole).
