@@ -4,7 +4,8 @@
 # per-round ratios of the rate and of the CPU per unit (both sides' user + sys over the
 # window). Targets: rate >= 0.97, CPU per unit <= 1.03. The user columns give each one's
 # user-space share of its CPU: what sockbench's own code can cost at most is the difference.
-#   usage: bench/overhead.sh [ROUNDS] [SECONDS] [TCP_CRR_CONNECTIONS]
+#   usage: [ROWS=REGEX] bench/overhead.sh [ROUNDS] [SECONDS] [TCP_CRR_CONNECTIONS]
+# (ROWS: only the rows whose name matches, e.g. ROWS='scenario B')
 . "$(dirname "$0")/lib.sh"
 rounds=${1:-5}
 secs=${2:-3}
@@ -22,6 +23,7 @@ mini() { "$tmp/minimal" "$@" | awk '{print $1, $2 + $3, $4}'; }
 # row NAME UNIT "SOCKBENCH ARGS" "MINIMAL ARGS"
 row() {
 	local name=$1 unit=$2 a b r
+	[[ -z ${ROWS:-} || $name =~ $ROWS ]] || return 0
 	read -ra a <<<"$3"
 	read -ra b <<<"$4"
 	echo "$name: sockbench ${a[*]} | minimal ${b[*]}"

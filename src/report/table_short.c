@@ -89,8 +89,13 @@ static void warn_kernel_drops(const struct result *r, FILE *f, int *n)
 		int64_t v = kstat_snmp_get(&r->kernel, drops[i].name);
 
 		if (v > 0)
-			warn(f, n, "%s %s (the kernel's %s, this machine, over the window)",
-			     fmt_sep(a, sizeof(a), (double)v, 0), drops[i].what, drops[i].name);
+			warn(f, n, "%s %s (the kernel's %s, this machine, over the window)%s",
+			     fmt_sep(a, sizeof(a), (double)v, 0), drops[i].what, drops[i].name,
+			     strcmp(drops[i].name, "RcvbufErrors") ? ""
+			     : r->wl && opt_find(r->wl->opts, "rcvbuf", 6)
+				 ? "; --rcvbuf BYTES gives every socket more room"
+				 : "; more room: --sysctl net.core.rmem_default=BYTES (root), or fewer in "
+				   "flight");
 	}
 }
 
