@@ -298,6 +298,14 @@ static void thread_end(struct client_thread *t, struct mf_thread *m)
 	}
 }
 
+/* Past some thousands of flows a flow's state has left the caches by its next turn (the
+ * kernel's socket work between evicts it): its line and its send times' are asked for early. */
+static inline void prefetch_flow(const struct mf_thread *m, const struct mf_flow *f)
+{
+	__builtin_prefetch(f, 1);
+	__builtin_prefetch(m->sent + (size_t)(f - m->f) * m->window, 1);
+}
+
 static void *mf_thread_main(void *arg)
 {
 	struct client_thread *t = arg;
@@ -315,6 +323,8 @@ static void *mf_thread_main(void *arg)
 		for (int k = 0; k < n; k++) {
 			struct mf_flow *f = m->ev[k].data.ptr;
 
+			if (k + 1 < n) /* the next flow's state, in while this one's calls run */
+				prefetch_flow(m, m->ev[k + 1].data.ptr);
 			if (f->flags & MF_DEAD)
 				continue;
 			if (m->ev[k].events & (EPOLLIN | EPOLLERR | EPOLLHUP))

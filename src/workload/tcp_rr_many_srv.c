@@ -259,6 +259,10 @@ static void *worker_main(void *arg)
 		for (int i = 0; i < n; i++) {
 			struct ms_conn *k = w->ev[i].data.ptr;
 
+			/* the next connection's state, in while this one's calls run (many flows:
+			 * the kernel's work between a connection's turns evicts it) */
+			if (i + 1 < n)
+				__builtin_prefetch(w->ev[i + 1].data.ptr, 1);
 			if (!k) {
 				own_accept(w);
 				continue;
