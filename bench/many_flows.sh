@@ -20,6 +20,9 @@ rounds=${ROUNDS:-3}
 
 fmt="%8s %10s %8s %8s %8s %8s %10s %10s %8s %8s %7s %7s\n"
 hard=$(ulimit -Hn)
+prof=
+usrsrc="getrusage's ticks"
+[ "$(id -u)" = 0 ] && prof=--profile && usrsrc="profile samples, 2,999 Hz"
 [ "$hard" = unlimited ] && hard=100000000
 # One run at F flows: its row (flows rate usr sys usr sys B B MB MB) into $tmp/pt.
 point() {
@@ -30,14 +33,21 @@ point() {
 	c=$(((f + hard - 201) / (hard - 200)))
 	while [ $((f % c)) != 0 ]; do c=$((c + 1)); done
 	if ! "$SB" tcp-rr --clients $c --flows $((f / c)) --duration "$secs" --warmup "$warm" \
-		--json >"$tmp/p.json" 2>"$tmp/err"; then
+		$prof --json >"$tmp/p.json" 2>"$tmp/err"; then
 		printf "%8s stopped: %s\n" "$f" "$(tail -1 "$tmp/err")"
 		return 1
 	fi
 	[ $c -gt 1 ] && echo "         ($c client processes of $((f / c)) flows: one may hold $hard descriptors)"
-	jq -r --arg f "$f" '.sides as $s | [$f, (.transactions_per_s | floor),
-		$s.client.user_us_per_unit, $s.client.sys_us_per_unit,
-		$s.server.user_us_per_unit, $s.server.sys_us_per_unit,
+	# User CPU per transaction: from the profile's samples where it ran (each side's user
+	# share of them, at its rate, over the transactions), the rest of each side's CPU system.
+	jq -r --arg f "$f" '.sides as $s | .transactions as $t | .profile as $p |
+		def usr($side; $m): if ($p.available // false) and $p.samples > 0
+			then $m / 100 * $p.samples / $p.hz / $t * 1e6 * 1000 | round / 1000
+			else $s[$side].user_us_per_unit end;
+		def sys($side; $u): $s[$side].user_us_per_unit + $s[$side].sys_us_per_unit - $u |
+			. * 1000 | round / 1000;
+		usr("client"; $p.modes.client_user) as $cu | usr("server"; $p.modes.server_user) as $su |
+		[$f, (.transactions_per_s | floor), $cu, sys("client"; $cu), $su, sys("server"; $su),
 		($s.client.memory_per_flow | floor), ($s.server.memory_per_flow | floor),
 		($s.client.vm_hwm_kb / 1024 * 10 | floor / 10),
 		($s.server.vm_hwm_kb / 1024 * 10 | floor / 10),
@@ -45,8 +55,12 @@ point() {
 		($s.server.syscalls_per_transaction * 100 | floor / 100)] | @tsv' "$tmp/p.json" | tr '\t' ' ' >"$tmp/pt"
 	[ "$(jq .errors "$tmp/p.json")" = 0 ] || echo "         (errors: $(jq -c .sides.client.errors_by_kind "$tmp/p.json"))"
 }
-# The user/system split of a process's CPU is the kernel's tick sampling: a 2 s run's few
-# hundred ticks of user time move it by 10-20% from run to run, so each point runs in every
+# The user/system split of a process's CPU (getrusage) is the kernel's tick sampling: at 0.2 us
+# of user time a transaction a 4 s run holds 30-40 ticks of it, 15-20% from run to run, as
+# much as the flatness this curve is held to. So as root each point runs under sockbench's
+# --profile (cpu-clock at 2,999 Hz on every CPU, 10 times the ticks) and a side's user CPU is
+# its user share of those samples; elsewhere getrusage's, and the header says which. The
+# profile costs each point alike (its samples' interrupts). And each point runs in every
 # round (the points in turn, so drift reaches them all) and its row is the median. On a guest
 # the user share also holds each system call's entry and exit (dd of 64-byte blocks: 0.3 us
 # of user time a call), so it follows the system calls per transaction (sc/tr), printed.
@@ -61,6 +75,7 @@ echo
 printf "$fmt" flows rate/s "cli usr" "cli sys" "srv usr" "srv sys" "cli B/flow" "srv B/flow" \
 	"cli MB" "srv MB" "cli sc" "srv sc"
 printf "$fmt" "(median)" "" "us/tr" "us/tr" "us/tr" "us/tr" "" "" "" "" "/tr" "/tr"
+echo "(user CPU: $usrsrc)"
 : >"$tmp/rows"
 for f in $points; do
 	awk -v f="$f" '$1 == f' "$tmp/all" 2>/dev/null >"$tmp/rows_f" || true
