@@ -69,6 +69,14 @@ static void warn_kernel_pairs(const struct result *r, FILE *f, int *n)
 	}
 }
 
+/* How a run whose receive buffers overflowed gives them more room. */
+static const char *rcvbuf_hint(const struct result *r)
+{
+	if (r->wl && opt_find(r->wl->opts, "rcvbuf", 6))
+		return "; --rcvbuf BYTES gives every socket more room";
+	return "; more room: --sysctl net.core.rmem_default=BYTES (root), or fewer in flight";
+}
+
 /* The kernel's drop counters of the window that say the run lost something. */
 static void warn_kernel_drops(const struct result *r, FILE *f, int *n)
 {
@@ -91,11 +99,7 @@ static void warn_kernel_drops(const struct result *r, FILE *f, int *n)
 		if (v > 0)
 			warn(f, n, "%s %s (the kernel's %s, this machine, over the window)%s",
 			     fmt_sep(a, sizeof(a), (double)v, 0), drops[i].what, drops[i].name,
-			     strcmp(drops[i].name, "RcvbufErrors") ? ""
-			     : r->wl && opt_find(r->wl->opts, "rcvbuf", 6)
-				 ? "; --rcvbuf BYTES gives every socket more room"
-				 : "; more room: --sysctl net.core.rmem_default=BYTES (root), or fewer in "
-				   "flight");
+			     strcmp(drops[i].name, "RcvbufErrors") ? "" : rcvbuf_hint(r));
 	}
 }
 
