@@ -43,6 +43,13 @@ jget() { jq -r "$2" "$1"; }
 # kokx($d; $lag; $x): kok with $x more; rbuf: what the flows' receive queues can hold
 # (tcp_rmem's largest, a flow): bytes the kernel counted in (InOctets) that the server had not
 # read yet when a window's edge came, which a slow reader (a loaded CPU) leaves there.
+# ulate: the datagrams a receiver that sees an edge late can read in that lag beyond the
+# window's average rate of reads (InDatagrams counts a read): what its queues held (each
+# receiving socket's buffer over the datagram's size, an upper bound) and what the senders
+# sent meanwhile beyond what was read (OutDatagrams less InDatagrams, at the window's rate).
+# An overloaded stream's receiver reads a full queue at its full speed: 0.3 s at 219,000 sent
+# and 69,000 read a second, its close edge 4.2 ms late, read 1,260 beyond the kernel's count
+# (CI), where the average rate's allowance was 715.
 # paced($x; $r): a paced rate $x within 2% of its target $r, plus what the target moves in
 # those delays (a sender that sees an edge late counts its packets over a shifted window).
 # held($r): a paced run kept its pace $r and received it (paced), or said it could not: partial,
@@ -59,6 +66,8 @@ def kok($d; $lag): ((.ours - .kernel) | fabs) <= 0.02 * .kernel + 3 + (.kernel /
 def kall: lag as $l | .duration_s as $d | [.kernel_check.counters[] | kok($d; $l)] | length > 0 and all;
 def kokx($d; $lag; $x): ((.ours - .kernel) | fabs) <= 0.02 * .kernel + 3 + (.kernel / $d) * $lag + $x;
 def rbuf: ((.environment.sysctl // {})["net.ipv4.tcp_rmem"] // "0 0 0" | split(" ")[2] | tonumber) * (.config.clients // 1) * (.config.flows // 1);
+def uqueue: (if (.config.rcvbuf // 0) > 0 then .config.rcvbuf * 2 else ((.environment.sysctl // {})["net.core.rmem_default"] // "212992" | tonumber) end) / ([.config.size // 1, 1] | max) * ((.config.clients // 1) + (.config.server_threads // 1)) | ceil;
+def ulate: .kernel_check.counters as $c | .duration_s as $d | lag * ([(($c.OutDatagrams.kernel // 0) - ($c.InDatagrams.kernel // 0)) / $d, 0] | max) + uqueue;
 def paced($x; $r): (($x - $r) | fabs) <= 0.02 * $r + $r * lag / .duration_s;
 def kbacklog: .kernel_check.counters as $c | if $c.InDatagrams.kernel != null and $c.OutDatagrams.kernel != null
 	then ($c.InDatagrams.kernel - $c.OutDatagrams.kernel) | fabs else 0 end;
