@@ -141,8 +141,12 @@ static bool passes(const struct knee *k, const struct knee_pt *p, char *why, siz
 		snprintf(why, len, "partial");
 	else if (!(p->achieved >= ACHIEVED_MIN * p->offered))
 		snprintf(why, len, "answered %.0f/s of %.0f/s", p->achieved, p->offered);
+	else if (p->lost_share * 100 >= 100 - k->pct && p->lost_share > KNEE_LOSS_MAX)
+		snprintf(why, len, "lost %.3f%% of requests (over %g%%): the p%g falls among them",
+			 100 * p->lost_share, 100 * KNEE_LOSS_MAX, k->pct);
 	else if (p->lost_share * 100 >= 100 - k->pct)
-		snprintf(why, len, "lost %.3f%% of requests", 100 * p->lost_share);
+		snprintf(why, len, "lost %.3f%% of requests: the p%g falls among them",
+			 100 * p->lost_share, k->pct);
 	else if (p->lost_share > KNEE_LOSS_MAX)
 		snprintf(why, len, "lost %.3f%% of requests (over %g%%)", 100 * p->lost_share,
 			 100 * KNEE_LOSS_MAX);
