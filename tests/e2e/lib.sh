@@ -211,3 +211,16 @@ two_hosts() {
 	ip -n $HOST_A link set $IF_A up
 	ip -n $HOST_B link set $IF_B up
 }
+
+# A tcp-stream run's counts beside the kernel's (tcp_stream.sh, streams_tools.sh).
+tcp_kernel_agrees() { # file [retransmit share]: our figures beside the kernel's over the window
+	# Segments and bytes as lib.sh's kok (2% + the edges' delays at their rate). Retransmits
+	# come in bursts (a loss on loopback takes several segments, and the retransmits of one
+	# can fall on both sides of an edge, which the server sees a control message later than
+	# the kernel's reads): 3 + 10% and the same delays (98 against 111 was seen under load).
+	jassert "$1" "$KOK"' lag as $l | .duration_s as $d | .kernel_check.counters | (.OutSegs | kok($d; $l)) and (.RetransSegs | ((.ours - .kernel) | fabs) <= 3 + '"${2:-0.1}"' * .kernel + (.kernel / $d) * $l)' '.kernel_check'
+	# InOctets adds 52 bytes of headers per packet (0.1% here), the edges lag a little, and what
+	# sat unread in the receive queues at an edge the kernel counted and we had not (lib.sh's
+	# rbuf: 24 MB of 569 MB in a 0.5 s window beside a CPU hog).
+	jassert "$1" "$KOK"' rbuf as $q | lag as $l | .duration_s as $d | .kernel_check.counters.InOctets | kokx($d; $l; $q)' '.kernel_check'
+}

@@ -4,18 +4,6 @@
 . "$(dirname "$0")/lib.sh"
 need jq
 
-kernel_agrees() { # file [retransmit share]: our figures beside the kernel's over the window
-	# Segments and bytes as lib.sh's kok (2% + the edges' delays at their rate). Retransmits
-	# come in bursts (a loss on loopback takes several segments, and the retransmits of one
-	# can fall on both sides of an edge, which the server sees a control message later than
-	# the kernel's reads): 3 + 10% and the same delays (98 against 111 was seen under load).
-	jassert "$1" "$KOK"' lag as $l | .duration_s as $d | .kernel_check.counters | (.OutSegs | kok($d; $l)) and (.RetransSegs | ((.ours - .kernel) | fabs) <= 3 + '"${2:-0.1}"' * .kernel + (.kernel / $d) * $l)' '.kernel_check'
-	# InOctets adds 52 bytes of headers per packet (0.1% here), the edges lag a little, and what
-	# sat unread in the receive queues at an edge the kernel counted and we had not (lib.sh's
-	# rbuf: 24 MB of 569 MB in a 0.5 s window beside a CPU hog).
-	jassert "$1" "$KOK"' rbuf as $q | lag as $l | .duration_s as $d | .kernel_check.counters.InOctets | kokx($d; $l; $q)' '.kernel_check'
-}
-
 "$SB" tcp-stream --duration 2 --warmup 0.3 --json >"$TMP/a.json" || fail "tcp-stream failed"
 jassert "$TMP/a.json" '.partial == false and .errors == 0 and .gbit_per_s > 0.5 and .unit == "megabyte"'
 # The rate over the window: its first 0.1 s bucket is timed as the others (its bytes were
@@ -39,16 +27,16 @@ jassert "$TMP/a.json" "((.sides.client.user_s + .sides.client.sys_s + .sides.ser
 # copies loopback TCP at 30 GB/s of CPU (a few GB/s is usual), so a side whose sys time was
 # dropped or taken for user time fails; a receiver's time is in the kernel, not in user space.
 jassert "$TMP/a.json" '.sides | .server.sys_s >= .server.bytes_received / 30e9 and .client.sys_s >= .client.bytes_sent / 30e9 and .server.sys_s > .server.user_s and .client.sys_s > .client.user_s' '.sides | {server: (.server | {user_s, sys_s, bytes_received}), client: (.client | {user_s, sys_s, bytes_sent})}'
-kernel_agrees "$TMP/a.json"
+tcp_kernel_agrees "$TMP/a.json"
 
 "$SB" tcp-stream --reverse --flows 2 --duration 1 --warmup 0.3 --json >"$TMP/r.json" || fail "--reverse failed"
 jassert "$TMP/r.json" '.partial == false and .errors == 0 and .gbit_per_s_by_direction.client_to_server == 0 and .gbit_per_s_by_direction.server_to_client > 0.5'
 jassert "$TMP/r.json" '.sides.client.bytes_sent == 0 and .sides.client.bytes_received > 0'
-kernel_agrees "$TMP/r.json"
+tcp_kernel_agrees "$TMP/r.json"
 
 "$SB" tcp-stream --bidir --duration 1 --warmup 0.3 --json >"$TMP/b.json" || fail "--bidir failed"
 jassert "$TMP/b.json" '.gbit_per_s_by_direction | .client_to_server > 0.1 and .server_to_client > 0.1'
-kernel_agrees "$TMP/b.json"
+tcp_kernel_agrees "$TMP/b.json"
 
 for call in send write sendmsg sendfile splice; do
 	"$SB" tcp-stream --send $call --size 65536 --duration 0.6 --warmup 0.2 --json >"$TMP/s.json" || fail "--send $call failed"
@@ -67,7 +55,7 @@ for call in send sendmsg uring; do
 	# whole burst of retransmits (one loss's, several segments) can fall on either side of it:
 	# 8 of 13, 8 of 15 and 3 of 6 were seen in 1 s windows, the runs' segments within 0.1%.
 	# Within half the kernel's count (and 3) here; 10% on the 2 s runs above.
-	kernel_agrees "$TMP/z.json" 0.5
+	tcp_kernel_agrees "$TMP/z.json" 0.5
 done
 
 expect_usage "not applicable" tcp-stream --zerocopy --send sendfile
