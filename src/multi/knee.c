@@ -128,6 +128,19 @@ static void read_point(struct knee *k, struct knee_pt *p, const cJSON *d)
 			p->pslo_at_least = true;
 }
 
+/* A lossy point: the limit it is over, where it is, and whether its percentile falls among
+ * the requests it lost. */
+static void lost_why(const struct knee *k, const struct knee_pt *p, char *why, size_t len)
+{
+	char over[32] = "", among[48] = "";
+
+	if (p->lost_share > KNEE_LOSS_MAX)
+		snprintf(over, sizeof(over), " (over %g%%)", 100 * KNEE_LOSS_MAX);
+	if (p->lost_share * 100 >= 100 - k->pct)
+		snprintf(among, sizeof(among), ": the p%g falls among them", k->pct);
+	snprintf(why, len, "lost %.3f%% of requests%s%s", 100 * p->lost_share, over, among);
+}
+
 static bool passes(const struct knee *k, const struct knee_pt *p, char *why, size_t len)
 {
 	if (p->status == RUN_FAILED)
@@ -141,15 +154,8 @@ static bool passes(const struct knee *k, const struct knee_pt *p, char *why, siz
 		snprintf(why, len, "partial");
 	else if (!(p->achieved >= ACHIEVED_MIN * p->offered))
 		snprintf(why, len, "answered %.0f/s of %.0f/s", p->achieved, p->offered);
-	else if (p->lost_share * 100 >= 100 - k->pct && p->lost_share > KNEE_LOSS_MAX)
-		snprintf(why, len, "lost %.3f%% of requests (over %g%%): the p%g falls among them",
-			 100 * p->lost_share, 100 * KNEE_LOSS_MAX, k->pct);
-	else if (p->lost_share * 100 >= 100 - k->pct)
-		snprintf(why, len, "lost %.3f%% of requests: the p%g falls among them",
-			 100 * p->lost_share, k->pct);
-	else if (p->lost_share > KNEE_LOSS_MAX)
-		snprintf(why, len, "lost %.3f%% of requests (over %g%%)", 100 * p->lost_share,
-			 100 * KNEE_LOSS_MAX);
+	else if (p->lost_share * 100 >= 100 - k->pct || p->lost_share > KNEE_LOSS_MAX)
+		lost_why(k, p, why, len);
 	else if (p->pslo_at_least)
 		snprintf(why, len, "p%g at least %.0f us: its rank falls among requests with no answer",
 			 k->pct, p->pslo);
