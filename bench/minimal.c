@@ -10,7 +10,8 @@
  *          own SO_REUSEPORT socket with SO_INCOMING_CPU, client i and server i on CPU i (the
  *          kernel from 6.1 picks the socket whose CPU is the one the datagram arrives on).
  *   minimal tcp-rr SECS        one connection, 1-byte request, 1-byte answer, blocking calls.
- *   minimal tcp-stream SECS    one connection, 131072-byte send() calls, recv() the same size.
+ *   minimal tcp-stream SECS    one connection, 131072-byte send() calls, recv() the same size,
+ *          trying again for 50 us before it blocks (sockbench's --wait auto on 2 CPUs or more).
  *   minimal udp-stream SECS [connected]  one sender of 1472-byte datagrams, one receiver that
  *          tries again for 5 us before it blocks (sockbench's --wait auto on 2 CPUs or more).
  *   minimal tcp-crr CONNS      connect, recv() 2 x 10,000 bytes, close as soon as they are in;
@@ -225,15 +226,44 @@ static void tcp_rr(int id, int fd)
 	follow(id, &seen, n);
 }
 
+/* The receiver sockbench's --wait auto runs where every side has a CPU of its own (io.h's
+ * io_spin_ns, tcp_stream.h's stream_spin_ns): non-blocking tries of call(fd, arg, flags) for
+ * up to spin seconds, then a blocking one. */
+static ssize_t retrying(ssize_t (*call)(int fd, void *arg, int flags), int fd, void *arg,
+			double spin)
+{
+	ssize_t r = call(fd, arg, MSG_DONTWAIT);
+	double t0 = 0;
+
+	while (r < 0 && errno == EAGAIN) {
+		double t = now();
+
+		if (!t0)
+			t0 = t;
+		else if (t - t0 >= spin)
+			return call(fd, arg, 0);
+		r = call(fd, arg, MSG_DONTWAIT);
+	}
+	return r;
+}
+
+static char stream_buf[131072];
+
+static ssize_t stream_recv(int fd, void *arg, int flags)
+{
+	(void)arg;
+	return recv(fd, stream_buf, sizeof(stream_buf), flags);
+}
+
 static void tcp_stream(int id, int fd)
 {
-	static char buf[131072];
 	int seen = WARMUP;
 	uint64_t n = 0;
 	ssize_t r;
 
 	while (follow(id, &seen, n)) {
-		r = id ? recv(fd, buf, sizeof(buf), 0) : send(fd, buf, sizeof(buf), 0);
+		r = id ? retrying(stream_recv, fd, NULL, 50e-6)
+		       : send(fd, stream_buf, sizeof(stream_buf), 0);
 		if (r <= 0)
 			break;
 		n += (uint64_t)r;
@@ -243,23 +273,9 @@ static void tcp_stream(int id, int fd)
 
 /* ---- udp-stream ---- */
 
-/* The receiver sockbench's --wait auto runs where every side has a CPU of its own (io.h's
- * io_spin_ns): non-blocking tries for up to 5 us, then a blocking one. */
-static ssize_t recv_retrying(int fd, struct msghdr *m)
+static ssize_t dgram_recv(int fd, void *m, int flags)
 {
-	ssize_t r = recvmsg(fd, m, MSG_DONTWAIT);
-	double t0 = 0;
-
-	while (r < 0 && errno == EAGAIN) {
-		double t = now();
-
-		if (!t0)
-			t0 = t;
-		else if (t - t0 >= 5e-6)
-			return recvmsg(fd, m, 0);
-		r = recvmsg(fd, m, MSG_DONTWAIT);
-	}
-	return r;
+	return recvmsg(fd, m, flags);
 }
 
 static void udp_stream(int id, int fd, int connected)
@@ -275,7 +291,7 @@ static void udp_stream(int id, int fd, int connected)
 		m.msg_namelen = sizeof(srv_addr);
 	}
 	while (follow(id, &seen, n))
-		n += (id ? recv_retrying(fd, &m) : sendmsg(fd, &m, 0)) > 0;
+		n += (id ? retrying(dgram_recv, fd, &m, 5e-6) : sendmsg(fd, &m, 0)) > 0;
 }
 
 /* ---- tcp-crr ---- */

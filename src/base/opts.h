@@ -101,16 +101,20 @@ struct cJSON;
 	X(INT, busy_poll, 0, 0, "busy-poll", 0, 1000000, "USEC",                                   \
 	  "SO_BUSY_POLL on every socket: spin this long in the driver before sleeping")
 
+/* In UDP_RR_OPTS (so once in ALL_OPTS); tcp-stream's table names it alone. */
+#define WAIT_OPT(X)                                                                                \
+	X(ENUM, wait, "auto", 0, "wait", 0, 0, "auto|poll|epoll|busy|block",                       \
+	  "when nothing has arrived: poll(), epoll_wait(), spin on non-blocking calls, or sleep " \
+	  "in the receive call (auto: the client polls, the server blocks, as in the report; a " \
+	  "udp-stream receiver tries again for 5 us first where each busy thread has a CPU)")
+
 #define UDP_RR_OPTS(X)                                                                             \
 	X(INT, peers, 0, 0, "peers", 0, 100000, "N",                                               \
 	  "client sockets in all, spread over the clients (0: one per client; above 64 a client, " \
 	  "--wait auto is epoll, receiving only from the sockets it finds ready)")                 \
 	X(BOOL, no_check, false, 0, "no-check", 0, 1, "",                                          \
 	  "turn UDP checksums off on every socket (SO_NO_CHECK)")                                  \
-	X(ENUM, wait, "auto", 0, "wait", 0, 0, "auto|poll|epoll|busy|block",                       \
-	  "when nothing has arrived: poll(), epoll_wait(), spin on non-blocking calls, or sleep in " \
-	  "the receive call (auto: the client polls, the server blocks, as in the report; a "     \
-	  "udp-stream receiver tries again for 5 us first where each busy thread has a CPU)")     \
+	WAIT_OPT(X)                                                                                \
 	X(ENUM, io, "auto", 0, "io", 0, 0, "auto|msg|mmsg|uring",                                  \
 	  "system calls: sendmsg/recvmsg (send/recvfrom when --connected), sendmmsg/recvmmsg, or " \
 	  "io_uring (auto: mmsg with --batch)")                                                    \

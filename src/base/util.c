@@ -244,7 +244,7 @@ int write_full(int fd, const void *buf, size_t n)
 	return 0;
 }
 
-static int ncpus(void)
+int cpus_usable(void)
 {
 	cpu_set_t set;
 
@@ -256,7 +256,7 @@ static int ncpus(void)
 /* --pin: the n-th CPU counting from the first (clients) or from the last (server threads). */
 int pin_self(int n, bool from_last)
 {
-	int nc = ncpus(), cpu = from_last ? nc - 1 - n % nc : n % nc;
+	int nc = cpus_usable(), cpu = from_last ? nc - 1 - n % nc : n % nc;
 	cpu_set_t set;
 
 	CPU_ZERO(&set);

@@ -88,6 +88,8 @@ const char *gp_str(char *buf, size_t n, const char *s);
 /* Wait until fd is readable or timeout_ms passes (-1: forever). 1 readable, 0 timeout, -errno. */
 int wait_readable(int fd, int timeout_ms);
 
+/* CPUs this process may run on (its affinity; 1 where it cannot be read). */
+int cpus_usable(void);
 /* --pin: pin the calling thread to the n-th CPU counting from the first (clients) or from the
  * last (server threads). The CPU, or -1. */
 int pin_self(int n, bool from_last);

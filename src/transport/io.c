@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -95,18 +94,11 @@ static int busy_threads(const struct opts *o)
 	return (int)(o->clients + o->server_threads);
 }
 
-static int cpus_here(void)
-{
-	cpu_set_t set;
-
-	return sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
-}
-
 uint32_t io_spin_ns(const struct opts *o)
 {
 	if (o->wait != WAIT_AUTO || o->rate || o->bitrate || o->bidir)
 		return 0;
-	return busy_threads(o) <= cpus_here() ? IO_SPIN_NS : 0;
+	return busy_threads(o) <= cpus_usable() ? IO_SPIN_NS : 0;
 }
 
 const char *io_spin_reason(const struct opts *o)

@@ -93,12 +93,18 @@ enum err_kind tcp_err_kind(int err);
  * server sends), or -1 for anything else. */
 int stream_dir_of(const uint8_t *buf, size_t n);
 
+#define TCP_NEVER_SLEEP UINT64_MAX
+
 /* A thread's (or a connection's) TCP calls and what they counted. */
 struct tcp_io {
 	const struct tcp_recv_ops *rx;
 	const struct tcp_send_ops *tx;
 	size_t chunk;	     /* the most asked of one receive call */
 	bool quickack;	     /* TCP_QUICKACK before each receive */
+	/* --recv recv and recvmsg: a receive that finds nothing tries again without sleeping
+	 * for up to this long before it sleeps in the call (0: sleeps at once; TCP_NEVER_SLEEP:
+	 * one try, -EAGAIN if it finds nothing); each try a counted call */
+	uint64_t spin_ns;
 	_Atomic int *phase;  /* give up at PH_STOP, seen between timed-out waits; may be NULL */
 	uint64_t timeout_ns; /* no progress this long: ERR_TIMEOUT */
 	uint64_t rx_calls;   /* receive calls that moved data */

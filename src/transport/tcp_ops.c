@@ -49,10 +49,36 @@ static ssize_t ret_of(ssize_t n)
 
 /* ---- receive calls ---- */
 
+/* recv, or recvmsg through the same signature, with io->spin_ns: non-blocking tries until
+ * one finds something, fails, or spin_ns has passed since the first came back empty; then the
+ * call that sleeps. */
+static ssize_t rx_spin(struct tcp_io *io, int fd, void *buf, size_t len,
+		       ssize_t (*call)(int fd, void *buf, size_t len, int flags))
+{
+	uint64_t t0 = 0;
+
+	while (io->spin_ns) {
+		io->syscalls++;
+		ssize_t n = call(fd, buf, len, MSG_DONTWAIT);
+
+		if (n >= 0 || errno != EAGAIN)
+			return ret_of(n);
+		if (io->spin_ns == TCP_NEVER_SLEEP)
+			return -EAGAIN;
+		uint64_t t = now_ns();
+
+		if (!t0)
+			t0 = t;
+		else if (t - t0 >= io->spin_ns)
+			break;
+	}
+	io->syscalls++;
+	return ret_of(call(fd, buf, len, 0));
+}
+
 static ssize_t rx_recv(struct tcp_io *io, int fd, void *buf, size_t len)
 {
-	io->syscalls++;
-	return ret_of(recv(fd, buf, len, 0));
+	return rx_spin(io, fd, buf, len, recv);
 }
 
 static ssize_t rx_read(struct tcp_io *io, int fd, void *buf, size_t len)
@@ -61,13 +87,17 @@ static ssize_t rx_read(struct tcp_io *io, int fd, void *buf, size_t len)
 	return ret_of(read(fd, buf, len));
 }
 
-static ssize_t rx_recvmsg(struct tcp_io *io, int fd, void *buf, size_t len)
+static ssize_t one_recvmsg(int fd, void *buf, size_t len, int flags)
 {
 	struct iovec v = {.iov_base = buf, .iov_len = len};
 	struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1};
 
-	io->syscalls++;
-	return ret_of(recvmsg(fd, &m, 0));
+	return recvmsg(fd, &m, flags);
+}
+
+static ssize_t rx_recvmsg(struct tcp_io *io, int fd, void *buf, size_t len)
+{
+	return rx_spin(io, fd, buf, len, one_recvmsg);
 }
 
 static ssize_t rx_readv(struct tcp_io *io, int fd, void *buf, size_t len)

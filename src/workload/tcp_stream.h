@@ -38,6 +38,18 @@ struct stream_conn {
 	struct client_thread *t; /* client side: follows the phase for the CPU marks */
 };
 
+/* --wait auto: how long a receiver whose receive finds nothing tries again before it sleeps,
+ * where stream_spin_why says it may. A 64 KB segment comes every ~20 us at 25 Gbit/s: 50 us
+ * spans a gap between two, and a sender that stops (the window's end) costs 50 us of tries. */
+#define STREAM_SPIN_NS 50000
+/* The receiver's io.spin_ns by --wait: auto STREAM_SPIN_NS where stream_spin_why says so,
+ * else 0; block 0; busy TCP_NEVER_SLEEP. */
+uint64_t stream_spin_ns(const struct opts *o);
+/* Why a receiver with --wait auto sleeps at once (NULL: it tries again first); and why it
+ * waits as it does, in words, for the config. */
+const char *stream_spin_why(const struct opts *o);
+const char *stream_wait_reason(const struct opts *o);
+
 /* Buffers and the send call's files. 0 or -errno (-ENOMEM: past serve --max-memory). */
 int conn_setup(struct stream_conn *k, const struct opts *o, _Atomic int *phase,
 	       struct server_ctx *srv);

@@ -215,6 +215,48 @@ void run_receiver(struct stream_conn *k)
 	window_close(k);
 }
 
+/* Threads that never sleep while the test runs with every receiver trying again: a sender and
+ * a receiver a connection. */
+static long busy_threads(const struct opts *o)
+{
+	return 2 * o->clients * o->flows * (o->bidir ? 2 : 1);
+}
+
+const char *stream_spin_why(const struct opts *o)
+{
+	if (o->recv != RECV_RECV && o->recv != RECV_RECVMSG)
+		return "only --recv recv and recvmsg take a non-blocking try: it sleeps in its call "
+		       "at once";
+	if (o->rcvlowat)
+		return "--rcvlowat says when a receive wakes: it sleeps in its call at once";
+	if (busy_threads(o) > cpus_usable())
+		return "more senders and receivers (two a connection) than CPUs: a retry would take "
+		       "a CPU a sender needs, so it sleeps in its call at once";
+	return NULL;
+}
+
+uint64_t stream_spin_ns(const struct opts *o)
+{
+	if (o->wait == WAIT_BUSY)
+		return TCP_NEVER_SLEEP;
+	return o->wait == WAIT_AUTO && !stream_spin_why(o) ? STREAM_SPIN_NS : 0;
+}
+
+_Static_assert(STREAM_SPIN_NS == 50000, "the text below says 50 us");
+
+const char *stream_wait_reason(const struct opts *o)
+{
+	const char *why = stream_spin_why(o);
+
+	if (o->wait != WAIT_AUTO)
+		return "as --wait gave it";
+	return why ? why
+		   : "every sender and receiver has a CPU of its own: a receive that finds nothing "
+		     "tries again for 50 us before it sleeps (a 64 KB segment comes every ~20 us at "
+		     "25 Gbit/s), so the sender's CPU seldom pays for waking it; each empty try is "
+		     "a call, counted";
+}
+
 /* Buffers and the send call's files. 0 or -errno. */
 int conn_setup(struct stream_conn *k, const struct opts *o, _Atomic int *phase,
 		      struct server_ctx *srv)
@@ -225,7 +267,8 @@ int conn_setup(struct stream_conn *k, const struct opts *o, _Atomic int *phase,
 	k->chunk = o->read_size ? (size_t)o->read_size : k->size;
 	k->io = (struct tcp_io){.rx = tcp_recv_of(o->recv), .tx = tcp_send_of(o->send),
 				.phase = phase, .memfd = -1, .pipe = {-1, -1},
-				.zerocopy = k->sender && o->zerocopy, .zc_fn = zc_count, .zc_arg = k};
+				.zerocopy = k->sender && o->zerocopy, .zc_fn = zc_count, .zc_arg = k,
+				.spin_ns = k->sender ? 0 : stream_spin_ns(o)};
 	k->buflen = (k->size > k->chunk ? k->size : k->chunk) +
 		    (k->sender && k->io.tx->file ? k->size : 0);
 	k->srv = srv;

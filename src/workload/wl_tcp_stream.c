@@ -35,6 +35,10 @@ static const struct opt_override tcp_stream_overrides[] = {
 	 .min = 1, .max = 64 << 20},
 	{.field = "timeout", .def = "5000", .help = "a flow making no progress this long is an error (timeout)"},
 	{.field = "read_size", .help = "bytes asked of each receive call (0: --size)"},
+	{.field = "wait", .help = "when a receive finds nothing: auto (try again for 50 us, then "
+	 "sleep, where each sender and receiver has a CPU and --recv is recv or recvmsg; else "
+	 "block), block (sleep in the call), busy (never sleep: non-blocking tries); poll and "
+	 "epoll: use --recv epoll"},
 	{0},
 };
 
@@ -88,6 +92,17 @@ static int tcp_stream_check(struct opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--send %s is not applicable: %s", tx->name, tx->unavailable);
 		return -EINVAL;
 	}
+	if (o->wait == WAIT_POLL || o->wait == WAIT_EPOLL) {
+		snprintf(err, errlen, "--wait %s is not a tcp-stream wait: a receiver sleeps in its "
+			 "call (block), tries again first (auto) or never sleeps (busy); to wait in "
+			 "epoll_wait, use --recv epoll", OPT_WORD(o, wait));
+		return -EINVAL;
+	}
+	if (o->wait == WAIT_BUSY && o->recv != RECV_RECV && o->recv != RECV_RECVMSG) {
+		snprintf(err, errlen, "--wait busy takes --recv recv or recvmsg (a non-blocking "
+			 "try), not --recv %s", OPT_WORD(o, recv));
+		return -EINVAL;
+	}
 	if (o->bytes && (o->reverse || o->bidir || o->zerocopy)) {
 		snprintf(err, errlen, "-n counts the bytes the clients send: not with --%s (the server "
 			 "sends)", o->reverse ? "reverse" : o->bidir ? "bidir" : "zerocopy");
@@ -120,6 +135,21 @@ static void tcp_stream_describe(const struct opts *o, char *buf, size_t len)
 		 o->size, OPT_WORD(o, send),
 		 !o->zerocopy ? "" : o->send == SEND_URING ? " (SEND_ZC)" : " (MSG_ZEROCOPY)",
 		 OPT_WORD(o, recv));
+	if (strlen(buf) < len && stream_spin_ns(o))
+		snprintf(buf + strlen(buf), len - strlen(buf), o->wait == WAIT_BUSY
+			 ? ", never sleeping" : ", trying %d us before it sleeps",
+			 STREAM_SPIN_NS / 1000);
+}
+
+/* --wait: how a receiver waits, and why. */
+static int tcp_stream_choices(const struct opts *o, struct choice *out)
+{
+	uint64_t spin = stream_spin_ns(o);
+
+	out[0] = (struct choice){"wait_receiver", spin == TCP_NEVER_SLEEP ? "busy"
+						  : spin ? "block, retrying 50 us first" : "block"};
+	out[1] = (struct choice){"wait_receiver_reason", stream_wait_reason(o)};
+	return 2;
 }
 
 /* The bytes the server received; when it sent no result (its agent died), what the clients
@@ -380,6 +410,7 @@ static const struct strategy tcp_stream_strategies[] = {
 	{"epoll_wait, then recv", "recv", "--recv epoll", false},
 	{"io_uring recv and send", "recv", "--recv uring --send uring", false},
 	{"TCP_NODELAY", "nodelay", "--nodelay", false},
+	{"block in recv", "wait", "--wait block", false},
 	STRATEGIES_EVERY_SERVER,
 	{0},
 };
@@ -400,6 +431,7 @@ const struct workload wl_tcp_stream = {
 	.live_units = tcp_stream_live_units,
 	.headline = tcp_stream_headline,
 	.describe = tcp_stream_describe,
+	.choices = tcp_stream_choices,
 	.kernel_pairs = tcp_stream_kernel_pairs,
 	.server_open = tcp_stream_server_open,
 	.server_bytes = tcp_stream_server_bytes,
