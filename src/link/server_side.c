@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -38,15 +39,23 @@
 
 /* The settings in force, for a signal that ends the agent: it puts them back first (open,
  * write, close and unlink only: async-signal-safe) and the journal is gone. SIGKILL cannot be
- * caught: the journal is for that. */
-static struct sysctl_set *volatile knobs_in_force;
+ * caught: the journal is for that. Whoever takes the pointer (a handler, or the session's end
+ * in knobs_take_back) puts them back; a signal that comes while the session's end has them
+ * ends the agent once they are back (sig_later). A controller killed with -9 closes the
+ * control link before its death signal comes: the session's end had dropped the handler
+ * first, and the signal's default action ended the agent before the settings were back. */
+static _Atomic(struct sysctl_set *) knobs_in_force;
+static volatile sig_atomic_t knobs_sig_later;
 
 static void knobs_on_signal(int sig)
 {
-	struct sysctl_set *k = knobs_in_force;
+	struct sysctl_set *k = atomic_exchange(&knobs_in_force, NULL);
 
-	if (k)
-		sysctl_restore(k, NULL, 0);
+	if (!k) {
+		knobs_sig_later = sig;
+		return;
+	}
+	sysctl_restore(k, NULL, 0);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -65,7 +74,7 @@ static void knobs_guard(struct sysctl_set *k)
 	struct sigaction sa = {.sa_handler = knobs_on_signal};
 
 	sigemptyset(&sa.sa_mask);
-	knobs_in_force = k;
+	atomic_store(&knobs_in_force, k);
 	if ((k != NULL) == knob_sigs_caught)
 		return;
 	knob_sigs_caught = k != NULL;
@@ -78,6 +87,22 @@ static void knobs_guard(struct sysctl_set *k)
 	}
 }
 
+/* Put the session's settings back: 0, or -errno with why in err. A signal's handler that took
+ * them first puts them back itself; one that came meanwhile is raised again after. */
+static int knobs_take_back(struct sysctl_set *k, char *err, size_t errlen)
+{
+	int ret = 0, later;
+
+	if (atomic_exchange(&knobs_in_force, NULL) == k)
+		ret = sysctl_restore(k, err, errlen);
+	knobs_guard(NULL); /* a signal now leaves the journal, for the next start */
+	if ((later = knobs_sig_later)) {
+		knobs_sig_later = 0;
+		raise(later);
+	}
+	return ret;
+}
+
 /* The settings go back before RESULT is sent, so that a failure to put them back reaches the
  * controller in it ("sysctl_restore_error"), which says so and fails the run: the host stays
  * changed (until the journal is carried out) and whoever runs the test must know. */
@@ -87,8 +112,7 @@ static void knobs_put_back(struct session *ss, cJSON *res)
 
 	if (!ss->knobs.applied)
 		return;
-	knobs_guard(NULL);
-	if (sysctl_restore(&ss->knobs, err, sizeof(err)) == 0)
+	if (knobs_take_back(&ss->knobs, err, sizeof(err)) == 0)
 		return;
 	cJSON_AddStringToObject(res, "sysctl_restore_error", err);
 	session_log(ss, "%s", err);
@@ -180,12 +204,13 @@ static int do_setup(struct session *ss, const char *payload)
 		session_error(ss, err, EPERM, false);
 		return -EPERM;
 	}
-	if ((ret = sysctl_apply(&ss->knobs, err, sizeof(err)))) {
+	ret = sysctl_apply(&ss->knobs, err, sizeof(err));
+	if (ss->knobs.applied) /* some may be set though one failed: they go back too */
+		knobs_guard(&ss->knobs);
+	if (ret) {
 		session_error(ss, err, -ret, ret == -EINVAL || ret == -EACCES);
 		return ret;
 	}
-	if (ss->knobs.n)
-		knobs_guard(&ss->knobs);
 	if (ss->knobs.n) {
 		char q[1024];
 
@@ -440,8 +465,6 @@ void server_side_run(struct session *ss)
 		ss->wl->server_close(&ss->s);
 	char err[400];
 
-	if (ss->knobs.applied)
-		knobs_guard(NULL); /* a signal now leaves the journal, for the next start */
-	if (sysctl_restore(&ss->knobs, err, sizeof(err)))
+	if (knobs_take_back(&ss->knobs, err, sizeof(err)))
 		session_log(ss, "%s", err);
 }

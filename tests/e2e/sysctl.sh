@@ -133,15 +133,20 @@ rc=$?
 jassert "$TMP/term.json" '.partial_reason == "interrupted by SIGTERM" and .sides.server != null' '{partial_reason, sides: (.sides | keys)}'
 restored "SIGTERM to the run's process group"
 
-# kill -9 of the controller: its agent dies with it and puts the setting back first.
-SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP >/dev/null 2>"$TMP/k9.err" &
-pid=$!
-wait_window $pid "$TMP/k9.err" 0
-[ "$(now)" = "$FLIP" ] || fail "not set during the run (2)"
-kill -9 $pid
-wait $pid 2>/dev/null
-restored "kill -9 of the controller"
-[ -e "$SOCKBENCH_JOURNAL" ] && fail "journal left after the agent put it back"
+# kill -9 of the controller: its agent dies with it and puts the setting back first. The
+# control link closes a moment before the agent's death signal comes, so the agent's session
+# is ending when it does: once in 6 full suites the signal ended the agent before the setting
+# was back. Four times, each a fresh race.
+for k in 1 2 3 4; do
+	SOCKBENCH_PROGRESS=1 "$SB" tcp-rr --duration 20 --warmup 0.2 --sysctl $KEY=$FLIP >/dev/null 2>"$TMP/k9.err" &
+	pid=$!
+	wait_window $pid "$TMP/k9.err" 0
+	[ "$(now)" = "$FLIP" ] || fail "not set during the run (kill -9 $k)"
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	restored "kill -9 of the controller ($k)"
+	[ -e "$SOCKBENCH_JOURNAL" ] && fail "journal left after the agent put it back ($k)"
+done
 
 # kill -9 of the agent: nothing can put it back then, but the journal does at the next start.
 start_agent --allow-sysctl $KEY
