@@ -115,6 +115,18 @@ void headline_key_text(struct headline *h, const char *path, const char *text)
 	snprintf(h->key[h->nkeys - 1].text, sizeof(h->key[h->nkeys - 1].text), "%s", text);
 }
 
+int64_t result_recv_spin_ns(const struct result *r)
+{
+	const struct side_result *s[2] = {r->cfg->reverse ? NULL : &r->server,
+					  r->cfg->reverse || r->cfg->bidir ? &r->client : NULL};
+	int64_t seen = -1;
+
+	for (int i = 0; i < 2; i++)
+		if (s[i] && s[i]->present && (int64_t)s[i]->c.recv_spin_ns > seen)
+			seen = (int64_t)s[i]->c.recv_spin_ns;
+	return seen;
+}
+
 bool result_open_loop(const struct result *r)
 {
 	return r->client.c.scheduled || r->client.c.gen_dropped;

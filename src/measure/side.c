@@ -57,7 +57,8 @@ bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *
 /* One table for both directions, so a counter added to the struct is added here once. */
 #define COUNTER_FIELDS(X)                                                                          \
 	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
-	X(connects) X(syscalls) X(retrans) X(segs_out) X(zc_done) X(zc_copied) X(zc_unknown)      \
+	X(connects) X(syscalls) X(recv_spin_ns) X(retrans) X(segs_out) X(zc_done) X(zc_copied)    \
+	X(zc_unknown)                                                                              \
 	X(reordered) X(dups) X(seq_unsure) X(jitter_ns) X(jitter_flows) X(refused) X(idle_flows) X(listen_drops) X(unfinished) X(errors) \
 	X(accept_queue_open) X(accept_queue_close)                                                \
 	X(scheduled) X(issued) X(gen_dropped) X(lag_p99_ns) X(lag_max_ns) X(held_max_ns)         \
@@ -65,7 +66,9 @@ bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *
 	X(ti_minrtt_min) X(ti_cwnd_sum) X(ti_cwnd_min) X(ti_cwnd_max) X(ti_rate_sum)               \
 	X(ti_rate_max) X(ti_retrans)
 /* The fields that add up as the largest of the parts, not their sum. */
-#define MAX_FIELDS(X) X(lag_p99_ns) X(lag_max_ns) X(held_max_ns) X(ti_rtt_max) X(ti_cwnd_max) X(ti_rate_max)
+#define MAX_FIELDS(X)                                                                              \
+	X(recv_spin_ns) X(lag_p99_ns) X(lag_max_ns) X(held_max_ns) X(ti_rtt_max) X(ti_cwnd_max)    \
+	X(ti_rate_max)
 /* ... and as the smallest of the parts that have any (TCP_INFO's connections). */
 #define MIN_FIELDS(X) X(ti_rtt_min) X(ti_minrtt_min) X(ti_cwnd_min)
 
@@ -156,7 +159,8 @@ static int get_u64(const cJSON *j, const char *key, uint64_t *v)
  * none, and its result is still good (0: it measured none); present, they must be numbers. */
 static int get_counter(const cJSON *j, const char *key, uint64_t *v)
 {
-	static const char *const newer[] = {"accept_queue_open", "accept_queue_close"};
+	static const char *const newer[] = {"accept_queue_open", "accept_queue_close",
+					    "recv_spin_ns"};
 
 	for (size_t k = 0; k < sizeof(newer) / sizeof(newer[0]); k++)
 		if (!strcmp(key, newer[k]) && !cJSON_GetObjectItemCaseSensitive(j, key))

@@ -40,6 +40,8 @@ enum err_kind {
 /* Names of the kinds, as in the JSON: "connect", "addrnotavail", ... */
 extern const char *const err_kind_names[ERR_KINDS];
 
+#define SIDE_NEVER_SLEEPS 0xffffffffULL /* recv_spin_ns of a receiver that never sleeps */
+
 /* Counted by one side during the measured window only. */
 struct side_counters {
 	uint64_t tx_packets, rx_packets; /* datagrams, or send/receive calls that moved data */
@@ -49,6 +51,10 @@ struct side_counters {
 	uint64_t late;	       /* client: answers to requests already counted lost */
 	uint64_t connects;     /* connect() calls (client) or accepted connections (server) */
 	uint64_t syscalls;     /* system calls made on the data path */
+	/* A stream's receivers (tcp-stream, udp-stream): how long a receive that found nothing
+	 * tried again before it slept, as this side's host chose it (0: at once; SIDE_NEVER_SLEEPS:
+	 * never); the largest of the parts. */
+	uint64_t recv_spin_ns;
 	uint64_t retrans;      /* TCP: segments retransmitted (TCP_INFO) */
 	uint64_t segs_out;     /* TCP: segments sent (TCP_INFO) */
 	uint64_t zc_done;      /* zero-copy sends the kernel reported complete */

@@ -359,7 +359,7 @@ static void add_headline(cJSON *j, const struct result *r)
 static void json_choices(cJSON *config, const struct result *r)
 {
 	struct choice ch[CHOICES_MAX];
-	int n = r->wl->choices ? r->wl->choices(r->cfg, ch) : 0;
+	int n = r->wl->choices ? r->wl->choices(r->cfg, r, ch) : 0;
 
 	for (int i = 0; i < n && config; i++)
 		cJSON_AddStringToObject(config, ch[i].key, ch[i].value);

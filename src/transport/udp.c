@@ -237,6 +237,7 @@ int udp_window_follow(struct udp_window *w, int ph, const struct io_ctx *io,
 	if (w->measuring && !was)
 		w->base = io->syscalls;
 	if (w->measuring) {
+		c->recv_spin_ns = io->wait == IO_WAIT_BLOCK ? io->spin_ns : 0;
 		c->syscalls = io->syscalls - w->base;
 		failed = failed < c->tx_packets ? failed : c->tx_packets;
 		c->tx_packets -= failed;

@@ -142,13 +142,17 @@ static void tcp_stream_describe(const struct opts *o, char *buf, size_t len)
 }
 
 /* --wait: how a receiver waits, and why. */
-static int tcp_stream_choices(const struct opts *o, struct choice *out)
+static int tcp_stream_choices(const struct opts *o, const struct result *r, struct choice *out)
 {
-	uint64_t spin = stream_spin_ns(o);
+	uint64_t rule = stream_spin_ns(o);
+	uint64_t here = rule < SIDE_NEVER_SLEEPS ? rule : SIDE_NEVER_SLEEPS;
+	int64_t seen = r ? result_recv_spin_ns(r) : -1;
+	uint64_t spin = seen >= 0 ? (uint64_t)seen : here;
 
-	out[0] = (struct choice){"wait_receiver", spin == TCP_NEVER_SLEEP ? "busy"
+	out[0] = (struct choice){"wait_receiver", spin == SIDE_NEVER_SLEEPS ? "busy"
 						  : spin ? "block, retrying 50 us first" : "block"};
-	out[1] = (struct choice){"wait_receiver_reason", stream_wait_reason(o)};
+	out[1] = (struct choice){"wait_receiver_reason",
+				 spin == here ? stream_wait_reason(o) : RECV_SPIN_ELSEWHERE};
 	return 2;
 }
 

@@ -99,8 +99,9 @@ static int nsock_most(const struct opts *o)
 }
 
 /* --wait auto, as the client with the most sockets resolves it, and the server's. */
-static int udp_rr_choices(const struct opts *o, struct choice *out)
+static int udp_rr_choices(const struct opts *o, const struct result *r, struct choice *out)
 {
+	(void)r;
 	int nsock = nsock_most(o);
 
 	out[0] = (struct choice){"wait_client", io_wait_name(io_client_wait(o, nsock))};

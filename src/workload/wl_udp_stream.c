@@ -156,14 +156,17 @@ static void udp_stream_describe(const struct opts *o, char *buf, size_t len)
 /* --wait auto: how the receiving side waits, and why. */
 _Static_assert(IO_SPIN_NS == 5000, "the texts below say 5 us");
 
-static int udp_stream_choices(const struct opts *o, struct choice *out)
+static int udp_stream_choices(const struct opts *o, const struct result *r, struct choice *out)
 {
 	enum io_wait w = io_wait_of(o, true);
+	int64_t seen = r ? result_recv_spin_ns(r) : -1;
+	uint64_t spin = seen >= 0 ? (uint64_t)seen : io_spin_ns(o);
 
-	out[0] = (struct choice){"wait_receiver", w == IO_WAIT_BLOCK && io_spin_ns(o)
+	out[0] = (struct choice){"wait_receiver", w == IO_WAIT_BLOCK && spin
 							  ? "block, retrying 5 us first"
 							  : io_wait_name(w)};
-	out[1] = (struct choice){"wait_receiver_reason", io_spin_reason(o)};
+	out[1] = (struct choice){"wait_receiver_reason", spin == io_spin_ns(o)
+		? io_spin_reason(o) : RECV_SPIN_ELSEWHERE};
 	return 2;
 }
 

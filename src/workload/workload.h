@@ -41,6 +41,11 @@ struct strategy {
 struct choice {
 	const char *key, *value;
 };
+/* A stream receiver's wait as its side reported it, where this host's rule would choose
+ * otherwise (the receiver's host has other CPUs). */
+#define RECV_SPIN_ELSEWHERE                                                                        \
+	"the receiving side's host chose it by the rule (a receive tries again first where every " \
+	"busy thread has a CPU), with its own CPUs, where this host's would choose otherwise"
 #define CHOICES_MAX 4
 
 struct workload {
@@ -70,8 +75,9 @@ struct workload {
 	 * report's own transaction headline). */
 	void (*headline)(const struct result *r, struct headline *h);
 	/* What its "auto" options resolved to for o, and why: up to CHOICES_MAX pairs, added to
-	 * the result's config (NULL: none); returns how many. */
-	int (*choices)(const struct opts *o, struct choice *out);
+	 * the result's config (NULL: none); returns how many. r: the run's result, for what its
+	 * sides reported they chose (NULL: o alone). */
+	int (*choices)(const struct opts *o, const struct result *r, struct choice *out);
 	/* Header line of the report. */
 	void (*describe)(const struct opts *o, char *buf, size_t len);
 	/* Did the run hold the load it was asked for (a pace: --rate), and if not, why (NULL:
