@@ -94,9 +94,14 @@ static int busy_threads(const struct opts *o)
 	return (int)(o->clients + o->server_threads);
 }
 
+bool io_spin_by_cpus(const struct opts *o)
+{
+	return o->wait == WAIT_AUTO && !o->rate && !o->bitrate && !o->bidir;
+}
+
 uint32_t io_spin_ns(const struct opts *o)
 {
-	if (o->wait != WAIT_AUTO || o->rate || o->bitrate || o->bidir)
+	if (!io_spin_by_cpus(o))
 		return 0;
 	return busy_threads(o) <= cpus_usable() ? IO_SPIN_NS : 0;
 }

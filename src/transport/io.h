@@ -98,6 +98,8 @@ const char *io_client_wait_reason(const struct opts *o, int nsock);
  * sender is not paced, else 0; and why, in words. */
 #define IO_SPIN_NS 5000
 uint32_t io_spin_ns(const struct opts *o);
+/* With o, whether it retries is for the receiver's host's CPUs to decide. */
+bool io_spin_by_cpus(const struct opts *o);
 const char *io_spin_reason(const struct opts *o);
 /* A receive of the syscall back ends through their pass(c, m, n, flags), one pass over the
  * sockets. With IO_WAIT_BLOCK and spin_ns, first passes with MSG_DONTWAIT until one takes

@@ -7,6 +7,14 @@
 #include "base/util.h"
 #include "workload/workload.h"
 
+bool stream_receivers_here(const struct opts *o)
+{
+	bool server_receives = !o->reverse || o->bidir, clients_receive = o->reverse || o->bidir;
+
+	return !(server_receives && o->server) &&
+	       !(clients_receive && (o->clients_on || o->client_hosts));
+}
+
 int client_follow_phase(struct client_ctx *c)
 {
 	int ph = atomic_load_explicit(&c->sh->phase, memory_order_acquire);

@@ -48,6 +48,8 @@ uint64_t stream_spin_ns(const struct opts *o);
 /* Why a receiver with --wait auto sleeps at once (NULL: it tries again first); and why it
  * waits as it does, in words, for the config. */
 const char *stream_spin_why(const struct opts *o);
+/* With o, whether --wait auto tries again is for the receiver's host's CPUs to decide. */
+bool stream_spin_by_cpus(const struct opts *o);
 const char *stream_wait_reason(const struct opts *o);
 
 /* Buffers and the send call's files. 0 or -errno (-ENOMEM: past serve --max-memory). */

@@ -222,6 +222,12 @@ static long busy_threads(const struct opts *o)
 	return 2 * o->clients * o->flows * (o->bidir ? 2 : 1);
 }
 
+bool stream_spin_by_cpus(const struct opts *o)
+{
+	return o->wait == WAIT_AUTO && (o->recv == RECV_RECV || o->recv == RECV_RECVMSG) &&
+	       !o->rcvlowat;
+}
+
 const char *stream_spin_why(const struct opts *o)
 {
 	if (o->recv != RECV_RECV && o->recv != RECV_RECVMSG)

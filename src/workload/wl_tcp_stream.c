@@ -135,7 +135,10 @@ static void tcp_stream_describe(const struct opts *o, char *buf, size_t len)
 		 o->size, OPT_WORD(o, send),
 		 !o->zerocopy ? "" : o->send == SEND_URING ? " (SEND_ZC)" : " (MSG_ZEROCOPY)",
 		 OPT_WORD(o, recv));
-	if (strlen(buf) < len && stream_spin_ns(o))
+	if (strlen(buf) < len && stream_spin_by_cpus(o) && !stream_receivers_here(o))
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 " (its host decides whether it tries again before it sleeps)");
+	else if (strlen(buf) < len && stream_spin_ns(o))
 		snprintf(buf + strlen(buf), len - strlen(buf), o->wait == WAIT_BUSY
 			 ? ", never sleeping" : ", trying %d us before it sleeps",
 			 STREAM_SPIN_NS / 1000);

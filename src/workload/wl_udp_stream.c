@@ -148,7 +148,10 @@ static void udp_stream_describe(const struct opts *o, char *buf, size_t len)
 		 rate, io_find(o)->name, o->batch, o->gso, o->gro ? "on" : "off",
 		 o->connected ? "connected" : "unconnected", o->server_threads,
 		 o->server_threads > 1 ? "s" : "", o->rcvbuf ? ", receive buffer set" : "");
-	if (io_spin_ns(o) && strlen(buf) < len)
+	if (io_spin_by_cpus(o) && !stream_receivers_here(o) && strlen(buf) < len)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 ", receiver's host decides whether it tries before it sleeps");
+	else if (io_spin_ns(o) && strlen(buf) < len)
 		snprintf(buf + strlen(buf), len - strlen(buf),
 			 ", receiver tries %u us before it sleeps", IO_SPIN_NS / 1000);
 }

@@ -184,6 +184,11 @@ static inline uint64_t lost_wait(const struct opts *o, uint64_t waited)
 }
 void drain_done(struct client_ctx *c);
 
+/* A stream's receivers all run on this host (the server unless --server, the clients with
+ * --reverse unless --clients-on or --client-hosts): this host's rule for their wait is
+ * theirs, and the header may say it before they report. */
+bool stream_receivers_here(const struct opts *o);
+
 /* In a client process: follow the coordinator's phase, taking the CPU marks at the window's
  * edges. Returns the phase now. Cheap: one shared-memory load when nothing changed. */
 int client_follow_phase(struct client_ctx *c);

@@ -60,6 +60,11 @@ if [ "$(nproc)" -ge 2 ]; then
 	"$SB" tcp-stream --server 127.0.0.1:$AGENT_PORT --duration 0.5 --warmup 0.2 --json \
 		>"$TMP/e.json" || fail "tcp-stream against a one-CPU agent failed"
 	jassert "$TMP/e.json" '.config.wait_receiver == "block" and (.config.wait_receiver_reason | test("receiving side.s host"))' .config
+	# ... and the header, written before the receiver reports, does not say it tries first.
+	"$SB" tcp-stream --server 127.0.0.1:$AGENT_PORT --duration 0.3 --warmup 0 >"$TMP/e.txt" ||
+		fail "tcp-stream (text) against a one-CPU agent failed"
+	head -1 "$TMP/e.txt" | grep -q "its host decides whether it tries again" ||
+		fail "header: $(head -1 "$TMP/e.txt")"
 	"$SB" tcp-stream --server 127.0.0.1:$AGENT_PORT --reverse --duration 0.5 --warmup 0.2 \
 		--json >"$TMP/e.json" || fail "tcp-stream --reverse against a one-CPU agent failed"
 	jassert "$TMP/e.json" ".config.wait_receiver == \"$spin\" and (.config.wait_receiver_reason | test(\"50 us\"))" .config

@@ -26,6 +26,10 @@ if [ "$(nproc)" -ge 2 ]; then
 	"$SB" udp-stream --server 127.0.0.1:$AGENT_PORT --duration 0.5 --warmup 0.2 --json \
 		>"$TMP/e.json" || fail "udp-stream against a one-CPU agent failed"
 	jassert "$TMP/e.json" '.config.wait_receiver == "block" and (.config.wait_receiver_reason | test("receiving side.s host"))' .config
+	"$SB" udp-stream --server 127.0.0.1:$AGENT_PORT --duration 0.3 --warmup 0 >"$TMP/e.txt" ||
+		fail "udp-stream (text) against a one-CPU agent failed"
+	head -1 "$TMP/e.txt" | grep -q "receiver's host decides" ||
+		fail "header: $(head -1 "$TMP/e.txt")"
 	kill "$AGENT_PID"
 	rm -f "$TMP/ready"
 fi

@@ -38,6 +38,7 @@ static void test_stream_spin_rule(void **state)
 	o.recv = RECV_RECV;
 	assert_int_equal(stream_spin_ns(&o), cpus >= 2 ? STREAM_SPIN_NS : 0);
 	assert_true(cpus < 2 || stream_spin_why(&o) == NULL);
+	assert_true(stream_spin_by_cpus(&o)); /* here or on another host: its CPUs decide */
 	o.recv = RECV_RECVMSG;
 	assert_int_equal(stream_spin_ns(&o), cpus >= 2 ? STREAM_SPIN_NS : 0);
 	o.flows = cpus; /* 2 x cpus threads */
@@ -52,15 +53,18 @@ static void test_stream_spin_rule(void **state)
 		if (r == RECV_RECVMSG)
 			continue;
 		assert_int_equal(stream_spin_ns(&o), 0);
+		assert_false(stream_spin_by_cpus(&o));
 		assert_non_null(strstr(stream_wait_reason(&o), "recv and recvmsg"));
 	}
 	o.recv = RECV_RECV;
 	o.rcvlowat = 65536;
 	assert_int_equal(stream_spin_ns(&o), 0);
 	assert_non_null(strstr(stream_wait_reason(&o), "--rcvlowat"));
+	assert_false(stream_spin_by_cpus(&o));
 	o.rcvlowat = 0;
 	o.wait = WAIT_BLOCK;
 	assert_int_equal(stream_spin_ns(&o), 0);
+	assert_false(stream_spin_by_cpus(&o));
 	assert_string_equal(stream_wait_reason(&o), "as --wait gave it");
 	o.wait = WAIT_BUSY;
 	assert_true(stream_spin_ns(&o) == TCP_NEVER_SLEEP);
