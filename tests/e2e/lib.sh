@@ -118,6 +118,26 @@ start_agent() {
 	read -r -t 5 AGENT_PORT <"$TMP/ready" || fail "serve did not start: $(cat "$TMP/agent.log")"
 }
 
+# A stream's receiver on an agent held to one CPU of ours (taskset -a: its threads, and those
+# they start): it chose to sleep at once, where this host (2 CPUs or more) would try again
+# first. The config says what the receiving side chose and why; the header, written before
+# it reports, says its host decides (grep pattern $2). The agent is left running: stop_agent.
+receiver_elsewhere() { # workload header-pattern
+	start_agent
+	taskset -a -pc "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" "$AGENT_PID" >/dev/null ||
+		fail "taskset of the agent"
+	"$SB" "$1" --server 127.0.0.1:$AGENT_PORT --duration 0.5 --warmup 0.2 --json \
+		>"$TMP/e.json" || fail "$1 against a one-CPU agent failed"
+	jassert "$TMP/e.json" '.config.wait_receiver == "block" and (.config.wait_receiver_reason | test("receiving side.s host"))' .config
+	"$SB" "$1" --server 127.0.0.1:$AGENT_PORT --duration 0.3 --warmup 0 >"$TMP/e.txt" ||
+		fail "$1 (text) against a one-CPU agent failed"
+	head -1 "$TMP/e.txt" | grep -q "$2" || fail "header: $(head -1 "$TMP/e.txt")"
+}
+stop_agent() {
+	kill "$AGENT_PID"
+	rm -f "$TMP/ready"
+}
+
 # A loopback agent to stop and start again (SIGSTOP: a stalled server): AGENT_PID, srv (its
 # control address), and PAUSE, tests/helpers/pause.py (pause.py PID DELAY_S PAUSE_S prints the
 # stop as it was, in seconds).

@@ -54,22 +54,12 @@ jassert "$TMP/r.json" '.config.wait_receiver_reason | test("CPU")'
 # The receiving host chooses with its own CPUs, and the config says what it chose: an agent
 # held to one CPU blocks where this host, with two or more, would try again first.
 if [ "$(nproc)" -ge 2 ]; then
-	start_agent
-	one=$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')
-	taskset -a -pc "$one" "$AGENT_PID" >/dev/null || fail "taskset of the agent"
-	"$SB" tcp-stream --server 127.0.0.1:$AGENT_PORT --duration 0.5 --warmup 0.2 --json \
-		>"$TMP/e.json" || fail "tcp-stream against a one-CPU agent failed"
-	jassert "$TMP/e.json" '.config.wait_receiver == "block" and (.config.wait_receiver_reason | test("receiving side.s host"))' .config
-	# ... and the header, written before the receiver reports, does not say it tries first.
-	"$SB" tcp-stream --server 127.0.0.1:$AGENT_PORT --duration 0.3 --warmup 0 >"$TMP/e.txt" ||
-		fail "tcp-stream (text) against a one-CPU agent failed"
-	head -1 "$TMP/e.txt" | grep -q "its host decides whether it tries again" ||
-		fail "header: $(head -1 "$TMP/e.txt")"
+	receiver_elsewhere tcp-stream "its host decides whether it tries again"
+	# Reversed, the receiver is this host's client: this host's rule.
 	"$SB" tcp-stream --server 127.0.0.1:$AGENT_PORT --reverse --duration 0.5 --warmup 0.2 \
 		--json >"$TMP/e.json" || fail "tcp-stream --reverse against a one-CPU agent failed"
 	jassert "$TMP/e.json" ".config.wait_receiver == \"$spin\" and (.config.wait_receiver_reason | test(\"50 us\"))" .config
-	kill "$AGENT_PID"
-	rm -f "$TMP/ready"
+	stop_agent
 fi
 "$SB" tcp-stream --wait busy --duration 0.5 --warmup 0.2 --json >"$TMP/w.json" || fail "--wait busy failed"
 jassert "$TMP/w.json" '.partial == false and .errors == 0 and .config.wait_receiver == "busy" and .gbit_per_s > 0.1'

@@ -20,18 +20,8 @@ if [ "$(nproc)" -ge 2 ]; then want="block, retrying 5 us first"; else want=block
 jassert "$TMP/a.json" ".config.wait_receiver == \"$want\" and (.config.wait_receiver_reason | length > 20)" .config
 # ... as the receiving host chose it, with its own CPUs: an agent held to one CPU sleeps at once.
 if [ "$(nproc)" -ge 2 ]; then
-	start_agent
-	taskset -a -pc "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" "$AGENT_PID" >/dev/null ||
-		fail "taskset of the agent"
-	"$SB" udp-stream --server 127.0.0.1:$AGENT_PORT --duration 0.5 --warmup 0.2 --json \
-		>"$TMP/e.json" || fail "udp-stream against a one-CPU agent failed"
-	jassert "$TMP/e.json" '.config.wait_receiver == "block" and (.config.wait_receiver_reason | test("receiving side.s host"))' .config
-	"$SB" udp-stream --server 127.0.0.1:$AGENT_PORT --duration 0.3 --warmup 0 >"$TMP/e.txt" ||
-		fail "udp-stream (text) against a one-CPU agent failed"
-	head -1 "$TMP/e.txt" | grep -q "receiver's host decides" ||
-		fail "header: $(head -1 "$TMP/e.txt")"
-	kill "$AGENT_PID"
-	rm -f "$TMP/ready"
+	receiver_elsewhere udp-stream "receiver's host decides"
+	stop_agent
 fi
 # Full speed overflows the receiver's buffer: every gap we count is a drop the kernel counted,
 # give or take the window's edges (the server's window is a control message wider at each
