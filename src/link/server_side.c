@@ -9,10 +9,13 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <sys/random.h>
 
 #include "base/safe_text.h"
@@ -40,22 +43,25 @@
 /* The settings in force, for a signal that ends the agent: it puts them back first (open,
  * write, close and unlink only: async-signal-safe) and the journal is gone. SIGKILL cannot be
  * caught: the journal is for that. Whoever takes the pointer (a handler, or the session's end
- * in knobs_take_back) puts them back; a signal that comes while the session's end has them
- * ends the agent once they are back (sig_later). A controller killed with -9 closes the
- * control link before its death signal comes: the session's end had dropped the handler
- * first, and the signal's default action ended the agent before the settings were back. */
+ * in knobs_take_back) puts them back. A handler that finds it taken waits until they are back
+ * (knobs_back), then ends the agent; the session's end, whose own thread blocks these signals
+ * meanwhile, waits for a handler that took it to end the agent. A controller killed with -9
+ * closes the control link a moment before its death signal comes: the session's end used to
+ * drop the handler first, and the signal's default action could end the agent before the
+ * settings were back. */
 static _Atomic(struct sysctl_set *) knobs_in_force;
-static volatile sig_atomic_t knobs_sig_later;
+static atomic_int knobs_back;
 
 static void knobs_on_signal(int sig)
 {
 	struct sysctl_set *k = atomic_exchange(&knobs_in_force, NULL);
+	struct timespec ms1 = {0, 1000000};
 
-	if (!k) {
-		knobs_sig_later = sig;
-		return;
-	}
-	sysctl_restore(k, NULL, 0);
+	if (k)
+		sysctl_restore(k, NULL, 0);
+	else
+		while (!atomic_load(&knobs_back))
+			nanosleep(&ms1, NULL);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -74,6 +80,7 @@ static void knobs_guard(struct sysctl_set *k)
 	struct sigaction sa = {.sa_handler = knobs_on_signal};
 
 	sigemptyset(&sa.sa_mask);
+	atomic_store(&knobs_back, k == NULL);
 	atomic_store(&knobs_in_force, k);
 	if ((k != NULL) == knob_sigs_caught)
 		return;
@@ -88,18 +95,25 @@ static void knobs_guard(struct sysctl_set *k)
 }
 
 /* Put the session's settings back: 0, or -errno with why in err. A signal's handler that took
- * them first puts them back itself; one that came meanwhile is raised again after. */
+ * them first puts them back and ends the agent: this thread waits for that. */
 static int knobs_take_back(struct sysctl_set *k, char *err, size_t errlen)
 {
-	int ret = 0, later;
+	sigset_t set, was;
+	int ret = 0;
 
-	if (atomic_exchange(&knobs_in_force, NULL) == k)
-		ret = sysctl_restore(k, err, errlen);
+	if (!knob_sigs_caught)
+		return sysctl_restore(k, err, errlen); /* nothing guarded: none set, or none left */
+	sigemptyset(&set);
+	for (size_t i = 0; i < ARRAY_SIZE(knob_sigs); i++)
+		sigaddset(&set, knob_sigs[i]);
+	pthread_sigmask(SIG_BLOCK, &set, &was); /* no handler in this thread while it restores */
+	if (atomic_exchange(&knobs_in_force, NULL) != k)
+		for (;;)
+			pause(); /* a handler has them, and ends the agent */
+	ret = sysctl_restore(k, err, errlen);
+	atomic_store(&knobs_back, 1);
 	knobs_guard(NULL); /* a signal now leaves the journal, for the next start */
-	if ((later = knobs_sig_later)) {
-		knobs_sig_later = 0;
-		raise(later);
-	}
+	pthread_sigmask(SIG_SETMASK, &was, NULL); /* one that came meanwhile acts now */
 	return ret;
 }
 
@@ -204,13 +218,12 @@ static int do_setup(struct session *ss, const char *payload)
 		session_error(ss, err, EPERM, false);
 		return -EPERM;
 	}
-	ret = sysctl_apply(&ss->knobs, err, sizeof(err));
-	if (ss->knobs.applied) /* some may be set though one failed: they go back too */
-		knobs_guard(&ss->knobs);
-	if (ret) {
+	if ((ret = sysctl_apply(&ss->knobs, err, sizeof(err)))) { /* none left set */
 		session_error(ss, err, -ret, ret == -EINVAL || ret == -EACCES);
 		return ret;
 	}
+	if (ss->knobs.n)
+		knobs_guard(&ss->knobs);
 	if (ss->knobs.n) {
 		char q[1024];
 

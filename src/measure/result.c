@@ -122,7 +122,8 @@ int64_t result_recv_spin_ns(const struct result *r)
 	int64_t seen = -1;
 
 	for (int i = 0; i < 2; i++)
-		if (s[i] && s[i]->present && (int64_t)s[i]->c.recv_spin_ns > seen)
+		if (s[i] && s[i]->present && s[i]->c.recv_spin_told &&
+		    (int64_t)s[i]->c.recv_spin_ns > seen)
 			seen = (int64_t)s[i]->c.recv_spin_ns;
 	return seen;
 }

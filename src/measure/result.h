@@ -148,7 +148,8 @@ void headline_key_text(struct headline *h, const char *path, const char *text);
 /* An open-loop run (--rate on a request/response workload): its clients kept a schedule. */
 bool result_open_loop(const struct result *r);
 /* A stream's receivers' recv_spin_ns as their hosts chose it: the largest of the receiving
- * sides that reported (the server, the client with --reverse, both with --bidir); -1: none. */
+ * sides that told it (the server, the client with --reverse, both with --bidir); -1: none
+ * did (an agent built before it, or a side with no receiver). */
 int64_t result_recv_spin_ns(const struct result *r);
 /* count / seconds, 0 when seconds is 0. */
 double result_per_s(uint64_t count, double seconds);

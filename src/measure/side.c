@@ -57,8 +57,8 @@ bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *
 /* One table for both directions, so a counter added to the struct is added here once. */
 #define COUNTER_FIELDS(X)                                                                          \
 	X(tx_packets) X(rx_packets) X(tx_bytes) X(rx_bytes) X(transactions) X(lost) X(late)       \
-	X(connects) X(syscalls) X(recv_spin_ns) X(retrans) X(segs_out) X(zc_done) X(zc_copied)    \
-	X(zc_unknown)                                                                              \
+	X(connects) X(syscalls) X(recv_spin_ns) X(recv_spin_told) X(retrans) X(segs_out)          \
+	X(zc_done) X(zc_copied) X(zc_unknown)                                                     \
 	X(reordered) X(dups) X(seq_unsure) X(jitter_ns) X(jitter_flows) X(refused) X(idle_flows) X(listen_drops) X(unfinished) X(errors) \
 	X(accept_queue_open) X(accept_queue_close)                                                \
 	X(scheduled) X(issued) X(gen_dropped) X(lag_p99_ns) X(lag_max_ns) X(held_max_ns)         \
@@ -160,7 +160,7 @@ static int get_u64(const cJSON *j, const char *key, uint64_t *v)
 static int get_counter(const cJSON *j, const char *key, uint64_t *v)
 {
 	static const char *const newer[] = {"accept_queue_open", "accept_queue_close",
-					    "recv_spin_ns"};
+					    "recv_spin_ns", "recv_spin_told"};
 
 	for (size_t k = 0; k < sizeof(newer) / sizeof(newer[0]); k++)
 		if (!strcmp(key, newer[k]) && !cJSON_GetObjectItemCaseSensitive(j, key))

@@ -55,6 +55,7 @@ struct side_counters {
 	 * tried again before it slept, as this side's host chose it (0: at once; SIDE_NEVER_SLEEPS:
 	 * never); the largest of the parts. */
 	uint64_t recv_spin_ns;
+	uint64_t recv_spin_told; /* ... its receivers that told it (0: none; an older agent) */
 	uint64_t retrans;      /* TCP: segments retransmitted (TCP_INFO) */
 	uint64_t segs_out;     /* TCP: segments sent (TCP_INFO) */
 	uint64_t zc_done;      /* zero-copy sends the kernel reported complete */

@@ -275,9 +275,11 @@ int conn_setup(struct stream_conn *k, const struct opts *o, _Atomic int *phase,
 				.phase = phase, .memfd = -1, .pipe = {-1, -1},
 				.zerocopy = k->sender && o->zerocopy, .zc_fn = zc_count, .zc_arg = k,
 				.spin_ns = k->sender ? 0 : stream_spin_ns(o)};
-	if (!k->sender) /* what this host chose, for the config (tcp_stream_choices) */
+	if (!k->sender) { /* what this host chose, for the config (tcp_stream_choices) */
 		k->cnt.recv_spin_ns = k->io.spin_ns < SIDE_NEVER_SLEEPS ? k->io.spin_ns
 									: SIDE_NEVER_SLEEPS;
+		k->cnt.recv_spin_told = 1;
+	}
 	k->buflen = (k->size > k->chunk ? k->size : k->chunk) +
 		    (k->sender && k->io.tx->file ? k->size : 0);
 	k->srv = srv;

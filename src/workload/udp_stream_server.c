@@ -14,6 +14,8 @@ static void receive_loop(struct udp_srv_thread *t, const struct io_ops *ops, str
 	struct io_msg *m = msgs_alloc(burst, io->cap);
 	struct receiver rx = {.o = s->o, .cnt = &t->c, .flows = t->priv, .token = s->token};
 
+	t->c.recv_spin_told = 1; /* its wait: udp_window_follow's recv_spin_ns */
+
 	uint64_t closed = 0, filled = 0; /* after the window: the drain (DRAIN_*) */
 
 	for (;;) {
@@ -124,6 +126,8 @@ static void bidir_loop(struct udp_srv_thread *t, const struct io_ops *ops, struc
 	struct receiver rx = {.o = o, .cnt = &t->c, .flows = t->priv, .token = t->s->token};
 	struct sender x = {.ops = ops, .io = io, .cnt = &t->c, .win = &t->win, .token = t->s->token};
 	int ph;
+
+	t->c.recv_spin_told = 1;
 
 	sender_init(&x, o, (int)o->peers);
 	while ((ph = udp_server_phase(t, io)) != PH_STOP) {

@@ -155,7 +155,10 @@ static int tcp_stream_choices(const struct opts *o, const struct result *r, stru
 	out[0] = (struct choice){"wait_receiver", spin == SIDE_NEVER_SLEEPS ? "busy"
 						  : spin ? "block, retrying 50 us first" : "block"};
 	out[1] = (struct choice){"wait_receiver_reason",
-				 spin == here ? stream_wait_reason(o) : RECV_SPIN_ELSEWHERE};
+				 spin != here		? RECV_SPIN_ELSEWHERE
+				 : seen < 0 && stream_spin_by_cpus(o) && !stream_receivers_here(o)
+					? RECV_SPIN_UNTOLD
+					: stream_wait_reason(o)};
 	return 2;
 }
 

@@ -168,8 +168,11 @@ static int udp_stream_choices(const struct opts *o, const struct result *r, stru
 	out[0] = (struct choice){"wait_receiver", w == IO_WAIT_BLOCK && spin
 							  ? "block, retrying 5 us first"
 							  : io_wait_name(w)};
-	out[1] = (struct choice){"wait_receiver_reason", spin == io_spin_ns(o)
-		? io_spin_reason(o) : RECV_SPIN_ELSEWHERE};
+	out[1] = (struct choice){"wait_receiver_reason",
+				 spin != io_spin_ns(o) ? RECV_SPIN_ELSEWHERE
+				 : seen < 0 && io_spin_by_cpus(o) && !stream_receivers_here(o)
+					? RECV_SPIN_UNTOLD
+					: io_spin_reason(o)};
 	return 2;
 }
 
@@ -196,6 +199,7 @@ static int client_open(struct client *x, struct client_ctx *c, bool receives)
 	x->c = c;
 	x->receives = receives;
 	x->cnt = x->cnt ? x->cnt : &c->rep->c;
+	x->cnt->recv_spin_told += receives; /* its wait: udp_window_follow's recv_spin_ns */
 	x->ops = io_find(o);
 	for (int i = 0; i < c->index; i++)
 		x->flow0 += (uint32_t)share_of(o->peers, (int)o->clients, i);

@@ -46,6 +46,10 @@ struct choice {
 #define RECV_SPIN_ELSEWHERE                                                                        \
 	"the receiving side's host chose it by the rule (a receive tries again first where every " \
 	"busy thread has a CPU), with its own CPUs, where this host's would choose otherwise"
+/* ... and where a receiver elsewhere did not say (an agent built before it told). */
+#define RECV_SPIN_UNTOLD                                                                           \
+	"this host's rule: the receiving side's host, whose own CPUs decide, did not say what it " \
+	"chose (a sockbench from before it told)"
 #define CHOICES_MAX 4
 
 struct workload {

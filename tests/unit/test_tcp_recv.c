@@ -2,6 +2,7 @@
  * loopback connection, timed, counted and seen in this thread's voluntary context switches. */
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -13,10 +14,13 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <cjson/cJSON.h>
 #include <cmocka.h>
 
 #include "base/opts.h"
 #include "base/util.h"
+#include "measure/result.h"
+#include "measure/side.h"
 #include "transport/tcp.h"
 #include "workload/tcp_stream.h"
 
@@ -44,10 +48,23 @@ static void test_stream_spin_rule(void **state)
 	o.flows = cpus; /* 2 x cpus threads */
 	assert_int_equal(stream_spin_ns(&o), 0);
 	assert_non_null(strstr(stream_wait_reason(&o), "than CPUs"));
+	if (cpus >= 2) { /* two threads a connection, four with --bidir: exactly the CPUs, then
+			  * twice as many */
+		o.flows = 1;
+		o.clients = cpus / 2;
+		assert_int_equal(stream_spin_ns(&o), STREAM_SPIN_NS);
+		o.clients = 1;
+		o.flows = cpus / 2;
+		assert_int_equal(stream_spin_ns(&o), STREAM_SPIN_NS);
+		o.bidir = true;
+		assert_int_equal(stream_spin_ns(&o), 0);
+		o.bidir = false;
+		o.flows = 1;
+		o.clients = cpus;
+		assert_int_equal(stream_spin_ns(&o), 0);
+		o.clients = 1;
+	}
 	o.flows = 1;
-	o.bidir = cpus < 4; /* four threads a flow */
-	assert_int_equal(stream_spin_ns(&o), o.bidir ? 0 : STREAM_SPIN_NS);
-	o.bidir = false;
 	for (int r = RECV_READ; r <= RECV_URING; r++) {
 		o.recv = r;
 		if (r == RECV_RECVMSG)
@@ -122,9 +139,12 @@ static ssize_t one_receive(struct tcp_io *io, int fd[2], uint64_t send_after_ns,
 	char buf[64];
 	pthread_t th;
 
-	if (!send_after_ns)
+	if (!send_after_ns) { /* and in: loopback's delivery may wait for ksoftirqd */
+		struct pollfd in = {.fd = fd[1], .events = POLLIN};
+
 		assert_int_equal(send(fd[0], "0123456789", 10, 0), 10);
-	else
+		assert_int_equal(poll(&in, 1, 10000), 1);
+	} else
 		assert_int_equal(pthread_create(&th, NULL, send_later, &l), 0);
 	io->syscalls = 0;
 	long v0 = vcsw();
@@ -168,6 +188,19 @@ static void test_stream_receive_tries(void **state)
 		assert_true(calls >= 3);
 		assert_true(slept >= 1);
 		assert_true(ns >= 300000000);
+		/* Nothing comes: 20 ms of tries, then the call's own timeout (30 ms, in jiffies: at
+		 * HZ 100 it may end up to 10 ms early), not longer than the two by more than a
+		 * loaded machine's half second. */
+		assert_int_equal(tcp_timeouts(fd[1], 30000000), 0);
+		io.syscalls = 0;
+		uint64_t t1 = now_ns();
+		char none[16];
+
+		assert_int_equal(io.rx->recv(&io, fd[1], none, sizeof(none)), -EAGAIN);
+		t1 = now_ns() - t1;
+		assert_true(io.syscalls >= 3);
+		assert_true(t1 >= 40000000 && t1 < 550000000);
+		assert_int_equal(tcp_timeouts(fd[1], 10000000000ULL), 0);
 		/* Never sleeping: nothing there is -EAGAIN at once, one call (its timeout is 10 s). */
 		io.spin_ns = TCP_NEVER_SLEEP;
 		char buf[16];
@@ -188,11 +221,47 @@ static void test_stream_receive_tries(void **state)
 	}
 }
 
+/* What the receiving sides told of their wait: only sides that receive and told it count (an
+ * agent from before sends neither counter, and its result still parses). */
+static void test_recv_spin_told(void **state)
+{
+	(void)state;
+	struct opts o;
+	struct result r = {.cfg = &o};
+	struct side_counters back;
+
+	opts_defaults(&o, NULL);
+	r.server.present = r.client.present = true;
+	r.server.c.recv_spin_ns = 50000;
+	assert_int_equal(result_recv_spin_ns(&r), -1); /* not told */
+	r.server.c.recv_spin_told = 1;
+	assert_int_equal(result_recv_spin_ns(&r), 50000);
+	o.reverse = true; /* the client receives: it told nothing */
+	assert_int_equal(result_recv_spin_ns(&r), -1);
+	r.client.c.recv_spin_told = 2;
+	assert_int_equal(result_recv_spin_ns(&r), 0);
+	o.reverse = false;
+	o.bidir = true; /* both receive: the largest */
+	assert_int_equal(result_recv_spin_ns(&r), 50000);
+	r.server.present = false;
+	assert_int_equal(result_recv_spin_ns(&r), 0);
+	cJSON *j = side_counters_to_json(&r.server.c);
+
+	cJSON_DeleteItemFromObject(j, "recv_spin_ns");
+	cJSON_DeleteItemFromObject(j, "recv_spin_told");
+	assert_int_equal(side_counters_from_json(j, &back), 0);
+	assert_int_equal(back.recv_spin_told, 0);
+	assert_int_equal(back.recv_spin_ns, 0);
+	cJSON_Delete(j);
+	opts_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stream_spin_rule),
 		cmocka_unit_test(test_stream_receive_tries),
+		cmocka_unit_test(test_recv_spin_told),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
