@@ -48,7 +48,10 @@ spin="block, retrying 50 us first"
 "$SB" tcp-stream --duration 1 --warmup 0.3 --json >"$TMP/w.json" || fail "tcp-stream failed"
 jassert "$TMP/w.json" '.partial == false and .errors == 0 and .gbit_per_s > 0.5'
 jassert "$TMP/w.json" ".config.wait_receiver == \"$([ "$(nproc)" -ge 2 ] && echo "$spin" || echo block)\""
-tcp_kernel_agrees "$TMP/w.json"
+# A 1 s window: a burst of retransmits falls on either side of an edge whole (8 counted by the
+# kernel against 2 by TCP_INFO in a CI run; the segments within 0.1%): half the kernel's count
+# and 3, as the zerocopy runs below.
+tcp_kernel_agrees "$TMP/w.json" 0.5
 jassert "$TMP/r.json" ".config.wait_receiver == \"$([ "$(nproc)" -ge 4 ] && echo "$spin" || echo block)\""
 why=$([ "$(nproc)" -ge 4 ] && echo "50 us" || echo "than CPUs")
 jassert "$TMP/r.json" ".config.wait_receiver_reason | test(\"$why\")"
