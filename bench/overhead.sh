@@ -7,7 +7,7 @@
 #   usage: [ROWS=REGEX] bench/overhead.sh [ROUNDS] [SECONDS] [TCP_CRR_CONNECTIONS]
 # (ROWS: only the rows whose name matches, e.g. ROWS='scenario B')
 . "$(dirname "$0")/lib.sh"
-rounds=${1:-5}
+rounds=${1:-${ROUNDS:-5}}
 secs=${2:-3}
 conns=${3:-50000}
 cc -O2 -std=c11 -o "$tmp/minimal" bench/minimal.c
@@ -44,7 +44,7 @@ row() {
 	done
 	printf "  %-6s %11.0f %9.3f %7.3f %12.0f %9.3f %7.3f %7.3f %7.3f\n\n" median "$(col 1)" "$(col 2)" "$(col 7)" \
 		"$(col 3)" "$(col 4)" "$(col 8)" "$(col 5)" "$(col 6)"
-	summary "$name" "minimal program" "$(col 5)" "$(col 6)" 0.97 1.03
+	summary "$name" "minimal program" "$(col 5)" "$(col 6)" 0.97 1.03 "$(vals 5)" "$(vals 6)"
 }
 
 row "udp-rr (scenario B)" tr "udp-rr -l $secs" "udp-rr $secs"

@@ -11,7 +11,7 @@
 #   usage: bench/stream_vs_iperf3.sh [ROUNDS] [SECONDS]
 . "$(dirname "$0")/lib.sh"
 command -v iperf3 >/dev/null || { echo "iperf3 is not installed (apt-get install iperf3)"; exit 77; }
-rounds=${1:-5}
+rounds=${1:-${ROUNDS:-5}}
 secs=${2:-3}
 port=$((30000 + RANDOM % 20000))
 
@@ -44,7 +44,7 @@ for r in $(seq "$rounds"); do
 done
 printf "median: sockbench %.2f Gbit/s at %.1f CPU us/MB, iperf3 %.2f Gbit/s at %.1f CPU us/MB; median ratios %.3f (Gbit/s), %.3f (CPU per MB, lower is better)\n\n" \
 	"$(col 1)" "$(col 4)" "$(col 2)" "$(col 5)" "$(col 3)" "$(col 6)"
-summary "tcp-stream 128 KiB writes" "iperf3" "$(col 3)" "$(col 6)" 1.0 1.0
+summary "tcp-stream 128 KiB writes" "iperf3" "$(col 3)" "$(col 6)" 1.0 1.0 "$(vals 3)" "$(vals 6)"
 
 echo "UDP, one flow, 100-byte datagrams at full speed, $secs s per round: packets received/s"
 echo "(sb: our defaults, unconnected sendmsg; conn: --connected, the calls iperf3 makes; b32: and --batch 32;"
@@ -88,8 +88,9 @@ printf "median packets received/s: sockbench %.0f, connected %.0f, connected + b
 	"$(col 1)" "$(col 2)" "$(col 10)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)"
 printf "median ratios to iperf3: connected %.3f, connected + busy wait %.3f, batch 32 %.3f, GSO+GRO %.3f\n" \
 	"$(col 7)" "$(col 11)" "$(col 8)" "$(col 9)"
-summary "udp-stream 100 B --connected" "iperf3 -u -b 0 -l 100" "$(col 7)" - 1.0 -
-summary "udp-stream 100 B --connected --wait busy" "iperf3 -u -b 0 -l 100" "$(col 11)" - 1.0 -
+summary "udp-stream 100 B --connected" "iperf3 -u -b 0 -l 100" "$(col 7)" - 1.0 - "$(vals 7)"
+summary "udp-stream 100 B --connected --wait busy" "iperf3 -u -b 0 -l 100" "$(col 11)" - 1.0 - \
+	"$(vals 11)"
 
 echo
 echo "Reverse (the server sends: iperf3 -R), $secs s per round: TCP Gbit/s, UDP 100-byte packets received/s (connected)"
@@ -111,5 +112,5 @@ for r in $(seq "$rounds"); do
 done
 printf "median: TCP sockbench %.2f vs iperf3 %.2f Gbit/s (ratio %.3f); UDP sockbench %.0f vs iperf3 %.0f packets/s (ratio %.3f)\n" \
 	"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)"
-summary "tcp-stream --reverse" "iperf3 -R" "$(col 3)" - 1.0 -
-summary "udp-stream 100 B --connected --reverse" "iperf3 -u -R" "$(col 6)" - 1.0 -
+summary "tcp-stream --reverse" "iperf3 -R" "$(col 3)" - 1.0 - "$(vals 3)"
+summary "udp-stream 100 B --connected --reverse" "iperf3 -u -R" "$(col 6)" - 1.0 - "$(vals 6)"

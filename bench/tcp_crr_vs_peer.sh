@@ -5,7 +5,7 @@
 # of rates, and sockbench's client user share (target: under 10% of the client's CPU).
 #   usage: bench/tcp_crr_vs_peer.sh [ROUNDS] [CONNECTIONS]
 . "$(dirname "$0")/lib.sh"
-rounds=${1:-5}
+rounds=${1:-${ROUNDS:-5}}
 conns=${2:-100000}
 cc -O2 -o "$tmp/bare" bench/bare_tcp_crr.c
 
@@ -27,4 +27,4 @@ printf "median connections/s: sockbench %.0f, bare loop %.0f, ratio %.3f\n" "$(c
 printf "median client us/connection: sockbench user %.2f sys %.2f, bare loop user %.2f sys %.2f\n" \
 	"$(col 5)" "$(col 6)" "$(col 7)" "$(col 8)"
 printf "median client user share (user / (user + sys)): %.3f\n" "$(col 4)"
-summary "tcp-crr (scenario A)" "bare loop that reads the FIN" "$(col 3)" - 0.97 -
+summary "tcp-crr (scenario A)" "bare loop that reads the FIN" "$(col 3)" - 0.97 - "$(vals 3)"

@@ -5,7 +5,7 @@
 #   usage: bench/tcp_rr_vs_sockperf.sh [ROUNDS] [SECONDS]
 . "$(dirname "$0")/lib.sh"
 need_sockperf
-rounds=${1:-7}
+rounds=${1:-${ROUNDS:-7}}
 secs=${2:-2}
 port=$((30000 + RANDOM % 20000))
 
@@ -30,4 +30,4 @@ for r in $(seq "$rounds"); do
 done
 echo
 printf "median transactions/s: sockbench %.0f, sockperf %.0f; median ratio %.3f\n" "$(col 1)" "$(col 2)" "$(col 3)"
-summary "tcp-rr 100 B request and answer" "sockperf ping-pong --tcp" "$(col 3)" - 1.0 -
+summary "tcp-rr 100 B request and answer" "sockperf ping-pong --tcp" "$(col 3)" - 1.0 - "$(vals 3)"

@@ -9,7 +9,7 @@
 #   usage: bench/udp_rr_vs_sockperf.sh [ROUNDS] [SECONDS]
 . "$(dirname "$0")/lib.sh"
 need_sockperf
-rounds=${1:-7}
+rounds=${1:-${ROUNDS:-7}}
 secs=${2:-2}
 cc -O2 -o "$tmp/bare" bench/bare_udp_pingpong.c
 port=$((30000 + RANDOM % 20000))
@@ -45,4 +45,5 @@ echo
 printf "median transactions/s: sockbench (poll) %.0f, sockbench (--wait block) %.0f, sockperf %.0f\n" "$(col 1)" "$(col 2)" "$(col 3)"
 printf "median ratio to sockperf: poll %.3f, block %.3f\n" "$(col 4)" "$(col 5)"
 printf "median user-CPU share: sockbench (poll) %.3f, bare loop of the same syscalls %.3f\n" "$(col 6)" "$(col 7)"
-summary "udp-rr 1 client x 1, 100 B, --wait block" "sockperf ping-pong" "$(col 5)" - 1.0 -
+summary "udp-rr 1 client x 1, 100 B, --wait block" "sockperf ping-pong" "$(col 5)" - 1.0 - \
+	"$(vals 5)"
