@@ -2,6 +2,10 @@
 # Bulk transfer against iperf3 and sockperf, alternating rounds on loopback.
 #  TCP: sockbench tcp-stream against iperf3, one flow, 128 KiB writes: Gbit/s and CPU per
 #       MB (both ends together; iperf3's own cpu_utilization_percent), each round's ratios.
+#       As it comes (--wait auto: on loopback with a CPU for each end, the receiver tries
+#       again for 50 us before it sleeps, which spends CPU for rate: its CPU per MB has no
+#       target) and --wait block (a receiver that sleeps in recv, as iperf3's does: like for
+#       like, both targets).
 #  UDP: sockbench udp-stream, 100-byte datagrams, one flow at full speed: as it comes, with a
 #       connected socket (iperf3's calls), with batching (--batch 32) and with GSO+GRO,
 #       against iperf3 -u -b 0 -l 100 and sockperf throughput: packets received per second
@@ -25,26 +29,37 @@ iperf3_round() { # extra client flags; prints the client's JSON
 }
 
 echo "TCP, one flow, 131072-byte writes, $secs s per round"
-printf "%-6s %10s %10s %7s %12s %12s %7s\n" round sb-Gbit/s ip-Gbit/s ratio sb-us/MB ip-us/MB ratio
+printf "%-6s %10s %10s %7s %12s %12s %7s %10s %10s %7s %7s\n" round sb-Gbit/s ip-Gbit/s ratio \
+	sb-us/MB ip-us/MB ratio blk-Gbit/s blk-us/MB ratio ratio
+sb_tcp() { # [--wait MODE] -> "Gbit/s CPU-us/MB"
+	"$SB" tcp-stream --size 131072 --duration "$secs" --warmup 1 "$@" --json |
+		jq -r '"\(.gbit_per_s) \(.service_demand_us_per_mb | .client + .server)"'
+}
 : >"$tmp/rows"
 for r in $(seq "$rounds"); do
 	# Who goes first flips each round, so a drift of the machine's speed cancels.
 	[ $((r % 2)) = 0 ] && iperf3_round -l 128K
-	"$SB" tcp-stream --size 131072 --duration "$secs" --warmup 1 --json >"$tmp/sb.json"
-	sb=$(jq '.gbit_per_s' "$tmp/sb.json")
-	sbcpu=$(jq '.service_demand_us_per_mb | .client + .server' "$tmp/sb.json")
+	read -r sb sbcpu < <(sb_tcp)
+	read -r bl blcpu < <(sb_tcp --wait block)
 	[ $((r % 2)) = 1 ] && iperf3_round -l 128K
 	ip=$(jq '.end.sum_received.bits_per_second / 1e9' "$tmp/iperf.json")
 	# iperf3: percent of one CPU over the test, each end; CPU us per MB received.
 	ipcpu=$(jq '(.end.cpu_utilization_percent | .host_total + .remote_total) / 100 * .end.sum_received.seconds * 1e6 / (.end.sum_received.bytes / 1e6)' "$tmp/iperf.json")
 	rg=$(ratio "$sb" "$ip")
 	rc=$(ratio "$sbcpu" "$ipcpu")
-	printf "%-6s %10.2f %10.2f %7s %12.1f %12.1f %7s\n" "$r" "$sb" "$ip" "$rg" "$sbcpu" "$ipcpu" "$rc"
-	echo "$sb $ip $rg $sbcpu $ipcpu $rc" >>"$tmp/rows"
+	rbg=$(ratio "$bl" "$ip")
+	rbc=$(ratio "$blcpu" "$ipcpu")
+	printf "%-6s %10.2f %10.2f %7s %12.1f %12.1f %7s %10.2f %10.1f %7s %7s\n" "$r" "$sb" "$ip" \
+		"$rg" "$sbcpu" "$ipcpu" "$rc" "$bl" "$blcpu" "$rbg" "$rbc"
+	echo "$sb $ip $rg $sbcpu $ipcpu $rc $bl $blcpu $rbg $rbc" >>"$tmp/rows"
 done
-printf "median: sockbench %.2f Gbit/s at %.1f CPU us/MB, iperf3 %.2f Gbit/s at %.1f CPU us/MB; median ratios %.3f (Gbit/s), %.3f (CPU per MB, lower is better)\n\n" \
+printf "median: sockbench %.2f Gbit/s at %.1f CPU us/MB, iperf3 %.2f Gbit/s at %.1f CPU us/MB; median ratios %.3f (Gbit/s), %.3f (CPU per MB, lower is better)\n" \
 	"$(col 1)" "$(col 4)" "$(col 2)" "$(col 5)" "$(col 3)" "$(col 6)"
-summary "tcp-stream 128 KiB writes" "iperf3" "$(col 3)" "$(col 6)" 1.0 1.0 "$(vals 3)" "$(vals 6)"
+printf "median --wait block: %.2f Gbit/s at %.1f CPU us/MB; ratios %.3f (Gbit/s), %.3f (CPU/MB)\n\n" \
+	"$(col 7)" "$(col 8)" "$(col 9)" "$(col 10)"
+summary "tcp-stream 128 KiB writes" "iperf3" "$(col 3)" "$(col 6)" 1.0 - "$(vals 3)"
+summary "tcp-stream 128 KiB writes --wait block" "iperf3" "$(col 9)" "$(col 10)" 1.0 1.0 \
+	"$(vals 9)" "$(vals 10)"
 
 echo "UDP, one flow, 100-byte datagrams at full speed, $secs s per round: packets received/s"
 echo "(sb: our defaults, unconnected sendmsg; conn: --connected, the calls iperf3 makes; b32: and --batch 32;"
