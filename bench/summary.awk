@@ -9,7 +9,8 @@
 # "sure" says what the rounds support: an interval for each median, distribution-free (between
 # two of the sorted per-round ratios: the median is below the k-th smallest of n with the
 # chance that k or more of n coin flips come up heads). "yes" where each interval clears its
-# target, "NO" where one lies wholly on the wrong side, "can't tell" where one straddles it.
+# target, "NO" where one lies wholly on the wrong side, "can't tell" where one straddles it,
+# with about how many rounds would decide it if they fell as these did (rounds_to_decide).
 # A wrong yes or NO takes the true median beyond one end of its interval, so each interval
 # is at 1 - 2 x 5% / m for the table's m ratios with rounds (Bonferroni): a wrong verdict
 # anywhere in the table at most 5% of the time. Where n rounds are too few for an interval at
@@ -55,13 +56,40 @@ function rounds_for(level,    n) {
 	return n
 }
 
+# Rounds that would decide a ratio whose interval straddles its target, were they to fall as
+# these did: with a share q of them on the target's other side from the rest, the least N at
+# which q x N is within the rounds an interval at `level` of N leaves beyond its end (the
+# largest t with 1 - 2 P(Binomial(N, 1/2) <= t) >= level); 0 where none to 1,000 would.
+function rounds_to_decide(list, target, level,    v, n, i, lo, q, N, t, c, s, allowed) {
+	n = split(list, v, ",")
+	lo = 0
+	for (i = 1; i <= n; i++)
+		lo += v[i] + 0 < target + 0
+	q = (lo < n - lo ? lo : n - lo) / n
+	for (N = n + 1; q < 0.5 && N <= 1000; N++) {
+		c = 1
+		s = 0
+		allowed = -1
+		for (t = 0; t < N / 2; t++) {
+			s += c
+			if (1 - 2 * s / 2 ^ N < level)
+				break
+			allowed = t
+			c = c * (N - t) / (t + 1)
+		}
+		if (allowed >= 0 && q * N <= allowed)
+			return N
+	}
+	return 0
+}
+
 {
 	row[NR] = $0
 	m += ($7 != "-" && $7 != "") + ($8 != "-" && $8 != "")
 }
 
 # One side's word: want >= target (dir 1) or <= target (dir -1).
-function judge(list, target, dir, level,    iv, b) {
+function judge(list, target, dir, level,    iv, b, t) {
 	if (target == "-" || list == "-" || list == "")
 		return "-"
 	iv = interval(list, level)
@@ -71,9 +99,26 @@ function judge(list, target, dir, level,    iv, b) {
 	}
 	split(iv, b, " ")
 	ivtext = sprintf("%.3f-%.3f", b[1], b[2])
-	if (dir > 0)
-		return b[1] >= target ? "yes" : b[2] < target ? "NO" : "?"
-	return b[2] <= target ? "yes" : b[1] > target ? "NO" : "?"
+	if (dir > 0 ? b[1] >= target : b[2] <= target)
+		return "yes"
+	if (dir > 0 ? b[2] < target : b[1] > target)
+		return "NO"
+	# A row is a yes once each ratio is, a NO once one is: the rounds for its yes are the
+	# most any ratio heading that way needs, for its NO the fewest one heading there needs.
+	t = rounds_to_decide(list, target, level)
+	if (heads_no(list, target, dir))
+		need_no = t && (!need_no || t < need_no) ? t : need_no
+	else
+		need_yes = (need_yes < 0 || !t) ? -1 : (t > need_yes ? t : need_yes)
+	return "?"
+}
+
+# Whether most of the rounds lie on the target's wrong side.
+function heads_no(list, target, dir,    v, n, i, bad) {
+	n = split(list, v, ",")
+	for (i = 1; i <= n; i++)
+		bad += dir > 0 ? v[i] + 0 < target + 0 : v[i] + 0 > target + 0
+	return bad > n - bad
 }
 
 function word(a, b) {
@@ -95,12 +140,16 @@ END {
 		ok = (f[5] == "-" || f[3] >= f[5]) && (f[4] == "-" || f[6] == "-" || f[4] <= f[6])
 		missed += !ok
 		ivtext = ""
+		need_yes = need_no = 0
 		a = judge(f[7], f[5], 1, level)
 		riv = ivtext
 		ivtext = ""
 		b = judge(f[8], f[6], -1, level)
 		w = word(a, b)
 		sure[w]++
+		need = need_no ? need_no : need_yes
+		if (w == "can't tell")
+			w = w (need > 0 ? sprintf(" (~%d rounds)", need) : " (split evenly)")
 		printf fmt, f[1], f[2], f[3], riv, (f[5] == "-" ? "" : ">= " f[5]), f[4], ivtext,
 			(f[6] == "-" ? "" : "<= " f[6]), ok ? "yes" : "NO", w
 	}

@@ -2,6 +2,10 @@
 # known: its verdicts are wrong at most 5% of the time for the whole table.
 # 1. Each median's interval is the pair of order statistics its level allows: 9 rounds, one
 #    ratio (level 90%): the 2nd and 8th smallest (coverage 96.1%; the 3rd and 7th give 82.0%).
+#    Where it straddles the target it says how many rounds would decide it, were they to fall
+#    as these did: 2 of 9 short of 1.0 (the interval 2nd-8th holds 1.0): 13 rounds, whose
+#    interval at 90% is the 4th-10th (coverage 90.8%) and leaves 3 beyond each end, 13 x 2/9 =
+#    2.9 (12 leave 2). 5 of 10 short: no number would ("split evenly").
 # 2. 400 tables of 3 rows of a rate each, 30 rounds, every true median on the wrong side of
 #    its target by 0.1% (0.969 against >= 0.97), each round's ratio log-normal around it (5%):
 #    a "yes" is wrong, in at most 5% of tables, here 33 (5% plus 3 of its standard errors at
@@ -22,6 +26,13 @@ printf 'r\tref\t1.0\t-\t1.0\t-\t1.5,1.1,1.9,1.3,1.7,1.2,1.8,1.4,1.6\t-\n' >"$TMP
 awk -f "$SUM" "$TMP/one" >"$TMP/one.out" || fail "summary.awk: exit $?"
 grep -q '^r .* 1\.200-1\.800 ' "$TMP/one.out" || fail "9 rounds at 90%: want 1.200-1.800: $(cat "$TMP/one.out")"
 grep -q 'intervals at 90.00%' "$TMP/one.out" || fail "one ratio: want 90%: $(cat "$TMP/one.out")"
+printf 'r\tref\t1.15\t-\t1.0\t-\t0.9,0.95,1.1,1.2,1.3,1.25,1.15,1.05,1.22\t-\n' >"$TMP/one"
+awk -f "$SUM" "$TMP/one" >"$TMP/one.out"
+grep -q "^r .*can't tell (~13 rounds)$" "$TMP/one.out" || fail "2 of 9 short: $(cat "$TMP/one.out")"
+printf 'r\tref\t1.0\t-\t1.0\t-\t0.9,0.95,0.96,0.97,0.98,1.1,1.2,1.3,1.25,1.15\t-\n' >"$TMP/one"
+awk -f "$SUM" "$TMP/one" >"$TMP/one.out"
+grep -q "^r .*can't tell (split evenly)$" "$TMP/one.out" ||
+	fail "5 of 10 short: $(cat "$TMP/one.out")"
 
 # tables SEED RATE_MEDIAN CPU_MEDIAN ROUNDS COUNT [NOISE]: COUNT tables, each in a file t.N
 tables() {
