@@ -236,3 +236,37 @@ int cpus_pin(const struct opts *o, int n, bool server)
 	free(c);
 	return cpu;
 }
+
+/* The CPU the k-th thread of a side is pinned to (as cpus_pin pins it), or -1. */
+static int pinned_cpu(const struct opts *o, const struct cpu_list *l, long k, bool server,
+		      int usable)
+{
+	if (o->cpus)
+		return l->n ? l->cpu[k % l->n] : -1;
+	return server ? usable - 1 - (int)(k % usable) : (int)(k % usable);
+}
+
+bool cpus_each_own(const struct opts *o, long clients, long servers)
+{
+	int usable = cpus_usable();
+	bool own = clients + servers <= usable;
+	struct cpu_list *l;
+	unsigned char *taken;
+	char err[200];
+
+	if (!own || (!o->cpus && !o->pin))
+		return own;
+	l = xcalloc(2, sizeof(*l));
+	taken = xcalloc(CPUS_MAX, 1);
+	if (o->cpus && cpus_parse(o->cpus, l, l + 1, err, sizeof(err)))
+		l[0].n = l[1].n = 0; /* checked before any run: not pinned */
+	for (int side = 0; side < 2 && own; side++)
+		for (long k = 0; k < (side ? servers : clients) && own; k++) {
+			int cpu = pinned_cpu(o, l + side, k, side, usable);
+
+			own = cpu < 0 || cpu >= CPUS_MAX || !taken[cpu]++;
+		}
+	free(taken);
+	free(l);
+	return own;
+}

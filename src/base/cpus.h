@@ -29,5 +29,10 @@ int cpus_check(const struct opts *o, char *err, size_t errlen);
 /* Pin the calling thread, the n-th of its side (server: a server thread), by --cpus
  * (round-robin over the side's list) or --pin. The CPU, or -1 when it is not pinned. */
 int cpus_pin(const struct opts *o, int n, bool server);
+/* Whether `clients` busy client threads and `servers` busy server threads, the k-th of each
+ * side pinned as cpus_pin pins it, can each run on a CPU of its own: no more in all than the
+ * CPUs this process may use, and no two pinned to one CPU by --cpus or --pin. Both sides are
+ * counted on this host (where one runs elsewhere, the stricter). */
+bool cpus_each_own(const struct opts *o, long clients, long servers);
 
 #endif

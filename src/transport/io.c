@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/util.h"
 
 const struct io_ops *const io_registry[] = {
@@ -103,7 +104,7 @@ uint32_t io_spin_ns(const struct opts *o)
 {
 	if (!io_spin_by_cpus(o))
 		return 0;
-	return busy_threads(o) <= cpus_usable() ? IO_SPIN_NS : 0;
+	return cpus_each_own(o, o->clients, o->server_threads) ? IO_SPIN_NS : 0;
 }
 
 const char *io_spin_reason(const struct opts *o)
@@ -119,6 +120,9 @@ const char *io_spin_reason(const struct opts *o)
 		return "every busy thread has a CPU of its own: it tries again for 5 us before it "
 		       "sleeps, so the sender's CPU seldom pays for waking it (an empty try is one "
 		       "more call, counted)";
+	if (busy_threads(o) <= cpus_usable())
+		return "--cpus or --pin puts two busy threads on one CPU: a retry would take the "
+		       "CPU the sender needs, so it sleeps at once";
 	return "more busy threads than CPUs: a retry would take a CPU the sender needs, so it "
 	       "sleeps at once";
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/util.h"
 #include "transport/tcp.h"
 #include "workload/tcp_stream.h"
@@ -238,6 +239,9 @@ const char *stream_spin_why(const struct opts *o)
 	if (busy_threads(o) > cpus_usable())
 		return "more senders and receivers (two a connection) than CPUs: a retry would take "
 		       "a CPU a sender needs, so it sleeps in its call at once";
+	if (!cpus_each_own(o, busy_threads(o) / 2, busy_threads(o) / 2))
+		return "--cpus or --pin puts two senders or receivers on one CPU: a retry would "
+		       "take the CPU a sender needs, so it sleeps in its call at once";
 	return NULL;
 }
 

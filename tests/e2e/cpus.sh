@@ -78,4 +78,14 @@ wait $pid || fail "udp-rr --cpus"
 [ "$(sort "$TMP/client_main" | tr '\n' ' ')" = "$first $last " ] ||
 	fail "udp-rr: the clients are not one on $first, one on $last: $(tr '\n' ' ' <"$TMP/client_main")"
 grep -qx "$first" "$TMP/server" || fail "udp-rr: no server thread on $first: $(tr '\n' ' ' <"$TMP/server")"
+
+# Streams with both ends on one CPU: a receiver that found nothing would take the CPU its
+# sender needs, so auto has it sleep at once, and says why (with them apart, whether it tries
+# first is the CPUs' count's say: tests/unit/test_tcp_recv.c).
+for w in tcp-stream udp-stream; do
+	"$SB" $w --duration 0.5 --warmup 0.1 --cpus "client=$first,server=$first" --json >"$TMP/s.json" ||
+		fail "$w --cpus client=$first,server=$first"
+	jassert "$TMP/s.json" '.config | .wait_receiver == "block" and
+		(.wait_receiver_reason | test("^--cpus or --pin puts two"))' .config
+done
 echo ok

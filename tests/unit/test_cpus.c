@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -84,12 +85,48 @@ static void test_check(void **state)
 	opts_free(&o);
 }
 
+/* Busy threads each on a CPU of their own: no more than this process's CPUs, none two to a CPU
+ * by --cpus or --pin; a side not named floats. */
+static void test_each_own(void **state)
+{
+	struct opts o;
+	cpu_set_t set;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	int usable = CPU_COUNT(&set);
+
+	opts_defaults(&o, NULL);
+	assert_int_equal(cpus_each_own(&o, 1, 1), usable >= 2);
+	assert_false(cpus_each_own(&o, usable, 1));
+	o.cpus = strdup("client=0,server=0");
+	assert_false(cpus_each_own(&o, 1, 1)); /* a sender and its receiver on CPU 0 */
+	assert_true(cpus_each_own(&o, 1, 0));
+	free(o.cpus);
+	o.cpus = strdup("client=0");
+	assert_int_equal(cpus_each_own(&o, 1, 1), usable >= 2); /* the server floats */
+	assert_false(cpus_each_own(&o, 2, 0)); /* both clients on CPU 0 */
+	if (usable >= 2) {
+		free(o.cpus);
+		o.cpus = strdup("client=0,server=1");
+		assert_true(cpus_each_own(&o, 1, 1));
+		assert_false(cpus_each_own(&o, 1, 2)); /* both servers on CPU 1 */
+		free(o.cpus);
+		o.cpus = NULL;
+		o.pin = true; /* clients from the first CPU, servers from the last */
+		assert_true(cpus_each_own(&o, 1, 1));
+		assert_false(cpus_each_own(&o, usable, 1));
+	}
+	opts_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_sides),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_each_own),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -63,6 +64,14 @@ static void test_stream_spin_rule(void **state)
 		o.clients = cpus;
 		assert_int_equal(stream_spin_ns(&o), 0);
 		o.clients = 1;
+		o.cpus = strdup("client=0,server=0"); /* the sender and the receiver on one CPU */
+		assert_int_equal(stream_spin_ns(&o), 0);
+		assert_non_null(strstr(stream_wait_reason(&o), "--cpus or --pin"));
+		free(o.cpus);
+		o.cpus = strdup("client=0,server=1");
+		assert_int_equal(stream_spin_ns(&o), STREAM_SPIN_NS);
+		free(o.cpus);
+		o.cpus = NULL;
 	}
 	o.flows = 1;
 	for (int r = RECV_READ; r <= RECV_URING; r++) {
