@@ -213,37 +213,42 @@ out:
 	return ret;
 }
 
-int cpus_pin(const struct opts *o, int n, bool server)
+/* --cpus's two lists (a side not named, or a spec cpus_check refused: n = 0); free() them. */
+static struct cpu_list *lists_of(const struct opts *o)
 {
-	struct cpu_list *c, *s;
+	struct cpu_list *l = xcalloc(2, sizeof(*l));
 	char err[200];
-	int cpu = -1;
-	cpu_set_t set;
 
-	if (!o->cpus)
-		return o->pin ? pin_self(n, server) : -1;
-	c = xmalloc(2 * sizeof(*c));
-	s = c + 1;
-	if (!cpus_parse(o->cpus, c, s, err, sizeof(err)) && (server ? s : c)->n) {
-		const struct cpu_list *l = server ? s : c;
-
-		cpu = l->cpu[n % l->n];
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
-			cpu = -1;
-	}
-	free(c);
-	return cpu;
+	if (o->cpus && cpus_parse(o->cpus, l, l + 1, err, sizeof(err)))
+		l[0].n = l[1].n = 0;
+	return l;
 }
 
-/* The CPU the k-th thread of a side is pinned to (as cpus_pin pins it), or -1. */
+/* The CPU the k-th thread of a side is pinned to, or -1: round-robin over its side's list
+ * (--cpus), or --pin's fixed layout (clients from the first CPU, server threads from the
+ * last, of the `usable` this process may run on). */
 static int pinned_cpu(const struct opts *o, const struct cpu_list *l, long k, bool server,
 		      int usable)
 {
 	if (o->cpus)
 		return l->n ? l->cpu[k % l->n] : -1;
+	if (!o->pin)
+		return -1;
 	return server ? usable - 1 - (int)(k % usable) : (int)(k % usable);
+}
+
+int cpus_pin(const struct opts *o, int n, bool server)
+{
+	struct cpu_list *l = lists_of(o);
+	int cpu = pinned_cpu(o, l + server, n, server, cpus_usable());
+	cpu_set_t set;
+
+	free(l);
+	if (cpu < 0)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ? -1 : cpu;
 }
 
 bool cpus_each_own(const struct opts *o, long clients, long servers)
@@ -252,14 +257,11 @@ bool cpus_each_own(const struct opts *o, long clients, long servers)
 	bool own = clients + servers <= usable;
 	struct cpu_list *l;
 	unsigned char *taken;
-	char err[200];
 
 	if (!own || (!o->cpus && !o->pin))
 		return own;
-	l = xcalloc(2, sizeof(*l));
+	l = lists_of(o);
 	taken = xcalloc(CPUS_MAX, 1);
-	if (o->cpus && cpus_parse(o->cpus, l, l + 1, err, sizeof(err)))
-		l[0].n = l[1].n = 0; /* checked before any run: not pinned */
 	for (int side = 0; side < 2 && own; side++)
 		for (long k = 0; k < (side ? servers : clients) && own; k++) {
 			int cpu = pinned_cpu(o, l + side, k, side, usable);

@@ -253,17 +253,6 @@ int cpus_usable(void)
 	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
 }
 
-/* --pin: the n-th CPU counting from the first (clients) or from the last (server threads). */
-int pin_self(int n, bool from_last)
-{
-	int nc = cpus_usable(), cpu = from_last ? nc - 1 - n % nc : n % nc;
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ? -1 : cpu;
-}
-
 int split_words(char *s, char **w, int max)
 {
 	int n = 0;

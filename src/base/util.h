@@ -90,9 +90,6 @@ int wait_readable(int fd, int timeout_ms);
 
 /* CPUs this process may run on (its affinity; 1 where it cannot be read). */
 int cpus_usable(void);
-/* --pin: pin the calling thread to the n-th CPU counting from the first (clients) or from the
- * last (server threads). The CPU, or -1. */
-int pin_self(int n, bool from_last);
 
 /* Split s in place into words at blanks, tabs and newlines: up to max - 1 of them in w, then
  * NULL. The count. */
