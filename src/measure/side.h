@@ -133,6 +133,10 @@ struct shared {
 	_Atomic int ready;     /* clients whose sockets are open */
 	_Atomic int warm_done; /* count-based runs: clients done with their warm-up share */
 	_Atomic int done;      /* count-based runs: clients done with their window share */
+	/* An eventfd the coordinator waits on in a count-based phase: a client adds to it when
+	 * it adds to warm_done or done (client_share_done), so the coordinator sleeps until
+	 * then rather than waking every few ms beside the load. -1: none. */
+	int wake_fd;
 	_Atomic int drain_units, drained; /* PH_DRAIN: units, and those with nothing in flight */
 	_Atomic bool drain_began;	  /* the window was followed by a drain */
 	_Atomic int fatal;     /* an errno that ends the run (e.g. EADDRNOTAVAIL), 0 if none */

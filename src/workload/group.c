@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -91,6 +92,7 @@ int group_start(struct client_group *g, int n, int close_fd, char *err, size_t e
 		return -errno;
 	}
 	g->sh->progress = (struct progress_slot *)((char *)g->sh + head);
+	g->sh->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (g->live_per > 0)
 		live_place(g, head + slots, m);
 	g->pid = xcalloc((size_t)g->n + 1, sizeof(*g->pid));
@@ -344,6 +346,8 @@ void group_free(struct client_group *g)
 	}
 	free(g->pid);
 	free(g->pipe);
+	if (g->sh && g->sh->wake_fd >= 0)
+		close(g->sh->wake_fd);
 	if (g->sh)
 		munmap(g->sh, g->shlen);
 	g->pid = NULL;

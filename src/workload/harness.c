@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "base/cpus.h"
 #include "base/util.h"
@@ -112,11 +113,22 @@ int thread_wait_phase(struct client_thread *t, int ph)
 	return now;
 }
 
+void client_share_done(struct shared *sh, bool warm)
+{
+	uint64_t one = 1;
+
+	atomic_fetch_add(warm ? &sh->warm_done : &sh->done, 1);
+	/* Non-blocking, and the counter cannot fill (two adds a process a run): never waits. A
+	 * failed write costs only the wake: the coordinator still looks every STEP_MS. */
+	if (sh->wake_fd >= 0)
+		(void)!write(sh->wake_fd, &one, sizeof(one));
+}
+
 /* The last thread of the process to finish a share tells the coordinator. */
 void thread_warm_done(struct client_thread *t)
 {
 	if (atomic_fetch_add(&t->g->warm, 1) + 1 == t->g->n)
-		atomic_fetch_add(&t->c->sh->warm_done, 1);
+		client_share_done(t->c->sh, true);
 }
 
 void thread_done(struct client_thread *t)
@@ -124,7 +136,7 @@ void thread_done(struct client_thread *t)
 	if (atomic_fetch_add(&t->g->done, 1) + 1 == t->g->n) {
 		if (t->saw_measure)
 			mark_end(t);
-		atomic_fetch_add(&t->c->sh->done, 1);
+		client_share_done(t->c->sh, false);
 	}
 }
 

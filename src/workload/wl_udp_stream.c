@@ -272,7 +272,7 @@ static void client_send_bytes(struct client *x, struct sender *tx)
 
 	while (client_phase(x) == PH_WARMUP && now_ns() < warm_end)
 		sender_step(tx, 10000000);
-	atomic_fetch_add(&x->c->sh->warm_done, 1);
+	client_share_done(x->c->sh, true);
 	while (client_phase(x) == PH_WARMUP)
 		nanosleep(&ms1, NULL);
 	while (client_phase(x) == PH_MEASURE && x->cnt->tx_packets < owed) {
@@ -284,7 +284,7 @@ static void client_send_bytes(struct client *x, struct sender *tx)
 		cpu_mark_take(&rep->end);
 		rep->ended = true;
 	}
-	atomic_fetch_add(&x->c->sh->done, 1);
+	client_share_done(x->c->sh, false);
 	while (client_phase(x) != PH_STOP)
 		nanosleep(&ms1, NULL);
 }

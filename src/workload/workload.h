@@ -171,6 +171,9 @@ int thread_phase(struct client_thread *t);
 void thread_progress(struct client_thread *t, uint64_t units, uint64_t bytes);
 int thread_wait_phase(struct client_thread *t, int ph);
 /* In a thread of a count-based run: this thread has finished its warm-up / window share. */
+/* A client process is done with its warm-up share (warm) or its window share: counted in the
+ * shared memory, and the coordinator woken. */
+void client_share_done(struct shared *sh, bool warm);
 void thread_warm_done(struct client_thread *t);
 void thread_done(struct client_thread *t);
 /* The drain (PH_DRAIN, a workload that drains): a client registers its units (a process, a
