@@ -18,14 +18,21 @@ sb() { # -> "rate cpu_per_unit"
 		tr '\n' ' '
 	echo
 }
-mini() { "$tmp/minimal" "$@" | awk '{print $1, $2 + $3, $4}'; }
+mini() { ${on_one:+taskset -c "$one"} "$tmp/minimal" "$@" | awk '{print $1, $2 + $3, $4}'; }
+# The first CPU this script may use: the one-CPU rows put both ends of both programs there.
+one=$(awk '/^Cpus_allowed_list/ {split($2, r, "[-,]"); print r[1]}' /proc/self/status)
 
-# row NAME UNIT "SOCKBENCH ARGS" "MINIMAL ARGS"
+# row NAME UNIT "SOCKBENCH ARGS" "MINIMAL ARGS" [one]
+# one: both programs with every process or thread on one CPU (sockbench --cpus client=C,server=C,
+# the minimal program under taskset -c C): no wake-up crosses CPUs, the rate is what one CPU
+# does, and their ratio is the two programs' cost per unit, free of where the scheduler put the
+# two ends (which moves a ping-pong's rate by 10-30% run to run on a guest).
 row() {
-	local name=$1 unit=$2 a b r
+	local name=$1 unit=$2 on_one=${5:-} a b r
 	[[ -z ${ROWS:-} || $name =~ $ROWS ]] || return 0
 	read -ra a <<<"$3"
 	read -ra b <<<"$4"
+	[ -z "$on_one" ] || a+=(--cpus "client=$one,server=$one")
 	echo "$name: sockbench ${a[*]} | minimal ${b[*]}"
 	printf "  %-6s %11s %9s %7s %12s %9s %7s %7s %7s\n" round "sb $unit/s" sb-cpu/u sb-user \
 		"min $unit/s" min-cpu/u min-usr rate cpu
@@ -54,3 +61,8 @@ row "tcp-rr" tr "tcp-rr -l $secs" "tcp-rr $secs"
 row "tcp-stream" MB "tcp-stream -l $secs" "tcp-stream $secs"
 row "udp-stream" pkt "udp-stream -l $secs" "udp-stream $secs"
 row "udp-stream --connected" pkt "udp-stream -l $secs --connected" "udp-stream $secs 1 connected"
+# Both ends on one CPU (not the streams: the minimal program's receiver tries again before it
+# sleeps, sockbench's does not where both ends share a CPU).
+row "udp-rr (scenario B), one CPU" tr "udp-rr -l $secs" "udp-rr $secs" one
+row "tcp-crr (scenario A), one CPU" conn "tcp-crr -n $conns" "tcp-crr $conns" one
+row "tcp-rr, one CPU" tr "tcp-rr -l $secs" "tcp-rr $secs" one

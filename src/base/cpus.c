@@ -272,3 +272,16 @@ bool cpus_each_own(const struct opts *o, long clients, long servers)
 	free(l);
 	return own;
 }
+
+char cpus_one_args[48] = "--cpus client=0,server=0";
+
+void cpus_one_fill(void)
+{
+	cpu_set_t set;
+	int first = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		while (first < CPU_SETSIZE - 1 && !CPU_ISSET(first, &set))
+			first++;
+	snprintf(cpus_one_args, sizeof(cpus_one_args), "--cpus client=%d,server=%d", first, first);
+}

@@ -34,5 +34,9 @@ int cpus_pin(const struct opts *o, int n, bool server);
  * CPUs this process may use, and no two pinned to one CPU by --cpus or --pin. Both sides are
  * counted on this host (where one runs elsewhere, the stricter). */
 bool cpus_each_own(const struct opts *o, long clients, long servers);
+/* "--cpus client=C,server=C", C the first CPU this process may use: explore's strategy "client
+ * and server on one CPU" (workload.h), filled by cpus_one_fill before a table is read. */
+extern char cpus_one_args[48];
+void cpus_one_fill(void);
 
 #endif

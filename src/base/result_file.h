@@ -2,7 +2,7 @@
  * untrusted input (result_file.c). What `report` and `compare` draw and print comes from a
  * file anyone may have written, so it is checked once, here: its size, its nesting, every
  * number finite and in the range sockbench writes, and every string made terminal-safe
- * (base/safe_text.h). docs/analysis.md, "Result files are untrusted input". */
+ * (base/safe_text.h). docs/profiles.md, "Result files are untrusted input". */
 #ifndef SB_RESULT_FILE_H
 #define SB_RESULT_FILE_H
 

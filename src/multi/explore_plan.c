@@ -277,6 +277,7 @@ void explore_plan(struct explore *x, char **user, int nuser)
 	if (explore_parse_config(&cl, &base->o, err, sizeof(err)))
 		die_usage("explore %s: %s", wl->name, err);
 	x->nconf = 1;
+	cpus_one_fill();
 	for (const struct strategy *st = wl->strategies; st && st->name; st++)
 		add_strategy(x, st, user, nuser);
 	if (x->kernel)
@@ -297,6 +298,7 @@ void explore_plan(struct explore *x, char **user, int nuser)
 
 void explore_list(const struct explore *x)
 {
+	cpus_one_fill();
 	for (const struct strategy *s = x->wl->strategies; s && s->name; s++)
 		printf("%s\t%s%s\n", s->name, s->args,
 		       s->changes_workload ? "\t(changes the workload)" : "");

@@ -435,6 +435,7 @@ static const struct strategy udp_stream_strategies[] = {
 	{"2 server threads (SO_REUSEPORT), 2 flows", "threads", "--server-threads 2 --peers 2", true},
 	{"block in recvmsg", "wait", "--wait block", false},
 	{"4 MB receive buffer", "bufs", "--rcvbuf 4194304", false},
+	STRATEGY_ONE_CPU,
 	{0},
 };
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "base/cpus.h"
 #include "base/figure_table.h"
 #include "base/util.h"
 #include "base/opts.h"
@@ -32,10 +33,16 @@ struct strategy {
 	bool changes_workload;
 };
 
+/* Both ends on one CPU (base/cpus.h's cpus_one_args): on loopback a sender wakes its receiver,
+ * across CPUs by an interrupt to the other CPU (in a guest, an exit to the host on each side),
+ * often a ping-pong's largest cost; on one CPU by a switch. The other placement of the pin
+ * group: --pin keeps the two apart. */
+#define STRATEGY_ONE_CPU {"client and server on one CPU", "pin", cpus_one_args, false}
 /* The strategies that apply to every workload with server threads and sockets to pin. */
 #define STRATEGIES_EVERY_SERVER                                                                    \
 	{"pin to CPUs", "pin", "--pin", false}, {"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", \
-						 false}
+						 false},                                             \
+		STRATEGY_ONE_CPU
 
 /* What an "auto" option resolved to, or why: a config key and its text (workload.choices). */
 struct choice {

@@ -49,6 +49,13 @@ for wl in $("$SB" list); do
 	echo "$wl: $n strategies ok"
 done
 
+# "client and server on one CPU" names the first CPU this process may use: under taskset, the
+# last one it may use (on a machine of one CPU, 0 either way).
+last=$(awk '/^Cpus_allowed_list/ {n = split($2, r, "[-,]"); print r[n]}' /proc/self/status)
+taskset -c "$last" "$SB" explore tcp-rr --list >"$TMP/list" || fail "explore --list under taskset"
+grep -qx "client and server on one CPU"$'\t'"--cpus client=$last,server=$last" "$TMP/list" ||
+	fail "under taskset -c $last, one CPU is not CPU $last: $(grep "one CPU" "$TMP/list")"
+
 # Back ends x wait strategies.
 for io in $("$SB" list-io); do
 	for wait in auto poll epoll busy block; do

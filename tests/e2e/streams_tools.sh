@@ -61,7 +61,7 @@ jassert "$TMP/l.json" '(.verdict | test("lost datagrams: [0-9.]+% of A.s, [0-9.]
 awk -F, 'NR > 1 && $2 <= 0 { exit 1 }' "$TMP/s.csv" || fail "sweep: a rate of 0: $(cat "$TMP/s.csv")"
 
 # explore ranks the stream's strategies in its own unit.
-"$SB" explore udp-stream --size 100 --budget 16 --runs 2 --json >"$TMP/e.json" || fail "explore failed"
+"$SB" explore udp-stream --size 100 --budget 18 --runs 2 --json >"$TMP/e.json" || fail "explore failed"
 jassert "$TMP/e.json" '(.strategies | length) >= 6 and (.strategies | all(.unit == "packet" and .rate > 0 and has("speedup") and has("verdict") and .sides.client.cpu_us_per_unit > 0))' '.strategies | map({name, rate})'
 
 # --profile: where a stream's time goes.

@@ -228,7 +228,7 @@ settings() {
 	cat /sys/class/net/lo/queues/rx-*/rps_cpus /sys/class/net/lo/queues/rx-*/rps_flow_cnt
 }
 before=$(settings)
-"$SB" explore tcp-rr --kernel --budget 22 --runs 2 --seed 9 --json >"$TMP/ex.json" 2>"$TMP/ex.err" ||
+"$SB" explore tcp-rr --kernel --budget 25 --runs 2 --seed 9 --json >"$TMP/ex.json" 2>"$TMP/ex.err" ||
 	fail "explore --kernel: $(tail -3 "$TMP/ex.err")"
 jassert "$TMP/ex.json" '[.strategies[] | select(.name | endswith("[sys]"))] | length == 8' '[.strategies[].name]'
 jassert "$TMP/ex.json" '[.strategies[] | select(.name == "TCP autocorking off [sys]" or .name == "RPS + RFS (lo) [sys]") | .runs] == [2, 2]' '.strategies'

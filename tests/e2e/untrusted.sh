@@ -1,4 +1,4 @@
-# Result files are untrusted input (docs/analysis.md): `report` and `compare` read files anyone
+# Result files are untrusted input (docs/profiles.md): `report` and `compare` read files anyone
 # may have written. A string from a file never becomes markup in the page (headless Chromium
 # finds no injected element or handler), nor a terminal escape on compare's output; a crafted
 # file cannot hang or crash the report (a denormal CDF point, a 100,000-frame stack) or stall

@@ -40,7 +40,7 @@ port=$(free_port)
 holder=$!
 PIDS+=("$holder")
 for _ in $(seq 50); do ss -Hlun "sport = :$port" | grep -q . && break; sleep 0.1; done
-"$SB" explore udp-rr --port $port --budget 20 --runs 2 --json >"$TMP/x.json" 2>"$TMP/x.err"
+"$SB" explore udp-rr --port $port --budget 22 --runs 2 --json >"$TMP/x.json" 2>"$TMP/x.err"
 rc=$?
 [ $rc = 1 ] || fail "explore with a busy port (every run failed) exited $rc, not 1: $(cat "$TMP/x.err")"
 grep -qF "explore: no run succeeded" "$TMP/x.err" || fail "explore did not say no run succeeded: $(cat "$TMP/x.err")"
