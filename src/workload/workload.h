@@ -40,9 +40,8 @@ struct strategy {
 #define STRATEGY_ONE_CPU {"client and server on one CPU", "pin", cpus_one_args, false}
 /* The strategies that apply to every workload with server threads and sockets to pin. */
 #define STRATEGIES_EVERY_SERVER                                                                    \
-	{"pin to CPUs", "pin", "--pin", false}, {"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", \
-						 false},                                             \
-		STRATEGY_ONE_CPU
+	{"pin to CPUs", "pin", "--pin", false},                                                    \
+		{"SO_BUSY_POLL 50 us", "busypoll", "--busy-poll 50", false}, STRATEGY_ONE_CPU
 
 /* What an "auto" option resolved to, or why: a config key and its text (workload.choices). */
 struct choice {
