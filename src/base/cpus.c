@@ -277,11 +277,10 @@ char cpus_one_args[48] = "--cpus client=0,server=0";
 
 void cpus_one_fill(void)
 {
-	cpu_set_t set;
-	int first = 0;
+	struct cpu_list *l = xmalloc(sizeof(*l));
+	char text[16];
+	int first = allowed(l, text, sizeof(text)) == 0 ? l->cpu[0] : 0;
 
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		while (first < CPU_SETSIZE - 1 && !CPU_ISSET(first, &set))
-			first++;
+	free(l);
 	snprintf(cpus_one_args, sizeof(cpus_one_args), "--cpus client=%d,server=%d", first, first);
 }
