@@ -22,8 +22,9 @@
  *
  * Every side is its own process and takes getrusage(RUSAGE_SELF) and its count at the edges
  * of the window, as sockbench's sides do. Prints one line:
- *   RATE CLIENT_CPU_US_PER_UNIT SERVER_CPU_US_PER_UNIT USER_SHARE
- * (USER_SHARE: user time over user + sys, both sides)
+ *   RATE CLIENT_CPU_US_PER_UNIT SERVER_CPU_US_PER_UNIT USER_SHARE TOTAL
+ * (USER_SHARE: user time over user + sys, both sides; TOTAL: the units of the whole run,
+ * warm-up included, up to the window's end)
  * (units: transactions, megabytes of 10^6 bytes received, packets received, connections). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -476,22 +477,26 @@ int main(int argc, char **argv)
 	}
 	/* The units: what the clients counted, or for the streams what the receiver got. */
 	int counter = !strcmp(w, "tcp-stream") || !strcmp(w, "udp-stream") ? nproc - 1 : -1;
-	double units = 0, ccpu = 0, scpu = 0, user = 0;
+	double units = 0, total = 0, ccpu = 0, scpu = 0, user = 0;
 
 	for (int id = 0; id < nproc; id++) {
 		double d = (double)(sh->m[id][1].count - sh->m[id][0].count);
 		double cpu = sh->m[id][1].cpu_s - sh->m[id][0].cpu_s;
 
-		if (counter < 0 ? sh->client[id] : id == counter)
+		if (counter < 0 ? sh->client[id] : id == counter) {
 			units += d;
+			total += (double)sh->m[id][1].count;
+		}
 		*(sh->client[id] ? &ccpu : &scpu) += cpu;
 		user += sh->m[id][1].user_s - sh->m[id][0].user_s;
 	}
-	if (!strcmp(w, "tcp-stream"))
+	if (!strcmp(w, "tcp-stream")) {
 		units /= 1e6;
+		total /= 1e6;
+	}
 	if (units <= 0)
 		return 1;
-	printf("%.3f %.3f %.3f %.4f\n", units / (sh->t1 - sh->t0), ccpu * 1e6 / units, scpu * 1e6 / units,
-	       user / (ccpu + scpu));
+	printf("%.3f %.3f %.3f %.4f %.0f\n", units / (sh->t1 - sh->t0), ccpu * 1e6 / units,
+	       scpu * 1e6 / units, user / (ccpu + scpu), total);
 	return 0;
 }
