@@ -23,9 +23,8 @@
  * Every side is its own process and takes getrusage(RUSAGE_SELF) and its count at the edges
  * of the window, as sockbench's sides do. Prints one line:
  *   RATE CLIENT_CPU_US_PER_UNIT SERVER_CPU_US_PER_UNIT USER_SHARE TOTAL
- * (USER_SHARE: user time over user + sys, both sides; TOTAL: the units of the whole run,
- * warm-up included, up to the window's end)
- * (units: transactions, megabytes of 10^6 bytes received, packets received, connections). */
+ * USER_SHARE: user over user + sys, both sides; TOTAL: the units of the whole run to the
+ * window's end, warm-up in (transactions, MB of 10^6 bytes, packets received, connections). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netinet/in.h>
@@ -115,7 +114,6 @@ static int udp_sock(int connected)
 }
 
 /* ---- udp-rr ---- */
-
 static void udp_rr_server(int id, int fd, int batch)
 {
 	static char buf[MAXB][100];
@@ -223,7 +221,6 @@ static void udp_rr_client(int id, int batch, int connected)
 }
 
 /* ---- tcp-rr, tcp-stream ---- */
-
 static int tcp_listen(void)
 {
 	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -304,7 +301,6 @@ static void tcp_stream(int id, int fd)
 }
 
 /* ---- udp-stream ---- */
-
 static ssize_t dgram_recv(int fd, void *m, int flags)
 {
 	return recvmsg(fd, m, flags);
@@ -327,7 +323,6 @@ static void udp_stream(int id, int fd, int connected)
 }
 
 /* ---- tcp-crr ---- */
-
 static void tcp_crr(int id, int lfd, long conns)
 {
 	static char buf[10000];
@@ -490,10 +485,10 @@ int main(int argc, char **argv)
 		*(sh->client[id] ? &ccpu : &scpu) += cpu;
 		user += sh->m[id][1].user_s - sh->m[id][0].user_s;
 	}
-	if (!strcmp(w, "tcp-stream")) {
-		units /= 1e6;
-		total /= 1e6;
-	}
+	double scale = !strcmp(w, "tcp-stream") ? 1e6 : 1; /* tcp-stream counts megabytes */
+
+	units /= scale;
+	total /= scale;
 	if (units <= 0)
 		return 1;
 	printf("%.3f %.3f %.3f %.4f %.0f\n", units / (sh->t1 - sh->t0), ccpu * 1e6 / units,
