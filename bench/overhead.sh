@@ -20,7 +20,7 @@ sb() { # -> "rate cpu_per_unit"
 }
 mini() { ${on_one:+taskset -c "$one"} "$tmp/minimal" "$@" | awk '{print $1, $2 + $3, $4}'; }
 # The first CPU this script may use: the one-CPU rows put both ends of both programs there.
-one=$(awk '/^Cpus_allowed_list/ {split($2, r, "[-,]"); print r[1]}' /proc/self/status)
+one=$(first_cpu)
 
 # row NAME UNIT "SOCKBENCH ARGS" "MINIMAL ARGS" [one]
 # one: both programs with every process or thread on one CPU (sockbench --cpus client=C,server=C,

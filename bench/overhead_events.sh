@@ -17,7 +17,7 @@ command -v perf >/dev/null || { echo "perf is not installed (apt-get install lin
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
 	{ echo "no tracefs (mount -t tracefs nodev /sys/kernel/tracing)"; exit 77; }
 cc -O2 -std=c11 -o "$tmp/minimal" bench/minimal.c
-one=$(awk '/^Cpus_allowed_list/ {split($2, r, "[-,]"); print r[1]}' /proc/self/status)
+one=$(first_cpu)
 names=(sys_enter sched_switch sched_wakeup timer_start hrtimer_start softirq_entry net_dev_xmit)
 ev=raw_syscalls:sys_enter,sched:sched_switch,sched:sched_wakeup,timer:timer_start
 ev+=,timer:hrtimer_start,irq:softirq_entry,net:net_dev_xmit
