@@ -75,10 +75,11 @@ tables() {
 	done
 }
 own_table() { # workload
-	local wl=$1 found= i
+	local wl=$1 found= i=0
 	"$SB" "$wl" --duration 2 --warmup 0.5 >/dev/null 2>&1 &
 	local sb=$!
-	for i in $(seq 40); do
+	# As long as the run lasts (a slow machine starts it later), at most 30 s.
+	while kill -0 "$sb" 2>/dev/null && [ $((i += 1)) -le 300 ]; do
 		sleep 0.1
 		tables "$sb" >"$TMP/tables.txt"
 		[ -s "$TMP/tables.txt" ] && cp "$TMP/tables.txt" "$TMP/seen.txt"
